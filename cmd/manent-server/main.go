@@ -1,0 +1,56 @@
+// Command manent-server runs manent's API and workers: flags to server.Main.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"manent.dev/manent/server"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	cfg := server.Config{Logger: log, Role: server.RoleAll, EmbeddedPostgres: true, DataDir: ".manent"}
+	root := &cobra.Command{Use: "manent-server", Short: "manent's API and deploy workers", SilenceUsage: true}
+	root.PersistentFlags().StringVarP(&cfg.ConfigPath, "config", "c", "manent.yml", "manent.yml to load")
+	serve := &cobra.Command{Use: "serve", Short: "serve the APIs and run deploys", Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return run(ctx, cfg, false) }}
+	serve.Flags().StringVar(&cfg.Role, "role", server.RoleAll, "all, api or worker")
+	serve.Flags().StringVar(&cfg.Listen, "listen", "", "listen address (overrides server.listen)")
+	dev := &cobra.Command{Use: "dev", Short: "serve the demo configuration and print its tokens", Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			if !c.Flags().Changed("config") {
+				cfg.ConfigPath = "examples/manent.yml"
+			}
+			return run(ctx, cfg, true)
+		}}
+	dev.Flags().StringVar(&cfg.Listen, "listen", "", "listen address (overrides server.listen)")
+	migrate := &cobra.Command{Use: "migrate", Short: "migrate the database and exit", Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return server.Migrate(ctx, cfg) }}
+	root.AddCommand(serve, dev, migrate)
+	if err := root.Execute(); err != nil {
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, cfg server.Config, demo bool) error {
+	srv, err := server.Main(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if demo {
+		fmt.Printf("manent is serving on %s\n\n  export MANENT_SERVER=%s\n\n", srv.URL(), srv.URL())
+		fmt.Println("  demo tokens: demo-admin (everything), demo-ci (submit, read, cancel the demo), demo-viewer (read only)")
+	}
+	err = srv.Run(ctx)
+	return errors.Join(err, srv.Close())
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"manent.dev/manent/client"
+)
+
+// app is one run of the CLI: its streams, environment and global flags.
+// Tests build one with buffers and a fixed environment.
+type app struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+	// live is true when stderr is a terminal that can redraw progress.
+	live bool
+	// width is the terminal's width in columns (0: unknown).
+	width int
+	now   func() time.Time
+
+	server string
+	token  string
+	output string
+	format format
+	// started is set when a command's RunE begins: an error before it is a
+	// usage error (unknown command, bad flag, missing argument).
+	started bool
+	// clientOptions are added to every client (tests shorten timeouts).
+	clientOptions []client.Option
+}
+
+const (
+	envServer = "MANENT_SERVER"
+	envToken  = "MANENT_TOKEN"
+)
+
+// run executes the CLI with args and returns the exit code.
+func (a *app) run(ctx context.Context, args []string) int {
+	root := a.rootCmd()
+	root.SetArgs(args)
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	if !a.started {
+		var ex *exitError
+		if !errors.As(err, &ex) {
+			err = &usageError{err: err}
+		}
+	}
+	msg, code := humanize(err)
+	if msg != "" {
+		fmt.Fprintln(a.stderr, a.redact("manent: "+msg))
+	}
+	return code
+}
+
+// redact removes the token from anything printed, whatever produced it.
+func (a *app) redact(s string) string {
+	if len(a.token) < 4 {
+		return s
+	}
+	return strings.ReplaceAll(s, a.token, "********")
+}
+
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "manent",
+		Short: "Deploy with manent and follow deploys from the command line",
+		Long: `manent submits deploy descriptors to a manent server and follows them.
+
+Exit codes: 0 success, 1 the deploy did not succeed (or another error),
+2 the request was refused (invalid descriptor, 422, policy, not found, bad usage),
+3 authentication or permission error, 4 server unreachable,
+124 --timeout elapsed while following (the deploy goes on).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return a.resolveGlobals(cmd)
+		},
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.server, "server", client.DefaultServer, "manent server URL (env "+envServer+")")
+	pf.StringVar(&a.token, "token", "", "API token (env "+envToken+")")
+	pf.StringVarP(&a.output, "output", "o", "table", "output format: table, json or yaml")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err: err} })
+
+	root.AddCommand(
+		a.deploymentSubmitCmd(),
+		a.deploymentValidateCmd(),
+		a.deploymentGetCmd(),
+		a.stepListCmd(),
+		a.logListCmd(),
+		a.deploymentListCmd(),
+		a.activityListCmd(),
+		a.deploymentCancelCmd(),
+		a.inventoryListCmd(),
+		a.viewerGetCmd(),
+		a.versionGetCmd(),
+	)
+	return root
+}
+
+// resolveGlobals applies the environment under the flags: a flag given on
+// the command line wins, then the environment, then the default. The token
+// never appears as a flag default, so help cannot print it.
+func (a *app) resolveGlobals(cmd *cobra.Command) error {
+	if !cmd.Flags().Changed("server") {
+		if v := strings.TrimSpace(a.getenv(envServer)); v != "" {
+			a.server = v
+		}
+	}
+	if !cmd.Flags().Changed("token") {
+		a.token = strings.TrimSpace(a.getenv(envToken))
+	}
+	f, err := parseFormat(a.output)
+	if err != nil {
+		return &usageError{err: err}
+	}
+	a.format = f
+	return nil
+}
+
+// runE marks the start of a command so its errors are not taken for usage
+// errors.
+func (a *app) runE(f func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		a.started = true
+		return f(cmd, args)
+	}
+}
+
+func (a *app) client() *client.Client {
+	opts := append([]client.Option{client.WithUserAgent("manent-cli/" + buildVersion())}, a.clientOptions...)
+	return client.New(a.server, a.token, opts...)
+}
+
+// progressf writes a human message to stderr (never to stdout, which holds
+// the data a script reads).
+func (a *app) progressf(format string, args ...any) {
+	fmt.Fprintf(a.stderr, format+"\n", args...)
+}
+
+// exactArgs is cobra.ExactArgs with a message that names the argument.
+func exactArgs(names ...string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != len(names) {
+			return &usageError{err: fmt.Errorf("expected %s, got %d argument(s)", strings.Join(names, " "), len(args))}
+		}
+		return nil
+	}
+}
+
+func noArgs(_ *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return &usageError{err: fmt.Errorf("unexpected argument %q", args[0])}
+	}
+	return nil
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"manent.dev/manent/client"
+	"manent.dev/manent/deploy"
+)
+
+func (a *app) deploymentGetCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "status ID",
+		Short: "Show a deploy: state, requester, artifact, times and steps",
+		Long: `Show a deploy. With -o json the status JSON is printed exactly as the server
+gives it (the same as GET /api/v1/deployments/{id}); -o yaml prints the same in YAML.`,
+		Example: `  manent status hello-20250102-1
+  manent status hello-20250102-1 -o json | jq -r .state`,
+		Args: exactArgs("ID"),
+		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
+			d, err := a.client().Deployment(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return a.emit(d.Status, func(w io.Writer) error { return statusTable(w, d) })
+		}),
+	}
+}
+
+func statusTable(w io.Writer, d *client.DeploymentDetail) error {
+	tw := newTable(w)
+	row(tw, "ID", d.Id)
+	row(tw, "Deployment", d.Tenant+"/"+d.Application+"/"+d.Environment)
+	state := string(d.State)
+	if d.CurrentStep != "" && !client.Terminal(d.State) {
+		state += " (step " + d.CurrentStep + ")"
+	}
+	if d.CancelRequested && !client.Terminal(d.State) {
+		state += ", cancel requested"
+	}
+	row(tw, "State", state)
+	if d.DryRun {
+		row(tw, "Dry run", "yes")
+	}
+	row(tw, "Requester", d.Requester)
+	row(tw, "Artifact", fmt.Sprintf("%s %s (%s) from %s", d.Artifact.Name, d.Artifact.Version, d.Artifact.Type, d.Artifact.Source))
+	sha := d.Sha256
+	if sha == "" {
+		sha = d.Artifact.PinnedSha256
+	}
+	row(tw, "SHA-256", sha)
+	if d.Release != "" {
+		row(tw, "Release", d.Release)
+	}
+	row(tw, "Created", timestamp(d.CreatedAt))
+	row(tw, "Started", timestamp(d.StartedAt))
+	finished := timestamp(d.FinishedAt)
+	if took := span(d.StartedAt, d.FinishedAt); took != "" {
+		finished += " (" + took + ")"
+	}
+	row(tw, "Finished", finished)
+	if d.Error != "" {
+		row(tw, "Error", d.Error)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return stepsTable(w, pipeline(d))
+}
+
+// stepRow is one step of the pipeline as the tables show it.
+type stepRow struct {
+	Name       string
+	State      string
+	Attempts   int
+	StartedAt  time.Time
+	FinishedAt time.Time
+	DurationMs int
+	Error      string
+}
+
+// pipeline lists every step of the plan, including those not run yet: the
+// status JSON has them all, the steps field only those recorded.
+func pipeline(d *client.DeploymentDetail) []stepRow {
+	byName := make(map[string]client.StepDetail, len(d.Steps))
+	for _, s := range d.Steps {
+		byName[s.Name] = s
+	}
+	var st struct {
+		Steps []deploy.StatusStep `json:"steps"`
+	}
+	if len(d.Status) == 0 || json.Unmarshal(d.Status, &st) != nil || len(st.Steps) == 0 {
+		rows := make([]stepRow, 0, len(d.Steps))
+		for _, s := range d.Steps {
+			rows = append(rows, stepRow{Name: s.Name, State: string(s.State), Attempts: s.Attempts,
+				StartedAt: s.StartedAt, FinishedAt: s.FinishedAt, DurationMs: s.DurationMs, Error: s.Error})
+		}
+		return rows
+	}
+	rows := make([]stepRow, 0, len(st.Steps))
+	for _, s := range st.Steps {
+		r := stepRow{Name: s.Name, State: string(s.State), Attempts: s.Attempts, DurationMs: byName[s.Name].DurationMs}
+		if s.StartedAt != nil {
+			r.StartedAt = *s.StartedAt
+		}
+		if s.FinishedAt != nil {
+			r.FinishedAt = *s.FinishedAt
+		}
+		if s.Error != nil {
+			r.Error = *s.Error
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func stepsTable(w io.Writer, rows []stepRow) error {
+	tw := newTable(w)
+	row(tw, "STEP", "STATE", "ATTEMPTS", "STARTED", "DURATION", "ERROR")
+	for _, r := range rows {
+		took := span(r.StartedAt, r.FinishedAt)
+		if r.DurationMs > 0 {
+			took = duration(time.Duration(r.DurationMs) * time.Millisecond)
+		}
+		row(tw, r.Name, r.State, fmt.Sprint(r.Attempts), timestamp(r.StartedAt), took, r.Error)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+func (a *app) deploymentSubmitCmd() *cobra.Command {
+	var (
+		file    string
+		dryRun  bool
+		noWait  bool
+		timeout time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "deploy -f FILE",
+		Short: "Submit a deploy and follow it to its end",
+		Long: `Submit the descriptor in FILE ("-" reads stdin), print the deploy ID, then follow
+the deploy step by step until it ends.
+
+Exit codes: 0 SUCCESS, 1 any other final state, 2 refused (invalid descriptor,
+422, policy), 3 authentication or permission, 4 server unreachable,
+124 --timeout elapsed (the deploy goes on).
+
+With -o json|yaml the final status goes to stdout and the progress to stderr.
+Under GitHub Actions ($GITHUB_OUTPUT set) the state, the deploy ID and the
+exports are written as step outputs.`,
+		Example: `  manent deploy -f deploy.yml
+  manent deploy -f deploy.yml --dry-run
+  ID=$(manent deploy -f deploy.yml --no-wait)
+  manent deploy -f deploy.yml -o json --timeout 15m > status.json`,
+		Args: noArgs,
+		RunE: a.runE(func(cmd *cobra.Command, _ []string) error {
+			doc, err := a.readDescriptor(file)
+			if err != nil {
+				return err
+			}
+			if dryRun {
+				if doc, err = withDryRun(doc); err != nil {
+					return err
+				}
+			}
+			ctx := cmd.Context()
+			if timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, timeout)
+				defer cancel()
+			}
+			return a.submitAndFollow(ctx, doc, noWait, timeout)
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVarP(&file, "file", "f", "", "descriptor file (YAML or JSON), - for stdin")
+	f.BoolVar(&dryRun, "dry-run", false, "run the pipeline without changing the targets (sets dryRun: true)")
+	f.BoolVar(&noWait, "no-wait", false, "return once the deploy is accepted")
+	f.DurationVar(&timeout, "timeout", 0, "stop following after this long and exit 124 (e.g. 15m; 0: no limit)")
+	_ = cmd.MarkFlagRequired("file")
+	return cmd
+}
+
+func (a *app) submitAndFollow(ctx context.Context, doc []byte, noWait bool, timeout time.Duration) error {
+	c := a.client()
+	res, err := c.Submit(ctx, doc, false)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return &exitError{code: exitTimeout, msg: fmt.Sprintf("timed out after %s waiting for the server to accept the deploy", timeout)}
+		}
+		return err
+	}
+	d := res.Deployment.DeploymentDetail
+	// stdout carries only data: the ID in table format, the status JSON
+	// otherwise, so $(manent deploy ...) and `-o json > file` both work.
+	if a.format == formatTable {
+		fmt.Fprintln(a.stdout, d.Id)
+	}
+	if res.Created {
+		a.progressf("submitted deployment %s (%s/%s/%s)", d.Id, d.Tenant, d.Application, d.Environment)
+	} else {
+		a.progressf("deployment %s already exists (%s): following it", d.Id, d.State)
+	}
+	if noWait {
+		a.publish(d.Id, string(d.State), d.Status)
+		if a.format != formatTable {
+			return a.emit(d.Status, nil)
+		}
+		return nil
+	}
+	last, err := a.followDeploy(ctx, c, d.Id, &d)
+	timedOut := errors.Is(err, context.DeadlineExceeded)
+	if last != nil && (err == nil || timedOut) {
+		a.publish(last.Id, string(last.State), last.Status)
+		// The final status, or the last one seen before the --timeout.
+		if a.format != formatTable {
+			if eerr := a.emit(last.Status, nil); eerr != nil {
+				return eerr
+			}
+		}
+	}
+	return followOutcome(d.Id, last, err, timeout)
+}

@@ -1,0 +1,8 @@
+// Command manent is the CLI of manent: it submits deploy descriptors, follows
+// deploys live and shows their state, steps, logs and the inventory, with the
+// exit codes of DESIGN.md §3 for CI jobs. One file per command,
+// <noun>_<verb>.go; errors become messages and exit codes in humanize alone.
+//
+// It may import client, deploy, cobra, golang.org/x/term, yaml and the
+// standard library; it talks to the server only through client.
+package main

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"manent.dev/manent/client"
+)
+
+func step(name string, pos int, state client.StepState, attempts, ms int, errMsg string) client.StepDetail {
+	return client.StepDetail{Name: name, Position: pos, State: state, Attempts: attempts, DurationMs: ms, Error: errMsg}
+}
+
+func TestProgressPlain(t *testing.T) {
+	d := func(state client.DeploymentState, steps ...client.StepDetail) client.DeploymentDetail {
+		dd := client.DeploymentDetail{Id: "hello-1", State: state, Steps: steps}
+		if client.Terminal(state) {
+			dd.StartedAt, dd.FinishedAt = t0, t0.Add(3200*time.Millisecond)
+		}
+		return dd
+	}
+	tests := []struct {
+		name   string
+		events []client.DeploymentDetail
+		want   string
+	}{
+		{
+			name: "success",
+			events: []client.DeploymentDetail{
+				d(client.DeploymentStateEnqueued),
+				d(client.DeploymentStatePending, step("config", 0, client.StepStateRunning, 1, 10, "")),
+				// The same state again (a log event): nothing new to print.
+				d(client.DeploymentStatePending, step("config", 0, client.StepStateRunning, 1, 90, "")),
+				d(client.DeploymentStatePending, step("config", 0, client.StepStateSuccess, 1, 120, ""),
+					step("deploy", 1, client.StepStateRunning, 1, 0, "")),
+				// Out of order in the event: printed in position order.
+				d(client.DeploymentStateSuccess, step("deploy", 1, client.StepStateSuccess, 1, 1200, ""),
+					step("config", 0, client.StepStateSuccess, 1, 120, "")),
+			},
+			want: `deployment hello-1: ENQUEUED
+deployment hello-1: PENDING
+step config: RUNNING
+step config: SUCCESS (120ms)
+step deploy: RUNNING
+step deploy: SUCCESS (1.2s)
+deployment hello-1: SUCCESS (3.2s)
+`,
+		},
+		{
+			name: "retries then error",
+			events: []client.DeploymentDetail{
+				d(client.DeploymentStatePending, step("qa", 0, client.StepStateRunning, 1, 0, "")),
+				d(client.DeploymentStatePending, step("qa", 0, client.StepStateRunning, 2, 0, "")),
+				// An update can skip a state: the step is shown as it is now.
+				func() client.DeploymentDetail {
+					x := d(client.DeploymentStateError, step("qa", 0, client.StepStateError, 3, 2500, "sha256 mismatch"),
+						step("deploy", 1, client.StepStateSkipped, 0, 0, ""))
+					x.Error = "step qa failed"
+					return x
+				}(),
+			},
+			want: `deployment hello-1: PENDING
+step qa: RUNNING
+step qa: RUNNING (attempt 2)
+step qa: ERROR (2.5s): sha256 mismatch
+step deploy: SKIPPED
+deployment hello-1: ERROR (3.2s): step qa failed
+`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			p := newProgress(&buf, false, 0, func() time.Time { return t0 })
+			for _, e := range tt.events {
+				p.Update(e)
+			}
+			p.Tick()
+			p.Finish()
+			if buf.String() != tt.want {
+				t.Fatalf("got:\n%s\nwant:\n%s", buf.String(), tt.want)
+			}
+		})
+	}
+}
+
+func TestProgressLive(t *testing.T) {
+	now := t0
+	var buf bytes.Buffer
+	p := newProgress(&buf, true, 40, func() time.Time { return now })
+	p.Update(client.DeploymentDetail{Id: "hello-1", State: client.DeploymentStatePending,
+		Steps: []client.StepDetail{step("config", 0, client.StepStateSuccess, 1, 100, ""), step("deploy", 1, client.StepStateRunning, 1, 1000, "")}})
+	now = now.Add(500 * time.Millisecond)
+	p.Tick()
+	out := buf.String()
+	// Three lines drawn, then moved up over and redrawn with the running
+	// step 0.5s further on.
+	if !strings.Contains(out, "\x1b[3A") || !strings.Contains(out, "1.5s") || !strings.Contains(out, "✓ config") {
+		t.Fatalf("live output %q", out)
+	}
+	p.Note("lost the connection")
+	p.Update(client.DeploymentDetail{Id: "hello-1", State: client.DeploymentStateSuccess,
+		Steps: []client.StepDetail{step("config", 0, client.StepStateSuccess, 1, 100, ""), step("deploy", 1, client.StepStateSuccess, 1, 1700, "")}})
+	p.Finish()
+	final := buf.String()[len(out):]
+	if !strings.Contains(final, "lost the connection\n") || !strings.Contains(final, "✓ deployment hello-1  SUCCESS") {
+		t.Fatalf("final output %q", final)
+	}
+	for _, l := range strings.Split(buf.String(), "\n") {
+		if vis := strings.TrimPrefix(l, "\r\x1b[2K"); len([]rune(vis)) >= 40 && !strings.Contains(vis, "\x1b") {
+			t.Errorf("line wider than the terminal: %q", vis)
+		}
+	}
+}

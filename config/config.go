@@ -1,0 +1,329 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"manent.dev/manent/deploy"
+	"manent.dev/manent/internal/yamltree"
+)
+
+// MaxFileBytes bounds manent.yml and every environment configuration file.
+const MaxFileBytes = 1 << 20
+
+// Config is manent.yml. Load and Parse return it with defaults applied and
+// every path absolute.
+type Config struct {
+	// Path is the file the configuration was loaded from ("" from Parse);
+	// Dir is its directory, against which relative paths are resolved.
+	Path string `yaml:"-"`
+	Dir  string `yaml:"-"`
+
+	Server    Server           `yaml:"server"`
+	Database  Database         `yaml:"database"`
+	Auth      Auth             `yaml:"auth"`
+	RBAC      RBAC             `yaml:"rbac"`
+	EnvConfig EnvConfigSection `yaml:"envconfig"`
+	Artifacts Artifacts        `yaml:"artifacts"`
+	Pipeline  Pipeline         `yaml:"pipeline"`
+	Queues    Queues           `yaml:"queues"`
+	Engine    Engine           `yaml:"engine"`
+	Secrets   Secrets          `yaml:"secrets"`
+}
+
+// Roles a process can serve.
+const (
+	RoleAll    = "all"
+	RoleAPI    = "api"
+	RoleWorker = "worker"
+)
+
+// Server is the process's own settings.
+type Server struct {
+	Listen    string `yaml:"listen"`
+	PublicURL string `yaml:"public_url"`
+	// ExecutorID must be stable across restarts: DBOS recovers at launch
+	// only the workflows of its own executor.
+	ExecutorID    string `yaml:"executor_id"`
+	Role          string `yaml:"role"`
+	DefaultTenant string `yaml:"default_tenant"`
+	// WorkDir holds the deploys' working directories.
+	WorkDir            string `yaml:"work_dir"`
+	AllowIntrospection bool   `yaml:"allow_introspection"`
+}
+
+// Database says where PostgreSQL is; DATABASE_URL overrides it in Load.
+type Database struct {
+	URL string `yaml:"url"`
+}
+
+// Auth holds the static bearer tokens.
+type Auth struct {
+	Tokens []Token `yaml:"tokens"`
+}
+
+// Token is a static bearer token, stored as the hex SHA-256 of its value.
+// Its identity is token:<Name>.
+type Token struct {
+	Name   string   `yaml:"name"`
+	SHA256 string   `yaml:"sha256"`
+	Groups []string `yaml:"groups"`
+}
+
+// RBAC is the Casbin model and policy; an empty Model means the built-in one.
+type RBAC struct {
+	Model  string `yaml:"model"`
+	Policy string `yaml:"policy"`
+}
+
+// EnvConfigSection says where the environment configurations live:
+// <Dir>/<tenant>/<application>/<environment>.yml.
+type EnvConfigSection struct {
+	Dir string `yaml:"dir"`
+}
+
+// Artifacts limits where artifacts may come from.
+type Artifacts struct {
+	// Sources are prefixes matched against the source as written; an empty
+	// list allows no source at all.
+	Sources []string `yaml:"sources"`
+	// FileRoot is the directory file: sources resolve against and must stay
+	// inside; without it file: sources cannot be used.
+	FileRoot string `yaml:"file_root"`
+	// MaxSize is in bytes; manent.yml may write it as 512MiB or 1GiB.
+	MaxSize int64 `yaml:"max_size,bytes"`
+}
+
+// Pipeline is the steps every deploy runs and what descriptors may change.
+type Pipeline struct {
+	Steps []StepConfig `yaml:"steps"`
+	// RetryInterval is the first wait before a retry; it doubles at every
+	// retry up to RetryMaxInterval.
+	RetryInterval    time.Duration    `yaml:"retry_interval"`
+	RetryMaxInterval time.Duration    `yaml:"retry_max_interval"`
+	DescriptorPolicy DescriptorPolicy `yaml:"descriptor_policy"`
+}
+
+// Step modes: a descriptor may turn an optional step on or off, never a
+// mandatory one.
+const (
+	ModeMandatory = "mandatory"
+	ModeOptional  = "optional"
+)
+
+// StepConfig is one entry of pipeline.steps.
+type StepConfig struct {
+	Name       string        `yaml:"name"`
+	Mode       string        `yaml:"mode"`
+	Enabled    bool          `yaml:"enabled"`
+	MaxRetries int           `yaml:"max_retries"`
+	Timeout    time.Duration `yaml:"timeout"`
+}
+
+// Step defaults.
+const (
+	DefaultMaxRetries  = 2
+	DefaultStepTimeout = 10 * time.Minute
+)
+
+// SetDefaults gives a step listed in manent.yml the defaults of absent keys.
+func (s *StepConfig) SetDefaults() {
+	s.Enabled = true
+	s.MaxRetries = DefaultMaxRetries
+	s.Timeout = DefaultStepTimeout
+}
+
+// Mandatory reports whether descriptors may not turn the step off.
+func (s StepConfig) Mandatory() bool { return s.Mode == ModeMandatory }
+
+// DescriptorPolicy says what a descriptor may set beside the environment
+// configuration.
+type DescriptorPolicy struct {
+	// Targets allows descriptors to give targets.
+	Targets bool `yaml:"targets"`
+	// Params lists the parameters a descriptor may set; "*" allows all.
+	Params []string `yaml:"params"`
+	// StepParams lists, per step, the parameters a descriptor may set.
+	StepParams map[string][]string `yaml:"step_params"`
+}
+
+// Queues tunes the deploy queue.
+type Queues struct {
+	// PollInterval is how often DBOS polls its queues: it caps throughput
+	// and delays every start by up to its value.
+	PollInterval      time.Duration `yaml:"poll_interval"`
+	WorkerConcurrency int           `yaml:"worker_concurrency"`
+	// Environments sets the concurrency of "tenant/application/environment"
+	// partitions; others run one deploy at a time.
+	Environments map[string]int `yaml:"environments"`
+}
+
+// Concurrency returns how many deploys of a partition may run at once.
+func (q Queues) Concurrency(partition string) int {
+	if n, ok := q.Environments[partition]; ok {
+		return n
+	}
+	return 1
+}
+
+// Engine configures DBOS.
+type Engine struct {
+	// ApplicationVersion is pinned because DBOS's default, a hash of the
+	// binary, would strand the deploys in flight after every rebuild.
+	ApplicationVersion  string `yaml:"application_version"`
+	MaxRecoveryAttempts int    `yaml:"max_recovery_attempts"`
+}
+
+// Secrets limits what secret references may read.
+type Secrets struct {
+	// FileRoot is the directory file: references must stay inside.
+	FileRoot string `yaml:"file_root"`
+	// EnvPrefix is the prefix of the only environment variables env:
+	// references may read, so a reference cannot read DATABASE_URL.
+	EnvPrefix string `yaml:"env_prefix"`
+}
+
+// Error lists every problem of a configuration file, each with its path.
+type Error struct {
+	File   string
+	Fields []deploy.FieldError
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	name := e.File
+	if name == "" {
+		name = "configuration"
+	}
+	fmt.Fprintf(&b, "%s: %d problem(s)", name, len(e.Fields))
+	for _, f := range e.Fields {
+		b.WriteString("\n  ")
+		b.WriteString(f.String())
+	}
+	return b.String()
+}
+
+// Defaults returns the configuration of an empty manent.yml in dir.
+func Defaults(dir string) *Config {
+	return &Config{
+		Dir: dir,
+		Server: Server{
+			Listen: "127.0.0.1:8080", ExecutorID: "local", Role: RoleAll, DefaultTenant: "default",
+			WorkDir: filepath.Join(os.TempDir(), "manent-work"), AllowIntrospection: true,
+		},
+		EnvConfig: EnvConfigSection{Dir: "envconfig"},
+		Artifacts: Artifacts{MaxSize: 1 << 30},
+		Pipeline: Pipeline{
+			Steps:            DefaultSteps(),
+			RetryInterval:    time.Second,
+			RetryMaxInterval: time.Minute,
+			DescriptorPolicy: DescriptorPolicy{Targets: true},
+		},
+		Queues:  Queues{PollInterval: 50 * time.Millisecond, WorkerConcurrency: 16},
+		Engine:  Engine{ApplicationVersion: "manent-1", MaxRecoveryAttempts: 20},
+		Secrets: Secrets{FileRoot: dir, EnvPrefix: "MANENT_SECRET_"},
+	}
+}
+
+// DefaultSteps is the pipeline when manent.yml lists none.
+func DefaultSteps() []StepConfig {
+	step := func(name, mode string) StepConfig {
+		s := StepConfig{Name: name, Mode: mode}
+		s.SetDefaults()
+		return s
+	}
+	return []StepConfig{
+		step(deploy.StepSecrets, ModeMandatory),
+		step(deploy.StepArtifacts, ModeMandatory),
+		step(deploy.StepQA, ModeMandatory),
+		step(deploy.StepDeploy, ModeMandatory),
+		step(deploy.StepPostTest, ModeOptional),
+		step(deploy.StepActivation, ModeOptional),
+	}
+}
+
+// Load reads manent.yml at path. DATABASE_URL, when set, overrides
+// database.url.
+func Load(path string) (*Config, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("load config: %w", err)
+	}
+	data, err := readFile(abs)
+	if err != nil {
+		return nil, fmt.Errorf("load config: %w", err)
+	}
+	c, err := Parse(data, filepath.Dir(abs))
+	if err != nil {
+		var ce *Error
+		if errors.As(err, &ce) {
+			ce.File = abs
+		}
+		return nil, err
+	}
+	c.Path = abs
+	if u := os.Getenv("DATABASE_URL"); u != "" {
+		c.Database.URL = u
+	}
+	return c, nil
+}
+
+// Parse reads manent.yml from data; relative paths resolve against dir.
+// Every problem (unknown key, wrong type, bad value) is reported in one *Error.
+func Parse(data []byte, dir string) (*Config, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("parse config: %w", err)
+	}
+	root, fields := yamltree.Parse(data, MaxFileBytes)
+	if fields != nil {
+		return nil, &Error{Fields: fields}
+	}
+	c := Defaults(abs)
+	var errs yamltree.Errors
+	if root != nil {
+		if root.Kind != yaml.MappingNode {
+			return nil, &Error{Fields: []deploy.FieldError{{Message: "manent.yml must be a mapping of sections (server, database, auth, ...)"}}}
+		}
+		yamltree.Decode(root, "", c, &errs)
+	}
+	c.validate(&errs)
+	if errs.Len() > 0 {
+		return nil, &Error{Fields: errs.List()}
+	}
+	c.resolvePaths()
+	return c, nil
+}
+
+// readFile reads at most MaxFileBytes+1 so that an oversized file is
+// reported by the parser instead of filling memory.
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+}
+
+// resolve makes p absolute against the directory of manent.yml.
+func (c *Config) resolve(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(c.Dir, p)
+}
+
+func (c *Config) resolvePaths() {
+	c.Server.WorkDir = c.resolve(c.Server.WorkDir)
+	c.EnvConfig.Dir = c.resolve(c.EnvConfig.Dir)
+	c.Artifacts.FileRoot = c.resolve(c.Artifacts.FileRoot)
+	c.Secrets.FileRoot = c.resolve(c.Secrets.FileRoot)
+}

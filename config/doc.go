@@ -1,0 +1,6 @@
+// Package config loads and validates manent.yml and the environment
+// configurations, and merges a descriptor with its environment configuration
+// under the descriptor policy into the effective deploy and its plan.
+//
+// It imports deploy, descriptor, internal/yamltree, go.yaml.in/yaml/v3 and the standard library.
+package config

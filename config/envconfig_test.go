@@ -1,0 +1,160 @@
+package config_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"manent.dev/manent/config"
+	"manent.dev/manent/deploy"
+)
+
+func TestLoadEnvConfig(t *testing.T) {
+	dir := t.TempDir()
+	c, err := config.Parse([]byte("secrets: {file_root: /run/secrets}\n"), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := `
+plugin: local
+targets:
+  - {path: ../targets/hello, labels: {zone: a}}
+  - {host: web1.example.com, port: 22, user: deploy, path: /srv/hello}
+params: {log_level: info}
+step_params:
+  deploy: {keep_releases: "5"}
+secrets:
+  - {name: api-key, ref: env:MANENT_SECRET_API_KEY}
+  - {name: tls, ref: file:tls/key.pem}
+health:
+  - {url: "http://127.0.0.1:8081/health", expect_status: 204, timeout: 5s}
+  - {url: "https://hello.example.com/"}
+`
+	path := filepath.Join(dir, "envconfig", "shop", "hello", "prod.yml")
+	mustWrite(t, path, doc)
+	sum := sha256.Sum256([]byte(doc))
+
+	got, err := c.LoadEnvConfig("shop", "hello", "prod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &config.EnvConfig{
+		Plugin: "local",
+		Targets: []deploy.Target{
+			{Path: "../targets/hello", Labels: map[string]string{"zone": "a"}},
+			{Host: "web1.example.com", Port: 22, User: "deploy", Path: "/srv/hello"},
+		},
+		Params:     map[string]string{"log_level": "info"},
+		StepParams: map[string]map[string]string{"deploy": {"keep_releases": "5"}},
+		Secrets: []deploy.SecretRef{
+			{Name: "api-key", Ref: "env:MANENT_SECRET_API_KEY"},
+			{Name: "tls", Ref: "file:tls/key.pem"},
+		},
+		Health: []deploy.HealthCheck{
+			{URL: "http://127.0.0.1:8081/health", ExpectStatus: 204, Timeout: 5 * time.Second},
+			{URL: "https://hello.example.com/"},
+		},
+		Source:   path,
+		Revision: hex.EncodeToString(sum[:]),
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %+v\nwant %+v", got, want)
+	}
+
+	t.Run("missing", func(t *testing.T) {
+		_, err := c.LoadEnvConfig("shop", "hello", "dev")
+		wantCode(t, err, deploy.EUNPROCESSABLE)
+		if err.Error() != "no environment configuration for shop/hello/dev" {
+			t.Errorf("message %q", err)
+		}
+	})
+	t.Run("names cannot climb out of the directory", func(t *testing.T) {
+		_, err := c.LoadEnvConfig("..", "hello", "prod")
+		wantCode(t, err, deploy.EUNPROCESSABLE)
+	})
+	t.Run("invalid file names tenant, application and environment", func(t *testing.T) {
+		mustWrite(t, filepath.Join(dir, "envconfig", "shop", "hello", "bad.yml"), "plugin: local\nextra: 1\n")
+		_, err := c.LoadEnvConfig("shop", "hello", "bad")
+		wantCode(t, err, deploy.EUNPROCESSABLE)
+		if err.Error() != "invalid environment configuration for shop/hello/bad: extra: unknown field" {
+			t.Errorf("message %q", err)
+		}
+	})
+}
+
+func TestParseEnvConfigErrors(t *testing.T) {
+	c, err := config.Parse([]byte("secrets: {file_root: /run/secrets}\n"), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		doc  string
+		want []string
+	}{
+		{
+			name: "everything wrong at once",
+			doc: `
+plugin: Local
+targets:
+  - {user: deploy}
+  - {host: a, port: 0}
+params: {Bad: x}
+step_params: {deploy: {Bad: x}}
+secrets:
+  - {name: k, ref: env:PATH}
+  - {name: k, ref: file:../../etc/shadow}
+  - {name: Bad, ref: vault:x}
+  - {ref: env:}
+health:
+  - {url: ftp://x, expect_status: 99, timeout: 10m}
+  - {expect_status: 200}
+stepParams: {}
+`,
+			want: []string{
+				"stepParams: unknown field (did you mean step_params?)",
+				"plugin: must be 1 to 32 characters of a-z, 0-9 and -, starting with a letter",
+				"targets[0]: needs a host or a path",
+				"targets[1].port: must be between 1 and 65535",
+				"params.Bad: name must be 1 to 63 characters of a-z, 0-9 and _, starting with a letter",
+				"step_params.deploy.Bad: name must be 1 to 63 characters of a-z, 0-9 and _, starting with a letter",
+				"secrets[0].ref: env: variables must start with MANENT_SECRET_ (secrets.env_prefix)",
+				"secrets[1].name: is listed twice",
+				"secrets[1].ref: file: must stay inside secrets.file_root",
+				"secrets[2].name: must be 1 to 63 characters of a-z, 0-9, _ and -, starting with a letter",
+				"secrets[2].ref: must be env:NAME or file:path",
+				"secrets[3].name: is required",
+				"secrets[3].ref: env: must name an environment variable",
+				"health[0].url: must be an absolute http:// or https:// URL without credentials",
+				"health[0].expect_status: must be an HTTP status between 100 and 599",
+				"health[0].timeout: must be between 0s and 5m",
+				"health[1].url: is required",
+			},
+		},
+		{name: "plugin required", doc: "targets: [{path: /a}]\n", want: []string{"plugin: is required"}},
+		{name: "empty", doc: "", want: []string{"must be a mapping with at least plugin"}},
+		{name: "absolute secret file inside the root", doc: "plugin: local\nsecrets: [{name: a, ref: 'file:/etc/passwd'}]\n",
+			want: []string{"secrets[0].ref: file: must stay inside secrets.file_root"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := c.ParseEnvConfig([]byte(tt.doc))
+			var e *deploy.Error
+			if !errors.As(err, &e) || e.Code != deploy.EUNPROCESSABLE {
+				t.Fatalf("err = %v", err)
+			}
+			got := make([]string, len(e.Fields))
+			for i, f := range e.Fields {
+				got[i] = f.String()
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("problems:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
+			}
+		})
+	}
+}

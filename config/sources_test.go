@@ -1,0 +1,136 @@
+package config_test
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"manent.dev/manent/config"
+	"manent.dev/manent/deploy"
+)
+
+func wantCode(t *testing.T, err error, code deploy.Code) {
+	t.Helper()
+	var e *deploy.Error
+	if !errors.As(err, &e) || e.Code != code {
+		t.Fatalf("error %v: want a *deploy.Error with code %s", err, code)
+	}
+}
+
+func TestCheckSource(t *testing.T) {
+	c := &config.Config{Artifacts: config.Artifacts{Sources: []string{"file:", "http://127.0.0.1:", "https://repo.example.com/apps/"}}}
+	tests := []struct {
+		source string
+		ok     bool
+	}{
+		{"file:hello-1.0.0.tar.gz", true},
+		{"file:///srv/artifacts/hello.tgz", true},
+		{"http://127.0.0.1:8081/hello.tgz", true},
+		{"https://repo.example.com/apps/hello.tgz", true},
+		{"https://repo.example.com/other/hello.tgz", false},
+		{"http://127.0.0.1.evil.net/hello.tgz", false},
+		{"http://127.0.0.1:80@evil.net/hello.tgz", false},
+		{"http://localhost:8081/hello.tgz", false},
+		{"HTTP://127.0.0.1:8081/hello.tgz", false},
+		{"https://evil.net/?https://repo.example.com/apps/", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.source, func(t *testing.T) {
+			err := c.CheckSource(tt.source)
+			if tt.ok {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			wantCode(t, err, deploy.EUNPROCESSABLE)
+			if err.Error() != "artifact source not allowed by artifacts.sources" {
+				t.Errorf("message %q", err.Error())
+			}
+		})
+	}
+	empty := &config.Config{}
+	wantCode(t, empty.CheckSource("file:a.tgz"), deploy.EUNPROCESSABLE)
+}
+
+func TestFileSources(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "artifacts")
+	outside := filepath.Join(base, "secret.txt")
+	mustWrite(t, filepath.Join(root, "hello.tgz"), "hello")
+	mustWrite(t, filepath.Join(root, "sub", "a b.tgz"), "spaced")
+	mustWrite(t, outside, "secret")
+	if err := os.Symlink(outside, filepath.Join(root, "escape.tgz")); err != nil {
+		t.Fatal(err)
+	}
+	c := &config.Config{Artifacts: config.Artifacts{FileRoot: root}}
+	tests := []struct {
+		source string
+		// want is the resolved path relative to root, "" when refused.
+		want string
+	}{
+		{"file:hello.tgz", "hello.tgz"},
+		{"file:sub/a%20b.tgz", "sub/a b.tgz"},
+		{"file://" + root + "/hello.tgz", "hello.tgz"},
+		{"file://localhost" + root + "/hello.tgz", "hello.tgz"},
+		{"file:" + root + "/sub/../hello.tgz", "hello.tgz"},
+		{"file:../secret.txt", ""},
+		{"file:sub/../../secret.txt", ""},
+		{"file://" + outside, ""},
+		{"file://otherhost/hello.tgz", ""},
+		{"file:escape.tgz", ""},
+		{"file:", ""},
+		{"file:.", ""},
+		{"https://repo.example.com/hello.tgz", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.source, func(t *testing.T) {
+			got, err := c.ResolveFileSource(tt.source)
+			f, oerr := c.OpenFileSource(tt.source)
+			if f != nil {
+				defer f.Close()
+			}
+			if tt.want == "" {
+				wantCode(t, err, deploy.EUNPROCESSABLE)
+				if oerr == nil {
+					t.Fatalf("OpenFileSource opened %s", f.Name())
+				}
+				return
+			}
+			if err != nil || got != filepath.Join(root, tt.want) {
+				t.Fatalf("ResolveFileSource = %q, %v; want %q", got, err, filepath.Join(root, tt.want))
+			}
+			if oerr != nil {
+				t.Fatalf("OpenFileSource: %v", oerr)
+			}
+			data, _ := io.ReadAll(f)
+			want, _ := os.ReadFile(got)
+			if string(data) != string(want) {
+				t.Errorf("opened %q, want %q", data, want)
+			}
+		})
+	}
+	t.Run("missing file resolves, open says not found", func(t *testing.T) {
+		if _, err := c.ResolveFileSource("file:none.tgz"); err != nil {
+			t.Fatal(err)
+		}
+		_, err := c.OpenFileSource("file:none.tgz")
+		wantCode(t, err, deploy.EUNPROCESSABLE)
+	})
+	t.Run("no file_root", func(t *testing.T) {
+		_, err := (&config.Config{}).ResolveFileSource("file:hello.tgz")
+		wantCode(t, err, deploy.EUNPROCESSABLE)
+	})
+}
+
+func mustWrite(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,228 @@
+package deploy
+
+import (
+	"time"
+)
+
+// Artifact is what a deploy releases.
+type Artifact struct {
+	Type    string `json:"type"`
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Source  string `json:"source"`
+	// SHA256 pins the artifact when the descriptor gives it: the qa step
+	// refuses any other content.
+	SHA256 string `json:"sha256,omitempty"`
+}
+
+// Target is one place a plugin deploys to: a directory for the local
+// plugin, a host for SSH.
+type Target struct {
+	Host   string            `json:"host,omitempty"`
+	Port   int               `json:"port,omitempty"`
+	User   string            `json:"user,omitempty"`
+	Path   string            `json:"path,omitempty"`
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+// Name is how logs and outputs refer to a target.
+func (t Target) Name() string {
+	switch {
+	case t.Host != "" && t.Path != "":
+		return t.Host + ":" + t.Path
+	case t.Host != "":
+		return t.Host
+	default:
+		return t.Path
+	}
+}
+
+// Descriptor is a parsed and validated manent/v1 Deployment descriptor.
+type Descriptor struct {
+	APIVersion  string `json:"apiVersion"`
+	Kind        string `json:"kind"`
+	ID          string `json:"id,omitempty"`
+	Tenant      string `json:"tenant,omitempty"`
+	Application string `json:"application"`
+	Environment string `json:"environment"`
+	Description string `json:"description,omitempty"`
+	// Labels are free key/values used by governance rules and lists.
+	Labels   map[string]string `json:"labels,omitempty"`
+	Artifact Artifact          `json:"artifact"`
+	DryRun   bool              `json:"dryRun,omitempty"`
+	Deploy   DeploySection     `json:"deploy,omitempty"`
+	// Steps turns optional pipeline steps on or off.
+	Steps map[string]bool `json:"steps,omitempty"`
+	// StepParams sets step parameters where descriptor_policy.step_params allows it.
+	StepParams map[string]map[string]string `json:"stepParams,omitempty"`
+}
+
+// DeploySection is the descriptor's request to the plugin.
+type DeploySection struct {
+	Targets []Target          `json:"targets,omitempty"`
+	Params  map[string]string `json:"params,omitempty"`
+}
+
+// HealthCheck is an HTTP endpoint the post-test step calls.
+type HealthCheck struct {
+	URL string `json:"url"`
+	// ExpectStatus is the accepted status; 0 means any 2xx.
+	ExpectStatus int           `json:"expect_status,omitempty"`
+	Timeout      time.Duration `json:"timeout,omitempty"`
+}
+
+// SecretRef names a secret and says where to read it (env:NAME, file:/path).
+type SecretRef struct {
+	Name string `json:"name"`
+	Ref  string `json:"ref"`
+}
+
+// Effective is the deploy as it will run: the descriptor merged with the
+// environment configuration under the descriptor policy.
+type Effective struct {
+	Tenant      string                       `json:"tenant"`
+	Application string                       `json:"application"`
+	Environment string                       `json:"environment"`
+	Artifact    Artifact                     `json:"artifact"`
+	Plugin      string                       `json:"plugin"`
+	Targets     []Target                     `json:"targets"`
+	Params      map[string]string            `json:"params,omitempty"`
+	StepParams  map[string]map[string]string `json:"step_params,omitempty"`
+	Secrets     []SecretRef                  `json:"secrets,omitempty"`
+	Health      []HealthCheck                `json:"health,omitempty"`
+	Labels      map[string]string            `json:"labels,omitempty"`
+	DryRun      bool                         `json:"dry_run,omitempty"`
+	// ConfigSource and ConfigRevision record which environment configuration
+	// was used: its file and the SHA-256 of its content.
+	ConfigSource   string `json:"config_source,omitempty"`
+	ConfigRevision string `json:"config_revision,omitempty"`
+}
+
+// Partition is the deploy queue partition of the deploy: one deploy at a
+// time per tenant, application and environment.
+func (e Effective) Partition() string {
+	return e.Tenant + "/" + e.Application + "/" + e.Environment
+}
+
+// Standard step names.
+const (
+	StepConfig     = "config"
+	StepSecrets    = "secrets"
+	StepArtifacts  = "artifacts"
+	StepQA         = "qa"
+	StepDeploy     = "deploy"
+	StepPostTest   = "post-test"
+	StepActivation = "activation"
+	StepCleanup    = "cleanup"
+)
+
+// PlannedStep is one step of the plan.
+type PlannedStep struct {
+	Name string `json:"name"`
+	// Type is "standard" for the built-in steps; custom steps bring theirs.
+	Type       string        `json:"type"`
+	MaxRetries int           `json:"max_retries"`
+	Timeout    time.Duration `json:"timeout"`
+	// Mandatory steps cannot be turned off by a descriptor.
+	Mandatory bool `json:"mandatory"`
+}
+
+// Plan is the ordered list of steps computed at submission and stored as the
+// workflow input, so a resumed deploy runs what it was planned with.
+type Plan struct {
+	Steps []PlannedStep `json:"steps"`
+}
+
+// Names returns the step names in order.
+func (p Plan) Names() []string {
+	names := make([]string, len(p.Steps))
+	for i, s := range p.Steps {
+		names[i] = s.Name
+	}
+	return names
+}
+
+// Decision is what governance decided at submission; saved with the request.
+type Decision struct {
+	// Rule names the rule that matched, empty when none did.
+	Rule string `json:"rule,omitempty"`
+	// Requires lists what the deploy must wait for (approvals, change ticket).
+	Requires []string `json:"requires,omitempty"`
+	Reason   string   `json:"reason,omitempty"`
+}
+
+// Deployment is the read model of one deploy.
+type Deployment struct {
+	ID          string
+	Tenant      string
+	Application string
+	Environment string
+	State       State
+	Requester   string
+	CreatedAt   time.Time
+	StartedAt   *time.Time
+	FinishedAt  *time.Time
+	UpdatedAt   time.Time
+	DryRun      bool
+	Release     string
+	Artifact    Artifact
+	// SHA256 is the digest of the artifact actually downloaded.
+	SHA256     string
+	Descriptor Descriptor
+	Effective  Effective
+	Plan       Plan
+	Decision   Decision
+	// CurrentStep is the step running now, empty otherwise.
+	CurrentStep string
+	Error       string
+	// CancelRequested is set when a cancel reached a running deploy: it
+	// stops at the start of its next step.
+	CancelRequested bool
+	Steps           []Step
+}
+
+// Step is the record of one step of a deploy.
+type Step struct {
+	DeploymentID string
+	Name         string
+	Position     int
+	Type         string
+	State        StepState
+	Attempts     int
+	StartedAt    *time.Time
+	FinishedAt   *time.Time
+	Output       map[string]string
+	Error        string
+}
+
+// LogLine is one line of a deploy's log.
+type LogLine struct {
+	DeploymentID string
+	Seq          int64
+	Time         time.Time
+	Step         string
+	Level        string
+	Message      string
+}
+
+// InventoryEntry is the release in service of an application in an environment.
+type InventoryEntry struct {
+	Tenant       string
+	Application  string
+	Environment  string
+	DeploymentID string
+	Artifact     Artifact
+	SHA256       string
+	DeployedAt   time.Time
+	DeployedBy   string
+}
+
+// AuditEntry is one append-only audit record.
+type AuditEntry struct {
+	ID      int64
+	Time    time.Time
+	Actor   string
+	Action  string
+	Target  string
+	Details map[string]any
+}

@@ -1,0 +1,60 @@
+package deploy
+
+import "context"
+
+// PluginRequest is what a plugin receives for one operation on its targets.
+type PluginRequest struct {
+	DeploymentID string
+	// IdempotencyKey is unique per deploy, step, pass, batch, target set and
+	// kind of attempt (run, dry-run, rollback): a plugin that sees it twice
+	// must leave the targets as after the first time.
+	IdempotencyKey string
+	Application    string
+	Environment    string
+	Artifact       Artifact
+	// ArtifactPath is the local file of the verified artifact.
+	ArtifactPath string
+	SHA256       string
+	Targets      []Target
+	Params       map[string]string
+	DryRun       bool
+	// Secret resolves a logical secret name of the environment configuration.
+	Secret func(ctx context.Context, name string) (string, error)
+	// Log writes a line to the deploy log.
+	Log func(format string, args ...any)
+}
+
+// Result is what a plugin operation returns. Outputs must never contain secrets.
+type Result struct {
+	Outputs map[string]string
+}
+
+// Checkpoint is the state to go back to, recorded before a step that can be undone.
+type Checkpoint struct {
+	Data map[string]string `json:"data"`
+}
+
+// Plugin deploys artifacts to targets. Every method is idempotent: running it
+// twice with the same request leaves the targets as running it once.
+// Temporary failures are returned as plain errors (retried); failures that
+// cannot improve are wrapped with Permanent.
+type Plugin interface {
+	Name() string
+	// ValidateTargets checks targets and params at submission (paths, hosts).
+	ValidateTargets(targets []Target, params map[string]string) []FieldError
+	// Deploy puts the release on the targets without putting it in service.
+	Deploy(ctx context.Context, req PluginRequest) (Result, error)
+	// Activate puts the deployed release in service.
+	Activate(ctx context.Context, req PluginRequest) (Result, error)
+	// Checkpoint records what is in service now.
+	Checkpoint(ctx context.Context, req PluginRequest) (Checkpoint, error)
+	// Rollback brings the targets back to the checkpoint.
+	Rollback(ctx context.Context, req PluginRequest, cp Checkpoint) (Result, error)
+}
+
+// SecretProvider resolves secret references of one scheme (env:, file:, vault:).
+type SecretProvider interface {
+	Scheme() string
+	// Resolve returns the secret. Errors never contain the secret's value.
+	Resolve(ctx context.Context, ref string) (string, error)
+}

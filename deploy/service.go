@@ -1,0 +1,38 @@
+package deploy
+
+import "context"
+
+// SubmitOptions changes what a submission does.
+type SubmitOptions struct {
+	// ValidateOnly runs every check and computes the plan, enqueuing nothing.
+	ValidateOnly bool
+}
+
+// Submission is the answer to a submit or a validation.
+type Submission struct {
+	Deployment Deployment
+	// Created is false when a deploy with the same ID already existed and was
+	// returned instead (a submit is idempotent by ID).
+	Created bool
+	// Validated is true for a validation: nothing was stored.
+	Validated bool
+}
+
+// Service is what the APIs call: every method authorizes the identity in ctx.
+type Service interface {
+	// Submit runs the submission checks in the spec's order and enqueues the
+	// deploy. EINVALID, EUNAUTHENTICATED, EFORBIDDEN, EUNPROCESSABLE.
+	Submit(ctx context.Context, descriptor []byte, opts SubmitOptions) (*Submission, error)
+	// Cancel cancels a deploy. ENOTFOUND, EFORBIDDEN, ECONFLICT.
+	Cancel(ctx context.Context, id string) (*Deployment, error)
+	// Get returns a deploy. ENOTFOUND (also when not readable).
+	Get(ctx context.Context, id string) (*Deployment, error)
+	// List returns the readable deploys matching f.
+	List(ctx context.Context, f ListFilter) (Page, error)
+	// Logs returns log lines after a sequence number. ENOTFOUND.
+	Logs(ctx context.Context, id string, after int64, limit int) ([]LogLine, error)
+	// Inventory returns the readable releases in service.
+	Inventory(ctx context.Context) ([]InventoryEntry, error)
+	// Can reports whether the caller holds perm on res (for UI affordances).
+	Can(ctx context.Context, res Resource, perm string) bool
+}

@@ -1,0 +1,121 @@
+package deploy
+
+import "time"
+
+// Status is the status JSON shared by `manent status -o json`,
+// GET /api/v1/deployments/{id} and the CI outcome (snake_case, as the spec
+// shows). Sections of later capabilities (approval, after, rollout,
+// rollback, exports) are omitted while they have nothing to say.
+type Status struct {
+	ID          string         `json:"id"`
+	Tenant      string         `json:"tenant"`
+	Application string         `json:"application"`
+	Environment string         `json:"environment"`
+	State       State          `json:"state"`
+	Requester   string         `json:"requester"`
+	CreatedAt   time.Time      `json:"created_at"`
+	StartedAt   *time.Time     `json:"started_at"`
+	FinishedAt  *time.Time     `json:"finished_at"`
+	DryRun      bool           `json:"dry_run"`
+	Release     *string        `json:"release"`
+	Artifact    StatusArtifact `json:"artifact"`
+	Decision    *Decision      `json:"governance,omitempty"`
+	Plan        []string       `json:"plan"`
+	CurrentStep *string        `json:"current_step"`
+	Steps       []StatusStep   `json:"steps"`
+	Exports     map[string]any `json:"exports,omitempty"`
+	Error       *string        `json:"error"`
+}
+
+// StatusArtifact is the artifact section of the status JSON.
+type StatusArtifact struct {
+	Type    string  `json:"type"`
+	Name    string  `json:"name"`
+	Version string  `json:"version"`
+	Source  string  `json:"source"`
+	SHA256  *string `json:"sha256"`
+}
+
+// StatusStep is one step of the status JSON.
+type StatusStep struct {
+	Name       string            `json:"name"`
+	Type       string            `json:"type"`
+	State      StepState         `json:"state"`
+	Attempts   int               `json:"attempts"`
+	StartedAt  *time.Time        `json:"started_at"`
+	FinishedAt *time.Time        `json:"finished_at"`
+	Output     map[string]string `json:"output"`
+	Error      *string           `json:"error"`
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// NewStatus builds the status JSON of d. Steps of the plan that have not
+// run yet are listed as PENDING so a client sees the whole pipeline.
+func NewStatus(d *Deployment) Status {
+	sha := d.SHA256
+	if sha == "" {
+		sha = d.Artifact.SHA256
+	}
+	st := Status{
+		ID: d.ID, Tenant: d.Tenant, Application: d.Application, Environment: d.Environment,
+		State: d.State, Requester: d.Requester, CreatedAt: d.CreatedAt.UTC(),
+		StartedAt: utc(d.StartedAt), FinishedAt: utc(d.FinishedAt), DryRun: d.DryRun,
+		Release: optional(d.Release),
+		Artifact: StatusArtifact{
+			Type: d.Artifact.Type, Name: d.Artifact.Name, Version: d.Artifact.Version,
+			Source: d.Artifact.Source, SHA256: optional(sha),
+		},
+		Plan:        d.Plan.Names(),
+		CurrentStep: optional(d.CurrentStep),
+		Steps:       []StatusStep{},
+		Error:       optional(d.Error),
+	}
+	if d.Decision.Rule != "" || len(d.Decision.Requires) > 0 {
+		dec := d.Decision
+		st.Decision = &dec
+	}
+	recorded := make(map[string]Step, len(d.Steps))
+	for _, s := range d.Steps {
+		recorded[s.Name] = s
+	}
+	seen := make(map[string]bool, len(d.Plan.Steps))
+	add := func(s Step) {
+		out := s.Output
+		if out == nil {
+			out = map[string]string{}
+		}
+		st.Steps = append(st.Steps, StatusStep{
+			Name: s.Name, Type: s.Type, State: s.State, Attempts: s.Attempts,
+			StartedAt: utc(s.StartedAt), FinishedAt: utc(s.FinishedAt),
+			Output: out, Error: optional(s.Error),
+		})
+	}
+	for _, p := range d.Plan.Steps {
+		seen[p.Name] = true
+		if s, ok := recorded[p.Name]; ok {
+			add(s)
+			continue
+		}
+		add(Step{Name: p.Name, Type: p.Type, State: StepPending})
+	}
+	for _, s := range d.Steps {
+		if !seen[s.Name] {
+			add(s)
+		}
+	}
+	return st
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}

@@ -1,0 +1,224 @@
+package descriptor
+
+import (
+	"net/url"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+
+	"manent.dev/manent/deploy"
+	"manent.dev/manent/internal/yamltree"
+)
+
+// rawDescriptor is the document as written; Parse validates it and converts
+// it to deploy.Descriptor.
+type rawDescriptor struct {
+	APIVersion  string                       `yaml:"apiVersion"`
+	Kind        string                       `yaml:"kind"`
+	ID          string                       `yaml:"id"`
+	Tenant      string                       `yaml:"tenant"`
+	Application string                       `yaml:"application"`
+	Environment string                       `yaml:"environment"`
+	Description string                       `yaml:"description"`
+	Labels      map[string]string            `yaml:"labels"`
+	Artifact    *rawArtifact                 `yaml:"artifact"`
+	DryRun      bool                         `yaml:"dryRun"`
+	Deploy      rawDeploy                    `yaml:"deploy"`
+	Steps       map[string]bool              `yaml:"steps"`
+	StepParams  map[string]map[string]string `yaml:"stepParams"`
+}
+
+type rawArtifact struct {
+	Type    string `yaml:"type"`
+	Name    string `yaml:"name"`
+	Version string `yaml:"version"`
+	Source  string `yaml:"source"`
+	SHA256  string `yaml:"sha256"`
+}
+
+type rawDeploy struct {
+	Targets []TargetSpec      `yaml:"targets"`
+	Params  map[string]string `yaml:"params"`
+}
+
+// Parse reads a manent/v1 descriptor written in YAML or JSON. Any problem
+// yields an *deploy.Error with EINVALID whose Fields list every problem
+// found, each with its path (deploy.targets[2].path); syntax errors carry
+// their line instead.
+func Parse(data []byte) (*deploy.Descriptor, error) {
+	root, fields := yamltree.Parse(data, MaxBytes)
+	if fields != nil {
+		return nil, invalid(fields)
+	}
+	if root == nil {
+		return nil, invalid([]deploy.FieldError{{Message: "document is empty"}})
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, invalid([]deploy.FieldError{{Message: "the descriptor must be a mapping of fields (apiVersion, application, environment, artifact, ...)"}})
+	}
+	var raw rawDescriptor
+	var errs yamltree.Errors
+	yamltree.Decode(root, "", &raw, &errs)
+	if raw.Kind == KindRelease {
+		// A Release has its own fields: reporting them as unknown would bury
+		// the one thing the author needs to know.
+		return nil, invalid([]deploy.FieldError{{Path: "kind", Message: "Release is not supported yet"}})
+	}
+	check(&errs, &raw)
+	if errs.Len() > 0 {
+		return nil, invalid(errs.List())
+	}
+	return raw.descriptor(), nil
+}
+
+func invalid(fields []deploy.FieldError) *deploy.Error {
+	return &deploy.Error{Code: deploy.EINVALID, Message: "invalid descriptor", Fields: fields}
+}
+
+func check(errs *yamltree.Errors, d *rawDescriptor) {
+	switch {
+	case d.APIVersion == "":
+		required(errs, "apiVersion")
+	case d.APIVersion != APIVersion:
+		errs.Add("apiVersion", "must be %s", APIVersion)
+	}
+	if d.Kind != "" && d.Kind != KindDeployment {
+		errs.Add("kind", "must be %s", KindDeployment)
+	}
+	if d.ID != "" && !idPattern.MatchString(d.ID) {
+		errs.Add("id", "must be 1 to 128 characters of a-z, 0-9, '.', '_', '@' and -, starting with a letter or digit")
+	}
+	if d.Tenant != "" && !namePattern.MatchString(d.Tenant) {
+		errs.Add("tenant", msgNamePattern)
+	}
+	checkName(errs, "application", d.Application)
+	checkName(errs, "environment", d.Environment)
+	if utf8.RuneCountInString(d.Description) > MaxDescription {
+		errs.Add("description", "must be at most %d characters", MaxDescription)
+	}
+	CheckLabels(errs, "labels", d.Labels)
+	checkArtifact(errs, d.Artifact)
+	CheckTargets(errs, "deploy.targets", d.Deploy.Targets)
+	CheckParams(errs, "deploy.params", d.Deploy.Params)
+	checkSteps(errs, d.Steps)
+	CheckStepParams(errs, "stepParams", d.StepParams)
+}
+
+// required records a missing field unless the field was already reported
+// (a value of the wrong type decodes to nothing).
+func required(errs *yamltree.Errors, path string) {
+	if !errs.Bad(path) {
+		errs.Add(path, msgRequired)
+	}
+}
+
+func checkName(errs *yamltree.Errors, path, v string) {
+	switch {
+	case v == "":
+		required(errs, path)
+	case !namePattern.MatchString(v):
+		errs.Add(path, msgNamePattern)
+	}
+}
+
+func checkArtifact(errs *yamltree.Errors, a *rawArtifact) {
+	if a == nil {
+		required(errs, "artifact")
+		return
+	}
+	switch {
+	case a.Type == "":
+		required(errs, "artifact.type")
+	case !typePattern.MatchString(a.Type):
+		errs.Add("artifact.type", "must be 1 to 32 characters of a-z, 0-9 and -, starting with a letter")
+	}
+	checkName(errs, "artifact.name", a.Name)
+	switch {
+	case a.Version == "":
+		required(errs, "artifact.version")
+	case !versionPattern.MatchString(a.Version):
+		errs.Add("artifact.version", "must be 1 to 128 characters of A-Z, a-z, 0-9, '.', '+', '_' and -, starting with a letter or digit")
+	}
+	if a.Source == "" {
+		required(errs, "artifact.source")
+	} else if msg := sourceProblem(a.Source); msg != "" {
+		errs.Add("artifact.source", "%s", msg)
+	}
+	if a.SHA256 != "" && !sha256Pattern.MatchString(a.SHA256) {
+		errs.Add("artifact.sha256", "must be 64 lowercase hexadecimal digits")
+	}
+}
+
+// sourceProblem says what is wrong with an artifact source, "" if nothing.
+// Credentials are refused because the source is shown in every status.
+func sourceProblem(src string) string {
+	if len(src) > MaxSource {
+		return "must be at most 2048 bytes"
+	}
+	u, err := url.Parse(src)
+	if err != nil {
+		return "must be a URL (file:, http:// or https://)"
+	}
+	switch u.Scheme {
+	case "file":
+		if u.Host != "" && u.Host != "localhost" {
+			return "a file: source cannot name a host"
+		}
+		if u.Opaque == "" && u.Path == "" {
+			return "a file: source must name a file"
+		}
+		if u.RawQuery != "" || u.Fragment != "" {
+			return "a file: source cannot have a query or a fragment"
+		}
+	case "http", "https":
+		if u.Host == "" {
+			return "must name a host"
+		}
+		if u.User != nil {
+			return "must not contain credentials"
+		}
+	default:
+		return "must be a URL with the scheme file, http or https"
+	}
+	return ""
+}
+
+func checkSteps(errs *yamltree.Errors, steps map[string]bool) {
+	if len(steps) > MaxSteps {
+		errs.Add("steps", "at most %d steps are allowed, found %d", MaxSteps, len(steps))
+		return
+	}
+	for _, k := range sortedKeys(steps) {
+		if !stepPattern.MatchString(k) {
+			errs.Add(yamltree.Key("steps", k), msgStepPattern)
+		}
+	}
+}
+
+func (d *rawDescriptor) descriptor() *deploy.Descriptor {
+	out := &deploy.Descriptor{
+		APIVersion:  d.APIVersion,
+		Kind:        d.Kind,
+		ID:          d.ID,
+		Tenant:      d.Tenant,
+		Application: d.Application,
+		Environment: d.Environment,
+		Description: d.Description,
+		Labels:      d.Labels,
+		Artifact: deploy.Artifact{
+			Type: d.Artifact.Type, Name: d.Artifact.Name, Version: d.Artifact.Version,
+			Source: d.Artifact.Source, SHA256: d.Artifact.SHA256,
+		},
+		DryRun: d.DryRun,
+		Deploy: deploy.DeploySection{
+			Targets: Targets(d.Deploy.Targets),
+			Params:  d.Deploy.Params,
+		},
+		Steps:      d.Steps,
+		StepParams: d.StepParams,
+	}
+	if out.Kind == "" {
+		out.Kind = KindDeployment
+	}
+	return out
+}

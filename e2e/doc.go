@@ -1,0 +1,7 @@
+// Package e2e holds the black-box tests of manent: they build the real
+// binaries, start manent-server on a free port against PostgreSQL, and
+// drive it with the manent CLI (and, in playwright/, a real browser).
+//
+// It imports only internal/pgtest and the standard library: everything else
+// is reached through the binaries.
+package e2e

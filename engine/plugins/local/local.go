@@ -1,0 +1,253 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"manent.dev/manent/deploy"
+)
+
+// Files kept on every target.
+const (
+	releasesDir = "releases"
+	currentLink = "current"
+	// marker records the digest a release was unpacked from, so a second
+	// deploy of the same version is recognised as done.
+	marker = ".manent-release"
+	// journal is an append-only record of what manent did to the target, one
+	// line per operation actually performed: operators read it, tests count it.
+	journal = ".manent/journal"
+)
+
+// Plugin is the local plugin. Relative target paths resolve against BaseDir
+// (the directory of manent.yml).
+type Plugin struct {
+	BaseDir string
+	// mu serialises operations on one target directory within this process;
+	// the deploy queue already allows one deploy per environment.
+	mu sync.Mutex
+}
+
+// New returns the local plugin.
+func New(baseDir string) *Plugin { return &Plugin{BaseDir: baseDir} }
+
+// Name implements deploy.Plugin.
+func (*Plugin) Name() string { return "local" }
+
+// ValidateTargets implements deploy.Plugin: every target needs a path and
+// no host (the local plugin cannot reach other machines).
+func (p *Plugin) ValidateTargets(targets []deploy.Target, _ map[string]string) []deploy.FieldError {
+	var errs []deploy.FieldError
+	for i, t := range targets {
+		path := fmt.Sprintf("targets[%d]", i)
+		if t.Path == "" {
+			errs = append(errs, deploy.FieldError{Path: path + ".path", Message: "the local plugin needs a directory path"})
+		}
+		if t.Host != "" {
+			errs = append(errs, deploy.FieldError{Path: path + ".host", Message: "the local plugin deploys on the worker only; remove host"})
+		}
+	}
+	return errs
+}
+
+func (p *Plugin) dir(t deploy.Target) string {
+	if filepath.IsAbs(t.Path) {
+		return filepath.Clean(t.Path)
+	}
+	return filepath.Join(p.BaseDir, t.Path)
+}
+
+// Deploy implements deploy.Plugin: unpack into releases/<version>.
+func (p *Plugin) Deploy(ctx context.Context, req deploy.PluginRequest) (deploy.Result, error) {
+	if err := checkVersion(req.Artifact.Version); err != nil {
+		return deploy.Result{}, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var paths []string
+	for _, t := range req.Targets {
+		if err := ctx.Err(); err != nil {
+			return deploy.Result{}, err
+		}
+		path, err := p.deployTarget(req, p.dir(t))
+		if err != nil {
+			return deploy.Result{}, fmt.Errorf("target %s: %w", t.Name(), err)
+		}
+		paths = append(paths, path)
+	}
+	return deploy.Result{Outputs: map[string]string{
+		"release": req.Artifact.Version,
+		"paths":   strings.Join(paths, ","),
+	}}, nil
+}
+
+func (p *Plugin) deployTarget(req deploy.PluginRequest, dir string) (string, error) {
+	rel := filepath.Join(dir, releasesDir, req.Artifact.Version)
+	if b, err := os.ReadFile(filepath.Join(rel, marker)); err == nil {
+		if strings.TrimSpace(string(b)) == req.SHA256 {
+			logf(req, "%s: release %s already unpacked", dir, req.Artifact.Version)
+			return rel, nil
+		}
+		return "", deploy.Permanentf("release %s already exists with other content (sha256 %s); give the new artifact a new version",
+			req.Artifact.Version, strings.TrimSpace(string(b)))
+	}
+	if req.DryRun {
+		if err := checkArchive(req.ArtifactPath); err != nil {
+			return "", err
+		}
+		logf(req, "%s: dry-run: would unpack %s into %s", dir, req.Artifact.Version, rel)
+		return rel, nil
+	}
+	if err := os.MkdirAll(filepath.Join(dir, releasesDir), 0o755); err != nil {
+		return "", fmt.Errorf("create releases directory: %w", err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Join(dir, releasesDir), "."+req.Artifact.Version+".tmp-")
+	if err != nil {
+		return "", fmt.Errorf("create staging directory: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	files, err := unpack(req.ArtifactPath, tmp)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, marker), []byte(req.SHA256+"\n"), 0o644); err != nil {
+		return "", fmt.Errorf("write release marker: %w", err)
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return "", fmt.Errorf("chmod release: %w", err)
+	}
+	// The rename is the commit point: a crash before it leaves only a
+	// staging directory, which the next attempt ignores.
+	if err := os.Rename(tmp, rel); err != nil {
+		return "", fmt.Errorf("move release in place: %w", err)
+	}
+	if err := appendJournal(dir, "deploy", req); err != nil {
+		return "", err
+	}
+	logf(req, "%s: unpacked %d files into %s", dir, files, rel)
+	return rel, nil
+}
+
+// Activate implements deploy.Plugin: point current at releases/<version>.
+func (p *Plugin) Activate(ctx context.Context, req deploy.PluginRequest) (deploy.Result, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, t := range req.Targets {
+		if err := ctx.Err(); err != nil {
+			return deploy.Result{}, err
+		}
+		dir := p.dir(t)
+		target := filepath.Join(releasesDir, req.Artifact.Version)
+		if _, err := os.Stat(filepath.Join(dir, target, marker)); err != nil {
+			return deploy.Result{}, deploy.Permanentf("target %s: release %s is not deployed", t.Name(), req.Artifact.Version)
+		}
+		if cur, err := os.Readlink(filepath.Join(dir, currentLink)); err == nil && cur == target {
+			logf(req, "%s: %s already in service", dir, req.Artifact.Version)
+			continue
+		}
+		if req.DryRun {
+			logf(req, "%s: dry-run: would switch current to %s", dir, target)
+			continue
+		}
+		if err := switchCurrent(dir, target); err != nil {
+			return deploy.Result{}, fmt.Errorf("target %s: %w", t.Name(), err)
+		}
+		if err := appendJournal(dir, "activate", req); err != nil {
+			return deploy.Result{}, err
+		}
+		logf(req, "%s: current -> %s", dir, target)
+	}
+	return deploy.Result{Outputs: map[string]string{"current": req.Artifact.Version}}, nil
+}
+
+// Checkpoint implements deploy.Plugin: the release current points at, per target.
+func (p *Plugin) Checkpoint(_ context.Context, req deploy.PluginRequest) (deploy.Checkpoint, error) {
+	cp := deploy.Checkpoint{Data: map[string]string{}}
+	for _, t := range req.Targets {
+		cur, err := os.Readlink(filepath.Join(p.dir(t), currentLink))
+		switch {
+		case err == nil:
+			cp.Data[t.Name()] = filepath.Base(cur)
+		case os.IsNotExist(err):
+			cp.Data[t.Name()] = ""
+		default:
+			return deploy.Checkpoint{}, fmt.Errorf("target %s: read current: %w", t.Name(), err)
+		}
+	}
+	return cp, nil
+}
+
+// Rollback implements deploy.Plugin: put the checkpoint's release back in
+// service, or remove current if there was none.
+func (p *Plugin) Rollback(_ context.Context, req deploy.PluginRequest, cp deploy.Checkpoint) (deploy.Result, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, t := range req.Targets {
+		dir := p.dir(t)
+		prev, ok := cp.Data[t.Name()]
+		if !ok {
+			return deploy.Result{}, deploy.Permanentf("target %s: not in the checkpoint", t.Name())
+		}
+		if prev == "" {
+			if err := os.Remove(filepath.Join(dir, currentLink)); err != nil && !os.IsNotExist(err) {
+				return deploy.Result{}, fmt.Errorf("target %s: remove current: %w", t.Name(), err)
+			}
+		} else if err := switchCurrent(dir, filepath.Join(releasesDir, prev)); err != nil {
+			return deploy.Result{}, fmt.Errorf("target %s: %w", t.Name(), err)
+		}
+		if err := appendJournal(dir, "rollback", req); err != nil {
+			return deploy.Result{}, err
+		}
+		logf(req, "%s: rolled back to %q", dir, prev)
+	}
+	return deploy.Result{}, nil
+}
+
+// switchCurrent replaces the current symlink atomically (rename over it).
+func switchCurrent(dir, target string) error {
+	tmp := filepath.Join(dir, fmt.Sprintf(".current.tmp-%d", time.Now().UnixNano()))
+	if err := os.Symlink(target, tmp); err != nil {
+		return fmt.Errorf("create symlink: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, currentLink)); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("switch current: %w", err)
+	}
+	return nil
+}
+
+func appendJournal(dir, op string, req deploy.PluginRequest) error {
+	path := filepath.Join(dir, journal)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create journal directory: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("open journal: %w", err)
+	}
+	defer f.Close()
+	_, err = fmt.Fprintf(f, "%s %s %s %s %s\n", time.Now().UTC().Format(time.RFC3339Nano), op,
+		req.DeploymentID, req.IdempotencyKey, req.Artifact.Version)
+	if err != nil {
+		return fmt.Errorf("write journal: %w", err)
+	}
+	return nil
+}
+
+func logf(req deploy.PluginRequest, format string, args ...any) {
+	if req.Log != nil {
+		req.Log(format, args...)
+	}
+}
+
+func checkVersion(v string) error {
+	if v == "" || v == "." || v == ".." || strings.ContainsAny(v, `/\`) {
+		return deploy.Permanentf("version %q cannot name a release directory", v)
+	}
+	return nil
+}

@@ -1,0 +1,147 @@
+package local
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"manent.dev/manent/deploy"
+)
+
+func writeArchive(t *testing.T, files map[string]string, extra ...*tar.Header) string {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for name, body := range files {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, h := range extra {
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tw.Close()
+	gz.Close()
+	path := filepath.Join(t.TempDir(), "a.tar.gz")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func request(art, target, version, sha string) deploy.PluginRequest {
+	return deploy.PluginRequest{
+		DeploymentID: "d1", IdempotencyKey: "d1:deploy:run",
+		Artifact: deploy.Artifact{Name: "hello", Version: version}, ArtifactPath: art, SHA256: sha,
+		Targets: []deploy.Target{{Path: target}},
+	}
+}
+
+func journalOps(t *testing.T, dir string) []string {
+	b, err := os.ReadFile(filepath.Join(dir, journal))
+	if err != nil {
+		return nil
+	}
+	var ops []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		f := strings.Fields(l)
+		ops = append(ops, f[1]+" "+f[4])
+	}
+	return ops
+}
+
+func TestDeployActivateIdempotent(t *testing.T) {
+	ctx := context.Background()
+	target := t.TempDir()
+	p := New("/unused")
+	art := writeArchive(t, map[string]string{"index.html": "v1", "sub/VERSION": "1.0.0"})
+	req := request(art, target, "1.0.0", "aaa")
+	for i := 0; i < 2; i++ {
+		if _, err := p.Deploy(ctx, req); err != nil {
+			t.Fatalf("deploy %d: %v", i, err)
+		}
+		if _, err := p.Activate(ctx, req); err != nil {
+			t.Fatalf("activate %d: %v", i, err)
+		}
+	}
+	got, err := os.ReadFile(filepath.Join(target, "current", "sub", "VERSION"))
+	if err != nil || string(got) != "1.0.0" {
+		t.Fatalf("current/sub/VERSION = %q, %v", got, err)
+	}
+	if ops := journalOps(t, target); strings.Join(ops, ",") != "deploy 1.0.0,activate 1.0.0" {
+		t.Fatalf("journal = %v, want one deploy and one activate", ops)
+	}
+
+	cp, err := p.Checkpoint(ctx, req)
+	if err != nil || cp.Data[target] != "1.0.0" {
+		t.Fatalf("checkpoint = %v, %v", cp, err)
+	}
+	art2 := writeArchive(t, map[string]string{"index.html": "v2"})
+	req2 := request(art2, target, "2.0.0", "bbb")
+	if _, err := p.Deploy(ctx, req2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Activate(ctx, req2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Rollback(ctx, req2, cp); err != nil {
+		t.Fatal(err)
+	}
+	if cur, _ := os.Readlink(filepath.Join(target, "current")); cur != filepath.Join("releases", "1.0.0") {
+		t.Fatalf("after rollback current -> %s", cur)
+	}
+	// Same version, other content: refused, permanently.
+	if _, err := p.Deploy(ctx, request(art2, target, "1.0.0", "ccc")); !deploy.IsPermanent(err) {
+		t.Fatalf("redeploy with other content: %v, want permanent error", err)
+	}
+}
+
+func TestUnsafeArchives(t *testing.T) {
+	tests := map[string]string{
+		"parent": "../evil",
+		"abs":    "/etc/evil",
+		"marker": marker,
+	}
+	for name, entry := range tests {
+		t.Run(name, func(t *testing.T) {
+			target := t.TempDir()
+			art := writeArchive(t, map[string]string{entry: "x"})
+			_, err := New("/").Deploy(context.Background(), request(art, target, "1.0.0", "a"))
+			if !deploy.IsPermanent(err) {
+				t.Fatalf("got %v, want a permanent error", err)
+			}
+		})
+	}
+	t.Run("symlink", func(t *testing.T) {
+		art := writeArchive(t, nil, &tar.Header{Name: "link", Linkname: "/etc/passwd", Typeflag: tar.TypeSymlink})
+		_, err := New("/").Deploy(context.Background(), request(art, t.TempDir(), "1.0.0", "a"))
+		if !deploy.IsPermanent(err) {
+			t.Fatalf("got %v, want a permanent error", err)
+		}
+	})
+	t.Run("not an archive", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "x.tgz")
+		os.WriteFile(path, []byte{0x1f, 0x8b, 1, 2, 3}, 0o644)
+		if err := CheckArchive(path); !deploy.IsPermanent(err) {
+			t.Fatalf("got %v, want a permanent error", err)
+		}
+	})
+}
+
+func TestValidateTargets(t *testing.T) {
+	errs := New("/").ValidateTargets([]deploy.Target{{Path: "a"}, {Host: "h"}}, nil)
+	if len(errs) != 2 || errs[0].Path != "targets[1].path" || errs[1].Path != "targets[1].host" {
+		t.Fatalf("got %v", errs)
+	}
+}

@@ -1,0 +1,5 @@
+// Package secrets holds the built-in secret providers: env: (environment
+// variables with a fixed prefix) and file: (files under a root directory).
+//
+// It imports deploy and the standard library.
+package secrets

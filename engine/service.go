@@ -1,0 +1,264 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/dbos-inc/dbos-transact-golang/dbos"
+
+	"manent.dev/manent/config"
+	"manent.dev/manent/deploy"
+	"manent.dev/manent/descriptor"
+)
+
+// DeployInput is the input of the deploy workflow, stored by DBOS: a resumed
+// deploy runs exactly what was planned at submission.
+type DeployInput struct {
+	ID         string            `json:"id"`
+	Requester  string            `json:"requester"`
+	Descriptor deploy.Descriptor `json:"descriptor"`
+	Effective  deploy.Effective  `json:"effective"`
+	Plan       deploy.Plan       `json:"plan"`
+}
+
+// Submit runs the submission checks in the spec's order (descriptor,
+// identity and permissions, sources, environment configuration,
+// governance, plan) and, unless opts.ValidateOnly, stores the deploy and
+// enqueues its workflow in one transaction.
+func (e *Engine) Submit(ctx context.Context, raw []byte, opts deploy.SubmitOptions) (*deploy.Submission, error) {
+	d, err := descriptor.Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	id := deploy.IdentityFrom(ctx)
+	if id.Anonymous() {
+		return nil, deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
+	}
+	if d.Tenant == "" {
+		d.Tenant = e.cfg.Server.DefaultTenant
+	}
+	res := deploy.Resource{Tenant: d.Tenant, Application: d.Application, Environment: d.Environment}
+	perm := deploy.PermSubmit
+	if d.DryRun {
+		perm = deploy.PermDryRun
+	}
+	if err := e.require(id, res, perm); err != nil {
+		return nil, err
+	}
+	if err := e.cfg.CheckSource(d.Artifact.Source); err != nil {
+		return nil, err
+	}
+	eff, err := e.effective(d)
+	if err != nil {
+		return nil, err
+	}
+	decision, err := e.decide(ctx, id, d, eff)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := e.cfg.Plan(d)
+	if err != nil {
+		return nil, err
+	}
+	if d.ID == "" {
+		d.ID = newID(d)
+	}
+	now := time.Now().UTC()
+	dep := deploy.Deployment{
+		ID: d.ID, Tenant: d.Tenant, Application: d.Application, Environment: d.Environment,
+		State: deploy.StateEnqueued, Requester: id.Subject, CreatedAt: now, UpdatedAt: now,
+		DryRun: d.DryRun, Artifact: d.Artifact, Descriptor: *d, Effective: eff, Plan: plan,
+		Decision: decision,
+	}
+	if opts.ValidateOnly {
+		return &deploy.Submission{Deployment: dep, Validated: true}, nil
+	}
+	input := DeployInput{ID: d.ID, Requester: id.Subject, Descriptor: *d, Effective: eff, Plan: plan}
+	existing, created, err := e.store.CreateDeployment(ctx, dep, func(tx any) error {
+		_, err := dbos.Enqueue[DeployResult](e.dbos, e.queueFor(eff.Partition()), deployWorkflow, input,
+			dbos.WithEnqueueWorkflowID(d.ID),
+			dbos.WithEnqueueQueuePartitionKey(eff.Partition()),
+			dbos.WithEnqueueApplicationVersion(e.cfg.Engine.ApplicationVersion),
+			dbos.WithEnqueueTransaction(tx))
+		if err != nil {
+			return fmt.Errorf("enqueue deploy workflow: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store deploy: %w", err)
+	}
+	if !created {
+		// Idempotent by ID, but never a way to learn about someone else's deploy.
+		if ok, _ := e.authz.Allowed(id, resourceOf(existing), deploy.PermRead); !ok {
+			return nil, deploy.Errorf(deploy.ECONFLICT, "deploy ID %q is already in use", d.ID)
+		}
+		return &deploy.Submission{Deployment: *existing}, nil
+	}
+	e.audit(ctx, id.Subject, "deployment.submit", d.ID, map[string]any{
+		"application": d.Application, "environment": d.Environment, "tenant": d.Tenant,
+		"version": d.Artifact.Version, "dry_run": d.DryRun,
+	})
+	got, err := e.store.Get(ctx, d.ID)
+	if err != nil {
+		return nil, fmt.Errorf("read submitted deploy: %w", err)
+	}
+	return &deploy.Submission{Deployment: *got, Created: true}, nil
+}
+
+// effective reads the environment configuration and merges the descriptor
+// into it under the descriptor policy; a missing configuration, a conflict,
+// a forbidden parameter or no target is EUNPROCESSABLE.
+func (e *Engine) effective(d *deploy.Descriptor) (deploy.Effective, error) {
+	env, err := e.cfg.LoadEnvConfig(d.Tenant, d.Application, d.Environment)
+	if err != nil {
+		return deploy.Effective{}, err
+	}
+	eff, err := config.Merge(d, env, e.cfg.Pipeline.DescriptorPolicy, e.cfg.Server.DefaultTenant)
+	if err != nil {
+		return deploy.Effective{}, err
+	}
+	p, ok := e.plugins[eff.Plugin]
+	if !ok {
+		return deploy.Effective{}, &deploy.Error{Code: deploy.EUNPROCESSABLE, Message: "environment configuration refused",
+			Fields: []deploy.FieldError{{Path: "plugin", Message: fmt.Sprintf("unknown plugin %q", eff.Plugin)}}}
+	}
+	if errs := p.ValidateTargets(eff.Targets, eff.Params); len(errs) > 0 {
+		return deploy.Effective{}, &deploy.Error{Code: deploy.EUNPROCESSABLE, Message: "targets refused by plugin " + p.Name(), Fields: errs}
+	}
+	return eff, nil
+}
+
+// decide is the governance slot of the submission: freeze windows,
+// mandatory promotion, approvals and change management plug in here. With
+// no governance configured, nothing is required.
+func (e *Engine) decide(_ context.Context, _ deploy.Identity, _ *deploy.Descriptor, _ deploy.Effective) (deploy.Decision, error) {
+	return deploy.Decision{}, nil
+}
+
+// Cancel cancels a deploy: at once when it has not started, at the start of
+// its next step when it runs.
+func (e *Engine) Cancel(ctx context.Context, deployID string) (*deploy.Deployment, error) {
+	id := deploy.IdentityFrom(ctx)
+	d, err := e.Get(ctx, deployID)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.require(id, resourceOf(d), deploy.PermCancel); err != nil {
+		return nil, err
+	}
+	res, err := e.store.RequestCancel(ctx, deployID, id.Subject)
+	if err != nil {
+		return nil, err
+	}
+	if res.Immediate {
+		// Take it off the queue so it never holds a slot. A workflow that was
+		// dequeued in the same instant finds the deploy CANCELLED and stops.
+		if err := dbos.CancelWorkflow(e.dbos, deployID); err != nil {
+			e.log.Warn("cancel queued workflow", "deployment", deployID, "error", err)
+		}
+	}
+	return e.store.Get(ctx, deployID)
+}
+
+// Get returns a readable deploy; one the caller may not read is not found.
+func (e *Engine) Get(ctx context.Context, deployID string) (*deploy.Deployment, error) {
+	id := deploy.IdentityFrom(ctx)
+	if id.Anonymous() {
+		return nil, deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
+	}
+	d, err := e.store.Get(ctx, deployID)
+	if err != nil {
+		return nil, err
+	}
+	if ok, err := e.authz.Allowed(id, resourceOf(d), deploy.PermRead); err != nil || !ok {
+		return nil, deploy.Errorf(deploy.ENOTFOUND, "deploy %q not found", deployID)
+	}
+	return d, nil
+}
+
+// List returns the deploys the caller may read.
+func (e *Engine) List(ctx context.Context, f deploy.ListFilter) (deploy.Page, error) {
+	id := deploy.IdentityFrom(ctx)
+	if id.Anonymous() {
+		return deploy.Page{}, deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
+	}
+	f.Readable = func(r deploy.Resource) bool {
+		ok, err := e.authz.Allowed(id, r, deploy.PermRead)
+		return err == nil && ok
+	}
+	return e.store.List(ctx, f)
+}
+
+// Logs returns the log of a readable deploy.
+func (e *Engine) Logs(ctx context.Context, deployID string, after int64, limit int) ([]deploy.LogLine, error) {
+	if _, err := e.Get(ctx, deployID); err != nil {
+		return nil, err
+	}
+	if limit <= 0 || limit > 5000 {
+		limit = 5000
+	}
+	return e.store.Logs(ctx, deployID, after, limit)
+}
+
+// Inventory returns the readable releases in service.
+func (e *Engine) Inventory(ctx context.Context) ([]deploy.InventoryEntry, error) {
+	id := deploy.IdentityFrom(ctx)
+	if id.Anonymous() {
+		return nil, deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
+	}
+	all, err := e.store.Inventory(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for _, in := range all {
+		res := deploy.Resource{Tenant: in.Tenant, Application: in.Application, Environment: in.Environment}
+		if ok, err := e.authz.Allowed(id, res, deploy.PermRead); err == nil && ok {
+			out = append(out, in)
+		}
+	}
+	return out, nil
+}
+
+// Can reports whether the caller holds perm on res.
+func (e *Engine) Can(ctx context.Context, res deploy.Resource, perm string) bool {
+	id := deploy.IdentityFrom(ctx)
+	if id.Anonymous() {
+		return false
+	}
+	ok, err := e.authz.Allowed(id, res, perm)
+	return err == nil && ok
+}
+
+func (e *Engine) require(id deploy.Identity, res deploy.Resource, perm string) error {
+	ok, err := e.authz.Allowed(id, res, perm)
+	if err != nil {
+		return fmt.Errorf("authorize: %w", err)
+	}
+	if !ok {
+		return deploy.Errorf(deploy.EFORBIDDEN, "%s does not hold %s on %s/%s", id.Subject, perm, res.Tenant, res.Object())
+	}
+	return nil
+}
+
+func (e *Engine) audit(ctx context.Context, actor, action, target string, details map[string]any) {
+	err := e.store.AppendAudit(ctx, deploy.AuditEntry{Time: time.Now().UTC(), Actor: actor, Action: action, Target: target, Details: details})
+	if err != nil {
+		e.log.Error("append audit entry", "action", action, "target", target, "error", err)
+	}
+}
+
+func resourceOf(d *deploy.Deployment) deploy.Resource {
+	return deploy.Resource{Tenant: d.Tenant, Application: d.Application, Environment: d.Environment}
+}
+
+// newID names a deploy that the descriptor did not name.
+func newID(d *deploy.Descriptor) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s-%s-%s", d.Application, d.Environment, hex.EncodeToString(b[:]))
+}

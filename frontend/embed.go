@@ -1,0 +1,25 @@
+// Package frontend embeds the built web interface (frontend/dist) so that
+// manent-server serves it without files beside the binary. The build output
+// is not committed: dist holds only .gitkeep in a fresh checkout (go:embed
+// needs the folder), and the server then serves a page saying the web
+// interface is not built.
+//
+// It imports only the standard library.
+package frontend
+
+import (
+	"embed"
+	"io/fs"
+)
+
+//go:embed all:dist
+var dist embed.FS
+
+// FS returns the files of the web interface, index.html at the root when built.
+func FS() fs.FS {
+	sub, err := fs.Sub(dist, "dist")
+	if err != nil {
+		panic(err) // "dist" is a valid path: fs.Sub cannot fail on it
+	}
+	return sub
+}

@@ -1,0 +1,96 @@
+import type { ReactNode } from "react";
+import { BrowserRouter, Navigate, Route, Routes, useLocation } from "react-router";
+import { useQuery } from "urql";
+import { ActivityPage } from "../features/activity/ActivityPage";
+import { DeploymentPage } from "../features/deployment/DeploymentPage";
+import { DeploymentsPage } from "../features/deployments/DeploymentsPage";
+import { EnvironmentsPage } from "../features/environments/EnvironmentsPage";
+import { SignInPage } from "../features/signin/SignInPage";
+import { WallPage } from "../features/wall/WallPage";
+import { graphql } from "../gql";
+import { ApiProvider } from "../shared/api/ApiProvider";
+import { SessionProvider, useSession } from "../shared/api/session";
+import { Layout, type NavItem } from "../shared/Layout";
+import { Empty } from "../shared/Placeholder";
+import { DocumentTitle } from "./DocumentTitle";
+
+const ViewerQuery = graphql(`
+  query AppViewer {
+    viewer {
+      subject
+    }
+  }
+`);
+
+const nav: NavItem[] = [
+  { to: "/activity", label: "Activity" },
+  { to: "/deployments", label: "Deployments" },
+  { to: "/environments", label: "Environments" },
+  { to: "/wall", label: "Wall" },
+];
+
+/** The frame of the signed-in views, with the identity from the server. */
+function Framed({ children }: { children: ReactNode }) {
+  const { signOut } = useSession();
+  const [viewer] = useQuery({ query: ViewerQuery, requestPolicy: "cache-first" });
+  return (
+    <Layout nav={nav} subject={viewer.data?.viewer.subject} onSignOut={() => signOut()}>
+      {children}
+    </Layout>
+  );
+}
+
+function NotFound() {
+  return (
+    <Empty title="There is no such page.">
+      <a href="/activity">Go to the activity</a>
+    </Empty>
+  );
+}
+
+/** Every view but sign-in needs a session; without one, sign in and come back. */
+function SignedIn() {
+  const { credentials } = useSession();
+  const location = useLocation();
+  if (!credentials) {
+    const next = location.pathname + location.search;
+    return <Navigate to={`/signin?next=${encodeURIComponent(next)}`} replace />;
+  }
+  return (
+    <ApiProvider credentials={credentials}>
+      <Routes>
+        <Route path="/wall" element={<WallPage />} />
+        <Route path="/" element={<Navigate to="/activity" replace />} />
+        <Route path="/activity" element={<Framed><ActivityPage /></Framed>} />
+        <Route path="/deployments" element={<Framed><DeploymentsPage /></Framed>} />
+        <Route path="/deployments/:id" element={<Framed><DeploymentPage /></Framed>} />
+        <Route path="/environments" element={<Framed><EnvironmentsPage /></Framed>} />
+        <Route path="*" element={<Framed><NotFound /></Framed>} />
+      </Routes>
+    </ApiProvider>
+  );
+}
+
+function SignInRoute() {
+  const { credentials } = useSession();
+  const location = useLocation();
+  if (credentials) {
+    const next = new URLSearchParams(location.search).get("next");
+    return <Navigate to={next && next.startsWith("/") && !next.startsWith("//") ? next : "/activity"} replace />;
+  }
+  return <SignInPage />;
+}
+
+export function App() {
+  return (
+    <SessionProvider>
+      <BrowserRouter>
+        <DocumentTitle />
+        <Routes>
+          <Route path="/signin" element={<SignInRoute />} />
+          <Route path="*" element={<SignedIn />} />
+        </Routes>
+      </BrowserRouter>
+    </SessionProvider>
+  );
+}

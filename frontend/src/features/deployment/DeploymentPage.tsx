@@ -1,0 +1,122 @@
+import { useEffect, useReducer, useState } from "react";
+import { Link, useParams } from "react-router";
+import { useQuery } from "urql";
+import type { CombinedError } from "@urql/core";
+import { useOnReconnect } from "../../shared/api/connection";
+import { useSubscriptionEvents } from "../../shared/api/live";
+import { ErrorMessage } from "../../shared/ErrorMessage";
+import { Empty, Loading } from "../../shared/Placeholder";
+import { StateBadge } from "../../shared/StateBadge";
+import { isFinal } from "../../shared/states";
+import { CancelDeployment } from "./CancelDeployment";
+import { DeploymentFacts } from "./DeploymentFacts";
+import { emptyLive, liveReducer } from "./liveDeployment";
+import { LogViewer } from "./LogViewer";
+import { DeploymentLiveSubscription, DeploymentPageQuery } from "./queries";
+import { StepsTimeline } from "./StepsTimeline";
+import styles from "./DeploymentPage.module.css";
+
+/** One deploy, live: state, facts, plan, steps and the log as it is written. */
+export function DeploymentPage() {
+  const { id = "" } = useParams();
+  const [result, refetch] = useQuery({ query: DeploymentPageQuery, variables: { id } });
+  const [live, dispatch] = useReducer(liveReducer, emptyLive);
+  // The subscription starts once, after the first answer, from the last
+  // line that answer held; a reconnect resubscribes with the same start and
+  // the duplicates are merged away by seq.
+  const [logsAfter, setLogsAfter] = useState<number | null>(null);
+  const [liveError, setLiveError] = useState<CombinedError | null>(null);
+
+  useEffect(() => {
+    dispatch({ type: "reset" });
+    setLogsAfter(null);
+    setLiveError(null);
+  }, [id]);
+
+  const fetched = result.data?.deployment;
+  useEffect(() => {
+    if (!fetched) return;
+    dispatch({ type: "deployment", deployment: fetched });
+    dispatch({ type: "lines", lines: fetched.logs.lines });
+    setLogsAfter((prev) => prev ?? fetched.logs.lastSeq);
+  }, [fetched]);
+
+  useSubscriptionEvents(
+    DeploymentLiveSubscription,
+    { id, logsAfter: logsAfter ?? 0 },
+    (data) => {
+      const e = data.deploymentEvents;
+      dispatch({ type: "deployment", deployment: e.deployment });
+      dispatch({ type: "lines", lines: e.logLines });
+      setLiveError(null);
+    },
+    { pause: logsAfter === null, onError: setLiveError },
+  );
+
+  useOnReconnect(() => refetch({ requestPolicy: "network-only" }));
+
+  const d = live.deployment;
+  if (!d) {
+    if (result.error) return <ErrorMessage error={result.error} context="Loading the deploy" onRetry={() => refetch({ requestPolicy: "network-only" })} />;
+    if (result.fetching || !result.data) return <Loading label="Loading the deploy…" />;
+    return (
+      <Empty title={`No deploy ${id}.`}>
+        It does not exist, or your identity may not read it. <Link to="/deployments">All deploys</Link>
+      </Empty>
+    );
+  }
+
+  const final = isFinal(d.state);
+  const title = `${d.application} → ${d.environment}`;
+  return (
+    <article className={styles.page} aria-labelledby="deployment-title">
+      <nav aria-label="Breadcrumb" className={styles.crumbs}>
+        <Link to="/deployments">Deployments</Link> <span aria-hidden="true">›</span> <span className="m-mono">{d.id}</span>
+      </nav>
+      <header className={styles.header}>
+        <div className={styles.headline}>
+          <h1 id="deployment-title">{title}</h1>
+          <StateBadge state={d.state} size="large" />
+          {d.dryRun && <span className={styles.tag}>dry run</span>}
+        </div>
+        <div className={styles.actions}>
+          <CancelDeployment id={d.id} title={title} canCancel={d.canCancel && !final} cancelRequested={d.cancelRequested && !final} />
+        </div>
+      </header>
+      <p className="m-muted">
+        Tenant <strong>{d.tenant}</strong> · {d.artifact.name} <strong>{d.artifact.version}</strong> · requested by <span className="m-mono">{d.requester}</span>
+        {d.currentStep && !final && (
+          <>
+            {" "}
+            · on step <strong>{d.currentStep}</strong>
+          </>
+        )}
+      </p>
+      {d.error && (
+        <div className={styles.failure} role="alert">
+          <strong>Failed:</strong> <span className="m-mono">{d.error}</span>
+        </div>
+      )}
+      {liveError && <ErrorMessage error={liveError} context="Following the deploy live" />}
+      <div className={styles.grid}>
+        <div className={styles.side}>
+          <DeploymentFacts deployment={d} />
+        </div>
+        <div className={styles.main}>
+          <section className="m-card" aria-labelledby="steps-title">
+            <h2 id="steps-title" className={styles.cardTitle}>
+              Steps
+            </h2>
+            <StepsTimeline plan={d.plan.steps} steps={d.steps} currentStep={d.currentStep} />
+          </section>
+          <section className="m-card" aria-labelledby="log-title">
+            <h2 id="log-title" className={styles.cardTitle}>
+              Log
+            </h2>
+            <LogViewer lines={live.lines} live={!final} />
+          </section>
+        </div>
+      </div>
+    </article>
+  );
+}

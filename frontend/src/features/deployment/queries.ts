@@ -1,0 +1,123 @@
+import { graphql } from "../../gql";
+
+export const DeploymentViewFragment = graphql(`
+  fragment DeploymentView on Deployment {
+    id
+    tenant
+    application
+    environment
+    state
+    requester
+    createdAt
+    startedAt
+    finishedAt
+    updatedAt
+    dryRun
+    release
+    artifact {
+      type
+      name
+      version
+      source
+      pinnedSha256
+    }
+    sha256
+    labels {
+      key
+      value
+    }
+    plan {
+      steps {
+        name
+        type
+        maxRetries
+        timeoutSeconds
+        mandatory
+      }
+    }
+    effective {
+      plugin
+      targets {
+        name
+        host
+        port
+        user
+        path
+      }
+      healthChecks
+      secretNames
+      configSource
+      configRevision
+    }
+    decision {
+      rule
+      requires
+      reason
+    }
+    currentStep
+    error
+    cancelRequested
+    canCancel
+    steps {
+      name
+      position
+      type
+      state
+      attempts
+      startedAt
+      finishedAt
+      durationMs
+      output {
+        key
+        value
+      }
+      error
+    }
+  }
+`);
+
+export const LogLineViewFragment = graphql(`
+  fragment LogLineView on LogLine {
+    seq
+    time
+    step
+    level
+    message
+  }
+`);
+
+export const DeploymentPageQuery = graphql(`
+  query DeploymentPage($id: ID!) {
+    deployment(id: $id) {
+      ...DeploymentView
+      logs(after: 0, limit: 1000) {
+        lines {
+          ...LogLineView
+        }
+        lastSeq
+      }
+    }
+  }
+`);
+
+export const DeploymentLiveSubscription = graphql(`
+  subscription DeploymentLive($id: ID!, $logsAfter: Int) {
+    deploymentEvents(id: $id, logsAfter: $logsAfter) {
+      kind
+      deployment {
+        ...DeploymentView
+      }
+      logLines {
+        ...LogLineView
+      }
+    }
+  }
+`);
+
+export const CancelDeploymentMutation = graphql(`
+  mutation CancelDeployment($id: ID!) {
+    cancelDeployment(id: $id) {
+      ...DeploymentView
+    }
+  }
+`);

@@ -1,0 +1,137 @@
+import { useEffect, useRef, useState } from "react";
+import { Link } from "react-router";
+import { useQuery } from "urql";
+import type { InFlightFragment } from "../../gql/graphql";
+import { useOnReconnect } from "../../shared/api/connection";
+import { useSubscriptionEvents } from "../../shared/api/live";
+import { ErrorMessage } from "../../shared/ErrorMessage";
+import { shortSha } from "../../shared/format";
+import { PageHeader } from "../../shared/Layout";
+import { Empty, Loading } from "../../shared/Placeholder";
+import { StateBadge } from "../../shared/StateBadge";
+import { isFinal } from "../../shared/states";
+import { Time } from "../../shared/time";
+import { buildMatrix, cellKey } from "./matrix";
+import { EnvironmentsFeedSubscription, EnvironmentsPageQuery } from "./queries";
+import styles from "./EnvironmentsPage.module.css";
+
+/** The release in service of each application in each environment, and what is being deployed there now. */
+export function EnvironmentsPage() {
+  const [result, refetch] = useQuery({ query: EnvironmentsPageQuery });
+  const [inFlight, setInFlight] = useState<Map<string, InFlightFragment>>(() => new Map());
+  const refresh = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+
+  useEffect(() => {
+    if (!result.data) return;
+    const m = new Map<string, InFlightFragment>();
+    for (const d of result.data.activity) m.set(cellKey(d.tenant, d.application, d.environment), d);
+    setInFlight(m);
+  }, [result.data]);
+
+  useEffect(() => () => clearTimeout(refresh.current), []);
+
+  useSubscriptionEvents(EnvironmentsFeedSubscription, {}, (data) => {
+    const d = data.activity.deployment;
+    const key = cellKey(d.tenant, d.application, d.environment);
+    setInFlight((m) => {
+      const current = m.get(key);
+      if (isFinal(d.state)) {
+        if (current?.id !== d.id) return m;
+        const next = new Map(m);
+        next.delete(key);
+        return next;
+      }
+      if (current && current.id !== d.id && current.state === "PENDING" && d.state !== "PENDING") return m; // the running one wins the cell
+      return new Map(m).set(key, d);
+    });
+    if (isFinal(d.state)) {
+      // A deploy that ends may have changed the release in service: read the
+      // inventory again, once per burst of endings.
+      clearTimeout(refresh.current);
+      refresh.current = setTimeout(() => refetch({ requestPolicy: "network-only" }), 250);
+    }
+  });
+  useOnReconnect(() => refetch({ requestPolicy: "network-only" }));
+
+  const inventory = result.data?.inventory;
+  const matrix = inventory ? buildMatrix(inventory, [...inFlight.values()]) : null;
+
+  return (
+    <>
+      <PageHeader title="Environments" subtitle="The release in service of every application in every environment, updated live." />
+      {result.error && <ErrorMessage error={result.error} context="Loading the environments" onRetry={() => refetch({ requestPolicy: "network-only" })} />}
+      {!matrix ? (
+        !result.error && <Loading label="Loading the environments…" />
+      ) : matrix.tenants.length === 0 ? (
+        <div className="m-card">
+          <Empty title="No release in service yet.">An application appears here after its first successful deploy.</Empty>
+        </div>
+      ) : (
+        <div className={`m-card m-table-wrap ${styles.wrap}`}>
+          <table className={`m-table ${styles.matrix}`}>
+            <thead>
+              <tr>
+                <th scope="col">Application</th>
+                {matrix.environments.map((env) => (
+                  <th key={env} scope="col">
+                    {env}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            {matrix.tenants.map(({ tenant, applications }) => (
+              <tbody key={tenant}>
+                {matrix.tenants.length > 1 && (
+                  <tr className={styles.tenantRow}>
+                    <th scope="rowgroup" colSpan={matrix.environments.length + 1}>
+                      {tenant}
+                    </th>
+                  </tr>
+                )}
+                {applications.map((app) => (
+                  <tr key={app}>
+                    <th scope="row" className={styles.app}>
+                      {app}
+                      {matrix.tenants.length === 1 && <div className="m-muted">{tenant}</div>}
+                    </th>
+                    {matrix.environments.map((env) => {
+                      const entry = matrix.cell(tenant, app, env);
+                      const moving = inFlight.get(cellKey(tenant, app, env));
+                      return (
+                        <td key={env} className={styles.cell} data-environment={env}>
+                          {entry ? (
+                            <>
+                              <Link
+                                to={`/deployments/${encodeURIComponent(entry.deploymentId)}`}
+                                className={styles.version}
+                                title={entry.sha256 ? `sha256 ${entry.sha256}` : undefined}
+                              >
+                                {entry.artifact.version}
+                              </Link>
+                              <div className={styles.when}>
+                                <Time iso={entry.deployedAt} /> <span className="m-muted">by</span> <span className="m-mono">{entry.deployedBy}</span>
+                              </div>
+                              {entry.sha256 && <div className={`m-mono m-muted ${styles.sha}`}>{shortSha(entry.sha256)}</div>}
+                            </>
+                          ) : (
+                            <span className="m-muted">not deployed</span>
+                          )}
+                          {moving && (
+                            <Link to={`/deployments/${encodeURIComponent(moving.id)}`} className={styles.moving}>
+                              <StateBadge state={moving.state} size="small" /> {moving.artifact.version}
+                              {moving.currentStep && moving.state === "PENDING" && <span className="m-muted"> · {moving.currentStep}</span>}
+                            </Link>
+                          )}
+                        </td>
+                      );
+                    })}
+                  </tr>
+                ))}
+              </tbody>
+            ))}
+          </table>
+        </div>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,55 @@
+import { graphql } from "../../gql";
+
+export const WallDeploymentFragment = graphql(`
+  fragment WallDeployment on Deployment {
+    id
+    tenant
+    application
+    environment
+    state
+    requester
+    createdAt
+    startedAt
+    finishedAt
+    updatedAt
+    artifact {
+      version
+    }
+    currentStep
+    error
+    plan {
+      steps {
+        name
+      }
+    }
+    steps {
+      name
+      state
+      error
+    }
+  }
+`);
+
+export const WallQuery = graphql(`
+  query Wall($failedStates: [DeploymentState!], $since: Time) {
+    activity(first: 200) {
+      ...WallDeployment
+    }
+    failed: deployments(filter: { states: $failedStates, createdAfter: $since }, first: 30) {
+      nodes {
+        ...WallDeployment
+      }
+    }
+  }
+`);
+
+export const WallFeedSubscription = graphql(`
+  subscription WallFeed {
+    activity {
+      kind
+      deployment {
+        ...WallDeployment
+      }
+    }
+  }
+`);

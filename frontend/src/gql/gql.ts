@@ -1,0 +1,148 @@
+/* eslint-disable */
+import * as types from './graphql';
+import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+
+/**
+ * Map of all GraphQL operations in the project.
+ *
+ * This map has several performance disadvantages:
+ * 1. It is not tree-shakeable, so it will include all operations in the project.
+ * 2. It is not minifiable, so the string of a GraphQL query will be multiple times inside the bundle.
+ * 3. It does not support dead code elimination, so it will add unused operations.
+ *
+ * Therefore it is highly recommended to use the babel or swc plugin for production.
+ * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
+ */
+type Documents = {
+    "\n  query AppViewer {\n    viewer {\n      subject\n    }\n  }\n": typeof types.AppViewerDocument,
+    "\n  fragment ActivityDeployment on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    requester\n    createdAt\n    startedAt\n    finishedAt\n    updatedAt\n    dryRun\n    artifact {\n      name\n      version\n    }\n    currentStep\n    error\n    plan {\n      steps {\n        name\n      }\n    }\n    steps {\n      name\n      state\n    }\n  }\n": typeof types.ActivityDeploymentFragmentDoc,
+    "\n  query ActivityPage {\n    activity(first: 200) {\n      ...ActivityDeployment\n    }\n    recent: deployments(first: 25) {\n      nodes {\n        ...ActivityDeployment\n      }\n    }\n  }\n": typeof types.ActivityPageDocument,
+    "\n  subscription ActivityFeed {\n    activity {\n      kind\n      deployment {\n        ...ActivityDeployment\n      }\n    }\n  }\n": typeof types.ActivityFeedDocument,
+    "\n  fragment DeploymentView on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    requester\n    createdAt\n    startedAt\n    finishedAt\n    updatedAt\n    dryRun\n    release\n    artifact {\n      type\n      name\n      version\n      source\n      pinnedSha256\n    }\n    sha256\n    labels {\n      key\n      value\n    }\n    plan {\n      steps {\n        name\n        type\n        maxRetries\n        timeoutSeconds\n        mandatory\n      }\n    }\n    effective {\n      plugin\n      targets {\n        name\n        host\n        port\n        user\n        path\n      }\n      healthChecks\n      secretNames\n      configSource\n      configRevision\n    }\n    decision {\n      rule\n      requires\n      reason\n    }\n    currentStep\n    error\n    cancelRequested\n    canCancel\n    steps {\n      name\n      position\n      type\n      state\n      attempts\n      startedAt\n      finishedAt\n      durationMs\n      output {\n        key\n        value\n      }\n      error\n    }\n  }\n": typeof types.DeploymentViewFragmentDoc,
+    "\n  fragment LogLineView on LogLine {\n    seq\n    time\n    step\n    level\n    message\n  }\n": typeof types.LogLineViewFragmentDoc,
+    "\n  query DeploymentPage($id: ID!) {\n    deployment(id: $id) {\n      ...DeploymentView\n      logs(after: 0, limit: 1000) {\n        lines {\n          ...LogLineView\n        }\n        lastSeq\n      }\n    }\n  }\n": typeof types.DeploymentPageDocument,
+    "\n  subscription DeploymentLive($id: ID!, $logsAfter: Int) {\n    deploymentEvents(id: $id, logsAfter: $logsAfter) {\n      kind\n      deployment {\n        ...DeploymentView\n      }\n      logLines {\n        ...LogLineView\n      }\n    }\n  }\n": typeof types.DeploymentLiveDocument,
+    "\n  mutation CancelDeployment($id: ID!) {\n    cancelDeployment(id: $id) {\n      ...DeploymentView\n    }\n  }\n": typeof types.CancelDeploymentDocument,
+    "\n  query DeploymentsPage($filter: DeploymentFilter, $first: Int, $after: String) {\n    deployments(filter: $filter, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          id\n          tenant\n          application\n          environment\n          state\n          requester\n          createdAt\n          startedAt\n          finishedAt\n          dryRun\n          artifact {\n            name\n            version\n          }\n          currentStep\n          error\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": typeof types.DeploymentsPageDocument,
+    "\n  query DeploymentsSuggestions {\n    inventory {\n      tenant\n      application\n      environment\n    }\n  }\n": typeof types.DeploymentsSuggestionsDocument,
+    "\n  query EnvironmentsPage {\n    inventory {\n      tenant\n      application\n      environment\n      deploymentId\n      artifact {\n        name\n        version\n      }\n      sha256\n      deployedAt\n      deployedBy\n    }\n    activity(first: 200) {\n      ...InFlight\n    }\n  }\n": typeof types.EnvironmentsPageDocument,
+    "\n  fragment InFlight on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    updatedAt\n    artifact {\n      version\n    }\n    currentStep\n  }\n": typeof types.InFlightFragmentDoc,
+    "\n  subscription EnvironmentsFeed {\n    activity {\n      kind\n      deployment {\n        ...InFlight\n      }\n    }\n  }\n": typeof types.EnvironmentsFeedDocument,
+    "\n  query SignInViewer {\n    viewer {\n      subject\n    }\n  }\n": typeof types.SignInViewerDocument,
+    "\n  fragment WallDeployment on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    requester\n    createdAt\n    startedAt\n    finishedAt\n    updatedAt\n    artifact {\n      version\n    }\n    currentStep\n    error\n    plan {\n      steps {\n        name\n      }\n    }\n    steps {\n      name\n      state\n      error\n    }\n  }\n": typeof types.WallDeploymentFragmentDoc,
+    "\n  query Wall($failedStates: [DeploymentState!], $since: Time) {\n    activity(first: 200) {\n      ...WallDeployment\n    }\n    failed: deployments(filter: { states: $failedStates, createdAfter: $since }, first: 30) {\n      nodes {\n        ...WallDeployment\n      }\n    }\n  }\n": typeof types.WallDocument,
+    "\n  subscription WallFeed {\n    activity {\n      kind\n      deployment {\n        ...WallDeployment\n      }\n    }\n  }\n": typeof types.WallFeedDocument,
+};
+const documents: Documents = {
+    "\n  query AppViewer {\n    viewer {\n      subject\n    }\n  }\n": types.AppViewerDocument,
+    "\n  fragment ActivityDeployment on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    requester\n    createdAt\n    startedAt\n    finishedAt\n    updatedAt\n    dryRun\n    artifact {\n      name\n      version\n    }\n    currentStep\n    error\n    plan {\n      steps {\n        name\n      }\n    }\n    steps {\n      name\n      state\n    }\n  }\n": types.ActivityDeploymentFragmentDoc,
+    "\n  query ActivityPage {\n    activity(first: 200) {\n      ...ActivityDeployment\n    }\n    recent: deployments(first: 25) {\n      nodes {\n        ...ActivityDeployment\n      }\n    }\n  }\n": types.ActivityPageDocument,
+    "\n  subscription ActivityFeed {\n    activity {\n      kind\n      deployment {\n        ...ActivityDeployment\n      }\n    }\n  }\n": types.ActivityFeedDocument,
+    "\n  fragment DeploymentView on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    requester\n    createdAt\n    startedAt\n    finishedAt\n    updatedAt\n    dryRun\n    release\n    artifact {\n      type\n      name\n      version\n      source\n      pinnedSha256\n    }\n    sha256\n    labels {\n      key\n      value\n    }\n    plan {\n      steps {\n        name\n        type\n        maxRetries\n        timeoutSeconds\n        mandatory\n      }\n    }\n    effective {\n      plugin\n      targets {\n        name\n        host\n        port\n        user\n        path\n      }\n      healthChecks\n      secretNames\n      configSource\n      configRevision\n    }\n    decision {\n      rule\n      requires\n      reason\n    }\n    currentStep\n    error\n    cancelRequested\n    canCancel\n    steps {\n      name\n      position\n      type\n      state\n      attempts\n      startedAt\n      finishedAt\n      durationMs\n      output {\n        key\n        value\n      }\n      error\n    }\n  }\n": types.DeploymentViewFragmentDoc,
+    "\n  fragment LogLineView on LogLine {\n    seq\n    time\n    step\n    level\n    message\n  }\n": types.LogLineViewFragmentDoc,
+    "\n  query DeploymentPage($id: ID!) {\n    deployment(id: $id) {\n      ...DeploymentView\n      logs(after: 0, limit: 1000) {\n        lines {\n          ...LogLineView\n        }\n        lastSeq\n      }\n    }\n  }\n": types.DeploymentPageDocument,
+    "\n  subscription DeploymentLive($id: ID!, $logsAfter: Int) {\n    deploymentEvents(id: $id, logsAfter: $logsAfter) {\n      kind\n      deployment {\n        ...DeploymentView\n      }\n      logLines {\n        ...LogLineView\n      }\n    }\n  }\n": types.DeploymentLiveDocument,
+    "\n  mutation CancelDeployment($id: ID!) {\n    cancelDeployment(id: $id) {\n      ...DeploymentView\n    }\n  }\n": types.CancelDeploymentDocument,
+    "\n  query DeploymentsPage($filter: DeploymentFilter, $first: Int, $after: String) {\n    deployments(filter: $filter, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          id\n          tenant\n          application\n          environment\n          state\n          requester\n          createdAt\n          startedAt\n          finishedAt\n          dryRun\n          artifact {\n            name\n            version\n          }\n          currentStep\n          error\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n": types.DeploymentsPageDocument,
+    "\n  query DeploymentsSuggestions {\n    inventory {\n      tenant\n      application\n      environment\n    }\n  }\n": types.DeploymentsSuggestionsDocument,
+    "\n  query EnvironmentsPage {\n    inventory {\n      tenant\n      application\n      environment\n      deploymentId\n      artifact {\n        name\n        version\n      }\n      sha256\n      deployedAt\n      deployedBy\n    }\n    activity(first: 200) {\n      ...InFlight\n    }\n  }\n": types.EnvironmentsPageDocument,
+    "\n  fragment InFlight on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    updatedAt\n    artifact {\n      version\n    }\n    currentStep\n  }\n": types.InFlightFragmentDoc,
+    "\n  subscription EnvironmentsFeed {\n    activity {\n      kind\n      deployment {\n        ...InFlight\n      }\n    }\n  }\n": types.EnvironmentsFeedDocument,
+    "\n  query SignInViewer {\n    viewer {\n      subject\n    }\n  }\n": types.SignInViewerDocument,
+    "\n  fragment WallDeployment on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    requester\n    createdAt\n    startedAt\n    finishedAt\n    updatedAt\n    artifact {\n      version\n    }\n    currentStep\n    error\n    plan {\n      steps {\n        name\n      }\n    }\n    steps {\n      name\n      state\n      error\n    }\n  }\n": types.WallDeploymentFragmentDoc,
+    "\n  query Wall($failedStates: [DeploymentState!], $since: Time) {\n    activity(first: 200) {\n      ...WallDeployment\n    }\n    failed: deployments(filter: { states: $failedStates, createdAfter: $since }, first: 30) {\n      nodes {\n        ...WallDeployment\n      }\n    }\n  }\n": types.WallDocument,
+    "\n  subscription WallFeed {\n    activity {\n      kind\n      deployment {\n        ...WallDeployment\n      }\n    }\n  }\n": types.WallFeedDocument,
+};
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ *
+ *
+ * @example
+ * ```ts
+ * const query = graphql(`query GetUser($id: ID!) { user(id: $id) { name } }`);
+ * ```
+ *
+ * The query argument is unknown!
+ * Please regenerate the types.
+ */
+export function graphql(source: string): unknown;
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query AppViewer {\n    viewer {\n      subject\n    }\n  }\n"): (typeof documents)["\n  query AppViewer {\n    viewer {\n      subject\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment ActivityDeployment on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    requester\n    createdAt\n    startedAt\n    finishedAt\n    updatedAt\n    dryRun\n    artifact {\n      name\n      version\n    }\n    currentStep\n    error\n    plan {\n      steps {\n        name\n      }\n    }\n    steps {\n      name\n      state\n    }\n  }\n"): (typeof documents)["\n  fragment ActivityDeployment on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    requester\n    createdAt\n    startedAt\n    finishedAt\n    updatedAt\n    dryRun\n    artifact {\n      name\n      version\n    }\n    currentStep\n    error\n    plan {\n      steps {\n        name\n      }\n    }\n    steps {\n      name\n      state\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ActivityPage {\n    activity(first: 200) {\n      ...ActivityDeployment\n    }\n    recent: deployments(first: 25) {\n      nodes {\n        ...ActivityDeployment\n      }\n    }\n  }\n"): (typeof documents)["\n  query ActivityPage {\n    activity(first: 200) {\n      ...ActivityDeployment\n    }\n    recent: deployments(first: 25) {\n      nodes {\n        ...ActivityDeployment\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription ActivityFeed {\n    activity {\n      kind\n      deployment {\n        ...ActivityDeployment\n      }\n    }\n  }\n"): (typeof documents)["\n  subscription ActivityFeed {\n    activity {\n      kind\n      deployment {\n        ...ActivityDeployment\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment DeploymentView on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    requester\n    createdAt\n    startedAt\n    finishedAt\n    updatedAt\n    dryRun\n    release\n    artifact {\n      type\n      name\n      version\n      source\n      pinnedSha256\n    }\n    sha256\n    labels {\n      key\n      value\n    }\n    plan {\n      steps {\n        name\n        type\n        maxRetries\n        timeoutSeconds\n        mandatory\n      }\n    }\n    effective {\n      plugin\n      targets {\n        name\n        host\n        port\n        user\n        path\n      }\n      healthChecks\n      secretNames\n      configSource\n      configRevision\n    }\n    decision {\n      rule\n      requires\n      reason\n    }\n    currentStep\n    error\n    cancelRequested\n    canCancel\n    steps {\n      name\n      position\n      type\n      state\n      attempts\n      startedAt\n      finishedAt\n      durationMs\n      output {\n        key\n        value\n      }\n      error\n    }\n  }\n"): (typeof documents)["\n  fragment DeploymentView on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    requester\n    createdAt\n    startedAt\n    finishedAt\n    updatedAt\n    dryRun\n    release\n    artifact {\n      type\n      name\n      version\n      source\n      pinnedSha256\n    }\n    sha256\n    labels {\n      key\n      value\n    }\n    plan {\n      steps {\n        name\n        type\n        maxRetries\n        timeoutSeconds\n        mandatory\n      }\n    }\n    effective {\n      plugin\n      targets {\n        name\n        host\n        port\n        user\n        path\n      }\n      healthChecks\n      secretNames\n      configSource\n      configRevision\n    }\n    decision {\n      rule\n      requires\n      reason\n    }\n    currentStep\n    error\n    cancelRequested\n    canCancel\n    steps {\n      name\n      position\n      type\n      state\n      attempts\n      startedAt\n      finishedAt\n      durationMs\n      output {\n        key\n        value\n      }\n      error\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment LogLineView on LogLine {\n    seq\n    time\n    step\n    level\n    message\n  }\n"): (typeof documents)["\n  fragment LogLineView on LogLine {\n    seq\n    time\n    step\n    level\n    message\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DeploymentPage($id: ID!) {\n    deployment(id: $id) {\n      ...DeploymentView\n      logs(after: 0, limit: 1000) {\n        lines {\n          ...LogLineView\n        }\n        lastSeq\n      }\n    }\n  }\n"): (typeof documents)["\n  query DeploymentPage($id: ID!) {\n    deployment(id: $id) {\n      ...DeploymentView\n      logs(after: 0, limit: 1000) {\n        lines {\n          ...LogLineView\n        }\n        lastSeq\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription DeploymentLive($id: ID!, $logsAfter: Int) {\n    deploymentEvents(id: $id, logsAfter: $logsAfter) {\n      kind\n      deployment {\n        ...DeploymentView\n      }\n      logLines {\n        ...LogLineView\n      }\n    }\n  }\n"): (typeof documents)["\n  subscription DeploymentLive($id: ID!, $logsAfter: Int) {\n    deploymentEvents(id: $id, logsAfter: $logsAfter) {\n      kind\n      deployment {\n        ...DeploymentView\n      }\n      logLines {\n        ...LogLineView\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CancelDeployment($id: ID!) {\n    cancelDeployment(id: $id) {\n      ...DeploymentView\n    }\n  }\n"): (typeof documents)["\n  mutation CancelDeployment($id: ID!) {\n    cancelDeployment(id: $id) {\n      ...DeploymentView\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DeploymentsPage($filter: DeploymentFilter, $first: Int, $after: String) {\n    deployments(filter: $filter, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          id\n          tenant\n          application\n          environment\n          state\n          requester\n          createdAt\n          startedAt\n          finishedAt\n          dryRun\n          artifact {\n            name\n            version\n          }\n          currentStep\n          error\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"): (typeof documents)["\n  query DeploymentsPage($filter: DeploymentFilter, $first: Int, $after: String) {\n    deployments(filter: $filter, first: $first, after: $after) {\n      edges {\n        cursor\n        node {\n          id\n          tenant\n          application\n          environment\n          state\n          requester\n          createdAt\n          startedAt\n          finishedAt\n          dryRun\n          artifact {\n            name\n            version\n          }\n          currentStep\n          error\n        }\n      }\n      pageInfo {\n        hasNextPage\n        endCursor\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DeploymentsSuggestions {\n    inventory {\n      tenant\n      application\n      environment\n    }\n  }\n"): (typeof documents)["\n  query DeploymentsSuggestions {\n    inventory {\n      tenant\n      application\n      environment\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query EnvironmentsPage {\n    inventory {\n      tenant\n      application\n      environment\n      deploymentId\n      artifact {\n        name\n        version\n      }\n      sha256\n      deployedAt\n      deployedBy\n    }\n    activity(first: 200) {\n      ...InFlight\n    }\n  }\n"): (typeof documents)["\n  query EnvironmentsPage {\n    inventory {\n      tenant\n      application\n      environment\n      deploymentId\n      artifact {\n        name\n        version\n      }\n      sha256\n      deployedAt\n      deployedBy\n    }\n    activity(first: 200) {\n      ...InFlight\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment InFlight on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    updatedAt\n    artifact {\n      version\n    }\n    currentStep\n  }\n"): (typeof documents)["\n  fragment InFlight on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    updatedAt\n    artifact {\n      version\n    }\n    currentStep\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription EnvironmentsFeed {\n    activity {\n      kind\n      deployment {\n        ...InFlight\n      }\n    }\n  }\n"): (typeof documents)["\n  subscription EnvironmentsFeed {\n    activity {\n      kind\n      deployment {\n        ...InFlight\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query SignInViewer {\n    viewer {\n      subject\n    }\n  }\n"): (typeof documents)["\n  query SignInViewer {\n    viewer {\n      subject\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment WallDeployment on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    requester\n    createdAt\n    startedAt\n    finishedAt\n    updatedAt\n    artifact {\n      version\n    }\n    currentStep\n    error\n    plan {\n      steps {\n        name\n      }\n    }\n    steps {\n      name\n      state\n      error\n    }\n  }\n"): (typeof documents)["\n  fragment WallDeployment on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    requester\n    createdAt\n    startedAt\n    finishedAt\n    updatedAt\n    artifact {\n      version\n    }\n    currentStep\n    error\n    plan {\n      steps {\n        name\n      }\n    }\n    steps {\n      name\n      state\n      error\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Wall($failedStates: [DeploymentState!], $since: Time) {\n    activity(first: 200) {\n      ...WallDeployment\n    }\n    failed: deployments(filter: { states: $failedStates, createdAfter: $since }, first: 30) {\n      nodes {\n        ...WallDeployment\n      }\n    }\n  }\n"): (typeof documents)["\n  query Wall($failedStates: [DeploymentState!], $since: Time) {\n    activity(first: 200) {\n      ...WallDeployment\n    }\n    failed: deployments(filter: { states: $failedStates, createdAfter: $since }, first: 30) {\n      nodes {\n        ...WallDeployment\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription WallFeed {\n    activity {\n      kind\n      deployment {\n        ...WallDeployment\n      }\n    }\n  }\n"): (typeof documents)["\n  subscription WallFeed {\n    activity {\n      kind\n      deployment {\n        ...WallDeployment\n      }\n    }\n  }\n"];
+
+export function graphql(source: string) {
+  return (documents as any)[source] ?? {};
+}
+
+export type DocumentType<TDocumentNode extends DocumentNode<any, any>> = TDocumentNode extends DocumentNode<  infer TType,  any>  ? TType  : never;

@@ -1,0 +1,409 @@
+/* eslint-disable */
+import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+export type Maybe<T> = T | null;
+export type InputMaybe<T> = T | null | undefined;
+export type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+export type MakeOptional<T, K extends keyof T> = Omit<T, K> & { [SubKey in K]?: Maybe<T[SubKey]> };
+export type MakeMaybe<T, K extends keyof T> = Omit<T, K> & { [SubKey in K]: Maybe<T[SubKey]> };
+export type MakeEmpty<T extends { [key: string]: unknown }, K extends keyof T> = { [_ in K]?: never };
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+/** All built-in and custom scalars, mapped to their actual values */
+export type Scalars = {
+  ID: { input: string; output: string; }
+  String: { input: string; output: string; }
+  Boolean: { input: boolean; output: boolean; }
+  Int: { input: number; output: number; }
+  Float: { input: number; output: number; }
+  JSON: { input: unknown; output: unknown; }
+  Time: { input: string; output: string; }
+};
+
+export type Artifact = {
+  __typename?: 'Artifact';
+  name: Scalars['String']['output'];
+  /** The digest pinned by the descriptor, if any. */
+  pinnedSha256: Maybe<Scalars['String']['output']>;
+  source: Scalars['String']['output'];
+  type: Scalars['String']['output'];
+  version: Scalars['String']['output'];
+};
+
+export type Deployment = {
+  __typename?: 'Deployment';
+  application: Scalars['String']['output'];
+  artifact: Artifact;
+  /** Whether the viewer may cancel it now. */
+  canCancel: Scalars['Boolean']['output'];
+  cancelRequested: Scalars['Boolean']['output'];
+  createdAt: Scalars['Time']['output'];
+  currentStep: Maybe<Scalars['String']['output']>;
+  decision: GovernanceDecision;
+  dryRun: Scalars['Boolean']['output'];
+  effective: EffectiveDeploy;
+  environment: Scalars['String']['output'];
+  error: Maybe<Scalars['String']['output']>;
+  finishedAt: Maybe<Scalars['Time']['output']>;
+  id: Scalars['ID']['output'];
+  labels: Array<KeyValue>;
+  logs: LogConnection;
+  plan: Plan;
+  release: Maybe<Scalars['String']['output']>;
+  requester: Scalars['String']['output'];
+  /** SHA-256 of the artifact actually downloaded. */
+  sha256: Maybe<Scalars['String']['output']>;
+  startedAt: Maybe<Scalars['Time']['output']>;
+  state: DeploymentState;
+  /** The status JSON of DESIGN.md (snake_case), as the CLI and REST print it. */
+  status: Scalars['JSON']['output'];
+  steps: Array<Step>;
+  tenant: Scalars['String']['output'];
+  updatedAt: Scalars['Time']['output'];
+};
+
+
+export type DeploymentLogsArgs = {
+  after?: InputMaybe<Scalars['Int']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type DeploymentConnection = {
+  __typename?: 'DeploymentConnection';
+  edges: Array<DeploymentEdge>;
+  nodes: Array<Deployment>;
+  pageInfo: PageInfo;
+};
+
+export type DeploymentEdge = {
+  __typename?: 'DeploymentEdge';
+  cursor: Scalars['String']['output'];
+  node: Deployment;
+};
+
+/** A change of a deploy, pushed live. */
+export type DeploymentEvent = {
+  __typename?: 'DeploymentEvent';
+  deployment: Deployment;
+  kind: Scalars['String']['output'];
+  /** The log lines added since the previous event (kind log). */
+  logLines: Array<LogLine>;
+};
+
+export type DeploymentFilter = {
+  /** Only the deploys running or waiting. */
+  active?: InputMaybe<Scalars['Boolean']['input']>;
+  application?: InputMaybe<Scalars['String']['input']>;
+  createdAfter?: InputMaybe<Scalars['Time']['input']>;
+  createdBefore?: InputMaybe<Scalars['Time']['input']>;
+  environment?: InputMaybe<Scalars['String']['input']>;
+  requester?: InputMaybe<Scalars['String']['input']>;
+  states?: InputMaybe<Array<DeploymentState>>;
+  tenant?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type DeploymentState =
+  | 'AWAITING_APPROVAL'
+  | 'CANCELLED'
+  | 'DELAYED'
+  | 'DEPENDENCY_FAILED'
+  | 'ENQUEUED'
+  | 'ERROR'
+  | 'EXPIRED'
+  | 'MAX_RECOVERY_ATTEMPTS_EXCEEDED'
+  | 'PENDING'
+  | 'REJECTED'
+  | 'SCHEDULED'
+  | 'SUCCESS'
+  | 'WAITING_DEPENDENCY';
+
+/** The deploy as it runs: descriptor merged with the environment configuration. */
+export type EffectiveDeploy = {
+  __typename?: 'EffectiveDeploy';
+  configRevision: Maybe<Scalars['String']['output']>;
+  configSource: Maybe<Scalars['String']['output']>;
+  healthChecks: Array<Scalars['String']['output']>;
+  params: Array<KeyValue>;
+  plugin: Scalars['String']['output'];
+  secretNames: Array<Scalars['String']['output']>;
+  targets: Array<Target>;
+};
+
+export type GovernanceDecision = {
+  __typename?: 'GovernanceDecision';
+  reason: Maybe<Scalars['String']['output']>;
+  requires: Array<Scalars['String']['output']>;
+  rule: Maybe<Scalars['String']['output']>;
+};
+
+export type InventoryEntry = {
+  __typename?: 'InventoryEntry';
+  application: Scalars['String']['output'];
+  artifact: Artifact;
+  deployedAt: Scalars['Time']['output'];
+  deployedBy: Scalars['String']['output'];
+  deploymentId: Scalars['ID']['output'];
+  environment: Scalars['String']['output'];
+  sha256: Maybe<Scalars['String']['output']>;
+  tenant: Scalars['String']['output'];
+};
+
+export type KeyValue = {
+  __typename?: 'KeyValue';
+  key: Scalars['String']['output'];
+  value: Scalars['String']['output'];
+};
+
+export type LogConnection = {
+  __typename?: 'LogConnection';
+  /** Pass as after to read what follows. */
+  lastSeq: Scalars['Int']['output'];
+  lines: Array<LogLine>;
+};
+
+export type LogLine = {
+  __typename?: 'LogLine';
+  level: Scalars['String']['output'];
+  message: Scalars['String']['output'];
+  seq: Scalars['Int']['output'];
+  step: Maybe<Scalars['String']['output']>;
+  time: Scalars['Time']['output'];
+};
+
+export type Mutation = {
+  __typename?: 'Mutation';
+  _noop: Maybe<Scalars['Boolean']['output']>;
+  cancelDeployment: Deployment;
+  /** Submit a manent/v1 descriptor (YAML or JSON). With validateOnly, run every check and return the plan without enqueuing. */
+  submitDeployment: SubmitResult;
+};
+
+
+export type MutationCancelDeploymentArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationSubmitDeploymentArgs = {
+  descriptor: Scalars['String']['input'];
+  validateOnly?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+export type PageInfo = {
+  __typename?: 'PageInfo';
+  endCursor: Maybe<Scalars['String']['output']>;
+  hasNextPage: Scalars['Boolean']['output'];
+};
+
+export type Plan = {
+  __typename?: 'Plan';
+  steps: Array<PlannedStep>;
+};
+
+export type PlannedStep = {
+  __typename?: 'PlannedStep';
+  mandatory: Scalars['Boolean']['output'];
+  maxRetries: Scalars['Int']['output'];
+  name: Scalars['String']['output'];
+  /** Time limit of one run, in seconds. */
+  timeoutSeconds: Scalars['Int']['output'];
+  type: Scalars['String']['output'];
+};
+
+export type Query = {
+  __typename?: 'Query';
+  /** Everything running or waiting right now. */
+  activity: Array<Deployment>;
+  deployment: Maybe<Deployment>;
+  deployments: DeploymentConnection;
+  /** The release in service of every readable application and environment. */
+  inventory: Array<InventoryEntry>;
+  /** The signed-in identity. */
+  viewer: Viewer;
+};
+
+
+export type QueryActivityArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryDeploymentArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QueryDeploymentsArgs = {
+  after: InputMaybe<Scalars['String']['input']>;
+  filter: InputMaybe<DeploymentFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type Step = {
+  __typename?: 'Step';
+  attempts: Scalars['Int']['output'];
+  /** Duration in milliseconds once finished, or so far while running. */
+  durationMs: Maybe<Scalars['Int']['output']>;
+  error: Maybe<Scalars['String']['output']>;
+  finishedAt: Maybe<Scalars['Time']['output']>;
+  name: Scalars['String']['output'];
+  output: Array<KeyValue>;
+  position: Scalars['Int']['output'];
+  startedAt: Maybe<Scalars['Time']['output']>;
+  state: StepState;
+  type: Scalars['String']['output'];
+};
+
+export type StepState =
+  | 'CANCELLED'
+  | 'ERROR'
+  | 'PENDING'
+  | 'RUNNING'
+  | 'SKIPPED'
+  | 'SUCCESS';
+
+export type SubmitResult = {
+  __typename?: 'SubmitResult';
+  /** False when a deploy with this ID existed and was returned. */
+  created: Scalars['Boolean']['output'];
+  deployment: Deployment;
+  /** True for validateOnly: nothing was stored. */
+  validated: Scalars['Boolean']['output'];
+};
+
+export type Subscription = {
+  __typename?: 'Subscription';
+  _noop: Maybe<Scalars['Boolean']['output']>;
+  /** Every change of a readable deploy (the activity feed). */
+  activity: DeploymentEvent;
+  /** A deploy's state, steps and log lines; starts with its current state, ends after its final state. */
+  deploymentEvents: DeploymentEvent;
+};
+
+
+export type SubscriptionDeploymentEventsArgs = {
+  id: Scalars['ID']['input'];
+  logsAfter?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type Target = {
+  __typename?: 'Target';
+  host: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
+  path: Maybe<Scalars['String']['output']>;
+  port: Maybe<Scalars['Int']['output']>;
+  user: Maybe<Scalars['String']['output']>;
+};
+
+export type Viewer = {
+  __typename?: 'Viewer';
+  groups: Array<Scalars['String']['output']>;
+  /** token:<name> or oidc:<user>. */
+  subject: Scalars['String']['output'];
+};
+
+export type AppViewerQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type AppViewerQuery = { __typename?: 'Query', viewer: { __typename?: 'Viewer', subject: string } };
+
+export type ActivityDeploymentFragment = { __typename?: 'Deployment', id: string, tenant: string, application: string, environment: string, state: DeploymentState, requester: string, createdAt: string, startedAt: string | null, finishedAt: string | null, updatedAt: string, dryRun: boolean, currentStep: string | null, error: string | null, artifact: { __typename?: 'Artifact', name: string, version: string }, plan: { __typename?: 'Plan', steps: Array<{ __typename?: 'PlannedStep', name: string }> }, steps: Array<{ __typename?: 'Step', name: string, state: StepState }> };
+
+export type ActivityPageQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ActivityPageQuery = { __typename?: 'Query', activity: Array<{ __typename?: 'Deployment', id: string, tenant: string, application: string, environment: string, state: DeploymentState, requester: string, createdAt: string, startedAt: string | null, finishedAt: string | null, updatedAt: string, dryRun: boolean, currentStep: string | null, error: string | null, artifact: { __typename?: 'Artifact', name: string, version: string }, plan: { __typename?: 'Plan', steps: Array<{ __typename?: 'PlannedStep', name: string }> }, steps: Array<{ __typename?: 'Step', name: string, state: StepState }> }>, recent: { __typename?: 'DeploymentConnection', nodes: Array<{ __typename?: 'Deployment', id: string, tenant: string, application: string, environment: string, state: DeploymentState, requester: string, createdAt: string, startedAt: string | null, finishedAt: string | null, updatedAt: string, dryRun: boolean, currentStep: string | null, error: string | null, artifact: { __typename?: 'Artifact', name: string, version: string }, plan: { __typename?: 'Plan', steps: Array<{ __typename?: 'PlannedStep', name: string }> }, steps: Array<{ __typename?: 'Step', name: string, state: StepState }> }> } };
+
+export type ActivityFeedSubscriptionVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ActivityFeedSubscription = { __typename?: 'Subscription', activity: { __typename?: 'DeploymentEvent', kind: string, deployment: { __typename?: 'Deployment', id: string, tenant: string, application: string, environment: string, state: DeploymentState, requester: string, createdAt: string, startedAt: string | null, finishedAt: string | null, updatedAt: string, dryRun: boolean, currentStep: string | null, error: string | null, artifact: { __typename?: 'Artifact', name: string, version: string }, plan: { __typename?: 'Plan', steps: Array<{ __typename?: 'PlannedStep', name: string }> }, steps: Array<{ __typename?: 'Step', name: string, state: StepState }> } } };
+
+export type DeploymentViewFragment = { __typename?: 'Deployment', id: string, tenant: string, application: string, environment: string, state: DeploymentState, requester: string, createdAt: string, startedAt: string | null, finishedAt: string | null, updatedAt: string, dryRun: boolean, release: string | null, sha256: string | null, currentStep: string | null, error: string | null, cancelRequested: boolean, canCancel: boolean, artifact: { __typename?: 'Artifact', type: string, name: string, version: string, source: string, pinnedSha256: string | null }, labels: Array<{ __typename?: 'KeyValue', key: string, value: string }>, plan: { __typename?: 'Plan', steps: Array<{ __typename?: 'PlannedStep', name: string, type: string, maxRetries: number, timeoutSeconds: number, mandatory: boolean }> }, effective: { __typename?: 'EffectiveDeploy', plugin: string, healthChecks: Array<string>, secretNames: Array<string>, configSource: string | null, configRevision: string | null, targets: Array<{ __typename?: 'Target', name: string, host: string | null, port: number | null, user: string | null, path: string | null }> }, decision: { __typename?: 'GovernanceDecision', rule: string | null, requires: Array<string>, reason: string | null }, steps: Array<{ __typename?: 'Step', name: string, position: number, type: string, state: StepState, attempts: number, startedAt: string | null, finishedAt: string | null, durationMs: number | null, error: string | null, output: Array<{ __typename?: 'KeyValue', key: string, value: string }> }> };
+
+export type LogLineViewFragment = { __typename?: 'LogLine', seq: number, time: string, step: string | null, level: string, message: string };
+
+export type DeploymentPageQueryVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type DeploymentPageQuery = { __typename?: 'Query', deployment: { __typename?: 'Deployment', id: string, tenant: string, application: string, environment: string, state: DeploymentState, requester: string, createdAt: string, startedAt: string | null, finishedAt: string | null, updatedAt: string, dryRun: boolean, release: string | null, sha256: string | null, currentStep: string | null, error: string | null, cancelRequested: boolean, canCancel: boolean, logs: { __typename?: 'LogConnection', lastSeq: number, lines: Array<{ __typename?: 'LogLine', seq: number, time: string, step: string | null, level: string, message: string }> }, artifact: { __typename?: 'Artifact', type: string, name: string, version: string, source: string, pinnedSha256: string | null }, labels: Array<{ __typename?: 'KeyValue', key: string, value: string }>, plan: { __typename?: 'Plan', steps: Array<{ __typename?: 'PlannedStep', name: string, type: string, maxRetries: number, timeoutSeconds: number, mandatory: boolean }> }, effective: { __typename?: 'EffectiveDeploy', plugin: string, healthChecks: Array<string>, secretNames: Array<string>, configSource: string | null, configRevision: string | null, targets: Array<{ __typename?: 'Target', name: string, host: string | null, port: number | null, user: string | null, path: string | null }> }, decision: { __typename?: 'GovernanceDecision', rule: string | null, requires: Array<string>, reason: string | null }, steps: Array<{ __typename?: 'Step', name: string, position: number, type: string, state: StepState, attempts: number, startedAt: string | null, finishedAt: string | null, durationMs: number | null, error: string | null, output: Array<{ __typename?: 'KeyValue', key: string, value: string }> }> } | null };
+
+export type DeploymentLiveSubscriptionVariables = Exact<{
+  id: Scalars['ID']['input'];
+  logsAfter: InputMaybe<Scalars['Int']['input']>;
+}>;
+
+
+export type DeploymentLiveSubscription = { __typename?: 'Subscription', deploymentEvents: { __typename?: 'DeploymentEvent', kind: string, deployment: { __typename?: 'Deployment', id: string, tenant: string, application: string, environment: string, state: DeploymentState, requester: string, createdAt: string, startedAt: string | null, finishedAt: string | null, updatedAt: string, dryRun: boolean, release: string | null, sha256: string | null, currentStep: string | null, error: string | null, cancelRequested: boolean, canCancel: boolean, artifact: { __typename?: 'Artifact', type: string, name: string, version: string, source: string, pinnedSha256: string | null }, labels: Array<{ __typename?: 'KeyValue', key: string, value: string }>, plan: { __typename?: 'Plan', steps: Array<{ __typename?: 'PlannedStep', name: string, type: string, maxRetries: number, timeoutSeconds: number, mandatory: boolean }> }, effective: { __typename?: 'EffectiveDeploy', plugin: string, healthChecks: Array<string>, secretNames: Array<string>, configSource: string | null, configRevision: string | null, targets: Array<{ __typename?: 'Target', name: string, host: string | null, port: number | null, user: string | null, path: string | null }> }, decision: { __typename?: 'GovernanceDecision', rule: string | null, requires: Array<string>, reason: string | null }, steps: Array<{ __typename?: 'Step', name: string, position: number, type: string, state: StepState, attempts: number, startedAt: string | null, finishedAt: string | null, durationMs: number | null, error: string | null, output: Array<{ __typename?: 'KeyValue', key: string, value: string }> }> }, logLines: Array<{ __typename?: 'LogLine', seq: number, time: string, step: string | null, level: string, message: string }> } };
+
+export type CancelDeploymentMutationVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type CancelDeploymentMutation = { __typename?: 'Mutation', cancelDeployment: { __typename?: 'Deployment', id: string, tenant: string, application: string, environment: string, state: DeploymentState, requester: string, createdAt: string, startedAt: string | null, finishedAt: string | null, updatedAt: string, dryRun: boolean, release: string | null, sha256: string | null, currentStep: string | null, error: string | null, cancelRequested: boolean, canCancel: boolean, artifact: { __typename?: 'Artifact', type: string, name: string, version: string, source: string, pinnedSha256: string | null }, labels: Array<{ __typename?: 'KeyValue', key: string, value: string }>, plan: { __typename?: 'Plan', steps: Array<{ __typename?: 'PlannedStep', name: string, type: string, maxRetries: number, timeoutSeconds: number, mandatory: boolean }> }, effective: { __typename?: 'EffectiveDeploy', plugin: string, healthChecks: Array<string>, secretNames: Array<string>, configSource: string | null, configRevision: string | null, targets: Array<{ __typename?: 'Target', name: string, host: string | null, port: number | null, user: string | null, path: string | null }> }, decision: { __typename?: 'GovernanceDecision', rule: string | null, requires: Array<string>, reason: string | null }, steps: Array<{ __typename?: 'Step', name: string, position: number, type: string, state: StepState, attempts: number, startedAt: string | null, finishedAt: string | null, durationMs: number | null, error: string | null, output: Array<{ __typename?: 'KeyValue', key: string, value: string }> }> } };
+
+export type DeploymentsPageQueryVariables = Exact<{
+  filter: InputMaybe<DeploymentFilter>;
+  first: InputMaybe<Scalars['Int']['input']>;
+  after: InputMaybe<Scalars['String']['input']>;
+}>;
+
+
+export type DeploymentsPageQuery = { __typename?: 'Query', deployments: { __typename?: 'DeploymentConnection', edges: Array<{ __typename?: 'DeploymentEdge', cursor: string, node: { __typename?: 'Deployment', id: string, tenant: string, application: string, environment: string, state: DeploymentState, requester: string, createdAt: string, startedAt: string | null, finishedAt: string | null, dryRun: boolean, currentStep: string | null, error: string | null, artifact: { __typename?: 'Artifact', name: string, version: string } } }>, pageInfo: { __typename?: 'PageInfo', hasNextPage: boolean, endCursor: string | null } } };
+
+export type DeploymentsSuggestionsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DeploymentsSuggestionsQuery = { __typename?: 'Query', inventory: Array<{ __typename?: 'InventoryEntry', tenant: string, application: string, environment: string }> };
+
+export type EnvironmentsPageQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type EnvironmentsPageQuery = { __typename?: 'Query', inventory: Array<{ __typename?: 'InventoryEntry', tenant: string, application: string, environment: string, deploymentId: string, sha256: string | null, deployedAt: string, deployedBy: string, artifact: { __typename?: 'Artifact', name: string, version: string } }>, activity: Array<{ __typename?: 'Deployment', id: string, tenant: string, application: string, environment: string, state: DeploymentState, updatedAt: string, currentStep: string | null, artifact: { __typename?: 'Artifact', version: string } }> };
+
+export type InFlightFragment = { __typename?: 'Deployment', id: string, tenant: string, application: string, environment: string, state: DeploymentState, updatedAt: string, currentStep: string | null, artifact: { __typename?: 'Artifact', version: string } };
+
+export type EnvironmentsFeedSubscriptionVariables = Exact<{ [key: string]: never; }>;
+
+
+export type EnvironmentsFeedSubscription = { __typename?: 'Subscription', activity: { __typename?: 'DeploymentEvent', kind: string, deployment: { __typename?: 'Deployment', id: string, tenant: string, application: string, environment: string, state: DeploymentState, updatedAt: string, currentStep: string | null, artifact: { __typename?: 'Artifact', version: string } } } };
+
+export type SignInViewerQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type SignInViewerQuery = { __typename?: 'Query', viewer: { __typename?: 'Viewer', subject: string } };
+
+export type WallDeploymentFragment = { __typename?: 'Deployment', id: string, tenant: string, application: string, environment: string, state: DeploymentState, requester: string, createdAt: string, startedAt: string | null, finishedAt: string | null, updatedAt: string, currentStep: string | null, error: string | null, artifact: { __typename?: 'Artifact', version: string }, plan: { __typename?: 'Plan', steps: Array<{ __typename?: 'PlannedStep', name: string }> }, steps: Array<{ __typename?: 'Step', name: string, state: StepState, error: string | null }> };
+
+export type WallQueryVariables = Exact<{
+  failedStates: InputMaybe<Array<DeploymentState> | DeploymentState>;
+  since: InputMaybe<Scalars['Time']['input']>;
+}>;
+
+
+export type WallQuery = { __typename?: 'Query', activity: Array<{ __typename?: 'Deployment', id: string, tenant: string, application: string, environment: string, state: DeploymentState, requester: string, createdAt: string, startedAt: string | null, finishedAt: string | null, updatedAt: string, currentStep: string | null, error: string | null, artifact: { __typename?: 'Artifact', version: string }, plan: { __typename?: 'Plan', steps: Array<{ __typename?: 'PlannedStep', name: string }> }, steps: Array<{ __typename?: 'Step', name: string, state: StepState, error: string | null }> }>, failed: { __typename?: 'DeploymentConnection', nodes: Array<{ __typename?: 'Deployment', id: string, tenant: string, application: string, environment: string, state: DeploymentState, requester: string, createdAt: string, startedAt: string | null, finishedAt: string | null, updatedAt: string, currentStep: string | null, error: string | null, artifact: { __typename?: 'Artifact', version: string }, plan: { __typename?: 'Plan', steps: Array<{ __typename?: 'PlannedStep', name: string }> }, steps: Array<{ __typename?: 'Step', name: string, state: StepState, error: string | null }> }> } };
+
+export type WallFeedSubscriptionVariables = Exact<{ [key: string]: never; }>;
+
+
+export type WallFeedSubscription = { __typename?: 'Subscription', activity: { __typename?: 'DeploymentEvent', kind: string, deployment: { __typename?: 'Deployment', id: string, tenant: string, application: string, environment: string, state: DeploymentState, requester: string, createdAt: string, startedAt: string | null, finishedAt: string | null, updatedAt: string, currentStep: string | null, error: string | null, artifact: { __typename?: 'Artifact', version: string }, plan: { __typename?: 'Plan', steps: Array<{ __typename?: 'PlannedStep', name: string }> }, steps: Array<{ __typename?: 'Step', name: string, state: StepState, error: string | null }> } } };
+
+export const ActivityDeploymentFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ActivityDeployment"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Deployment"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"tenant"}},{"kind":"Field","name":{"kind":"Name","value":"application"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"requester"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"dryRun"}},{"kind":"Field","name":{"kind":"Name","value":"artifact"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"version"}}]}},{"kind":"Field","name":{"kind":"Name","value":"currentStep"}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"plan"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"state"}}]}}]}}]} as unknown as DocumentNode<ActivityDeploymentFragment, unknown>;
+export const DeploymentViewFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"DeploymentView"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Deployment"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"tenant"}},{"kind":"Field","name":{"kind":"Name","value":"application"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"requester"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"dryRun"}},{"kind":"Field","name":{"kind":"Name","value":"release"}},{"kind":"Field","name":{"kind":"Name","value":"artifact"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"source"}},{"kind":"Field","name":{"kind":"Name","value":"pinnedSha256"}}]}},{"kind":"Field","name":{"kind":"Name","value":"sha256"}},{"kind":"Field","name":{"kind":"Name","value":"labels"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"}},{"kind":"Field","name":{"kind":"Name","value":"value"}}]}},{"kind":"Field","name":{"kind":"Name","value":"plan"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"maxRetries"}},{"kind":"Field","name":{"kind":"Name","value":"timeoutSeconds"}},{"kind":"Field","name":{"kind":"Name","value":"mandatory"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"effective"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"plugin"}},{"kind":"Field","name":{"kind":"Name","value":"targets"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"host"}},{"kind":"Field","name":{"kind":"Name","value":"port"}},{"kind":"Field","name":{"kind":"Name","value":"user"}},{"kind":"Field","name":{"kind":"Name","value":"path"}}]}},{"kind":"Field","name":{"kind":"Name","value":"healthChecks"}},{"kind":"Field","name":{"kind":"Name","value":"secretNames"}},{"kind":"Field","name":{"kind":"Name","value":"configSource"}},{"kind":"Field","name":{"kind":"Name","value":"configRevision"}}]}},{"kind":"Field","name":{"kind":"Name","value":"decision"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"rule"}},{"kind":"Field","name":{"kind":"Name","value":"requires"}},{"kind":"Field","name":{"kind":"Name","value":"reason"}}]}},{"kind":"Field","name":{"kind":"Name","value":"currentStep"}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"cancelRequested"}},{"kind":"Field","name":{"kind":"Name","value":"canCancel"}},{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"position"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"attempts"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}},{"kind":"Field","name":{"kind":"Name","value":"durationMs"}},{"kind":"Field","name":{"kind":"Name","value":"output"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"}},{"kind":"Field","name":{"kind":"Name","value":"value"}}]}},{"kind":"Field","name":{"kind":"Name","value":"error"}}]}}]}}]} as unknown as DocumentNode<DeploymentViewFragment, unknown>;
+export const LogLineViewFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"LogLineView"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"LogLine"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"seq"}},{"kind":"Field","name":{"kind":"Name","value":"time"}},{"kind":"Field","name":{"kind":"Name","value":"step"}},{"kind":"Field","name":{"kind":"Name","value":"level"}},{"kind":"Field","name":{"kind":"Name","value":"message"}}]}}]} as unknown as DocumentNode<LogLineViewFragment, unknown>;
+export const InFlightFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"InFlight"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Deployment"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"tenant"}},{"kind":"Field","name":{"kind":"Name","value":"application"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"artifact"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"version"}}]}},{"kind":"Field","name":{"kind":"Name","value":"currentStep"}}]}}]} as unknown as DocumentNode<InFlightFragment, unknown>;
+export const WallDeploymentFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WallDeployment"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Deployment"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"tenant"}},{"kind":"Field","name":{"kind":"Name","value":"application"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"requester"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"artifact"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"version"}}]}},{"kind":"Field","name":{"kind":"Name","value":"currentStep"}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"plan"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"error"}}]}}]}}]} as unknown as DocumentNode<WallDeploymentFragment, unknown>;
+export const AppViewerDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"AppViewer"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"viewer"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"subject"}}]}}]}}]} as unknown as DocumentNode<AppViewerQuery, AppViewerQueryVariables>;
+export const ActivityPageDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ActivityPage"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"activity"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"200"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ActivityDeployment"}}]}},{"kind":"Field","alias":{"kind":"Name","value":"recent"},"name":{"kind":"Name","value":"deployments"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"25"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ActivityDeployment"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ActivityDeployment"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Deployment"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"tenant"}},{"kind":"Field","name":{"kind":"Name","value":"application"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"requester"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"dryRun"}},{"kind":"Field","name":{"kind":"Name","value":"artifact"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"version"}}]}},{"kind":"Field","name":{"kind":"Name","value":"currentStep"}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"plan"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"state"}}]}}]}}]} as unknown as DocumentNode<ActivityPageQuery, ActivityPageQueryVariables>;
+export const ActivityFeedDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"subscription","name":{"kind":"Name","value":"ActivityFeed"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"activity"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"kind"}},{"kind":"Field","name":{"kind":"Name","value":"deployment"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ActivityDeployment"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ActivityDeployment"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Deployment"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"tenant"}},{"kind":"Field","name":{"kind":"Name","value":"application"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"requester"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"dryRun"}},{"kind":"Field","name":{"kind":"Name","value":"artifact"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"version"}}]}},{"kind":"Field","name":{"kind":"Name","value":"currentStep"}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"plan"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"state"}}]}}]}}]} as unknown as DocumentNode<ActivityFeedSubscription, ActivityFeedSubscriptionVariables>;
+export const DeploymentPageDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"DeploymentPage"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"deployment"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"DeploymentView"}},{"kind":"Field","name":{"kind":"Name","value":"logs"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"after"},"value":{"kind":"IntValue","value":"0"}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"IntValue","value":"1000"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"lines"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"LogLineView"}}]}},{"kind":"Field","name":{"kind":"Name","value":"lastSeq"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"DeploymentView"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Deployment"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"tenant"}},{"kind":"Field","name":{"kind":"Name","value":"application"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"requester"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"dryRun"}},{"kind":"Field","name":{"kind":"Name","value":"release"}},{"kind":"Field","name":{"kind":"Name","value":"artifact"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"source"}},{"kind":"Field","name":{"kind":"Name","value":"pinnedSha256"}}]}},{"kind":"Field","name":{"kind":"Name","value":"sha256"}},{"kind":"Field","name":{"kind":"Name","value":"labels"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"}},{"kind":"Field","name":{"kind":"Name","value":"value"}}]}},{"kind":"Field","name":{"kind":"Name","value":"plan"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"maxRetries"}},{"kind":"Field","name":{"kind":"Name","value":"timeoutSeconds"}},{"kind":"Field","name":{"kind":"Name","value":"mandatory"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"effective"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"plugin"}},{"kind":"Field","name":{"kind":"Name","value":"targets"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"host"}},{"kind":"Field","name":{"kind":"Name","value":"port"}},{"kind":"Field","name":{"kind":"Name","value":"user"}},{"kind":"Field","name":{"kind":"Name","value":"path"}}]}},{"kind":"Field","name":{"kind":"Name","value":"healthChecks"}},{"kind":"Field","name":{"kind":"Name","value":"secretNames"}},{"kind":"Field","name":{"kind":"Name","value":"configSource"}},{"kind":"Field","name":{"kind":"Name","value":"configRevision"}}]}},{"kind":"Field","name":{"kind":"Name","value":"decision"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"rule"}},{"kind":"Field","name":{"kind":"Name","value":"requires"}},{"kind":"Field","name":{"kind":"Name","value":"reason"}}]}},{"kind":"Field","name":{"kind":"Name","value":"currentStep"}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"cancelRequested"}},{"kind":"Field","name":{"kind":"Name","value":"canCancel"}},{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"position"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"attempts"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}},{"kind":"Field","name":{"kind":"Name","value":"durationMs"}},{"kind":"Field","name":{"kind":"Name","value":"output"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"}},{"kind":"Field","name":{"kind":"Name","value":"value"}}]}},{"kind":"Field","name":{"kind":"Name","value":"error"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"LogLineView"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"LogLine"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"seq"}},{"kind":"Field","name":{"kind":"Name","value":"time"}},{"kind":"Field","name":{"kind":"Name","value":"step"}},{"kind":"Field","name":{"kind":"Name","value":"level"}},{"kind":"Field","name":{"kind":"Name","value":"message"}}]}}]} as unknown as DocumentNode<DeploymentPageQuery, DeploymentPageQueryVariables>;
+export const DeploymentLiveDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"subscription","name":{"kind":"Name","value":"DeploymentLive"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"logsAfter"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"deploymentEvents"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"logsAfter"},"value":{"kind":"Variable","name":{"kind":"Name","value":"logsAfter"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"kind"}},{"kind":"Field","name":{"kind":"Name","value":"deployment"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"DeploymentView"}}]}},{"kind":"Field","name":{"kind":"Name","value":"logLines"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"LogLineView"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"DeploymentView"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Deployment"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"tenant"}},{"kind":"Field","name":{"kind":"Name","value":"application"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"requester"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"dryRun"}},{"kind":"Field","name":{"kind":"Name","value":"release"}},{"kind":"Field","name":{"kind":"Name","value":"artifact"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"source"}},{"kind":"Field","name":{"kind":"Name","value":"pinnedSha256"}}]}},{"kind":"Field","name":{"kind":"Name","value":"sha256"}},{"kind":"Field","name":{"kind":"Name","value":"labels"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"}},{"kind":"Field","name":{"kind":"Name","value":"value"}}]}},{"kind":"Field","name":{"kind":"Name","value":"plan"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"maxRetries"}},{"kind":"Field","name":{"kind":"Name","value":"timeoutSeconds"}},{"kind":"Field","name":{"kind":"Name","value":"mandatory"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"effective"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"plugin"}},{"kind":"Field","name":{"kind":"Name","value":"targets"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"host"}},{"kind":"Field","name":{"kind":"Name","value":"port"}},{"kind":"Field","name":{"kind":"Name","value":"user"}},{"kind":"Field","name":{"kind":"Name","value":"path"}}]}},{"kind":"Field","name":{"kind":"Name","value":"healthChecks"}},{"kind":"Field","name":{"kind":"Name","value":"secretNames"}},{"kind":"Field","name":{"kind":"Name","value":"configSource"}},{"kind":"Field","name":{"kind":"Name","value":"configRevision"}}]}},{"kind":"Field","name":{"kind":"Name","value":"decision"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"rule"}},{"kind":"Field","name":{"kind":"Name","value":"requires"}},{"kind":"Field","name":{"kind":"Name","value":"reason"}}]}},{"kind":"Field","name":{"kind":"Name","value":"currentStep"}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"cancelRequested"}},{"kind":"Field","name":{"kind":"Name","value":"canCancel"}},{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"position"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"attempts"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}},{"kind":"Field","name":{"kind":"Name","value":"durationMs"}},{"kind":"Field","name":{"kind":"Name","value":"output"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"}},{"kind":"Field","name":{"kind":"Name","value":"value"}}]}},{"kind":"Field","name":{"kind":"Name","value":"error"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"LogLineView"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"LogLine"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"seq"}},{"kind":"Field","name":{"kind":"Name","value":"time"}},{"kind":"Field","name":{"kind":"Name","value":"step"}},{"kind":"Field","name":{"kind":"Name","value":"level"}},{"kind":"Field","name":{"kind":"Name","value":"message"}}]}}]} as unknown as DocumentNode<DeploymentLiveSubscription, DeploymentLiveSubscriptionVariables>;
+export const CancelDeploymentDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CancelDeployment"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"cancelDeployment"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"DeploymentView"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"DeploymentView"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Deployment"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"tenant"}},{"kind":"Field","name":{"kind":"Name","value":"application"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"requester"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"dryRun"}},{"kind":"Field","name":{"kind":"Name","value":"release"}},{"kind":"Field","name":{"kind":"Name","value":"artifact"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"source"}},{"kind":"Field","name":{"kind":"Name","value":"pinnedSha256"}}]}},{"kind":"Field","name":{"kind":"Name","value":"sha256"}},{"kind":"Field","name":{"kind":"Name","value":"labels"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"}},{"kind":"Field","name":{"kind":"Name","value":"value"}}]}},{"kind":"Field","name":{"kind":"Name","value":"plan"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"maxRetries"}},{"kind":"Field","name":{"kind":"Name","value":"timeoutSeconds"}},{"kind":"Field","name":{"kind":"Name","value":"mandatory"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"effective"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"plugin"}},{"kind":"Field","name":{"kind":"Name","value":"targets"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"host"}},{"kind":"Field","name":{"kind":"Name","value":"port"}},{"kind":"Field","name":{"kind":"Name","value":"user"}},{"kind":"Field","name":{"kind":"Name","value":"path"}}]}},{"kind":"Field","name":{"kind":"Name","value":"healthChecks"}},{"kind":"Field","name":{"kind":"Name","value":"secretNames"}},{"kind":"Field","name":{"kind":"Name","value":"configSource"}},{"kind":"Field","name":{"kind":"Name","value":"configRevision"}}]}},{"kind":"Field","name":{"kind":"Name","value":"decision"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"rule"}},{"kind":"Field","name":{"kind":"Name","value":"requires"}},{"kind":"Field","name":{"kind":"Name","value":"reason"}}]}},{"kind":"Field","name":{"kind":"Name","value":"currentStep"}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"cancelRequested"}},{"kind":"Field","name":{"kind":"Name","value":"canCancel"}},{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"position"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"attempts"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}},{"kind":"Field","name":{"kind":"Name","value":"durationMs"}},{"kind":"Field","name":{"kind":"Name","value":"output"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"key"}},{"kind":"Field","name":{"kind":"Name","value":"value"}}]}},{"kind":"Field","name":{"kind":"Name","value":"error"}}]}}]}}]} as unknown as DocumentNode<CancelDeploymentMutation, CancelDeploymentMutationVariables>;
+export const DeploymentsPageDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"DeploymentsPage"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"filter"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"DeploymentFilter"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"first"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"after"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"deployments"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"Variable","name":{"kind":"Name","value":"filter"}}},{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"Variable","name":{"kind":"Name","value":"first"}}},{"kind":"Argument","name":{"kind":"Name","value":"after"},"value":{"kind":"Variable","name":{"kind":"Name","value":"after"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"edges"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"cursor"}},{"kind":"Field","name":{"kind":"Name","value":"node"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"tenant"}},{"kind":"Field","name":{"kind":"Name","value":"application"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"requester"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}},{"kind":"Field","name":{"kind":"Name","value":"dryRun"}},{"kind":"Field","name":{"kind":"Name","value":"artifact"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"version"}}]}},{"kind":"Field","name":{"kind":"Name","value":"currentStep"}},{"kind":"Field","name":{"kind":"Name","value":"error"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"pageInfo"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"hasNextPage"}},{"kind":"Field","name":{"kind":"Name","value":"endCursor"}}]}}]}}]}}]} as unknown as DocumentNode<DeploymentsPageQuery, DeploymentsPageQueryVariables>;
+export const DeploymentsSuggestionsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"DeploymentsSuggestions"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"inventory"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"tenant"}},{"kind":"Field","name":{"kind":"Name","value":"application"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}}]}}]}}]} as unknown as DocumentNode<DeploymentsSuggestionsQuery, DeploymentsSuggestionsQueryVariables>;
+export const EnvironmentsPageDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"EnvironmentsPage"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"inventory"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"tenant"}},{"kind":"Field","name":{"kind":"Name","value":"application"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"deploymentId"}},{"kind":"Field","name":{"kind":"Name","value":"artifact"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"version"}}]}},{"kind":"Field","name":{"kind":"Name","value":"sha256"}},{"kind":"Field","name":{"kind":"Name","value":"deployedAt"}},{"kind":"Field","name":{"kind":"Name","value":"deployedBy"}}]}},{"kind":"Field","name":{"kind":"Name","value":"activity"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"200"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"InFlight"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"InFlight"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Deployment"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"tenant"}},{"kind":"Field","name":{"kind":"Name","value":"application"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"artifact"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"version"}}]}},{"kind":"Field","name":{"kind":"Name","value":"currentStep"}}]}}]} as unknown as DocumentNode<EnvironmentsPageQuery, EnvironmentsPageQueryVariables>;
+export const EnvironmentsFeedDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"subscription","name":{"kind":"Name","value":"EnvironmentsFeed"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"activity"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"kind"}},{"kind":"Field","name":{"kind":"Name","value":"deployment"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"InFlight"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"InFlight"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Deployment"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"tenant"}},{"kind":"Field","name":{"kind":"Name","value":"application"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"artifact"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"version"}}]}},{"kind":"Field","name":{"kind":"Name","value":"currentStep"}}]}}]} as unknown as DocumentNode<EnvironmentsFeedSubscription, EnvironmentsFeedSubscriptionVariables>;
+export const SignInViewerDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"SignInViewer"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"viewer"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"subject"}}]}}]}}]} as unknown as DocumentNode<SignInViewerQuery, SignInViewerQueryVariables>;
+export const WallDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"Wall"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"failedStates"}},"type":{"kind":"ListType","type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"DeploymentState"}}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"since"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Time"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"activity"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"200"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WallDeployment"}}]}},{"kind":"Field","alias":{"kind":"Name","value":"failed"},"name":{"kind":"Name","value":"deployments"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"ObjectValue","fields":[{"kind":"ObjectField","name":{"kind":"Name","value":"states"},"value":{"kind":"Variable","name":{"kind":"Name","value":"failedStates"}}},{"kind":"ObjectField","name":{"kind":"Name","value":"createdAfter"},"value":{"kind":"Variable","name":{"kind":"Name","value":"since"}}}]}},{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"IntValue","value":"30"}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WallDeployment"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WallDeployment"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Deployment"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"tenant"}},{"kind":"Field","name":{"kind":"Name","value":"application"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"requester"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"artifact"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"version"}}]}},{"kind":"Field","name":{"kind":"Name","value":"currentStep"}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"plan"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"error"}}]}}]}}]} as unknown as DocumentNode<WallQuery, WallQueryVariables>;
+export const WallFeedDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"subscription","name":{"kind":"Name","value":"WallFeed"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"activity"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"kind"}},{"kind":"Field","name":{"kind":"Name","value":"deployment"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WallDeployment"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WallDeployment"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Deployment"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"tenant"}},{"kind":"Field","name":{"kind":"Name","value":"application"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"requester"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"startedAt"}},{"kind":"Field","name":{"kind":"Name","value":"finishedAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"artifact"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"version"}}]}},{"kind":"Field","name":{"kind":"Name","value":"currentStep"}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"plan"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"steps"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"state"}},{"kind":"Field","name":{"kind":"Name","value":"error"}}]}}]}}]} as unknown as DocumentNode<WallFeedSubscription, WallFeedSubscriptionVariables>;

@@ -1,0 +1,31 @@
+import react from "@vitejs/plugin-react";
+import { defineConfig } from "vitest/config";
+
+// The dev server proxies the API to a running manent-server (make run), so
+// `npm run dev` shows live data: MANENT_SERVER=http://127.0.0.1:8080 by default.
+const apiTarget = process.env.MANENT_SERVER ?? "http://127.0.0.1:8080";
+
+export default defineConfig({
+  plugins: [react()],
+  build: {
+    // frontend/embed.go embeds this folder into manent-server.
+    outDir: "dist",
+    emptyOutDir: true,
+    target: "es2022",
+    chunkSizeWarningLimit: 1024,
+  },
+  server: {
+    proxy: {
+      "/graphql": { target: apiTarget, ws: true, changeOrigin: false },
+      "/api": { target: apiTarget },
+    },
+  },
+  test: {
+    environment: "happy-dom",
+    globals: true,
+    setupFiles: ["src/test/setup.ts"],
+    include: ["src/**/*.test.{ts,tsx}"],
+    css: { modules: { classNameStrategy: "non-scoped" } },
+    restoreMocks: true,
+  },
+});

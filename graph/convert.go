@@ -1,0 +1,252 @@
+package graph
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"manent.dev/manent/deploy"
+	"manent.dev/manent/graph/model"
+)
+
+// The converters below are the only crossing from the domain to the GraphQL
+// models: a field of deploy may change without changing the API.
+
+func toModelDeployment(d *deploy.Deployment) *model.Deployment {
+	labels := d.Effective.Labels
+	if len(labels) == 0 {
+		labels = d.Descriptor.Labels
+	}
+	return &model.Deployment{
+		ID:              d.ID,
+		Tenant:          d.Tenant,
+		Application:     d.Application,
+		Environment:     d.Environment,
+		State:           model.DeploymentState(d.State),
+		Requester:       d.Requester,
+		CreatedAt:       d.CreatedAt,
+		StartedAt:       d.StartedAt,
+		FinishedAt:      d.FinishedAt,
+		UpdatedAt:       d.UpdatedAt,
+		DryRun:          d.DryRun,
+		Release:         optional(d.Release),
+		Artifact:        toModelArtifact(d.Artifact),
+		Sha256:          optional(d.SHA256),
+		Labels:          toModelKeyValues(labels),
+		Plan:            toModelPlan(d.Plan),
+		Effective:       toModelEffective(d.Effective),
+		Decision:        toModelDecision(d.Decision),
+		CurrentStep:     optional(d.CurrentStep),
+		Error:           optional(d.Error),
+		CancelRequested: d.CancelRequested,
+		Steps:           toModelSteps(d, time.Now()),
+		Status:          deploy.NewStatus(d),
+	}
+}
+
+func toModelDeployments(ds []deploy.Deployment) []model.Deployment {
+	out := make([]model.Deployment, len(ds))
+	for i := range ds {
+		out[i] = *toModelDeployment(&ds[i])
+	}
+	return out
+}
+
+func toModelConnection(p deploy.Page) *model.DeploymentConnection {
+	conn := &model.DeploymentConnection{
+		Edges:    make([]model.DeploymentEdge, len(p.Items)),
+		Nodes:    toModelDeployments(p.Items),
+		PageInfo: &model.PageInfo{HasNextPage: p.HasNextPage, EndCursor: optional(p.EndCursor)},
+	}
+	for i := range conn.Nodes {
+		conn.Edges[i] = model.DeploymentEdge{Cursor: p.Cursor(i), Node: &conn.Nodes[i]}
+	}
+	return conn
+}
+
+func toModelArtifact(a deploy.Artifact) *model.Artifact {
+	return &model.Artifact{
+		Type: a.Type, Name: a.Name, Version: a.Version, Source: a.Source,
+		PinnedSha256: optional(a.SHA256),
+	}
+}
+
+func toModelPlan(p deploy.Plan) *model.Plan {
+	steps := make([]model.PlannedStep, len(p.Steps))
+	for i, s := range p.Steps {
+		steps[i] = model.PlannedStep{
+			Name: s.Name, Type: s.Type, MaxRetries: s.MaxRetries,
+			TimeoutSeconds: int(s.Timeout / time.Second), Mandatory: s.Mandatory,
+		}
+	}
+	return &model.Plan{Steps: steps}
+}
+
+func toModelEffective(e deploy.Effective) *model.EffectiveDeploy {
+	out := &model.EffectiveDeploy{
+		Plugin:         e.Plugin,
+		Targets:        make([]model.Target, len(e.Targets)),
+		Params:         toModelKeyValues(e.Params),
+		HealthChecks:   make([]string, len(e.Health)),
+		SecretNames:    make([]string, len(e.Secrets)),
+		ConfigSource:   optional(e.ConfigSource),
+		ConfigRevision: optional(e.ConfigRevision),
+	}
+	for i, t := range e.Targets {
+		out.Targets[i] = toModelTarget(t)
+	}
+	for i, h := range e.Health {
+		out.HealthChecks[i] = h.URL
+	}
+	// Only the names: a reference (file path, variable) is configuration the
+	// reader of a deploy has no need for.
+	for i, s := range e.Secrets {
+		out.SecretNames[i] = s.Name
+	}
+	return out
+}
+
+func toModelTarget(t deploy.Target) model.Target {
+	out := model.Target{
+		Host: optional(t.Host), User: optional(t.User), Path: optional(t.Path), Name: t.Name(),
+	}
+	if t.Port != 0 {
+		port := t.Port
+		out.Port = &port
+	}
+	return out
+}
+
+func toModelDecision(d deploy.Decision) *model.GovernanceDecision {
+	requires := d.Requires
+	if requires == nil {
+		requires = []string{}
+	}
+	return &model.GovernanceDecision{Rule: optional(d.Rule), Requires: requires, Reason: optional(d.Reason)}
+}
+
+// toModelSteps lists the recorded steps and, in plan order, the planned steps
+// that have not run yet as PENDING, so a client sees the whole pipeline (as
+// the status JSON does).
+func toModelSteps(d *deploy.Deployment, now time.Time) []model.Step {
+	recorded := make(map[string]deploy.Step, len(d.Steps))
+	for _, s := range d.Steps {
+		recorded[s.Name] = s
+	}
+	out := make([]model.Step, 0, max(len(d.Plan.Steps), len(d.Steps)))
+	planned := make(map[string]bool, len(d.Plan.Steps))
+	for i, p := range d.Plan.Steps {
+		planned[p.Name] = true
+		s, ok := recorded[p.Name]
+		if !ok {
+			s = deploy.Step{Name: p.Name, Type: p.Type, Position: i, State: deploy.StepPending}
+		}
+		out = append(out, toModelStep(s, now))
+	}
+	for _, s := range d.Steps {
+		if !planned[s.Name] {
+			out = append(out, toModelStep(s, now))
+		}
+	}
+	return out
+}
+
+func toModelStep(s deploy.Step, now time.Time) model.Step {
+	out := model.Step{
+		Name: s.Name, Position: s.Position, Type: s.Type, State: model.StepState(s.State),
+		Attempts: s.Attempts, StartedAt: s.StartedAt, FinishedAt: s.FinishedAt,
+		Output: toModelKeyValues(s.Output), Error: optional(s.Error),
+	}
+	if s.StartedAt != nil {
+		end := now
+		if s.FinishedAt != nil {
+			end = *s.FinishedAt
+		} else if s.State.Terminal() {
+			end = *s.StartedAt
+		}
+		ms := int(end.Sub(*s.StartedAt).Milliseconds())
+		out.DurationMs = &ms
+	}
+	return out
+}
+
+func toModelLogLines(lines []deploy.LogLine) []model.LogLine {
+	out := make([]model.LogLine, len(lines))
+	for i, l := range lines {
+		out[i] = model.LogLine{
+			Seq: int(l.Seq), Time: l.Time, Step: optional(l.Step), Level: l.Level, Message: l.Message,
+		}
+	}
+	return out
+}
+
+func toModelInventory(entries []deploy.InventoryEntry) []model.InventoryEntry {
+	out := make([]model.InventoryEntry, len(entries))
+	for i, e := range entries {
+		out[i] = model.InventoryEntry{
+			Tenant: e.Tenant, Application: e.Application, Environment: e.Environment,
+			DeploymentID: e.DeploymentID, Artifact: toModelArtifact(e.Artifact),
+			Sha256: optional(e.SHA256), DeployedAt: e.DeployedAt, DeployedBy: e.DeployedBy,
+		}
+	}
+	return out
+}
+
+func toModelViewer(id deploy.Identity) *model.Viewer {
+	groups := id.Groups
+	if groups == nil {
+		groups = []string{}
+	}
+	return &model.Viewer{Subject: id.Subject, Groups: groups}
+}
+
+// toModelKeyValues sorts by key so that a client diffing two reads sees no
+// change where there is none.
+func toModelKeyValues(m map[string]string) []model.KeyValue {
+	out := make([]model.KeyValue, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, model.KeyValue{Key: k, Value: m[k]})
+	}
+	return out
+}
+
+// toListFilter decodes the GraphQL filter; the Service adds what the caller
+// may read.
+func toListFilter(f *model.DeploymentFilter, first *int, after *string) deploy.ListFilter {
+	out := deploy.ListFilter{}
+	if first != nil {
+		out.First = *first
+	}
+	if after != nil {
+		out.After = *after
+	}
+	if f == nil {
+		return out
+	}
+	out.Tenant = deref(f.Tenant)
+	out.Application = deref(f.Application)
+	out.Environment = deref(f.Environment)
+	out.Requester = deref(f.Requester)
+	out.CreatedAfter = f.CreatedAfter
+	out.CreatedBefore = f.CreatedBefore
+	out.ActiveOnly = f.Active != nil && *f.Active
+	for _, s := range f.States {
+		out.States = append(out.States, deploy.State(s))
+	}
+	return out
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

@@ -1,0 +1,303 @@
+package graph
+
+import (
+	"context"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+
+	"manent.dev/manent/deploy"
+)
+
+// Kinds of Update, shared by the GraphQL subscriptions and the SSE stream.
+const (
+	KindSnapshot = "snapshot"
+	KindState    = "state"
+	KindStep     = "step"
+	KindLog      = "log"
+)
+
+// logPage is the most log lines one Update carries; a longer backlog is sent
+// as several log updates.
+const logPage = 1000
+
+// Update is one change of a deploy pushed to a live client: the deploy as
+// the caller may read it now and the log lines added since the previous
+// update.
+type Update struct {
+	Kind       string
+	Deployment *deploy.Deployment
+	Logs       []deploy.LogLine
+}
+
+// Live turns the events of deploy.Events into updates for one caller. Every
+// update is read through the Service with the caller's context, so each
+// event is authorized again.
+type Live struct {
+	Service deploy.Service
+	Events  deploy.Events
+	Logger  *slog.Logger
+}
+
+// Follow streams the updates of one deploy: first a snapshot with the log
+// lines after logsAfter, then an update per change. The channel closes
+// after the update that carries a final state (with every remaining log
+// line), when the caller may no longer read the deploy, on an error, or
+// when ctx ends. An error is returned only when the deploy cannot be read at
+// the start (ENOTFOUND, EUNAUTHENTICATED, ...).
+func (l Live) Follow(ctx context.Context, id string, logsAfter int64) (<-chan Update, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	// Subscribe before reading the snapshot: a change made in between is
+	// then seen as an event instead of being lost.
+	pending := drain(ctx, l.Events.Subscribe(ctx, id), false)
+	d, err := l.Service.Get(ctx, id)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	lines, err := l.Service.Logs(ctx, id, logsAfter, logPage)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	out := make(chan Update)
+	go func() {
+		defer cancel()
+		defer close(out)
+		f := follower{Live: l, id: id, out: out, seq: logsAfter}
+		if !f.send(ctx, KindSnapshot, d, lines) || d.State.Terminal() {
+			return
+		}
+		for {
+			kinds, ok := pending.wait(ctx)
+			if !ok {
+				return
+			}
+			if !f.next(ctx, kinds) {
+				return
+			}
+		}
+	}()
+	return out, nil
+}
+
+type follower struct {
+	Live
+	id  string
+	out chan<- Update
+	seq int64
+}
+
+// next re-reads the deploy after events of the given kinds and sends the
+// update; false ends the stream.
+func (f *follower) next(ctx context.Context, kinds map[deploy.EventKind]bool) bool {
+	d, err := f.Service.Get(ctx, f.id)
+	if err != nil {
+		f.logError(ctx, "follow deploy: read", err)
+		return false
+	}
+	lines, err := f.Service.Logs(ctx, f.id, f.seq, logPage)
+	if err != nil {
+		f.logError(ctx, "follow deploy: read log", err)
+		return false
+	}
+	kind := updateKind(kinds)
+	if kind == KindLog && len(lines) == 0 && !d.State.Terminal() {
+		return true // a burst whose lines were already sent
+	}
+	return f.send(ctx, kind, d, lines) && !d.State.Terminal()
+}
+
+// send sends an update with the first page of lines, then the rest of the
+// log as log updates, so that a final state is always followed by every
+// line written before it.
+func (f *follower) send(ctx context.Context, kind string, d *deploy.Deployment, lines []deploy.LogLine) bool {
+	for {
+		if len(lines) > 0 {
+			f.seq = lines[len(lines)-1].Seq
+		}
+		if !sendUpdate(ctx, f.out, Update{Kind: kind, Deployment: d, Logs: nonNil(lines)}) {
+			return false
+		}
+		if len(lines) < logPage {
+			return true
+		}
+		var err error
+		lines, err = f.Service.Logs(ctx, f.id, f.seq, logPage)
+		if err != nil {
+			f.logError(ctx, "follow deploy: read log", err)
+			return false
+		}
+		if len(lines) == 0 {
+			return true
+		}
+		kind = KindLog
+	}
+}
+
+// Activity streams an update for every change of a deploy the caller may
+// read (log lines excepted: the feed shows states and steps). It ends when
+// ctx ends or the events stop.
+func (l Live) Activity(ctx context.Context) <-chan Update {
+	ctx, cancel := context.WithCancel(ctx)
+	pending := drain(ctx, l.Events.Subscribe(ctx, ""), true)
+	out := make(chan Update)
+	go func() {
+		defer cancel()
+		defer close(out)
+		for {
+			byID, ok := pending.waitByID(ctx)
+			if !ok {
+				return
+			}
+			for _, id := range slices.Sorted(maps.Keys(byID)) {
+				d, err := l.Service.Get(ctx, id)
+				if err != nil {
+					// ENOTFOUND is also what an unreadable deploy gives: skip it.
+					if deploy.ErrorCode(err) == deploy.EINTERNAL {
+						l.logError(ctx, "activity: read deploy", err)
+					}
+					if ctx.Err() != nil {
+						return
+					}
+					continue
+				}
+				if !sendUpdate(ctx, out, Update{Kind: updateKind(byID[id]), Deployment: d, Logs: []deploy.LogLine{}}) {
+					return
+				}
+			}
+		}
+	}()
+	return out
+}
+
+func (l Live) logError(ctx context.Context, msg string, err error) {
+	if ctx.Err() != nil || deploy.ErrorCode(err) != deploy.EINTERNAL {
+		return // the client went away, or lost access: nothing to investigate
+	}
+	log := l.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	log.ErrorContext(ctx, msg, "error", err)
+}
+
+// updateKind names a burst of events after its most significant kind.
+func updateKind(kinds map[deploy.EventKind]bool) string {
+	switch {
+	case kinds[deploy.EventDeployment]:
+		return KindState
+	case kinds[deploy.EventStep]:
+		return KindStep
+	default:
+		return KindLog
+	}
+}
+
+func sendUpdate(ctx context.Context, out chan<- Update, u Update) bool {
+	select {
+	case out <- u:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func nonNil(lines []deploy.LogLine) []deploy.LogLine {
+	if lines == nil {
+		return []deploy.LogLine{}
+	}
+	return lines
+}
+
+// pendingEvents collects the events of a subscription as they arrive, so
+// that the fan-out of deploy.Events never waits for a slow client: bursts
+// are merged while the client's loop reads the deploy and writes to it.
+type pendingEvents struct {
+	mu     sync.Mutex
+	byID   map[string]map[deploy.EventKind]bool
+	signal chan struct{}
+	closed chan struct{}
+}
+
+// drain reads events until the channel closes. Log events are dropped when
+// skipLogs is set.
+func drain(ctx context.Context, events <-chan deploy.Event, skipLogs bool) *pendingEvents {
+	p := &pendingEvents{
+		byID:   map[string]map[deploy.EventKind]bool{},
+		signal: make(chan struct{}, 1),
+		closed: make(chan struct{}),
+	}
+	go func() {
+		defer close(p.closed)
+		for {
+			select {
+			case e, ok := <-events:
+				if !ok {
+					return
+				}
+				if skipLogs && e.Kind == deploy.EventLog {
+					continue
+				}
+				p.add(e)
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return p
+}
+
+func (p *pendingEvents) add(e deploy.Event) {
+	p.mu.Lock()
+	kinds := p.byID[e.DeploymentID]
+	if kinds == nil {
+		kinds = map[deploy.EventKind]bool{}
+		p.byID[e.DeploymentID] = kinds
+	}
+	kinds[e.Kind] = true
+	p.mu.Unlock()
+	select {
+	case p.signal <- struct{}{}:
+	default:
+	}
+}
+
+// waitByID blocks until events are pending and takes them; false when the
+// subscription ended.
+func (p *pendingEvents) waitByID(ctx context.Context) (map[string]map[deploy.EventKind]bool, bool) {
+	select {
+	case <-p.signal:
+	case <-p.closed:
+		// Events still pending win over the end of the subscription: the
+		// last one before it may be the final state.
+		select {
+		case <-p.signal:
+		default:
+			return nil, false
+		}
+	case <-ctx.Done():
+		return nil, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	taken := p.byID
+	p.byID = map[string]map[deploy.EventKind]bool{}
+	return taken, true
+}
+
+// wait is waitByID for a subscription to one deploy.
+func (p *pendingEvents) wait(ctx context.Context) (map[deploy.EventKind]bool, bool) {
+	byID, ok := p.waitByID(ctx)
+	if !ok {
+		return nil, false
+	}
+	kinds := map[deploy.EventKind]bool{}
+	for _, k := range byID {
+		for kind := range k {
+			kinds[kind] = true
+		}
+	}
+	return kinds, true
+}

@@ -1,0 +1,414 @@
+package embeddedpg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Options says where and how to run PostgreSQL.
+type Options struct {
+	// DataDir is where the cluster is kept and reused across starts. As
+	// root, the cluster lives in /var/tmp/manent-pg-<hash of DataDir>
+	// instead (DataDir's parents may not be traversable by the PostgreSQL
+	// user) and DataDir only holds a "cluster" symlink to it.
+	DataDir string
+	// Port on 127.0.0.1; 0 picks a free one.
+	Port int
+	// BinDir holds initdb and postgres; empty means the npm package's
+	// native/bin in the first node_modules found upward from the working
+	// directory.
+	BinDir string
+	// Logger receives where the cluster is and what happens to it; nil
+	// discards. The password is never logged.
+	Logger *slog.Logger
+	// Ephemeral is for tests: durability is traded for speed (fsync,
+	// synchronous_commit and full_page_writes off) and Stop removes the cluster.
+	Ephemeral bool
+	// Detach leaves PostgreSQL running when this process ends (pgctl start);
+	// otherwise the kernel stops it when this process dies, even by SIGKILL.
+	Detach bool
+	// StartTimeout bounds initdb and start-up together; default 2 minutes.
+	StartTimeout time.Duration
+}
+
+// Instance is a running PostgreSQL.
+type Instance struct {
+	opts     Options
+	cl       cluster
+	log      *slog.Logger
+	port     int
+	password string
+	pid      int
+	// owned is false when Start found the cluster already running: Stop
+	// then leaves it to whoever started it.
+	owned bool
+	// exited is closed when the postgres child ends (nil when detached).
+	exited   chan struct{}
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Start initialises the cluster of opts.DataDir if needed (initdb once),
+// clears what a killed server left behind, and starts PostgreSQL on
+// 127.0.0.1 with its Unix socket in the cluster directory. If the cluster is
+// already running, Start returns an Instance attached to it.
+func Start(ctx context.Context, opts Options) (*Instance, error) {
+	if opts.DataDir == "" {
+		return nil, errors.New("embeddedpg: no data directory")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = 2 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
+	defer cancel()
+
+	acct, err := pgAccount()
+	if err != nil {
+		return nil, err
+	}
+	bin, err := resolveBinaries(ctx, opts.BinDir, acct, opts.Logger)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := clusterDir(opts.DataDir, acct)
+	if err != nil {
+		return nil, err
+	}
+	cl := cluster{dir: dir, acct: acct}
+	if err := cl.prepare(opts.DataDir); err != nil {
+		return nil, err
+	}
+	unlock, err := cl.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+
+	if !cl.initialized() {
+		opts.Logger.Info("initialising embedded PostgreSQL cluster", "cluster", dir, "user", acct.String(), "version", bin.version)
+		if err := cl.initdb(ctx, bin, opts.Ephemeral); err != nil {
+			return nil, err
+		}
+	}
+	if err := cl.checkVersion(bin); err != nil {
+		return nil, err
+	}
+	pw, err := cl.password()
+	if err != nil {
+		return nil, err
+	}
+	inst := &Instance{opts: opts, cl: cl, log: opts.Logger, password: pw}
+
+	pm, err := cl.running()
+	if err != nil {
+		return nil, err
+	}
+	if pm != nil {
+		inst.port, inst.pid = pm.port, pm.pid
+		if err := inst.waitReady(ctx, nil, 0); err != nil {
+			return nil, err
+		}
+		inst.log.Info("embedded PostgreSQL already running: attached", "cluster", dir, "port", pm.port, "pid", pm.pid)
+		return inst, nil
+	}
+
+	if err := cl.waitOrphans(ctx, opts.Logger); err != nil {
+		return nil, err
+	}
+	for attempt := 1; ; attempt++ {
+		port := opts.Port
+		if port == 0 {
+			if port, err = freePort(); err != nil {
+				return nil, err
+			}
+		}
+		err = inst.launch(ctx, bin, port)
+		if err == nil {
+			break
+		}
+		// Another process may take the free port between our probe and
+		// postgres's bind.
+		if opts.Port != 0 || attempt == 3 || !errors.Is(err, errPortInUse) {
+			return nil, err
+		}
+	}
+	inst.owned = true
+	inst.log.Info("embedded PostgreSQL started", "cluster", dir, "port", inst.port, "pid", inst.pid,
+		"user", acct.String(), "version", bin.version, "ephemeral", opts.Ephemeral, "log", cl.logPath())
+	return inst, nil
+}
+
+var errPortInUse = errors.New("port in use")
+
+// launch starts postgres on port and waits until it accepts connections.
+func (i *Instance) launch(ctx context.Context, bin binaries, port int) error {
+	logf, err := os.OpenFile(i.cl.logPath(), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("open postgres log: %w", err)
+	}
+	defer func() { _ = logf.Close() }() // the child keeps its own descriptor
+	logStart, _ := logf.Seek(0, io.SeekEnd)
+
+	args := []string{
+		"-D", i.cl.pgdata(), "-p", strconv.Itoa(port), "-k", i.cl.runDir(),
+		"-c", "listen_addresses=127.0.0.1",
+		"-c", "max_connections=300",
+		"-c", "timezone=UTC", "-c", "log_timezone=UTC",
+	}
+	if i.opts.Ephemeral {
+		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	}
+	cmd := exec.Command(filepath.Join(bin.dir, "postgres"), args...)
+	cmd.Dir = i.cl.dir
+	cmd.Env = childEnv()
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = i.cl.acct.sysProcAttr()
+	if i.opts.Detach {
+		cmd.SysProcAttr.Setsid = true
+	} else {
+		// Its own process group keeps a terminal's Ctrl-C for us (we stop
+		// it in order); the death signal stops it if we die without Stop.
+		cmd.SysProcAttr.Setpgid = true
+		cmd.SysProcAttr.Pdeathsig = syscall.SIGQUIT
+	}
+
+	started := make(chan error, 1)
+	exited := make(chan struct{})
+	go func() {
+		// The kernel sends Pdeathsig when the thread that forked the child
+		// exits, not the process: keep this thread, locked, until the
+		// child ends (golang/go#27505).
+		runtime.LockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	if err := <-started; err != nil {
+		return fmt.Errorf("start postgres: %w", err)
+	}
+	i.port, i.pid = port, cmd.Process.Pid
+	if err := i.waitReady(ctx, exited, logStart); err != nil {
+		_ = cmd.Process.Signal(syscall.SIGQUIT)
+		<-exited
+		return err
+	}
+	if !i.opts.Detach {
+		i.exited = exited
+	}
+	return nil
+}
+
+// waitReady waits until postmaster.pid says the server accepts connections.
+// PostgreSQL offers no notification of that; pg_ctl polls the same file.
+func (i *Instance) waitReady(ctx context.Context, exited <-chan struct{}, logStart int64) error {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		pm, err := i.cl.readPidFile()
+		if err != nil {
+			return err
+		}
+		if pm != nil && pm.pid == i.pid && pm.status == "ready" {
+			return nil
+		}
+		select {
+		case <-exited:
+			out := i.logSince(logStart)
+			if strings.Contains(out, "could not bind") || strings.Contains(out, "already in use") {
+				return fmt.Errorf("postgres on port %d: %w: %s", i.port, errPortInUse, tail(out, 1000))
+			}
+			return fmt.Errorf("postgres exited during start-up (log %s): %s", i.cl.logPath(), tail(out, 2000))
+		case <-ctx.Done():
+			return fmt.Errorf("wait for postgres to accept connections (log %s): %w", i.cl.logPath(), ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+func (i *Instance) logSince(offset int64) string {
+	f, err := os.Open(i.cl.logPath())
+	if err != nil {
+		return ""
+	}
+	defer func() { _ = f.Close() }()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return ""
+	}
+	b, _ := io.ReadAll(io.LimitReader(f, 1<<20))
+	return string(b)
+}
+
+// URL returns the URL of database db ("" means postgres) as the superuser.
+// It holds the password: never log it.
+func (i *Instance) URL(db string) string {
+	if db == "" {
+		db = "postgres"
+	}
+	u := url.URL{
+		Scheme:   "postgres",
+		User:     url.UserPassword(superuser, i.password),
+		Host:     net.JoinHostPort("127.0.0.1", strconv.Itoa(i.port)),
+		Path:     "/" + db,
+		RawQuery: "sslmode=disable",
+	}
+	return u.String()
+}
+
+// Port is the TCP port on 127.0.0.1.
+func (i *Instance) Port() int { return i.port }
+
+// Dir is the cluster directory (PGDATA is its pgdata/, the socket is in run/).
+func (i *Instance) Dir() string { return i.cl.dir }
+
+// Stop shuts PostgreSQL down (fast: sessions are ended, data is kept) if this
+// Instance started it, and removes the cluster when Options.Ephemeral. An
+// Instance attached to a server started by another process leaves it running.
+func (i *Instance) Stop() error {
+	i.stopOnce.Do(func() {
+		if !i.owned {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		i.stopErr = i.shutdown(ctx)
+	})
+	return i.stopErr
+}
+
+func (i *Instance) shutdown(ctx context.Context) error {
+	var err error
+	if i.exited != nil {
+		err = stopProcess(ctx, i.pid, func() bool {
+			select {
+			case <-i.exited:
+				return true
+			default:
+				return false
+			}
+		})
+	} else {
+		err = stopProcess(ctx, i.pid, func() bool { return !alive(i.pid) })
+	}
+	if err != nil {
+		return err
+	}
+	i.log.Info("embedded PostgreSQL stopped", "cluster", i.cl.dir)
+	if i.opts.Ephemeral {
+		return i.cl.remove(i.opts.DataDir)
+	}
+	return nil
+}
+
+// Shutdown stops the PostgreSQL serving the cluster of opts.DataDir, if any,
+// whoever started it (pgctl stop), and removes the cluster when
+// opts.Ephemeral. Only DataDir, Ephemeral and Logger are used.
+func Shutdown(ctx context.Context, opts Options) error {
+	if opts.DataDir == "" {
+		return errors.New("embeddedpg: no data directory")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	acct, err := pgAccount()
+	if err != nil {
+		return err
+	}
+	dir, err := clusterDir(opts.DataDir, acct)
+	if err != nil {
+		return err
+	}
+	cl := cluster{dir: dir, acct: acct}
+	if _, err := os.Stat(dir); err != nil {
+		return nil // nothing was ever started there
+	}
+	unlock, err := cl.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	pm, err := cl.running()
+	if err != nil {
+		return err
+	}
+	if pm != nil {
+		if err := stopProcess(ctx, pm.pid, func() bool { return !alive(pm.pid) }); err != nil {
+			return err
+		}
+		log.Info("embedded PostgreSQL stopped", "cluster", dir, "pid", pm.pid)
+	}
+	if opts.Ephemeral {
+		return cl.remove(opts.DataDir)
+	}
+	return nil
+}
+
+// stopProcess asks postgres for a fast shutdown, then an immediate one, then
+// kills it, each after a grace period, until gone reports true.
+func stopProcess(ctx context.Context, pid int, gone func() bool) error {
+	steps := []struct {
+		sig   syscall.Signal
+		grace time.Duration
+	}{
+		{syscall.SIGINT, 60 * time.Second},
+		{syscall.SIGQUIT, 10 * time.Second},
+		{syscall.SIGKILL, 10 * time.Second},
+	}
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for _, s := range steps {
+		if gone() {
+			return nil
+		}
+		if err := syscall.Kill(pid, s.sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+			return fmt.Errorf("signal postgres (pid %d): %w", pid, err)
+		}
+		deadline := time.NewTimer(s.grace)
+	wait:
+		for !gone() {
+			select {
+			case <-ctx.Done():
+				deadline.Stop()
+				return fmt.Errorf("stop postgres (pid %d): %w", pid, ctx.Err())
+			case <-deadline.C:
+				break wait
+			case <-tick.C:
+			}
+		}
+		deadline.Stop()
+	}
+	if !gone() {
+		return fmt.Errorf("postgres (pid %d) survived SIGKILL", pid)
+	}
+	return nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("pick a free port: %w", err)
+	}
+	defer func() { _ = l.Close() }()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

@@ -1,0 +1,63 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"manent.dev/manent/migrations"
+)
+
+// Pool sizes: DBOS keeps a pool of its own and the embedded PostgreSQL
+// allows 300 connections, shared by every process and test.
+const (
+	maxOpenConns = 20
+	maxIdleConns = 10
+)
+
+// DB is the connection pool of the manent schema.
+type DB struct {
+	bun *bun.DB
+}
+
+// Open connects to url (postgres://...) and checks the connection.
+func Open(ctx context.Context, url string) (*DB, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	// pgx's default exec mode stays: bun inlines its arguments, but DBOS
+	// enqueues on our *sql.Tx with real ones, and only a mode that asks the
+	// server for parameter types stores its []byte in text columns as text.
+	sqldb := stdlib.OpenDB(*cfg)
+	sqldb.SetMaxOpenConns(maxOpenConns)
+	sqldb.SetMaxIdleConns(maxIdleConns)
+	sqldb.SetConnMaxIdleTime(5 * time.Minute)
+	sqldb.SetConnMaxLifetime(time.Hour)
+	db := bun.NewDB(sqldb, pgdialect.New())
+	if err := db.PingContext(ctx); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("connect to database: %w", err)
+	}
+	return &DB{bun: db}, nil
+}
+
+// Bun is the bun handle, for packages that query the manent schema themselves.
+func (db *DB) Bun() *bun.DB { return db.bun }
+
+// SQL is the database/sql pool under bun.
+func (db *DB) SQL() *sql.DB { return db.bun.DB }
+
+// Close closes the pool.
+func (db *DB) Close() error { return db.bun.Close() }
+
+// Migrate applies the migrations of the manent schema (see migrations.Migrate).
+func Migrate(ctx context.Context, db *DB) error {
+	return migrations.Migrate(ctx, db.bun)
+}

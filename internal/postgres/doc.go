@@ -1,0 +1,6 @@
+// Package postgres is manent's PostgreSQL adapter: the bun + pgx connection,
+// the Store of the read model (deploys, steps, logs, inventory, audit) and
+// the LISTEN/NOTIFY Events, with the converters between rows and the domain.
+//
+// It imports deploy, migrations, bun, pgx and the standard library.
+package postgres

@@ -1,0 +1,177 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"testing"
+	"time"
+
+	"manent.dev/manent/deploy"
+	"manent.dev/manent/internal/postgres"
+)
+
+const eventWait = 30 * time.Second
+
+func (f *fixture) events() *postgres.Events {
+	f.t.Helper()
+	ev := postgres.NewEvents(f.url, slog.New(slog.DiscardHandler))
+	f.t.Cleanup(ev.Close)
+	ctx, cancel := context.WithTimeout(f.ctx, eventWait)
+	defer cancel()
+	if err := ev.Ready(ctx); err != nil {
+		f.t.Fatal(err)
+	}
+	return ev
+}
+
+// waitFor reads ch until an event matching want arrives.
+func waitFor(t *testing.T, ch <-chan deploy.Event, want deploy.Event) {
+	t.Helper()
+	deadline := time.After(eventWait)
+	for {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				t.Fatalf("channel closed while waiting for %+v", want)
+			}
+			if ev == want {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no %+v within %s", want, eventWait)
+		}
+	}
+}
+
+func TestEventsDeliverWritesOfAnotherConnection(t *testing.T) {
+	f := newFixture(t)
+	ev := f.events()
+	ctx, cancel := context.WithCancel(f.ctx)
+	defer cancel()
+	one := ev.Subscribe(ctx, "x")
+	all := ev.Subscribe(ctx, "")
+
+	f.create(deployment("y", "prod"))
+	waitFor(t, all, deploy.Event{Kind: deploy.EventDeployment, DeploymentID: "y"})
+	f.pending("x", "staging")
+	if _, err := f.store.BeginStep(f.ctx, "x", plan.Steps[0], 0, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.store.AppendLog(f.ctx, deploy.LogLine{DeploymentID: "x", Message: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range []<-chan deploy.Event{one, all} {
+		waitFor(t, ch, deploy.Event{Kind: deploy.EventDeployment, DeploymentID: "x"})
+		waitFor(t, ch, deploy.Event{Kind: deploy.EventStep, DeploymentID: "x"})
+		waitFor(t, ch, deploy.Event{Kind: deploy.EventLog, DeploymentID: "x"})
+	}
+	// Everything for x has been read; nothing of y may be queued for x.
+	for {
+		select {
+		case e := <-one:
+			if e.DeploymentID != "x" {
+				t.Errorf("subscriber of x got %+v", e)
+			}
+			continue
+		default:
+		}
+		break
+	}
+}
+
+// After the listener's connection is cut, it reconnects and tells every
+// subscriber to re-read, then delivers new events again.
+func TestEventsReconnect(t *testing.T) {
+	f := newFixture(t)
+	ev := f.events()
+	f.pending("x", "staging")
+	sub := ev.Subscribe(f.ctx, "x")
+	logLine := func() {
+		t.Helper()
+		if err := f.store.AppendLog(f.ctx, deploy.LogLine{DeploymentID: "x", Message: "m"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	logLine()
+	waitFor(t, sub, deploy.Event{Kind: deploy.EventLog, DeploymentID: "x"})
+
+	if n := f.count("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = 'manent events' AND datname = current_database()"); n != 1 {
+		t.Fatalf("terminated %d listener connections, want 1", n)
+	}
+	// Only log lines are written from here on: a deployment event is the
+	// synthetic one of the reconnection.
+	waitFor(t, sub, deploy.Event{Kind: deploy.EventDeployment, DeploymentID: "x"})
+	logLine()
+	waitFor(t, sub, deploy.Event{Kind: deploy.EventLog, DeploymentID: "x"})
+}
+
+// A subscriber that does not read never blocks the others, and when it reads
+// again the last event of the burst is the last it gets.
+func TestEventsSlowSubscriberGetsTheLatest(t *testing.T) {
+	f := newFixture(t)
+	ev := f.events()
+	slow := ev.Subscribe(f.ctx, "")
+	fast := ev.Subscribe(f.ctx, "")
+	const n = 500
+	if err := f.exec(`SELECT pg_notify(?, json_build_object('kind', 'deployment', 'id', 'n' || g)::text) FROM generate_series(1, ?) AS g`,
+		postgres.Channel, n); err != nil {
+		t.Fatal(err)
+	}
+	last := deploy.Event{Kind: deploy.EventDeployment, DeploymentID: fmt.Sprintf("n%d", n)}
+	waitFor(t, fast, last)
+	var got []deploy.Event
+	for len(slow) > 0 {
+		got = append(got, <-slow)
+	}
+	if len(got) == 0 || len(got) >= n || got[len(got)-1] != last {
+		t.Fatalf("slow subscriber got %d events ending with %v; want fewer than %d ending with %v", len(got), got[len(got)-1:], n, last)
+	}
+}
+
+func TestEventsIgnoreForeignPayloads(t *testing.T) {
+	f := newFixture(t)
+	ev := f.events()
+	sub := ev.Subscribe(f.ctx, "")
+	if err := f.exec("SELECT pg_notify(?, 'not json'), pg_notify(?, '{}')", postgres.Channel, postgres.Channel); err != nil {
+		t.Fatal(err)
+	}
+	f.create(deployment("z", "qa"))
+	select {
+	case e := <-sub:
+		if e != (deploy.Event{Kind: deploy.EventDeployment, DeploymentID: "z"}) {
+			t.Errorf("first event %+v", e)
+		}
+	case <-time.After(eventWait):
+		t.Fatal("no event")
+	}
+}
+
+func TestEventsChannelsClose(t *testing.T) {
+	f := newFixture(t)
+	ev := postgres.NewEvents(f.url, nil)
+	ctx, cancel := context.WithCancel(f.ctx)
+	gone := ev.Subscribe(ctx, "a")
+	kept := ev.Subscribe(f.ctx, "b")
+	cancel()
+	waitClosed(t, gone)
+	ev.Close()
+	waitClosed(t, kept)
+	waitClosed(t, ev.Subscribe(f.ctx, "c"))
+	ev.Close() // twice is fine
+}
+
+func waitClosed(t *testing.T, ch <-chan deploy.Event) {
+	t.Helper()
+	deadline := time.After(eventWait)
+	for {
+		select {
+		case _, ok := <-ch:
+			if !ok {
+				return
+			}
+		case <-deadline:
+			t.Fatal("channel not closed")
+		}
+	}
+}

@@ -1,0 +1,153 @@
+package postgres
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"manent.dev/manent/deploy"
+)
+
+// Page sizes of List.
+const (
+	defaultPageSize = 50
+	maxPageSize     = 500
+	// maxScanned bounds the rows one List call reads while filtering with
+	// Readable: past it the page ends short but its cursor skips what was
+	// read, so no deploy is ever skipped or listed twice.
+	maxScanned = 5000
+)
+
+// cursor is the position of a deploy in the newest-first order.
+type cursor struct {
+	createdAt time.Time
+	id        string
+}
+
+func (c cursor) encode() string {
+	return base64.RawURLEncoding.EncodeToString([]byte(c.createdAt.UTC().Format(time.RFC3339Nano) + "|" + c.id))
+}
+
+func decodeCursor(s string) (cursor, error) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return cursor{}, deploy.Errorf(deploy.EUNPROCESSABLE, "invalid cursor")
+	}
+	at, id, ok := strings.Cut(string(b), "|")
+	t, err := time.Parse(time.RFC3339Nano, at)
+	if !ok || err != nil || id == "" {
+		return cursor{}, deploy.Errorf(deploy.EUNPROCESSABLE, "invalid cursor")
+	}
+	return cursor{createdAt: t, id: id}, nil
+}
+
+// List implements deploy.Store: keyset pagination on (created_at, id), newest
+// first. Readable is applied here, on rows read in batches until the page is
+// full, so a caller who may read few deploys still gets full pages.
+func (s *Store) List(ctx context.Context, f deploy.ListFilter) (deploy.Page, error) {
+	first := f.First
+	if first <= 0 {
+		first = defaultPageSize
+	}
+	first = min(first, maxPageSize)
+	var after *cursor
+	if f.After != "" {
+		c, err := decodeCursor(f.After)
+		if err != nil {
+			return deploy.Page{}, err
+		}
+		after = &c
+	}
+	batch := first + 1
+	if f.Readable != nil {
+		batch = max(2*batch, 100)
+	}
+	var kept []*deploymentRow
+	scanned, truncated := 0, false
+scan:
+	for {
+		rows, err := s.listBatch(ctx, f, after, batch)
+		if err != nil {
+			return deploy.Page{}, fmt.Errorf("list deployments: %w", err)
+		}
+		for _, r := range rows {
+			scanned++
+			after = &cursor{createdAt: r.CreatedAt, id: r.ID}
+			if f.Readable == nil || f.Readable(deploy.Resource{Tenant: r.Tenant, Application: r.Application, Environment: r.Environment}) {
+				kept = append(kept, r)
+				if len(kept) > first {
+					break scan
+				}
+			}
+		}
+		if len(rows) < batch {
+			break
+		}
+		if scanned >= maxScanned {
+			truncated = true
+			break
+		}
+	}
+	page := deploy.Page{HasNextPage: len(kept) > first || truncated}
+	if len(kept) > first {
+		kept = kept[:first]
+	}
+	switch {
+	case truncated:
+		page.EndCursor = after.encode()
+	case len(kept) > 0:
+		last := kept[len(kept)-1]
+		page.EndCursor = cursor{createdAt: last.CreatedAt, id: last.ID}.encode()
+	}
+	if len(kept) == 0 {
+		return page, nil
+	}
+	ids := make([]string, len(kept))
+	for i, r := range kept {
+		ids[i] = r.ID
+	}
+	steps, err := s.steps(ctx, ids...)
+	if err != nil {
+		return deploy.Page{}, err
+	}
+	page.Items = make([]deploy.Deployment, len(kept))
+	for i, r := range kept {
+		page.Items[i] = fromDeploymentRow(r)
+		page.Items[i].Steps = steps[r.ID]
+	}
+	return page, nil
+}
+
+func (s *Store) listBatch(ctx context.Context, f deploy.ListFilter, after *cursor, limit int) ([]*deploymentRow, error) {
+	var rows []*deploymentRow
+	q := s.db.NewSelect().Model(&rows)
+	for _, eq := range []struct{ col, val string }{
+		{"d.tenant", f.Tenant}, {"d.application", f.Application},
+		{"d.environment", f.Environment}, {"d.requester", f.Requester},
+	} {
+		if eq.val != "" {
+			q = q.Where("? = ?", bun.Safe(eq.col), eq.val)
+		}
+	}
+	if len(f.States) > 0 {
+		q = q.Where("d.state IN (?)", bun.List(f.States))
+	}
+	if f.ActiveOnly {
+		q = q.Where("d.state IN (?)", bun.List(activeStates))
+	}
+	if f.CreatedAfter != nil {
+		q = q.Where("d.created_at > ?", *f.CreatedAfter)
+	}
+	if f.CreatedBefore != nil {
+		q = q.Where("d.created_at < ?", *f.CreatedBefore)
+	}
+	if after != nil {
+		q = q.Where("(d.created_at, d.id) < (?, ?)", after.createdAt, after.id)
+	}
+	err := q.OrderExpr("d.created_at DESC, d.id DESC").Limit(int64(limit)).Scan(ctx)
+	return rows, err
+}

@@ -1,0 +1,162 @@
+package postgres_test
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"manent.dev/manent/deploy"
+)
+
+// listFixture stores 30 deploys: d000 oldest, d029 newest, with groups of
+// three sharing a creation time so that the id breaks ties.
+func listFixture(t *testing.T) (*fixture, time.Time) {
+	f := newFixture(t)
+	base := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	envs := []string{"staging", "prod", "qa"}
+	for i := range 30 {
+		d := deployment(seqID(i), envs[i%3])
+		d.CreatedAt = base.Add(time.Duration(i/3) * time.Minute)
+		if i%5 == 0 {
+			d.Requester = "token:bob"
+		}
+		if i%10 == 0 {
+			d.Tenant = "other"
+		}
+		f.create(d)
+		switch i % 4 {
+		case 1:
+			if _, err := f.store.MarkStarted(f.ctx, d.ID, base); err != nil {
+				t.Fatal(err)
+			}
+		case 2:
+			if _, err := f.store.RequestCancel(f.ctx, d.ID, "token:ci"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return f, base
+}
+
+// newest returns the IDs of the fixture's deploys that keep, newest first.
+func newest(keep func(i int) bool) []string {
+	var out []string
+	for i := 29; i >= 0; i-- {
+		if keep(i) {
+			out = append(out, seqID(i))
+		}
+	}
+	return out
+}
+
+func TestListFilters(t *testing.T) {
+	f, base := listFixture(t)
+	after, before := base.Add(2*time.Minute), base.Add(5*time.Minute)
+	tests := []struct {
+		name   string
+		filter deploy.ListFilter
+		want   []string
+	}{
+		{"all", deploy.ListFilter{}, newest(func(int) bool { return true })},
+		{"tenant", deploy.ListFilter{Tenant: "other"}, newest(func(i int) bool { return i%10 == 0 })},
+		{"environment", deploy.ListFilter{Application: "app", Environment: "prod"}, newest(func(i int) bool { return i%3 == 1 })},
+		{"requester", deploy.ListFilter{Requester: "token:bob"}, newest(func(i int) bool { return i%5 == 0 })},
+		{"states", deploy.ListFilter{States: []deploy.State{deploy.StatePending, deploy.StateCancelled}}, newest(func(i int) bool { return i%4 == 1 || i%4 == 2 })},
+		{"active", deploy.ListFilter{ActiveOnly: true}, newest(func(i int) bool { return i%4 != 2 })},
+		{"created window", deploy.ListFilter{CreatedAfter: &after, CreatedBefore: &before}, newest(func(i int) bool { return i/3 > 2 && i/3 < 5 })},
+		{"readable", deploy.ListFilter{Readable: func(r deploy.Resource) bool { return r.Environment == "qa" }}, newest(func(i int) bool { return i%3 == 2 })},
+		{"combined", deploy.ListFilter{Tenant: "demo", Environment: "staging", ActiveOnly: true}, newest(func(i int) bool { return i%3 == 0 && i%10 != 0 && i%4 != 2 })},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			page, err := f.store.List(f.ctx, tt.filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := ids(page.Items); !slices.Equal(got, tt.want) {
+				t.Errorf("List = %v\nwant  %v", got, tt.want)
+			}
+			if page.HasNextPage {
+				t.Errorf("HasNextPage on the only page")
+			}
+		})
+	}
+}
+
+// Walking every page sees each deploy once, in order, with full pages
+// (also when Readable hides most deploys) and ties on created_at broken by id.
+func TestListPagination(t *testing.T) {
+	f, _ := listFixture(t)
+	tests := []struct {
+		name     string
+		first    int
+		readable func(deploy.Resource) bool
+		want     []string
+	}{
+		{"page of 7", 7, nil, newest(func(int) bool { return true })},
+		{"page of 1", 1, nil, newest(func(int) bool { return true })},
+		{"page of 30", 30, nil, newest(func(int) bool { return true })},
+		{"readable page of 4", 4, func(r deploy.Resource) bool { return r.Environment == "prod" }, newest(func(i int) bool { return i%3 == 1 })},
+		{"nothing readable", 5, func(deploy.Resource) bool { return false }, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			cursor := ""
+			for pages := 0; ; pages++ {
+				if pages > 40 {
+					t.Fatal("pagination does not end")
+				}
+				page, err := f.store.List(f.ctx, deploy.ListFilter{First: tt.first, After: cursor, Readable: tt.readable})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if page.HasNextPage && len(page.Items) != tt.first {
+					t.Errorf("page %d has %d items and a next page; want full pages of %d", pages, len(page.Items), tt.first)
+				}
+				for _, d := range page.Items {
+					if len(d.Steps) != 0 || d.Plan.Steps == nil {
+						t.Errorf("item %s: steps %v plan %v", d.ID, d.Steps, d.Plan)
+					}
+				}
+				got = append(got, ids(page.Items)...)
+				if !page.HasNextPage {
+					break
+				}
+				cursor = page.EndCursor
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("pages = %v\nwant    %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestListIncludesSteps(t *testing.T) {
+	f := newFixture(t)
+	f.pending("a", "staging")
+	f.pending("b", "prod")
+	if _, err := f.store.BeginStep(f.ctx, "b", plan.Steps[0], 0, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	page, err := f.store.List(f.ctx, deploy.ListFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := map[string]int{}
+	for _, d := range page.Items {
+		steps[d.ID] = len(d.Steps)
+	}
+	if want := map[string]int{"a": 0, "b": 1}; !reflect.DeepEqual(steps, want) {
+		t.Errorf("steps per deploy %v, want %v", steps, want)
+	}
+}
+
+func TestListRejectsABadCursor(t *testing.T) {
+	f := newFixture(t)
+	for _, c := range []string{"%%%", "bm90LWEtY3Vyc29y"} {
+		_, err := f.store.List(f.ctx, deploy.ListFilter{After: c})
+		wantCode(t, err, deploy.EUNPROCESSABLE)
+	}
+}

@@ -1,0 +1,189 @@
+package postgres
+
+import (
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"manent.dev/manent/deploy"
+)
+
+// The rows mirror the tables of migrations/; the converters below are the
+// only place where a column meets a field of the domain, so a column rename
+// never reaches the API. The jsonb columns hold the domain's own JSON form.
+
+type deploymentRow struct {
+	bun.BaseModel `bun:"table:manent.deployments,alias:d"`
+
+	ID              string            `bun:"id,pk"`
+	Tenant          string            `bun:"tenant,notnull"`
+	Application     string            `bun:"application,notnull"`
+	Environment     string            `bun:"environment,notnull"`
+	State           string            `bun:"state,notnull"`
+	Requester       string            `bun:"requester,notnull"`
+	CreatedAt       time.Time         `bun:"created_at,nullzero,notnull,default:current_timestamp"`
+	StartedAt       *time.Time        `bun:"started_at"`
+	FinishedAt      *time.Time        `bun:"finished_at"`
+	UpdatedAt       time.Time         `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
+	DryRun          bool              `bun:"dry_run,notnull"`
+	Release         *string           `bun:"release"`
+	Artifact        deploy.Artifact   `bun:"artifact,type:jsonb,notnull"`
+	SHA256          string            `bun:"sha256,notnull"`
+	Descriptor      deploy.Descriptor `bun:"descriptor,type:jsonb,notnull"`
+	Effective       deploy.Effective  `bun:"effective,type:jsonb,notnull"`
+	Plan            deploy.Plan       `bun:"plan,type:jsonb,notnull"`
+	Decision        deploy.Decision   `bun:"decision,type:jsonb,notnull"`
+	CurrentStep     string            `bun:"current_step,notnull"`
+	Error           string            `bun:"error,notnull"`
+	CancelRequested bool              `bun:"cancel_requested,notnull"`
+	// LogSeq is maintained by AppendLog alone.
+	LogSeq int64 `bun:"log_seq,scanonly"`
+}
+
+type stepRow struct {
+	bun.BaseModel `bun:"table:manent.deployment_steps,alias:s"`
+
+	DeploymentID string            `bun:"deployment_id,pk"`
+	Name         string            `bun:"name,pk"`
+	Position     int               `bun:"position,notnull"`
+	Type         string            `bun:"type,notnull"`
+	State        string            `bun:"state,notnull"`
+	Attempts     int               `bun:"attempts,notnull"`
+	StartedAt    *time.Time        `bun:"started_at"`
+	FinishedAt   *time.Time        `bun:"finished_at"`
+	Output       map[string]string `bun:"output,type:jsonb,notnull"`
+	Error        string            `bun:"error,notnull"`
+}
+
+type logRow struct {
+	bun.BaseModel `bun:"table:manent.deployment_logs,alias:l"`
+
+	DeploymentID string    `bun:"deployment_id,pk"`
+	Seq          int64     `bun:"seq,pk"`
+	Time         time.Time `bun:"time,nullzero,notnull,default:current_timestamp"`
+	Step         string    `bun:"step,notnull"`
+	Level        string    `bun:"level,notnull"`
+	Message      string    `bun:"message,notnull"`
+}
+
+type inventoryRow struct {
+	bun.BaseModel `bun:"table:manent.inventory,alias:i"`
+
+	Tenant       string          `bun:"tenant,pk"`
+	Application  string          `bun:"application,pk"`
+	Environment  string          `bun:"environment,pk"`
+	DeploymentID string          `bun:"deployment_id,notnull"`
+	Artifact     deploy.Artifact `bun:"artifact,type:jsonb,notnull"`
+	SHA256       string          `bun:"sha256,notnull"`
+	DeployedAt   time.Time       `bun:"deployed_at,notnull"`
+	DeployedBy   string          `bun:"deployed_by,notnull"`
+}
+
+type auditRow struct {
+	bun.BaseModel `bun:"table:manent.audit,alias:a"`
+
+	ID      int64          `bun:"id,pk,autoincrement"`
+	Time    time.Time      `bun:"time,nullzero,notnull,default:current_timestamp"`
+	Actor   string         `bun:"actor,notnull"`
+	Action  string         `bun:"action,notnull"`
+	Target  string         `bun:"target,notnull"`
+	Details map[string]any `bun:"details,type:jsonb,notnull"`
+}
+
+// toDeploymentRow converts a deploy to its row. Times are cut to PostgreSQL's
+// microseconds so that what is read back equals what was written.
+func toDeploymentRow(d deploy.Deployment) *deploymentRow {
+	state := d.State
+	if state == "" {
+		state = deploy.StateEnqueued
+	}
+	var release *string
+	if d.Release != "" {
+		release = &d.Release
+	}
+	return &deploymentRow{
+		ID: d.ID, Tenant: d.Tenant, Application: d.Application, Environment: d.Environment,
+		State: string(state), Requester: d.Requester,
+		CreatedAt: micro(d.CreatedAt), StartedAt: microPtr(d.StartedAt), FinishedAt: microPtr(d.FinishedAt),
+		UpdatedAt: micro(d.UpdatedAt), DryRun: d.DryRun, Release: release,
+		Artifact: d.Artifact, SHA256: d.SHA256, Descriptor: d.Descriptor, Effective: d.Effective,
+		Plan: d.Plan, Decision: d.Decision, CurrentStep: d.CurrentStep, Error: d.Error,
+		CancelRequested: d.CancelRequested,
+	}
+}
+
+func fromDeploymentRow(r *deploymentRow) deploy.Deployment {
+	d := deploy.Deployment{
+		ID: r.ID, Tenant: r.Tenant, Application: r.Application, Environment: r.Environment,
+		State: deploy.State(r.State), Requester: r.Requester,
+		CreatedAt: r.CreatedAt.UTC(), StartedAt: utcPtr(r.StartedAt), FinishedAt: utcPtr(r.FinishedAt),
+		UpdatedAt: r.UpdatedAt.UTC(), DryRun: r.DryRun,
+		Artifact: r.Artifact, SHA256: r.SHA256, Descriptor: r.Descriptor, Effective: r.Effective,
+		Plan: r.Plan, Decision: r.Decision, CurrentStep: r.CurrentStep, Error: r.Error,
+		CancelRequested: r.CancelRequested,
+	}
+	if r.Release != nil {
+		d.Release = *r.Release
+	}
+	return d
+}
+
+func fromStepRow(r *stepRow) deploy.Step {
+	return deploy.Step{
+		DeploymentID: r.DeploymentID, Name: r.Name, Position: r.Position, Type: r.Type,
+		State: deploy.StepState(r.State), Attempts: r.Attempts,
+		StartedAt: utcPtr(r.StartedAt), FinishedAt: utcPtr(r.FinishedAt),
+		Output: r.Output, Error: r.Error,
+	}
+}
+
+func toLogRow(l deploy.LogLine, seq int64) *logRow {
+	level := l.Level
+	if level == "" {
+		level = "info"
+	}
+	return &logRow{DeploymentID: l.DeploymentID, Seq: seq, Time: micro(l.Time), Step: l.Step, Level: level, Message: l.Message}
+}
+
+func fromLogRow(r *logRow) deploy.LogLine {
+	return deploy.LogLine{DeploymentID: r.DeploymentID, Seq: r.Seq, Time: r.Time.UTC(), Step: r.Step, Level: r.Level, Message: r.Message}
+}
+
+func fromInventoryRow(r *inventoryRow) deploy.InventoryEntry {
+	return deploy.InventoryEntry{
+		Tenant: r.Tenant, Application: r.Application, Environment: r.Environment,
+		DeploymentID: r.DeploymentID, Artifact: r.Artifact, SHA256: r.SHA256,
+		DeployedAt: r.DeployedAt.UTC(), DeployedBy: r.DeployedBy,
+	}
+}
+
+func toAuditRow(e deploy.AuditEntry) *auditRow {
+	details := e.Details
+	if details == nil {
+		details = map[string]any{}
+	}
+	return &auditRow{Time: micro(e.Time), Actor: e.Actor, Action: e.Action, Target: e.Target, Details: details}
+}
+
+func micro(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return t.UTC().Truncate(time.Microsecond)
+}
+
+func microPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	m := micro(*t)
+	return &m
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}

@@ -1,0 +1,637 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/uptrace/bun"
+
+	"manent.dev/manent/deploy"
+)
+
+// Store implements deploy.Store on the manent schema. Every write that
+// changes a deploy, a step or a log sends, in its own transaction, a
+// notification on the manent_events channel (see Events).
+type Store struct {
+	db         *bun.DB
+	dbosSchema string
+}
+
+var _ deploy.Store = (*Store)(nil)
+
+// StoreOption changes a Store.
+type StoreOption func(*Store)
+
+// WithDBOSSchema names the schema of DBOS's system tables (default "dbos"),
+// read by MarkRecoveryExceeded.
+func WithDBOSSchema(schema string) StoreOption {
+	return func(s *Store) { s.dbosSchema = schema }
+}
+
+// NewStore returns the Store of db, which must be migrated.
+func NewStore(db *DB, opts ...StoreOption) *Store {
+	s := &Store{db: db.bun, dbosSchema: "dbos"}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Channel is the PostgreSQL notification channel of deploy changes.
+const Channel = "manent_events"
+
+// auditFinish and auditCancel are the actions of the audit entries the store writes.
+const (
+	auditFinish = "deployment.finish"
+	auditCancel = "deployment.cancel"
+)
+
+var terminalStates, activeStates = splitStates()
+
+func splitStates() (terminal, active []string) {
+	for _, s := range deploy.States {
+		if s.Terminal() {
+			terminal = append(terminal, string(s))
+		} else {
+			active = append(active, string(s))
+		}
+	}
+	return terminal, active
+}
+
+func notFound(id string) error {
+	return deploy.Errorf(deploy.ENOTFOUND, "deployment %q not found", id)
+}
+
+// notify queues a notification; PostgreSQL sends it when the transaction
+// commits, and not at all if it rolls back.
+func notify(ctx context.Context, db bun.IConn, kind deploy.EventKind, id string) error {
+	payload, err := json.Marshal(deploy.Event{Kind: kind, DeploymentID: id})
+	if err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, "SELECT pg_notify(?, ?)", Channel, string(payload)); err != nil {
+		return fmt.Errorf("notify: %w", err)
+	}
+	return nil
+}
+
+// updateNotify runs an UPDATE of one deploy (a statement ending in its WHERE
+// clause) and its notification as one statement, and reports whether a row
+// matched.
+func (s *Store) updateNotify(ctx context.Context, kind deploy.EventKind, id, update string, args ...any) (bool, error) {
+	payload, err := json.Marshal(deploy.Event{Kind: kind, DeploymentID: id})
+	if err != nil {
+		return false, err
+	}
+	query := "WITH u AS (" + update + " RETURNING id) SELECT pg_notify(?, ?) FROM u"
+	rows, err := s.db.QueryContext(ctx, query, append(args, Channel, string(payload))...)
+	if err != nil {
+		return false, err
+	}
+	defer func() { _ = rows.Close() }()
+	matched := rows.Next()
+	return matched, rows.Err()
+}
+
+func (s *Store) exists(ctx context.Context, id string) (bool, error) {
+	return s.db.NewSelect().Model((*deploymentRow)(nil)).Where("id = ?", id).Exists(ctx)
+}
+
+// CreateDeployment implements deploy.Store.
+func (s *Store) CreateDeployment(ctx context.Context, d deploy.Deployment, enqueue func(tx any) error) (*deploy.Deployment, bool, error) {
+	if d.ID == "" {
+		return nil, false, errors.New("create deployment: no ID")
+	}
+	row := toDeploymentRow(d)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, false, fmt.Errorf("create deployment: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	// ON CONFLICT waits for a concurrent insert of the same ID to commit or
+	// roll back, so of two submits of one ID exactly one inserts.
+	res, err := tx.NewInsert().Model(row).On("CONFLICT (id) DO NOTHING").Returning("*").Exec(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("create deployment: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		_ = tx.Rollback()
+		existing, err := s.Get(ctx, d.ID)
+		if err != nil {
+			return nil, false, fmt.Errorf("read existing deployment: %w", err)
+		}
+		return existing, false, nil
+	}
+	if err := notify(ctx, tx, deploy.EventDeployment, d.ID); err != nil {
+		return nil, false, fmt.Errorf("create deployment: %w", err)
+	}
+	if enqueue != nil {
+		if err := enqueue(tx.Tx); err != nil {
+			return nil, false, err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, false, fmt.Errorf("create deployment: %w", err)
+	}
+	created := fromDeploymentRow(row)
+	return &created, true, nil
+}
+
+// MarkStarted implements deploy.Store.
+func (s *Store) MarkStarted(ctx context.Context, id string, at time.Time) (bool, error) {
+	ok, err := s.updateNotify(ctx, deploy.EventDeployment, id,
+		"UPDATE manent.deployments SET state = ?, started_at = COALESCE(started_at, ?), updated_at = now() WHERE id = ? AND state = ?",
+		deploy.StatePending, micro(at), id, deploy.StateEnqueued)
+	if err != nil {
+		return false, fmt.Errorf("mark deployment started: %w", err)
+	}
+	if !ok {
+		if found, err := s.exists(ctx, id); err != nil {
+			return false, fmt.Errorf("mark deployment started: %w", err)
+		} else if !found {
+			return false, notFound(id)
+		}
+	}
+	return ok, nil
+}
+
+// BeginStep implements deploy.Store. The deploy's row is locked while the
+// cancel flag is read, so a cancel lands either before (the step does not
+// run) or after (the deploy stops at its next step), never in between.
+func (s *Store) BeginStep(ctx context.Context, id string, step deploy.PlannedStep, position int, at time.Time) (bool, error) {
+	var cancelled bool
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		err := tx.QueryRowContext(ctx, "SELECT cancel_requested FROM manent.deployments WHERE id = ? FOR UPDATE", id).Scan(&cancelled)
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound(id)
+		}
+		if err != nil || cancelled {
+			return err
+		}
+		typ := step.Type
+		if typ == "" {
+			typ = "standard"
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO manent.deployment_steps AS s
+				(deployment_id, name, position, type, state, attempts, started_at)
+			VALUES (?, ?, ?, ?, ?, 1, ?)
+			ON CONFLICT (deployment_id, name) DO UPDATE SET
+				state = EXCLUDED.state, attempts = s.attempts + 1, position = EXCLUDED.position,
+				type = EXCLUDED.type, started_at = COALESCE(s.started_at, EXCLUDED.started_at),
+				finished_at = NULL, error = ''`,
+			id, step.Name, position, typ, deploy.StepRunning, micro(at))
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE manent.deployments SET current_step = ?, updated_at = now() WHERE id = ?", step.Name, id); err != nil {
+			return err
+		}
+		if err := notify(ctx, tx, deploy.EventStep, id); err != nil {
+			return err
+		}
+		return notify(ctx, tx, deploy.EventDeployment, id)
+	})
+	if err != nil {
+		return false, wrap("begin step", err)
+	}
+	return cancelled, nil
+}
+
+// FinishStep implements deploy.Store.
+func (s *Store) FinishStep(ctx context.Context, st deploy.Step) error {
+	typ := st.Type
+	if typ == "" {
+		typ = "standard"
+	}
+	output := st.Output
+	if output == nil {
+		output = map[string]string{}
+	}
+	out, err := json.Marshal(output)
+	if err != nil {
+		return fmt.Errorf("finish step: %w", err)
+	}
+	err = s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO manent.deployment_steps AS s
+				(deployment_id, name, position, type, state, attempts, started_at, finished_at, output, error)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?)
+			ON CONFLICT (deployment_id, name) DO UPDATE SET
+				state = EXCLUDED.state, attempts = GREATEST(s.attempts, EXCLUDED.attempts),
+				started_at = COALESCE(s.started_at, EXCLUDED.started_at),
+				finished_at = EXCLUDED.finished_at, output = EXCLUDED.output, error = EXCLUDED.error`,
+			st.DeploymentID, st.Name, st.Position, typ, st.State, st.Attempts,
+			microPtr(st.StartedAt), microPtr(st.FinishedAt), string(out), st.Error)
+		if isForeignKeyViolation(err) {
+			return notFound(st.DeploymentID)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE manent.deployments SET current_step = '', updated_at = now() WHERE id = ? AND current_step = ?",
+			st.DeploymentID, st.Name); err != nil {
+			return err
+		}
+		if err := notify(ctx, tx, deploy.EventStep, st.DeploymentID); err != nil {
+			return err
+		}
+		return notify(ctx, tx, deploy.EventDeployment, st.DeploymentID)
+	})
+	return wrap("finish step", err)
+}
+
+// SkipSteps implements deploy.Store. Steps that already ended keep their
+// record; positions come from the deploy's plan.
+func (s *Store) SkipSteps(ctx context.Context, id string, steps []deploy.PlannedStep, state deploy.StepState) error {
+	if len(steps) == 0 {
+		return nil
+	}
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var plan deploy.Plan
+		var raw []byte
+		err := tx.QueryRowContext(ctx, "SELECT plan FROM manent.deployments WHERE id = ? FOR UPDATE", id).Scan(&raw)
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound(id)
+		}
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(raw, &plan); err != nil {
+			return fmt.Errorf("decode plan: %w", err)
+		}
+		positions := make(map[string]int, len(plan.Steps))
+		for i, p := range plan.Steps {
+			positions[p.Name] = i
+		}
+		for i, step := range steps {
+			pos, ok := positions[step.Name]
+			if !ok {
+				pos = len(plan.Steps) + i
+			}
+			typ := step.Type
+			if typ == "" {
+				typ = "standard"
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO manent.deployment_steps AS s (deployment_id, name, position, type, state)
+				VALUES (?, ?, ?, ?, ?)
+				ON CONFLICT (deployment_id, name) DO UPDATE SET state = EXCLUDED.state
+				WHERE s.state IN (?, ?)`,
+				id, step.Name, pos, typ, state, deploy.StepPending, deploy.StepRunning); err != nil {
+				return err
+			}
+		}
+		return notify(ctx, tx, deploy.EventStep, id)
+	})
+	return wrap("skip steps", err)
+}
+
+// SetEffective implements deploy.Store.
+func (s *Store) SetEffective(ctx context.Context, id string, e deploy.Effective) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("set effective deployment: %w", err)
+	}
+	return s.setColumn(ctx, id, "effective = ?::jsonb", string(b))
+}
+
+// SetSHA256 implements deploy.Store.
+func (s *Store) SetSHA256(ctx context.Context, id, sha string) error {
+	return s.setColumn(ctx, id, "sha256 = ?", sha)
+}
+
+func (s *Store) setColumn(ctx context.Context, id, set string, value any) error {
+	ok, err := s.updateNotify(ctx, deploy.EventDeployment, id,
+		"UPDATE manent.deployments SET "+set+", updated_at = now() WHERE id = ?", value, id)
+	if err != nil {
+		return fmt.Errorf("update deployment: %w", err)
+	}
+	if !ok {
+		return notFound(id)
+	}
+	return nil
+}
+
+// FinishDeployment implements deploy.Store. A deploy that already ended is
+// left as it is: the workflow's step that calls this may run again after a
+// crash, and must then change nothing.
+func (s *Store) FinishDeployment(ctx context.Context, o deploy.Outcome) error {
+	if !o.State.Terminal() {
+		return fmt.Errorf("finish deployment %s: %s is not a final state", o.ID, o.State)
+	}
+	var finishedAt *time.Time
+	if !o.FinishedAt.IsZero() {
+		t := micro(o.FinishedAt)
+		finishedAt = &t
+	}
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		row := new(deploymentRow)
+		err := tx.NewRaw(`UPDATE manent.deployments AS d SET state = ?, error = ?,
+				sha256 = CASE WHEN ? = '' THEN d.sha256 ELSE ? END,
+				finished_at = COALESCE(?, now()), current_step = '', updated_at = now()
+			WHERE id = ? AND state NOT IN (?)
+			RETURNING *`,
+			o.State, o.Error, o.SHA256, o.SHA256, finishedAt, o.ID, bun.List(terminalStates)).Scan(ctx, row)
+		if errors.Is(err, sql.ErrNoRows) {
+			found, err := tx.NewSelect().Model((*deploymentRow)(nil)).Where("id = ?", o.ID).Exists(ctx)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return notFound(o.ID)
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		d := fromDeploymentRow(row)
+		if d.State == deploy.StateSuccess && !d.DryRun {
+			if err := upsertInventory(ctx, tx, d); err != nil {
+				return err
+			}
+		}
+		actor := o.Actor
+		if actor == "" {
+			actor = d.Requester
+		}
+		if err := insertAudit(ctx, tx, finishAudit(d, actor)); err != nil {
+			return err
+		}
+		return notify(ctx, tx, deploy.EventDeployment, o.ID)
+	})
+	return wrap("finish deployment", err)
+}
+
+// upsertInventory makes d the current release of its environment, unless a
+// deploy that finished later already is.
+func upsertInventory(ctx context.Context, tx bun.Tx, d deploy.Deployment) error {
+	row := &inventoryRow{
+		Tenant: d.Tenant, Application: d.Application, Environment: d.Environment,
+		DeploymentID: d.ID, Artifact: d.Artifact, SHA256: d.SHA256,
+		DeployedAt: *d.FinishedAt, DeployedBy: d.Requester,
+	}
+	_, err := tx.NewInsert().Model(row).
+		On("CONFLICT (tenant, application, environment) DO UPDATE").
+		Set("deployment_id = EXCLUDED.deployment_id, artifact = EXCLUDED.artifact, sha256 = EXCLUDED.sha256").
+		Set("deployed_at = EXCLUDED.deployed_at, deployed_by = EXCLUDED.deployed_by").
+		Where("i.deployed_at <= EXCLUDED.deployed_at").
+		Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("update inventory: %w", err)
+	}
+	return nil
+}
+
+func finishAudit(d deploy.Deployment, actor string) deploy.AuditEntry {
+	details := map[string]any{
+		"state": d.State, "tenant": d.Tenant, "application": d.Application,
+		"environment": d.Environment, "version": d.Artifact.Version, "dry_run": d.DryRun,
+	}
+	if d.SHA256 != "" {
+		details["sha256"] = d.SHA256
+	}
+	if d.Error != "" {
+		details["error"] = d.Error
+	}
+	return deploy.AuditEntry{Actor: actor, Action: auditFinish, Target: d.ID, Details: details}
+}
+
+// RequestCancel implements deploy.Store. A deploy that has not started
+// (ENQUEUED, or waiting) is cancelled at once; a PENDING one is flagged and
+// stops at the start of its next step (see BeginStep).
+func (s *Store) RequestCancel(ctx context.Context, id, actor string) (deploy.CancelResult, error) {
+	var res deploy.CancelResult
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var state string
+		var requested bool
+		err := tx.QueryRowContext(ctx, "SELECT state, cancel_requested FROM manent.deployments WHERE id = ? FOR UPDATE", id).Scan(&state, &requested)
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound(id)
+		}
+		if err != nil {
+			return err
+		}
+		res.Before = deploy.State(state)
+		switch {
+		case res.Before.Terminal():
+			return deploy.Errorf(deploy.ECONFLICT, "deployment %q already ended: %s", id, state)
+		case res.Before == deploy.StatePending:
+			if requested {
+				return nil // one request is enough, and one audit entry
+			}
+			_, err = tx.ExecContext(ctx, "UPDATE manent.deployments SET cancel_requested = true, updated_at = now() WHERE id = ?", id)
+		default:
+			res.Immediate = true
+			_, err = tx.ExecContext(ctx, `UPDATE manent.deployments SET state = ?, cancel_requested = true,
+				finished_at = now(), current_step = '', updated_at = now() WHERE id = ?`, deploy.StateCancelled, id)
+		}
+		if err != nil {
+			return err
+		}
+		entry := deploy.AuditEntry{Actor: actor, Action: auditCancel, Target: id,
+			Details: map[string]any{"before": res.Before, "immediate": res.Immediate}}
+		if err := insertAudit(ctx, tx, entry); err != nil {
+			return err
+		}
+		return notify(ctx, tx, deploy.EventDeployment, id)
+	})
+	if err != nil {
+		return deploy.CancelResult{}, wrap("cancel deployment", err)
+	}
+	return res, nil
+}
+
+// AppendLog implements deploy.Store. Sequence numbers are taken from the
+// deploy's row under its lock, so concurrent writers of one log never
+// collide and a reader never sees a later line before an earlier one commits.
+func (s *Store) AppendLog(ctx context.Context, lines ...deploy.LogLine) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	var order []string
+	byID := map[string][]deploy.LogLine{}
+	for _, l := range lines {
+		if _, ok := byID[l.DeploymentID]; !ok {
+			order = append(order, l.DeploymentID)
+		}
+		byID[l.DeploymentID] = append(byID[l.DeploymentID], l)
+	}
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		for _, id := range order {
+			ls := byID[id]
+			var last int64
+			err := tx.QueryRowContext(ctx, "UPDATE manent.deployments SET log_seq = log_seq + ? WHERE id = ? RETURNING log_seq", len(ls), id).Scan(&last)
+			if errors.Is(err, sql.ErrNoRows) {
+				return notFound(id)
+			}
+			if err != nil {
+				return err
+			}
+			rows := make([]*logRow, len(ls))
+			for i, l := range ls {
+				rows[i] = toLogRow(l, last-int64(len(ls))+int64(i)+1)
+			}
+			if _, err := tx.NewInsert().Model(&rows).Exec(ctx); err != nil {
+				return err
+			}
+			if err := notify(ctx, tx, deploy.EventLog, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return wrap("append log", err)
+}
+
+// Get implements deploy.Store.
+func (s *Store) Get(ctx context.Context, id string) (*deploy.Deployment, error) {
+	row := new(deploymentRow)
+	err := s.db.NewSelect().Model(row).Where("id = ?", id).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, notFound(id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get deployment: %w", err)
+	}
+	d := fromDeploymentRow(row)
+	steps, err := s.steps(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	d.Steps = steps[id]
+	return &d, nil
+}
+
+// steps returns the recorded steps of the deploys, in plan order.
+func (s *Store) steps(ctx context.Context, ids ...string) (map[string][]deploy.Step, error) {
+	var rows []stepRow
+	err := s.db.NewSelect().Model(&rows).Where("deployment_id IN (?)", bun.List(ids)).
+		OrderExpr("deployment_id, position, name").Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("get steps: %w", err)
+	}
+	out := make(map[string][]deploy.Step, len(ids))
+	for i := range rows {
+		out[rows[i].DeploymentID] = append(out[rows[i].DeploymentID], fromStepRow(&rows[i]))
+	}
+	return out, nil
+}
+
+// Logs implements deploy.Store. limit defaults to 1000 and is at most 10000.
+func (s *Store) Logs(ctx context.Context, id string, after int64, limit int) ([]deploy.LogLine, error) {
+	if limit <= 0 {
+		limit = 1000
+	}
+	limit = min(limit, 10000)
+	var rows []logRow
+	err := s.db.NewSelect().Model(&rows).Where("deployment_id = ? AND seq > ?", id, after).
+		Order("seq").Limit(int64(limit)).Scan(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("get logs: %w", err)
+	}
+	if len(rows) == 0 {
+		if found, err := s.exists(ctx, id); err != nil {
+			return nil, fmt.Errorf("get logs: %w", err)
+		} else if !found {
+			return nil, notFound(id)
+		}
+	}
+	lines := make([]deploy.LogLine, len(rows))
+	for i := range rows {
+		lines[i] = fromLogRow(&rows[i])
+	}
+	return lines, nil
+}
+
+// Inventory implements deploy.Store.
+func (s *Store) Inventory(ctx context.Context, tenant string) ([]deploy.InventoryEntry, error) {
+	var rows []inventoryRow
+	q := s.db.NewSelect().Model(&rows).OrderExpr("tenant, application, environment")
+	if tenant != "" {
+		q = q.Where("tenant = ?", tenant)
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, fmt.Errorf("get inventory: %w", err)
+	}
+	out := make([]deploy.InventoryEntry, len(rows))
+	for i := range rows {
+		out[i] = fromInventoryRow(&rows[i])
+	}
+	return out, nil
+}
+
+// AppendAudit implements deploy.Store.
+func (s *Store) AppendAudit(ctx context.Context, e deploy.AuditEntry) error {
+	return wrap("append audit entry", insertAudit(ctx, s.db, e))
+}
+
+func insertAudit(ctx context.Context, db bun.IDB, e deploy.AuditEntry) error {
+	_, err := db.NewInsert().Model(toAuditRow(e)).Exec(ctx)
+	return err
+}
+
+// MarkRecoveryExceeded implements deploy.Store, from DBOS's own record of the
+// workflows it gave up on (workflow ID = deploy ID). Before DBOS has created
+// its tables there is nothing to mark.
+func (s *Store) MarkRecoveryExceeded(ctx context.Context) ([]string, error) {
+	var table sql.NullString
+	if err := s.db.QueryRowContext(ctx, "SELECT to_regclass(?)::text", s.dbosSchema+".workflow_status").Scan(&table); err != nil {
+		return nil, fmt.Errorf("find DBOS workflows: %w", err)
+	}
+	if !table.Valid {
+		return nil, nil
+	}
+	var ids []string
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var rows []deploymentRow
+		err := tx.NewRaw(`UPDATE manent.deployments AS d SET state = ?, finished_at = now(), current_step = '', updated_at = now(),
+				error = CASE WHEN d.error = '' THEN ? ELSE d.error END
+			FROM ?.workflow_status AS w
+			WHERE w.workflow_uuid = d.id AND w.status = ? AND d.state IN (?)
+			RETURNING d.*`,
+			deploy.StateMaxRecoveryAttemptsExceeded, "the workflow was resumed too many times after crashes and DBOS stopped resuming it",
+			bun.Ident(s.dbosSchema), deploy.StateMaxRecoveryAttemptsExceeded, bun.List(activeStates)).Scan(ctx, &rows)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		ids = ids[:0]
+		for i := range rows {
+			d := fromDeploymentRow(&rows[i])
+			if err := insertAudit(ctx, tx, finishAudit(d, d.Requester)); err != nil {
+				return err
+			}
+			if err := notify(ctx, tx, deploy.EventDeployment, d.ID); err != nil {
+				return err
+			}
+			ids = append(ids, d.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("mark deployments past recovery: %w", err)
+	}
+	return ids, nil
+}
+
+// wrap adds context to internal errors and lets *deploy.Error through as is,
+// so callers still branch on its code.
+func wrap(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var de *deploy.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+func isForeignKeyViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23503"
+}

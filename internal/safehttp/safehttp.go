@@ -1,0 +1,124 @@
+package safehttp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"syscall"
+	"time"
+)
+
+// Options tunes a Client.
+type Options struct {
+	// Timeout bounds a whole request, body included (default 30s).
+	Timeout time.Duration
+	// AllowLinkLocal permits link-local and metadata addresses (development only).
+	AllowLinkLocal bool
+}
+
+// ErrRedirect is returned for a 3xx answer: redirects are never followed.
+var ErrRedirect = errors.New("redirect refused")
+
+// ErrAddressRefused is returned when the destination is a refused address.
+var ErrAddressRefused = errors.New("destination address refused")
+
+// ErrTooLarge is returned when a body exceeds its limit.
+var ErrTooLarge = errors.New("response too large")
+
+// New returns an *http.Client with manent's outbound rules.
+func New(o Options) *http.Client {
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	dialer := &net.Dialer{
+		Timeout: 10 * time.Second,
+		Control: func(_, address string, _ syscall.RawConn) error {
+			if o.AllowLinkLocal {
+				return nil
+			}
+			return checkAddress(address)
+		},
+	}
+	transport := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           dialer.DialContext,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: o.Timeout,
+		MaxIdleConnsPerHost:   4,
+		IdleConnTimeout:       30 * time.Second,
+	}
+	return &http.Client{
+		Transport: transport,
+		Timeout:   o.Timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+}
+
+// checkAddress refuses link-local addresses, which include the cloud
+// metadata endpoints (169.254.169.254, fd00:ec2::254 is unique-local but
+// AWS's IPv6 metadata address, refused explicitly).
+func checkAddress(address string) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return fmt.Errorf("%w: %s", ErrAddressRefused, address)
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return fmt.Errorf("%w: %s", ErrAddressRefused, address)
+	}
+	ip = ip.Unmap()
+	if ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified() ||
+		ip == netip.MustParseAddr("fd00:ec2::254") {
+		return fmt.Errorf("%w: %s", ErrAddressRefused, host)
+	}
+	return nil
+}
+
+// Get performs a GET and returns the response with its body limited to
+// maxBytes (reading past it fails with ErrTooLarge). A 3xx is ErrRedirect.
+func Get(ctx context.Context, c *http.Client, url string, maxBytes int64) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("User-Agent", "manent")
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		resp.Body.Close()
+		return nil, fmt.Errorf("%w: %s answered %d", ErrRedirect, req.URL.Redacted(), resp.StatusCode)
+	}
+	resp.Body = &limitedBody{rc: resp.Body, left: maxBytes}
+	return resp, nil
+}
+
+type limitedBody struct {
+	rc   io.ReadCloser
+	left int64
+}
+
+func (l *limitedBody) Read(p []byte) (int, error) {
+	if l.left <= 0 {
+		var one [1]byte
+		if n, _ := l.rc.Read(one[:]); n > 0 {
+			return 0, ErrTooLarge
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
+	}
+	n, err := l.rc.Read(p)
+	l.left -= int64(n)
+	return n, err
+}
+
+func (l *limitedBody) Close() error { return l.rc.Close() }

@@ -1,0 +1,65 @@
+package safehttp
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func TestCheckAddress(t *testing.T) {
+	tests := []struct {
+		addr    string
+		refused bool
+	}{
+		{"127.0.0.1:80", false},
+		{"[::1]:443", false},
+		{"10.1.2.3:80", false},
+		{"169.254.169.254:80", true},
+		{"[fe80::1]:80", true},
+		{"[fd00:ec2::254]:80", true},
+		{"0.0.0.0:80", true},
+		{"[::ffff:169.254.169.254]:80", true},
+	}
+	for _, tt := range tests {
+		err := checkAddress(tt.addr)
+		if got := errors.Is(err, ErrAddressRefused); got != tt.refused {
+			t.Errorf("checkAddress(%s) refused=%v, want %v (%v)", tt.addr, got, tt.refused, err)
+		}
+	}
+}
+
+func TestGetRefusesRedirectsAndCapsSize(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/redirect":
+			http.Redirect(w, r, "/big", http.StatusFound)
+		case "/big":
+			_, _ = io.WriteString(w, strings.Repeat("x", 100))
+		}
+	}))
+	defer srv.Close()
+	c := New(Options{})
+	if _, err := Get(context.Background(), c, srv.URL+"/redirect", 1000); !errors.Is(err, ErrRedirect) {
+		t.Fatalf("redirect: got %v, want ErrRedirect", err)
+	}
+	resp, err := Get(context.Background(), c, srv.URL+"/big", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if _, err := io.ReadAll(resp.Body); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("big body: got %v, want ErrTooLarge", err)
+	}
+	resp, err = Get(context.Background(), c, srv.URL+"/big", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if b, err := io.ReadAll(resp.Body); err != nil || len(b) != 100 {
+		t.Fatalf("exact body: %d bytes, %v", len(b), err)
+	}
+}

@@ -1,0 +1,165 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+
+	"manent.dev/manent/deploy"
+	"manent.dev/manent/graph"
+)
+
+// closeForbidden is the close code of graphql-transport-ws for a refused
+// connection_init.
+const closeForbidden = 4403
+
+var errNoCredentials = deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required: send Authorization: Bearer <token>")
+
+// bearer returns the token of an Authorization header value, "" when there
+// is none.
+func bearer(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		return "", false
+	}
+	return strings.TrimSpace(token), true
+}
+
+// authenticate returns the identity of a request's bearer token.
+func (a *api) authenticate(ctx context.Context, header string) (deploy.Identity, error) {
+	token, ok := bearer(header)
+	if !ok {
+		return deploy.Identity{}, errNoCredentials
+	}
+	id, err := a.auth.Authenticate(ctx, token)
+	if err != nil {
+		return deploy.Identity{}, err
+	}
+	if id.Anonymous() {
+		return deploy.Identity{}, deploy.Errorf(deploy.EUNAUTHENTICATED, "invalid token")
+	}
+	return id, nil
+}
+
+// requireREST authenticates a REST request; a refusal is a 401 JSON error.
+func (a *api) requireREST(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, err := a.authenticate(r.Context(), r.Header.Get("Authorization"))
+		if err != nil {
+			writeError(w, r, a.log, err)
+			return
+		}
+		next(w, r.WithContext(deploy.WithIdentity(r.Context(), id)))
+	}
+}
+
+// requireGraphQL authenticates a GraphQL request over HTTP; a refusal is a
+// GraphQL error with code UNAUTHENTICATED (status 401). A websocket upgrade
+// is authenticated later, in connection_init (browsers cannot set headers
+// on it), unless it carries an Authorization header.
+func (a *api) requireGraphQL(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		header := r.Header.Get("Authorization")
+		if isWebsocket(r) {
+			if !a.checkOrigin(r) {
+				writeGraphQLError(w, r, a.log, http.StatusForbidden,
+					deploy.Errorf(deploy.EFORBIDDEN, "websocket origin not allowed"))
+				return
+			}
+			if header == "" {
+				next.ServeHTTP(w, r)
+				return
+			}
+		}
+		id, err := a.authenticate(r.Context(), header)
+		if err != nil {
+			writeGraphQLError(w, r, a.log, http.StatusUnauthorized, err)
+			return
+		}
+		// gqlgen reads the whole body: bound it (a descriptor of maxDescriptor
+		// bytes, escaped in JSON, fits).
+		r.Body = http.MaxBytesReader(w, r.Body, 4*maxDescriptor)
+		next.ServeHTTP(w, r.WithContext(deploy.WithIdentity(r.Context(), id)))
+	})
+}
+
+// writeGraphQLError answers a GraphQL request refused before it reached
+// gqlgen, in the GraphQL error shape (genqlient reads it on any status).
+func writeGraphQLError(w http.ResponseWriter, r *http.Request, log *slog.Logger, status int, err error) {
+	var coded *deploy.Error
+	var gerr any
+	if errors.As(err, &coded) && coded.Code != deploy.EINTERNAL {
+		gerr = graph.CodedError(coded)
+		if coded.Code == deploy.EUNAUTHENTICATED {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="manent"`)
+		}
+	} else {
+		id := graph.NewErrorID()
+		log.ErrorContext(r.Context(), "request failed", "error_id", id, "path", r.URL.Path, "error", err)
+		status = http.StatusInternalServerError
+		gerr = map[string]any{"message": "internal error",
+			"extensions": map[string]any{"code": deploy.EINTERNAL, "errorId": id}}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"data": nil, "errors": []any{gerr}})
+}
+
+// wsInit authenticates a websocket in connection_init, from
+// {"Authorization": "Bearer <token>"} or {"token": "<token>"}, or keeps the
+// identity of the upgrade request's header. A refusal closes the socket
+// with 4403.
+func (a *api) wsInit(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
+	header := p.Authorization()
+	if header == "" && p.GetString("token") != "" {
+		header = "Bearer " + p.GetString("token")
+	}
+	if header == "" && !deploy.IdentityFrom(ctx).Anonymous() {
+		return ctx, nil, nil
+	}
+	id, err := a.authenticate(ctx, header)
+	if err != nil {
+		reason := string(deploy.EUNAUTHENTICATED)
+		if deploy.ErrorCode(err) != deploy.EUNAUTHENTICATED {
+			// Do not tell a client about an internal failure in a close frame.
+			a.log.ErrorContext(ctx, "websocket authentication failed", "error", err)
+			reason = "authentication failed"
+		}
+		ctx = transport.WithWebsocketCloseCode(transport.AppendCloseReason(ctx, reason), closeForbidden)
+		return ctx, nil, deploy.Errorf(deploy.EUNAUTHENTICATED, "%s", reason)
+	}
+	return deploy.WithIdentity(ctx, id), nil, nil
+}
+
+func isWebsocket(r *http.Request) bool {
+	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
+}
+
+// checkOrigin accepts a websocket from a page of this server (same host as
+// the request, or the configured public URL) and from clients that are not
+// browsers (no Origin header): a page of another site must not use the
+// browser's credentials here.
+func (a *api) checkOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return true
+	}
+	if a.publicURL == "" {
+		return false
+	}
+	pub, err := url.Parse(a.publicURL)
+	return err == nil && strings.EqualFold(pub.Scheme, u.Scheme) && strings.EqualFold(pub.Host, u.Host)
+}

@@ -1,0 +1,8 @@
+// Package server is manent-server's composition root: Main wires the
+// configuration, PostgreSQL, the events fan-out, authentication, the
+// authorizer and the engine, and serves /graphql, the REST API with its SSE
+// stream, health checks and the web interface. It holds no SQL and no
+// business rules.
+//
+// It may import every package of manent except cmd and e2e; nothing imports it.
+package server

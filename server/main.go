@@ -1,0 +1,193 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"manent.dev/manent/config"
+	"manent.dev/manent/deploy"
+	"manent.dev/manent/engine"
+	"manent.dev/manent/engine/plugins/local"
+	"manent.dev/manent/engine/secrets"
+	"manent.dev/manent/frontend"
+	"manent.dev/manent/internal/authz"
+	"manent.dev/manent/internal/embeddedpg"
+	"manent.dev/manent/internal/postgres"
+	"manent.dev/manent/internal/tokens"
+)
+
+// engineShutdown is how long Close lets running steps finish; DBOS resumes
+// the others at the next start.
+const engineShutdown = 20 * time.Second
+
+// Main starts a server: it loads the configuration, opens and migrates
+// PostgreSQL (starting the embedded one if allowed and none is configured),
+// builds the adapters and the engine, launches the engine and serves HTTP.
+// It returns once the server accepts requests; the caller runs Run and then
+// Close. On error, whatever was started is stopped.
+func Main(ctx context.Context, c Config) (_ *Server, err error) {
+	c = c.withDefaults()
+	cfg, err := config.Load(c.ConfigPath)
+	if err != nil {
+		return nil, err
+	}
+	role, err := pickRole(c.Role, cfg.Server.Role)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{log: c.Logger, role: role}
+	defer func() {
+		if err != nil {
+			if cerr := s.Close(); cerr != nil {
+				s.log.Warn("stop after a failed start", "error", cerr)
+			}
+		}
+	}()
+	db, err := s.openDatabase(ctx, c, cfg)
+	if err != nil {
+		return nil, err
+	}
+	store := postgres.NewStore(db)
+	az, err := authz.New(cfg.RBAC.Model, cfg.RBAC.Policy)
+	if err != nil {
+		return nil, err
+	}
+	// The engine outlives ctx, which only bounds the start: DBOS runs until
+	// Close.
+	eng, err := engine.New(context.WithoutCancel(ctx), engine.Options{
+		Config: cfg, Store: store, Authorizer: az, DatabaseURL: s.databaseURL,
+		Plugins: []deploy.Plugin{local.New(cfg.Dir)},
+		Secrets: []deploy.SecretProvider{
+			secrets.Env{Prefix: cfg.Secrets.EnvPrefix}, secrets.File{Root: cfg.Secrets.FileRoot},
+		},
+		Worker: role != RoleAPI, Logger: s.log,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create engine: %w", err)
+	}
+	if err := eng.Launch(); err != nil {
+		_ = eng.Shutdown(engineShutdown)
+		return nil, err
+	}
+	s.onClose("engine", func() error { return eng.Shutdown(engineShutdown) })
+
+	ready := func(ctx context.Context) error { return db.SQL().PingContext(ctx) }
+	var h http.Handler
+	if role == RoleWorker {
+		h = healthRoutes(ready, s.log)
+	} else {
+		events := postgres.NewEvents(s.databaseURL, s.log.With("component", "events"))
+		s.onClose("events", func() error { events.Close(); return nil })
+		wait, cancel := context.WithTimeout(ctx, 30*time.Second)
+		err := events.Ready(wait)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		a := &api{
+			service: eng, events: events, auth: tokens.New(cfg.Auth.Tokens), ready: ready, log: s.log,
+			publicURL: cfg.Server.PublicURL, allowIntrospection: cfg.Server.AllowIntrospection,
+			spa: frontend.FS(),
+		}
+		h = a.routes()
+	}
+
+	listen := c.Listen
+	if listen == "" {
+		listen = cfg.Server.Listen
+	}
+	if listen == "" {
+		listen = DefaultListen
+	}
+	s.listener, err = net.Listen("tcp", listen)
+	if err != nil {
+		return nil, fmt.Errorf("listen: %w", err)
+	}
+	s.serve(h)
+	s.log.Info("manent-server started", "addr", s.Addr(), "role", role,
+		"executor_id", cfg.Server.ExecutorID, "embedded_postgres", s.embedded)
+	return s, nil
+}
+
+// Migrate migrates the database of the configuration and returns.
+func Migrate(ctx context.Context, c Config) (err error) {
+	c = c.withDefaults()
+	cfg, err := config.Load(c.ConfigPath)
+	if err != nil {
+		return err
+	}
+	s := &Server{log: c.Logger}
+	defer func() { err = errors.Join(err, s.Close()) }()
+	if _, err := s.openDatabase(ctx, c, cfg); err != nil {
+		return err
+	}
+	s.log.Info("database migrated")
+	return nil
+}
+
+func (c Config) withDefaults() Config {
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.DataDir == "" {
+		c.DataDir = ".manent"
+	}
+	return c
+}
+
+func pickRole(flag, configured string) (string, error) {
+	role := flag
+	if role == "" {
+		role = configured
+	}
+	switch role {
+	case "":
+		return RoleAll, nil
+	case RoleAll, RoleAPI, RoleWorker:
+		return role, nil
+	}
+	return "", fmt.Errorf("unknown role %q: want all, api or worker", role)
+}
+
+// openDatabase opens and migrates the configured PostgreSQL, or the
+// embedded one when none is configured and c allows it.
+func (s *Server) openDatabase(ctx context.Context, c Config, cfg *config.Config) (*postgres.DB, error) {
+	s.databaseURL = cfg.Database.URL
+	if s.databaseURL == "" {
+		if !c.EmbeddedPostgres {
+			return nil, errors.New("no database: set database.url in manent.yml or DATABASE_URL")
+		}
+		inst, err := embeddedpg.Start(ctx, embeddedpg.Options{
+			DataDir: filepath.Join(c.DataDir, "pg"), Logger: s.log.With("component", "embeddedpg"),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("start embedded postgresql: %w", err)
+		}
+		s.onClose("embedded postgresql", inst.Stop)
+		s.databaseURL, s.embedded = inst.URL(""), true
+	}
+	db, err := postgres.Open(ctx, s.databaseURL)
+	if err != nil {
+		return nil, err
+	}
+	s.onClose("database", db.Close)
+	if err := postgres.Migrate(ctx, db); err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	return db, nil
+}
+
+// healthRoutes is all a worker serves: it has no API.
+func healthRoutes(ready func(context.Context) error, log *slog.Logger) http.Handler {
+	a := &api{ready: ready, log: log}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", healthz)
+	mux.HandleFunc("GET /readyz", a.readyz)
+	return mux
+}

@@ -1,0 +1,81 @@
+package server
+
+import (
+	"context"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"manent.dev/manent/deploy"
+	"manent.dev/manent/graph"
+)
+
+// api holds what the HTTP layer needs. Main fills it from the real adapters;
+// tests may fill it with fakes of the deploy interfaces.
+type api struct {
+	service deploy.Service
+	events  deploy.Events
+	auth    deploy.Authenticator
+	// ready reports whether the process can serve (the database answers).
+	ready func(context.Context) error
+	log   *slog.Logger
+	// publicURL is server.public_url: the origin of the web interface when
+	// it is not the host the request names (a proxy in front).
+	publicURL          string
+	allowIntrospection bool
+	// heartbeat is the period of the SSE comments that keep proxies from
+	// closing an idle stream.
+	heartbeat time.Duration
+	// spa is the built web interface.
+	spa fs.FS
+}
+
+func (a *api) live() graph.Live {
+	return graph.Live{Service: a.service, Events: a.events, Logger: a.log}
+}
+
+// routes returns the server's HTTP handler.
+func (a *api) routes() http.Handler {
+	if a.heartbeat <= 0 {
+		a.heartbeat = 15 * time.Second
+	}
+	gql := graph.NewHandler(graph.HandlerOptions{
+		Resolver:           &graph.Resolver{Service: a.service, Events: a.events, Logger: a.log},
+		InitFunc:           a.wsInit,
+		CheckOrigin:        a.checkOrigin,
+		AllowIntrospection: a.allowIntrospection,
+		Logger:             a.log,
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/graphql", a.requireGraphQL(gql))
+	mux.HandleFunc("POST /api/v1/deployments", a.requireREST(a.submit(false)))
+	mux.HandleFunc("POST /api/v1/deployments/plan", a.requireREST(a.submit(true)))
+	mux.HandleFunc("GET /api/v1/deployments/{id}", a.requireREST(a.status))
+	mux.HandleFunc("GET /api/v1/deployments/{id}/events", a.requireREST(a.stream))
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, a.log, deploy.Errorf(deploy.ENOTFOUND, "no such endpoint: %s %s", r.Method, r.URL.Path))
+	})
+	mux.HandleFunc("GET /healthz", healthz)
+	mux.HandleFunc("GET /readyz", a.readyz)
+	mux.Handle("/", spaHandler(a.spa))
+	return mux
+}
+
+func healthz(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (a *api) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	if a.ready != nil {
+		if err := a.ready(ctx); err != nil {
+			// The cause is logged, not shown: it may name hosts and users.
+			a.log.WarnContext(ctx, "not ready", "error", err)
+			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
