@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/Khan/genqlient/graphql"
+	"github.com/gorilla/websocket"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"manent.dev/manent/deploy"
@@ -63,10 +64,14 @@ type UnreachableError struct {
 }
 
 func (e *UnreachableError) Error() string {
-	return fmt.Sprintf("cannot reach the manent server at %s: %s", e.Server, unreachableReason(e.Err))
+	return fmt.Sprintf("cannot reach the manent server at %s: %s", e.Server, e.Reason())
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// Reason says in a few words why the server could not be reached
+// ("connection refused", "timed out").
+func (e *UnreachableError) Reason() string { return unreachableReason(e.Err) }
 
 // Code returns the extensions.code of the APIError in err's chain, "" when
 // there is none.
@@ -183,7 +188,15 @@ func isUnreachable(err error) bool {
 		// restarted under us.
 		return true
 	}
-	return false
+	var ce *websocket.CloseError
+	return errors.As(err, &ce) && droppedCodes[ce.Code]
+}
+
+// droppedCodes are the websocket closes of a server that went away: killed
+// (1006, no close frame), shutting down (1001) or restarting (1012, 1013).
+var droppedCodes = map[int]bool{
+	websocket.CloseAbnormalClosure: true, websocket.CloseGoingAway: true,
+	websocket.CloseServiceRestart: true, websocket.CloseTryAgainLater: true,
 }
 
 // unreachableReason says in a few words why: the full net error repeats the
@@ -203,8 +216,11 @@ func unreachableReason(err error) string {
 		return "cannot resolve " + dnsErr.Name
 	case errors.As(err, &netErr) && netErr.Timeout():
 		return "timed out"
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		websocket.IsCloseError(err, websocket.CloseAbnormalClosure):
 		return "the connection was closed by the server"
+	case websocket.IsCloseError(err, websocket.CloseGoingAway, websocket.CloseServiceRestart, websocket.CloseTryAgainLater):
+		return "the server is shutting down or restarting"
 	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
 		return "no route to host"
 	}

@@ -99,8 +99,9 @@ func TestFollowReconnectsWithLogsAfter(t *testing.T) {
 	if final.State != client.DeploymentStateError {
 		t.Fatalf("final state %s", final.State)
 	}
-	if len(reconnects) != 1 {
-		t.Fatalf("reconnects %v, want one", reconnects)
+	var u *client.UnreachableError
+	if len(reconnects) != 1 || !errors.As(reconnects[0], &u) || u.Reason() != "the connection was closed by the server" {
+		t.Fatalf("reconnects %v, want one after an UnreachableError", reconnects)
 	}
 	reqs := srv.Requests()
 	if len(reqs) != 2 || clienttest.Int(reqs[1].Variables["logsAfter"]) != 2 {

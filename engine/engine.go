@@ -12,6 +12,8 @@ import (
 
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/engine/plugins/local"
+	"manent.dev/manent/engine/secrets"
 	"manent.dev/manent/internal/safehttp"
 )
 
@@ -62,6 +64,15 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 		cfg: o.Config, store: o.Store, authz: o.Authorizer, log: o.Logger,
 		plugins: map[string]deploy.Plugin{}, secrets: map[string]deploy.SecretProvider{},
 		worker: o.Worker, http: safehttp.New(safehttp.Options{Timeout: 5 * time.Minute}),
+	}
+	if o.Plugins == nil {
+		o.Plugins = []deploy.Plugin{local.New(o.Config.Dir)}
+	}
+	if o.Secrets == nil {
+		o.Secrets = []deploy.SecretProvider{
+			secrets.Env{Prefix: o.Config.Secrets.EnvPrefix},
+			secrets.File{Root: o.Config.Secrets.FileRoot},
+		}
 	}
 	for _, p := range o.Plugins {
 		e.plugins[p.Name()] = p

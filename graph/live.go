@@ -86,7 +86,9 @@ type follower struct {
 	Live
 	id  string
 	out chan<- Update
-	seq int64
+	// seq is the last log line sent; state the last state sent.
+	seq   int64
+	state deploy.State
 }
 
 // next re-reads the deploy after events of the given kinds and sends the
@@ -103,7 +105,12 @@ func (f *follower) next(ctx context.Context, kinds map[deploy.EventKind]bool) bo
 		return false
 	}
 	kind := updateKind(kinds)
-	if kind == KindLog && len(lines) == 0 && !d.State.Terminal() {
+	if d.State != f.state {
+		// Events of a burst are merged: a change of state may arrive with a
+		// log event.
+		kind = KindState
+	}
+	if kind == KindLog && len(lines) == 0 {
 		return true // a burst whose lines were already sent
 	}
 	return f.send(ctx, kind, d, lines) && !d.State.Terminal()
@@ -112,7 +119,11 @@ func (f *follower) next(ctx context.Context, kinds map[deploy.EventKind]bool) bo
 // send sends an update with the first page of lines, then the rest of the
 // log as log updates, so that a final state is always followed by every
 // line written before it.
+//
+// A page shorter than logPage ends the log: the Service honours limits up
+// to logPage.
 func (f *follower) send(ctx context.Context, kind string, d *deploy.Deployment, lines []deploy.LogLine) bool {
+	f.state = d.State
 	for {
 		if len(lines) > 0 {
 			f.seq = lines[len(lines)-1].Seq

@@ -2,9 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -12,7 +9,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 
 	"manent.dev/manent/deploy"
-	"manent.dev/manent/graph"
 )
 
 // closeForbidden is the close code of graphql-transport-ws for a refused
@@ -87,28 +83,6 @@ func (a *api) requireGraphQL(next http.Handler) http.Handler {
 		r.Body = http.MaxBytesReader(w, r.Body, 4*maxDescriptor)
 		next.ServeHTTP(w, r.WithContext(deploy.WithIdentity(r.Context(), id)))
 	})
-}
-
-// writeGraphQLError answers a GraphQL request refused before it reached
-// gqlgen, in the GraphQL error shape (genqlient reads it on any status).
-func writeGraphQLError(w http.ResponseWriter, r *http.Request, log *slog.Logger, status int, err error) {
-	var coded *deploy.Error
-	var gerr any
-	if errors.As(err, &coded) && coded.Code != deploy.EINTERNAL {
-		gerr = graph.CodedError(coded)
-		if coded.Code == deploy.EUNAUTHENTICATED {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="manent"`)
-		}
-	} else {
-		id := graph.NewErrorID()
-		log.ErrorContext(r.Context(), "request failed", "error_id", id, "path", r.URL.Path, "error", err)
-		status = http.StatusInternalServerError
-		gerr = map[string]any{"message": "internal error",
-			"extensions": map[string]any{"code": deploy.EINTERNAL, "errorId": id}}
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"data": nil, "errors": []any{gerr}})
 }
 
 // wsInit authenticates a websocket in connection_init, from

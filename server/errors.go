@@ -11,7 +11,9 @@ import (
 )
 
 // This file is the REST error writer: with graph's error presenter, the only
-// place where error codes become something a client sees.
+// place where error codes become something a client sees. (writeGraphQLError
+// answers the GraphQL requests refused before gqlgen, in the presenter's
+// shape.)
 
 // httpStatus is the HTTP status of a domain error code.
 func httpStatus(code deploy.Code) int {
@@ -72,4 +74,26 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(v)
+}
+
+// writeGraphQLError answers a GraphQL request refused before it reached
+// gqlgen, in the GraphQL error shape (genqlient reads it on any status).
+func writeGraphQLError(w http.ResponseWriter, r *http.Request, log *slog.Logger, status int, err error) {
+	var coded *deploy.Error
+	var gerr any
+	if errors.As(err, &coded) && coded.Code != deploy.EINTERNAL {
+		gerr = graph.CodedError(coded)
+		if coded.Code == deploy.EUNAUTHENTICATED {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="manent"`)
+		}
+	} else {
+		id := graph.NewErrorID()
+		log.ErrorContext(r.Context(), "request failed", "error_id", id, "path", r.URL.Path, "error", err)
+		status = http.StatusInternalServerError
+		gerr = map[string]any{"message": "internal error",
+			"extensions": map[string]any{"code": deploy.EINTERNAL, "errorId": id}}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"data": nil, "errors": []any{gerr}})
 }

@@ -66,12 +66,28 @@ func (a *app) run(ctx context.Context, args []string) int {
 	return code
 }
 
-// redact removes the token from anything printed, whatever produced it.
+// redact masks the token in anything printed, whatever produced it. An
+// identity token:<name> is left alone: a token may be spelled like its own
+// name (the demo's are), and the name is not a secret.
 func (a *app) redact(s string) string {
 	if len(a.token) < 4 {
 		return s
 	}
-	return strings.ReplaceAll(s, a.token, "********")
+	var b strings.Builder
+	for {
+		i := strings.Index(s, a.token)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		if strings.HasSuffix(s[:i], "token:") {
+			b.WriteString(a.token)
+		} else {
+			b.WriteString("********")
+		}
+		s = s[i+len(a.token):]
+	}
 }
 
 func (a *app) rootCmd() *cobra.Command {

@@ -419,3 +419,11 @@ func TestCancel(t *testing.T) {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+func TestRedact(t *testing.T) {
+	a := &app{token: "demo-ci"}
+	got := a.redact("token:demo-ci sent Bearer demo-ci; demo-ci")
+	if got != "token:demo-ci sent Bearer ********; ********" {
+		t.Fatalf("redact = %q", got)
+	}
+}

@@ -71,7 +71,7 @@ func (a *app) followDeploy(ctx context.Context, c *client.Client, id string, fir
 func reason(err error) string {
 	var u *client.UnreachableError
 	if errors.As(err, &u) {
-		return u.Error()
+		return u.Reason()
 	}
 	return err.Error()
 }

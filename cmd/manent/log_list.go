@@ -69,7 +69,11 @@ func (a *app) printLogs(ctx context.Context, id string, follow bool, timeout tim
 				last = l.Seq
 			}
 			return nil
-		}, client.LogsAfter(last))
+		}, client.LogsAfter(last), client.OnReconnect(func(attempt int, err error) {
+			if attempt == 1 || attempt%10 == 0 {
+				a.progressf("lost the connection to %s (%s); reconnecting (attempt %d)", c.Server(), reason(err), attempt)
+			}
+		}))
 		if err != nil {
 			return followOutcome(id, final, err, timeout)
 		}

@@ -82,6 +82,11 @@ func (c cluster) prepare(dataDir string) error {
 	}
 	_ = os.Remove(pointer)
 	if err := os.Symlink(c.dir, pointer); err != nil {
+		// A concurrent start may have made the same link (this runs before
+		// the cluster lock, which lives in the cluster directory).
+		if cur, rerr := os.Readlink(pointer); rerr == nil && cur == c.dir {
+			return nil
+		}
 		return fmt.Errorf("point %s to the cluster: %w", pointer, err)
 	}
 	return nil

@@ -115,44 +115,51 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 		return nil, err
 	}
 	inst := &Instance{opts: opts, cl: cl, log: opts.Logger, password: pw}
-
-	pm, err := cl.running()
-	if err != nil {
+	if err := inst.attachOrLaunch(ctx, bin); err != nil {
 		return nil, err
+	}
+	return inst, nil
+}
+
+// attachOrLaunch attaches to the server running the cluster, or starts one,
+// on a new free port if the one it picked is taken meanwhile.
+func (i *Instance) attachOrLaunch(ctx context.Context, bin binaries) error {
+	pm, err := i.cl.running()
+	if err != nil {
+		return err
 	}
 	if pm != nil {
-		inst.port, inst.pid = pm.port, pm.pid
-		if err := inst.waitReady(ctx, nil, 0); err != nil {
-			return nil, err
+		i.port, i.pid = pm.port, pm.pid
+		if err := i.waitReady(ctx, nil, 0); err != nil {
+			return err
 		}
-		inst.log.Info("embedded PostgreSQL already running: attached", "cluster", dir, "port", pm.port, "pid", pm.pid)
-		return inst, nil
+		i.log.Info("embedded PostgreSQL already running: attached", "cluster", i.cl.dir, "port", pm.port, "pid", pm.pid)
+		return nil
 	}
-
-	if err := cl.waitOrphans(ctx, opts.Logger); err != nil {
-		return nil, err
+	if err := i.cl.waitOrphans(ctx, i.log); err != nil {
+		return err
 	}
 	for attempt := 1; ; attempt++ {
-		port := opts.Port
+		port := i.opts.Port
 		if port == 0 {
 			if port, err = freePort(); err != nil {
-				return nil, err
+				return err
 			}
 		}
-		err = inst.launch(ctx, bin, port)
+		err = i.launch(ctx, bin, port)
 		if err == nil {
 			break
 		}
 		// Another process may take the free port between our probe and
 		// postgres's bind.
-		if opts.Port != 0 || attempt == 3 || !errors.Is(err, errPortInUse) {
-			return nil, err
+		if i.opts.Port != 0 || attempt == 3 || !errors.Is(err, errPortInUse) {
+			return err
 		}
 	}
-	inst.owned = true
-	inst.log.Info("embedded PostgreSQL started", "cluster", dir, "port", inst.port, "pid", inst.pid,
-		"user", acct.String(), "version", bin.version, "ephemeral", opts.Ephemeral, "log", cl.logPath())
-	return inst, nil
+	i.owned = true
+	i.log.Info("embedded PostgreSQL started", "cluster", i.cl.dir, "port", i.port, "pid", i.pid,
+		"user", i.cl.acct.String(), "version", bin.version, "ephemeral", i.opts.Ephemeral, "log", i.cl.logPath())
+	return nil
 }
 
 var errPortInUse = errors.New("port in use")

@@ -21,12 +21,13 @@ import (
 	"manent.dev/manent/internal/embeddedpg"
 )
 
-// shared is the embedded PostgreSQL of this test binary, started by the
-// first URL call when DATABASE_URL is not set.
+// shared is the PostgreSQL of this test binary, chosen by the first URL call:
+// DATABASE_URL then, or an embedded one started for the binary. Later changes
+// of DATABASE_URL (tests that t.Setenv it to their own database) do not move it.
 var shared struct {
 	once sync.Once
+	url  string
 	inst *embeddedpg.Instance
-	opts embeddedpg.Options
 	err  error
 }
 
@@ -77,27 +78,30 @@ func Main(m *testing.M) {
 }
 
 func serverURL() (string, error) {
-	if u := os.Getenv("DATABASE_URL"); u != "" {
-		return u, nil
-	}
 	shared.once.Do(func() {
+		if shared.url = os.Getenv("DATABASE_URL"); shared.url != "" {
+			return
+		}
 		root := filepath.Join(os.TempDir(), "manent-pgtest")
 		removeStale(root)
 		// One cluster per test binary: `go test ./...` runs packages in
 		// parallel, each in its own process.
-		shared.opts = embeddedpg.Options{
+		opts := embeddedpg.Options{
 			DataDir:   filepath.Join(root, strconv.Itoa(os.Getpid())),
 			Ephemeral: true,
 			Logger:    slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
-		shared.inst, shared.err = embeddedpg.Start(ctx, shared.opts)
+		shared.inst, shared.err = embeddedpg.Start(ctx, opts)
+		if shared.err == nil {
+			shared.url = shared.inst.URL("postgres")
+		}
 	})
 	if shared.err != nil {
 		return "", fmt.Errorf("start embedded PostgreSQL (or set DATABASE_URL): %w", shared.err)
 	}
-	return shared.inst.URL("postgres"), nil
+	return shared.url, nil
 }
 
 // removeStale removes the clusters of test binaries that ended without

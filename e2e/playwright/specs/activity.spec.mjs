@@ -55,7 +55,7 @@ describe("activity and a deploy's page", () => {
       const log = page.getByRole("log", { name: "Deploy log" });
       await eventually(async () => (await log.locator("[data-level]").count()) > 0, { message: "log lines" });
       const total = await log.locator("[data-level]").count();
-      const first = await log.locator("[data-level]").first().locator("span").last().innerText();
+      const first = (await log.locator("[data-level]").first().locator("span").last().textContent()) ?? "";
       const word = first.split(/\s+/).find((w) => w.length >= 4) ?? first.slice(0, 4);
       await page.getByRole("searchbox", { name: "Search the log" }).fill(word);
       await page.getByText(new RegExp(`of ${total} lines match`)).waitFor();
@@ -63,6 +63,8 @@ describe("activity and a deploy's page", () => {
       await page.getByRole("searchbox", { name: "Search the log" }).fill("");
       console.log(`${total} log lines; searched for "${word}"`);
       await screenshot("deployment");
+      await log.scrollIntoViewIfNeeded();
+      await screenshot("deployment-log");
 
       assert.deepEqual(consoleErrors(), []);
     } finally {

@@ -7,10 +7,10 @@ export function formatDuration(ms: number | null | undefined): string {
   const totalSeconds = Math.round(s);
   const minutes = Math.floor(totalSeconds / 60);
   const seconds = totalSeconds % 60;
-  if (minutes < 60) return `${minutes} min ${String(seconds).padStart(2, "0")} s`;
+  if (minutes < 60) return seconds ? `${minutes} min ${String(seconds).padStart(2, "0")} s` : `${minutes} min`;
   const hours = Math.floor(minutes / 60);
   const rest = minutes % 60;
-  if (hours < 48) return `${hours} h ${String(rest).padStart(2, "0")} min`;
+  if (hours < 48) return rest ? `${hours} h ${String(rest).padStart(2, "0")} min` : `${hours} h`;
   return `${Math.floor(hours / 24)} d ${hours % 24} h`;
 }
 

@@ -1,7 +1,19 @@
 import { useEffect, useState } from "react";
 
 const listeners = new Set<() => void>();
-let timer: ReturnType<typeof setInterval> | undefined;
+let timer: ReturnType<typeof setTimeout> | undefined;
+
+// Ticks on the second boundary, so that a clock and the times computed from
+// the same instant never disagree by a second.
+function schedule() {
+  timer = setTimeout(
+    () => {
+      listeners.forEach((l) => l());
+      schedule();
+    },
+    1000 - (Date.now() % 1000) + 5,
+  );
+}
 
 /**
  * The current time, refreshed every second by one shared timer for the
@@ -12,11 +24,12 @@ export function useNow(): number {
   useEffect(() => {
     const tick = () => setNow(Date.now());
     listeners.add(tick);
-    if (!timer) timer = setInterval(() => listeners.forEach((l) => l()), 1000);
+    if (!timer) schedule();
+    tick();
     return () => {
       listeners.delete(tick);
       if (listeners.size === 0 && timer) {
-        clearInterval(timer);
+        clearTimeout(timer);
         timer = undefined;
       }
     };
@@ -24,22 +37,22 @@ export function useNow(): number {
   return now;
 }
 
-const absoluteFormat = new Intl.DateTimeFormat(undefined, {
-  year: "numeric",
-  month: "2-digit",
-  day: "2-digit",
-  hour: "2-digit",
-  minute: "2-digit",
-  second: "2-digit",
-  hour12: false,
-  timeZoneName: "short",
-});
+const zoneFormat = new Intl.DateTimeFormat(undefined, { timeZoneName: "short" });
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/** "2026-11-30 09:53:16 UTC": one unambiguous order for every locale, in the viewer's time zone. */
+function absolute(d: Date): string {
+  const zone = zoneFormat.formatToParts(d).find((p) => p.type === "timeZoneName")?.value ?? "";
+  const date = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+  const time = `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+  return `${date} ${time}${zone ? ` ${zone}` : ""}`;
+}
 
 const clockFormat = new Intl.DateTimeFormat(undefined, { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
 
 export function formatAbsolute(iso: string): string {
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : absoluteFormat.format(d);
+  return Number.isNaN(d.getTime()) ? iso : absolute(d);
 }
 
 export function formatClock(iso: string | number): string {
@@ -74,17 +87,17 @@ export interface TimeProps {
 export function Time({ iso, mode = "relative", empty = "—" }: TimeProps) {
   const now = useNow();
   if (!iso) return <span className="m-muted">{empty}</span>;
-  const absolute = formatAbsolute(iso);
+  const abs = formatAbsolute(iso);
   const relative = formatRelative(iso, now);
   if (mode === "both") {
     return (
-      <time dateTime={iso} className="m-time">
-        {absolute} <span className="m-muted">({relative})</span>
+      <time dateTime={iso} className="m-time-both">
+        <span className="m-nowrap">{abs}</span> <span className="m-muted m-nowrap">({relative})</span>
       </time>
     );
   }
   return (
-    <time dateTime={iso} title={absolute} className="m-time" aria-label={`${relative}, ${absolute}`}>
+    <time dateTime={iso} title={abs} className="m-time" aria-label={`${relative}, ${abs}`}>
       {relative}
     </time>
   );

@@ -108,19 +108,31 @@ export function DeploymentFacts({ deployment: d }: { deployment: DeploymentViewF
         <h2 id="plan-title" className={styles.sideTitle}>
           Plan
         </h2>
-        <ol className={styles.plan}>
-          {d.plan.steps.map((s) => (
-            <li key={s.name}>
-              <span className={styles.planName}>{s.name}</span>
-              {s.type !== s.name && <span className="m-muted"> {s.type}</span>}
-              <span className="m-muted">
-                {" "}
-                · {s.maxRetries} {s.maxRetries === 1 ? "retry" : "retries"} · {formatDuration(s.timeoutSeconds * 1000)} limit
-                {s.mandatory ? " · mandatory" : ""}
-              </span>
-            </li>
-          ))}
-        </ol>
+        <table className={styles.plan}>
+          <thead>
+            <tr>
+              <th scope="col">Step</th>
+              <th scope="col">Retries</th>
+              <th scope="col">Time limit</th>
+              <th scope="col">
+                <span className="m-visually-hidden">Mandatory</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {d.plan.steps.map((s) => (
+              <tr key={s.name}>
+                <td>
+                  <span className={styles.planName}>{s.name}</span>
+                  {s.type !== s.name && s.type !== "standard" && <span className="m-muted"> {s.type}</span>}
+                </td>
+                <td>{s.maxRetries}</td>
+                <td>{formatDuration(s.timeoutSeconds * 1000)}</td>
+                <td className="m-muted">{s.mandatory ? "mandatory" : "optional"}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
         <dl className="m-facts">
           <dt>Plugin</dt>
           <dd>{d.effective.plugin}</dd>

@@ -7,7 +7,7 @@ import { useSubscriptionEvents } from "../../shared/api/live";
 import { ErrorMessage } from "../../shared/ErrorMessage";
 import { Empty, Loading } from "../../shared/Placeholder";
 import { StateBadge } from "../../shared/StateBadge";
-import { isFinal } from "../../shared/states";
+import { isFailed, isFinal } from "../../shared/states";
 import { CancelDeployment } from "./CancelDeployment";
 import { DeploymentFacts } from "./DeploymentFacts";
 import { emptyLive, liveReducer } from "./liveDeployment";
@@ -93,8 +93,8 @@ export function DeploymentPage() {
         )}
       </p>
       {d.error && (
-        <div className={styles.failure} role="alert">
-          <strong>Failed:</strong> <span className="m-mono">{d.error}</span>
+        <div className={styles.failure} data-failed={isFailed(d.state) || undefined} role={isFailed(d.state) ? "alert" : "note"}>
+          <strong>{isFailed(d.state) ? "Failed:" : d.state === "CANCELLED" ? "Cancelled:" : "Note:"}</strong> <span className="m-mono">{d.error}</span>
         </div>
       )}
       {liveError && <ErrorMessage error={liveError} context="Following the deploy live" />}

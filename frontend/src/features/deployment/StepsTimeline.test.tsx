@@ -26,7 +26,7 @@ function step(s: Partial<StepLike> & Pick<StepLike, "name" | "state">): StepLike
 
 describe("StepsTimeline", () => {
   beforeEach(() => {
-    vi.useFakeTimers({ toFake: ["Date", "setInterval", "clearInterval"] });
+    vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(new Date("2026-11-30T10:00:30Z"));
   });
   afterEach(() => vi.useRealTimers());

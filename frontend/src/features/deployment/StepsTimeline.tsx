@@ -40,7 +40,7 @@ export function StepsTimeline({ plan, steps, currentStep }: StepsTimelineProps) 
             <div className={styles.head}>
               <StateBadge state={row.state} kind="step" size="small" />
               <span className={styles.name}>{row.name}</span>
-              {row.type !== row.name && <span className={`${styles.type} m-muted`}>{row.type}</span>}
+              {row.type !== row.name && row.type !== "standard" && <span className={`${styles.type} m-muted`}>{row.type}</span>}
               <span className={styles.meta}>
                 {row.attempts > 1 && (
                   <span className={styles.attempts} title="Attempts used of those the plan allows">

@@ -47,7 +47,7 @@ function TextFilter({
         name={name}
         value={text}
         list={listId}
-        placeholder={name === "requester" ? "token:ci" : "any"}
+        placeholder="any"
         onChange={(e) => {
           const v = e.target.value;
           setText(v);

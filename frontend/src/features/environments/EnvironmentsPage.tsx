@@ -68,7 +68,7 @@ export function EnvironmentsPage() {
         </div>
       ) : (
         <div className={`m-card m-table-wrap ${styles.wrap}`}>
-          <table className={`m-table ${styles.matrix}`}>
+          <table className={`m-table ${styles.matrix}`} style={{ ["--env-count" as string]: matrix.environments.length }}>
             <thead>
               <tr>
                 <th scope="col">Application</th>

@@ -3,6 +3,7 @@ import { Client, fetchExchange, type CombinedError } from "@urql/core";
 import { useLocation, useNavigate } from "react-router";
 import { graphql } from "../../gql";
 import { ErrorMessage } from "../../shared/ErrorMessage";
+import { errorCode } from "../../shared/errors";
 import { useSession, authorization } from "../../shared/api/session";
 import { ThemeToggle } from "../../shared/theme";
 import styles from "./SignInPage.module.css";
@@ -19,6 +20,7 @@ const SignInViewer = graphql(`
 async function checkToken(token: string): Promise<CombinedError | null> {
   const client = new Client({
     url: "/graphql",
+    preferGetMethod: false,
     exchanges: [fetchExchange],
     fetchOptions: { headers: { Authorization: authorization({ kind: "token", token }) } },
   });
@@ -80,6 +82,8 @@ export function SignInPage() {
             kept in this browser until you sign out.
           </p>
           <form onSubmit={submit} className={styles.form}>
+            {/* For password managers, which file a secret under a user name. */}
+            <input type="text" name="username" autoComplete="username" value="manent token" readOnly hidden />
             <label className="m-field">
               <span>Token</span>
               <input
@@ -97,7 +101,15 @@ export function SignInPage() {
               {busy ? "Signing in…" : "Sign in"}
             </button>
           </form>
-          {error && <ErrorMessage error={error} context="Signing in" />}
+          {error &&
+            (errorCode(error) === "UNAUTHENTICATED" ? (
+              <div className="m-error" role="alert" data-code="UNAUTHENTICATED">
+                <p className="m-error-title">This token is not valid.</p>
+                <p className="m-error-detail">Check it, or ask your administrator for a new one.</p>
+              </div>
+            ) : (
+              <ErrorMessage error={error} context="Signing in" />
+            ))}
         </section>
       </main>
     </div>

@@ -104,6 +104,20 @@ function useIdleCursor(ms: number) {
   return idle;
 }
 
+/** F toggles the browser's full screen (a wall is usually started once, by hand). */
+function useFullscreenKey() {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== "f" && e.key !== "F") return;
+      if (e.target instanceof HTMLInputElement || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (document.fullscreenElement) void document.exitFullscreen().catch(() => {});
+      else void document.documentElement.requestFullscreen?.().catch(() => {});
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+}
+
 /**
  * The wall display: full screen, read only, large and high contrast, what
  * runs, what waits and what just failed. It reconnects by itself, says so
@@ -116,13 +130,17 @@ export function WallPage() {
   const now = useNow();
   const connection = useConnection();
   const [syncAt, setSyncAt] = useState(() => Date.now());
-  const variables = useMemo(() => ({ failedStates, since: new Date(syncAt - windowMs - lookbackMs).toISOString() }), [syncAt, windowMs]);
-  const [result] = useQuery({ query: WallQuery, variables, requestPolicy: "network-only" });
+  // Rounded to the hour: the variables (and so urql's cache key) change
+  // once an hour, not at every resync, on a page that runs for days.
+  const sinceMs = Math.floor((syncAt - windowMs - lookbackMs) / 3_600_000) * 3_600_000;
+  const variables = useMemo(() => ({ failedStates, since: new Date(sinceMs).toISOString() }), [sinceMs]);
+  const [result, refetch] = useQuery({ query: WallQuery, variables, requestPolicy: "network-only" });
   const [board, setBoard] = useState<Board>(() => new Map());
   const [loaded, setLoaded] = useState(false);
   const windowRef = useRef(windowMs);
   windowRef.current = windowMs;
   const idle = useIdleCursor(4000);
+  useFullscreenKey();
 
   useEffect(() => {
     if (!result.data) return;
@@ -131,12 +149,18 @@ export function WallPage() {
   }, [result.data]);
 
   useEffect(() => {
-    const t = setInterval(() => setSyncAt(Date.now()), resyncMs);
+    const t = setInterval(() => {
+      setSyncAt(Date.now());
+      refetch({ requestPolicy: "network-only" });
+    }, resyncMs);
     return () => clearInterval(t);
-  }, []);
+  }, [refetch]);
 
   useSubscriptionEvents(WallFeedSubscription, {}, (data) => setBoard((b) => applyEvent(b, data.activity.deployment, Date.now(), windowRef.current)));
-  useOnReconnect(() => setSyncAt(Date.now()));
+  useOnReconnect(() => {
+    setSyncAt(Date.now());
+    refetch({ requestPolicy: "network-only" });
+  });
 
   const { running, waiting, failed } = columns(board, now, windowMs);
   const offline = connection.status !== "live";

@@ -82,6 +82,8 @@ export function createApi(options: ApiOptions): Api {
   const client = new Client({
     url: options.httpUrl ?? "/graphql",
     requestPolicy: "cache-and-network",
+    // The server takes GraphQL over POST only (no state change through a GET, no query in access logs).
+    preferGetMethod: false,
     fetchOptions: () => ({ headers: { Authorization: authorization(credentials) } }),
     exchanges: [
       mapExchange({
