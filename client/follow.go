@@ -221,7 +221,9 @@ func runSession[T any](ctx context.Context, c *Client,
 				if !ok {
 					dataChan = nil
 				}
-			case <-errChan:
+			// The listener's error comes from the close above: the session's
+			// result is already decided, so it is drained, not reported.
+			case <-errChan: //nolint:errcheck // drained on purpose, see above
 				listenerDone = true
 			}
 		}

@@ -253,7 +253,7 @@ func TestFollowDetectsASilentServer(t *testing.T) {
 		if err != nil {
 			return
 		}
-		defer c.Close()
+		defer func() { _ = c.Close() }()
 		var init map[string]any
 		if c.ReadJSON(&init) != nil {
 			return

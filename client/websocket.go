@@ -36,6 +36,11 @@ func (d *wsDialer) DialContext(ctx context.Context, urlStr string, header http.H
 		header.Set("User-Agent", d.c.userAgent)
 	}
 	conn, resp, err := d.c.dialer.DialContext(ctx, urlStr, header)
+	if resp != nil {
+		// gorilla has already read what it keeps of the handshake's body;
+		// closing it frees nothing today, and keeps it so if that changes.
+		_ = resp.Body.Close()
+	}
 	if err != nil {
 		if resp != nil {
 			return nil, d.c.httpStatusError(resp.StatusCode, nil)

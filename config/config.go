@@ -179,7 +179,18 @@ type Engine struct {
 	// binary, would strand the deploys in flight after every rebuild.
 	ApplicationVersion  string `yaml:"application_version"`
 	MaxRecoveryAttempts int    `yaml:"max_recovery_attempts"`
+	// HeartbeatInterval is how often a worker records that it is alive.
+	HeartbeatInterval time.Duration `yaml:"heartbeat_interval"`
+	// ExecutorTimeout is how long a worker may stay silent before another
+	// one takes over its deploys.
+	ExecutorTimeout time.Duration `yaml:"executor_timeout"`
+	// AutoRecover makes workers take over the deploys of dead workers; off,
+	// only `manent-server admin recover` does.
+	AutoRecover *bool `yaml:"auto_recover"`
 }
+
+// AutoRecovering reports whether workers take over dead workers' deploys.
+func (e Engine) AutoRecovering() bool { return e.AutoRecover == nil || *e.AutoRecover }
 
 // Secrets limits what secret references may read.
 type Secrets struct {
@@ -226,8 +237,9 @@ func Defaults(dir string) *Config {
 			RetryMaxInterval: time.Minute,
 			DescriptorPolicy: DescriptorPolicy{Targets: true},
 		},
-		Queues:  Queues{PollInterval: 50 * time.Millisecond, WorkerConcurrency: 16},
-		Engine:  Engine{ApplicationVersion: "manent-1", MaxRecoveryAttempts: 20},
+		Queues: Queues{PollInterval: 50 * time.Millisecond, WorkerConcurrency: 16},
+		Engine: Engine{ApplicationVersion: "manent-1", MaxRecoveryAttempts: 20,
+			HeartbeatInterval: 5 * time.Second, ExecutorTimeout: time.Minute},
 		Secrets: Secrets{FileRoot: dir, EnvPrefix: "MANENT_SECRET_"},
 	}
 }
@@ -309,7 +321,7 @@ func readFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only: a failed close loses nothing
 	return io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 }
 

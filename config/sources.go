@@ -70,7 +70,9 @@ func (c *Config) OpenFileSource(source string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open artifacts.file_root: %w", err)
 	}
-	defer root.Close()
+	// The opened file stays valid after its root is closed, and closing a
+	// directory handle cannot lose data.
+	defer func() { _ = root.Close() }()
 	f, err := root.Open(rel)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {

@@ -90,7 +90,7 @@ func TestFileSources(t *testing.T) {
 			got, err := c.ResolveFileSource(tt.source)
 			f, oerr := c.OpenFileSource(tt.source)
 			if f != nil {
-				defer f.Close()
+				t.Cleanup(func() { _ = f.Close() })
 			}
 			if tt.want == "" {
 				wantCode(t, err, deploy.EUNPROCESSABLE)

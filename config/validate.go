@@ -58,6 +58,12 @@ func (c *Config) validate(errs *yamltree.Errors) {
 	if c.Engine.MaxRecoveryAttempts < 1 {
 		errs.Add("engine.max_recovery_attempts", "must be at least 1")
 	}
+	if c.Engine.HeartbeatInterval < 100*time.Millisecond {
+		errs.Add("engine.heartbeat_interval", "must be at least 100ms")
+	}
+	if c.Engine.ExecutorTimeout < 3*c.Engine.HeartbeatInterval {
+		errs.Add("engine.executor_timeout", "must be at least three heartbeat intervals, or a slow worker is taken for dead")
+	}
 	if !envPrefixPattern.MatchString(c.Secrets.EnvPrefix) {
 		errs.Add("secrets.env_prefix", "must be upper-case letters, digits and _, starting with a letter (an empty prefix would expose every variable)")
 	}

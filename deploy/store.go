@@ -113,9 +113,33 @@ type Store interface {
 	Inventory(ctx context.Context, tenant string) ([]InventoryEntry, error)
 	// AppendAudit appends an audit entry.
 	AppendAudit(ctx context.Context, e AuditEntry) error
+	// RegisterExecutor records a worker process that starts with this
+	// executor ID: alive now, and no longer fenced.
+	RegisterExecutor(ctx context.Context, executorID, hostname string, pid int) error
+	// Heartbeat records that the executor is alive. It reports fenced when
+	// another worker took over its deploys: the process must stop running them.
+	Heartbeat(ctx context.Context, executorID string) (fenced bool, err error)
+	// ExecutorFenced reports whether another worker took over the executor's deploys.
+	ExecutorFenced(ctx context.Context, executorID string) (bool, error)
+	// StaleExecutors lists the executors silent since before and not fenced
+	// since before.
+	StaleExecutors(ctx context.Context, before time.Time) ([]string, error)
+	// FenceExecutor fences an executor silent and not fenced since before (any
+	// executor when force): only one caller wins, and it alone takes over
+	// the deploys.
+	FenceExecutor(ctx context.Context, executorID, by string, before time.Time, force bool) (bool, error)
+	// ExecutorDeploys lists the deploy workflows DBOS runs on the executor
+	// (PENDING in its tables), with their queue partition.
+	ExecutorDeploys(ctx context.Context, executorID string) ([]ExecutorDeploy, error)
 	// MarkRecoveryExceeded moves every non-terminal deploy whose workflow DBOS
 	// stopped resuming to MAX_RECOVERY_ATTEMPTS_EXCEEDED and returns their IDs.
 	MarkRecoveryExceeded(ctx context.Context) ([]string, error)
+}
+
+// ExecutorDeploy is a deploy workflow running on an executor.
+type ExecutorDeploy struct {
+	ID        string
+	Partition string
 }
 
 // EventKind says what changed.

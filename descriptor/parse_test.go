@@ -222,10 +222,10 @@ steps: {post-test: maybe}
 		},
 		{
 			name: "unknown fields with a suggestion",
-			doc:  head + artifact + "dry_run: true\naplication: x\nfoo: bar\n",
+			doc:  head + artifact + "dry_run: true\naplication: x\nfoo: bar\n", //nolint:misspell // intentional typo under test
 			want: []string{
 				"dry_run: unknown field (did you mean dryRun?)",
-				"aplication: unknown field (did you mean application?)",
+				"aplication: unknown field (did you mean application?)", //nolint:misspell // intentional typo under test
 				"foo: unknown field",
 			},
 		},

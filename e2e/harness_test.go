@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -44,21 +45,37 @@ func TestMain(m *testing.M) {
 // a rebuild yields another binary (and another DBOS binary hash).
 func build(t *testing.T, pkg, out, stamp string) string {
 	t.Helper()
-	path := filepath.Join(binDir, out)
-	cmd := exec.Command("go", "build", "-o", path, "-ldflags", "-X main.buildStamp="+stamp, pkg)
-	cmd.Dir = repoRoot()
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
+	path, err := buildBinary(pkg, out, stamp)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return path
 }
 
+func buildBinary(pkg, out, stamp string) (string, error) {
+	path := filepath.Join(binDir, out)
+	cmd := exec.Command("go", "build", "-o", path, "-ldflags", "-X main.buildStamp="+stamp, pkg)
+	cmd.Dir = repoRoot()
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
+	}
+	return path, nil
+}
+
+// binaries builds the server and the CLI once for all tests. The error is
+// kept so that every test after a failed build fails with its cause, not
+// on a missing binary.
 func binaries(t *testing.T) (server, cli string) {
 	t.Helper()
 	buildOnce.Do(func() {
-		build(t, "./cmd/manent-server", "manent-server", "one")
-		build(t, "./cmd/manent", "manent", "one")
+		if _, buildErr = buildBinary("./cmd/manent-server", "manent-server", "one"); buildErr != nil {
+			return
+		}
+		_, buildErr = buildBinary("./cmd/manent", "manent", "one")
 	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
 	return filepath.Join(binDir, "manent-server"), filepath.Join(binDir, "manent")
 }
 
@@ -68,8 +85,12 @@ func freePort(t *testing.T) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	port := l.Addr().(*net.TCPAddr).Port
+	// The server is about to listen on it: the port must really be free.
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return port
 }
 
 // server is one manent-server process.
@@ -173,8 +194,8 @@ func cli(t *testing.T, bin, serverURL, token string, args ...string) (string, st
 	err := cmd.Run()
 	code := 0
 	if err != nil {
-		ee, ok := err.(*exec.ExitError)
-		if !ok {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
 			t.Fatalf("manent %s: %v", strings.Join(args, " "), err)
 		}
 		code = ee.ExitCode()

@@ -18,9 +18,16 @@ func writeArtifact(t *testing.T, path string) {
 	if err := tw.WriteHeader(&tar.Header{Name: "index.html", Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
 		t.Fatal(err)
 	}
-	tw.Write(body)
-	tw.Close()
-	gz.Close()
+	if _, err := tw.Write(body); err != nil {
+		t.Fatal(err)
+	}
+	// Close writes the trailers, and fails if a body was shorter than its header.
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -47,6 +47,9 @@ type Engine struct {
 	worker  bool
 	stop    context.CancelFunc
 	done    chan struct{}
+	// stopping is closed by Shutdown; fenced when another worker took over.
+	stopping chan struct{}
+	fenced   fence
 }
 
 var _ deploy.Service = (*Engine)(nil)
@@ -64,6 +67,7 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 		cfg: o.Config, store: o.Store, authz: o.Authorizer, log: o.Logger,
 		plugins: map[string]deploy.Plugin{}, secrets: map[string]deploy.SecretProvider{},
 		worker: o.Worker, http: safehttp.New(safehttp.Options{Timeout: 5 * time.Minute}),
+		stopping: make(chan struct{}), fenced: fence{ch: make(chan struct{})},
 	}
 	if o.Plugins == nil {
 		o.Plugins = []deploy.Plugin{local.New(o.Config.Dir)}
@@ -89,10 +93,19 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 // Launch starts DBOS: it recovers this executor's workflows and, in a
 // worker, starts dequeuing deploys.
 func (e *Engine) Launch() error {
+	ctx, cancel := context.WithCancel(context.Background())
+	if e.worker {
+		// Registering clears a fence left from an earlier life of this
+		// executor ID, before DBOS recovers its workflows.
+		if err := e.register(ctx); err != nil {
+			cancel()
+			return err
+		}
+	}
 	if err := dbos.Launch(e.dbos); err != nil {
+		cancel()
 		return fmt.Errorf("launch dbos: %w", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
 	e.stop = cancel
 	e.done = make(chan struct{})
 	go e.reconcile(ctx)
@@ -101,6 +114,11 @@ func (e *Engine) Launch() error {
 
 // Shutdown stops DBOS, waiting up to timeout for running steps.
 func (e *Engine) Shutdown(timeout time.Duration) error {
+	select {
+	case <-e.stopping:
+	default:
+		close(e.stopping)
+	}
 	if e.stop != nil {
 		e.stop()
 		<-e.done
@@ -116,6 +134,7 @@ func (e *Engine) reconcile(ctx context.Context) {
 	if !e.worker {
 		return
 	}
+	go e.heartbeat(ctx)
 	t := time.NewTicker(15 * time.Second)
 	defer t.Stop()
 	for {

@@ -28,6 +28,8 @@ type testPlugin struct {
 	deploy func(ctx context.Context, req deploy.PluginRequest) error
 	calls  map[string]int
 	spans  map[string][2]time.Time
+	// activations counts Activate calls per deploy.
+	activations map[string]int
 }
 
 func (p *testPlugin) Name() string { return "test" }
@@ -51,7 +53,10 @@ func (p *testPlugin) Deploy(ctx context.Context, req deploy.PluginRequest) (depl
 	return deploy.Result{Outputs: map[string]string{"ran": "yes"}}, err
 }
 
-func (p *testPlugin) Activate(context.Context, deploy.PluginRequest) (deploy.Result, error) {
+func (p *testPlugin) Activate(_ context.Context, req deploy.PluginRequest) (deploy.Result, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.activations[req.DeploymentID]++
 	return deploy.Result{}, nil
 }
 func (p *testPlugin) Checkpoint(context.Context, deploy.PluginRequest) (deploy.Checkpoint, error) {
@@ -67,6 +72,12 @@ func (p *testPlugin) callCount(id string) int {
 	return p.calls[id]
 }
 
+func (p *testPlugin) activationCount(id string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.activations[id]
+}
+
 func (p *testPlugin) span(id string) [2]time.Time {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -80,7 +91,12 @@ type env struct {
 	events *postgres.Events
 	plugin *testPlugin
 	dir    string
+	url    string
 	ctx    context.Context
+}
+
+func newTestPlugin() *testPlugin {
+	return &testPlugin{calls: map[string]int{}, spans: map[string][2]time.Time{}, activations: map[string]int{}}
 }
 
 const policy = `
@@ -98,14 +114,34 @@ g, token:viewer, role:viewer, demo
 // on the local plugin.
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	dir := t.TempDir()
+	return newEnvWith(t, envOptions{})
+}
+
+// envOptions lets a test start a second worker on the same database.
+type envOptions struct {
+	url, dir   string
+	executorID string
+	engineYAML string
+	plugin     *testPlugin
+}
+
+func newEnvWith(t *testing.T, o envOptions) *env {
+	t.Helper()
+	dir := o.dir
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	if o.executorID == "" {
+		o.executorID = "test"
+	}
 	for _, e := range []string{"staging", "prod", "qa"} {
 		writeFile(t, filepath.Join(dir, "envconfig/demo/app", e+".yml"), "plugin: test\ntargets: [{path: /nowhere}]\n")
 	}
 	writeFile(t, filepath.Join(dir, "envconfig/demo/web/staging.yml"), "plugin: local\ntargets: [{path: targets/web}]\n")
 	writeArtifact(t, filepath.Join(dir, "artifacts/app-1.tar.gz"))
 	cfgText := fmt.Sprintf(`
-server: {default_tenant: demo, work_dir: %s, executor_id: test}
+server: {default_tenant: demo, work_dir: %s, executor_id: %s}
+%s
 artifacts: {sources: ["file:"], file_root: artifacts}
 pipeline:
   retry_interval: 10ms
@@ -118,19 +154,22 @@ pipeline:
     - {name: post-test, mode: optional}
     - {name: activation, mode: optional}
 queues: {poll_interval: 20ms, environments: {"demo/app/qa": 2}}
-`, filepath.Join(dir, "work"))
+`, filepath.Join(dir, "work", o.executorID), o.executorID, o.engineYAML)
 	cfg, err := config.Parse([]byte(cfgText), dir)
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
-	url := pgtest.URL(t)
+	url := o.url
+	if url == "" {
+		url = pgtest.URL(t)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	db, err := postgres.Open(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
+	t.Cleanup(func() { _ = db.Close() })
 	if err := postgres.Migrate(ctx, db); err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +180,10 @@ queues: {poll_interval: 20ms, environments: {"demo/app/qa": 2}}
 	if err != nil {
 		t.Fatal(err)
 	}
-	plugin := &testPlugin{calls: map[string]int{}, spans: map[string][2]time.Time{}}
+	plugin := o.plugin
+	if plugin == nil {
+		plugin = newTestPlugin()
+	}
 	eng, err := engine.New(ctx, engine.Options{
 		Config: cfg, Store: store, Authorizer: az, DatabaseURL: url, Worker: true,
 		Plugins: []deploy.Plugin{plugin, local.New(dir)},
@@ -153,8 +195,8 @@ queues: {poll_interval: 20ms, environments: {"demo/app/qa": 2}}
 	if err := eng.Launch(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = eng.Shutdown(10 * time.Second) })
-	return &env{t: t, eng: eng, store: store, events: events, plugin: plugin, dir: dir,
+	t.Cleanup(func() { _ = eng.Shutdown(3 * time.Second) })
+	return &env{t: t, eng: eng, store: store, events: events, plugin: plugin, dir: dir, url: url,
 		ctx: deploy.WithIdentity(ctx, deploy.Identity{Subject: "token:ci"})}
 }
 
@@ -358,7 +400,7 @@ func TestOneDeployPerEnvironment(t *testing.T) {
 	if !s1[1].Before(s2[0]) {
 		t.Fatalf("staging plugin calls overlap: s1 %v, s2 %v", s1, s2)
 	}
-	if !(p1[0].Before(s1[1]) && s1[0].Before(p1[1])) {
+	if !p1[0].Before(s1[1]) || !s1[0].Before(p1[1]) {
 		t.Fatalf("staging and prod did not run in parallel: s1 %v, p1 %v", s1, p1)
 	}
 }

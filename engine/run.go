@@ -67,6 +67,9 @@ func (r *run) logf(ctx context.Context, step, level, format string, args ...any)
 // stepFunc returns the function DBOS runs for one attempt of a step.
 func (r *run) stepFunc(step deploy.PlannedStep, pos int) func(context.Context) (stepResult, error) {
 	return func(ctx context.Context) (stepResult, error) {
+		if err := r.e.checkFence(ctx); err != nil {
+			return stepResult{}, err
+		}
 		cancelled, err := r.e.store.BeginStep(ctx, r.in.ID, step, pos, time.Now().UTC())
 		if err != nil {
 			return stepResult{}, fmt.Errorf("record step start: %w", err)
@@ -110,6 +113,9 @@ func (r *run) stepFunc(step deploy.PlannedStep, pos int) func(context.Context) (
 
 // fail records a step that failed for good.
 func (r *run) fail(ctx context.Context, step deploy.PlannedStep, pos int, msg string) error {
+	if err := r.e.checkFence(ctx); err != nil {
+		return err
+	}
 	now := time.Now().UTC()
 	return r.e.store.FinishStep(ctx, deploy.Step{
 		DeploymentID: r.in.ID, Name: step.Name, Position: pos, Type: step.Type,
@@ -121,6 +127,9 @@ func (r *run) fail(ctx context.Context, step deploy.PlannedStep, pos int, msg st
 // requests: it must run after a cancel too.
 func (r *run) cleanupFunc(step deploy.PlannedStep, pos int) func(context.Context) (stepResult, error) {
 	return func(ctx context.Context) (stepResult, error) {
+		if err := r.e.checkFence(ctx); err != nil {
+			return stepResult{}, err
+		}
 		started := time.Now().UTC()
 		err := os.RemoveAll(r.workDir())
 		state, msg := deploy.StepSuccess, ""
@@ -145,6 +154,9 @@ func (r *run) cleanupFunc(step deploy.PlannedStep, pos int) func(context.Context
 
 // finish records the outcome: state, digest, inventory and audit.
 func (r *run) finish(ctx context.Context, out DeployResult) error {
+	if err := r.e.checkFence(ctx); err != nil {
+		return err
+	}
 	r.logf(ctx, "", levelFor(out.State), "deploy finished: %s%s", out.State, suffix(out.Error))
 	return r.e.store.FinishDeployment(ctx, deploy.Outcome{
 		ID: r.in.ID, State: out.State, Error: out.Error, SHA256: r.sha,

@@ -144,17 +144,20 @@ func (r *run) download(ctx context.Context) (int64, string, error) {
 			return 0, "", classifyHTTPError(err)
 		}
 		if resp.StatusCode != http.StatusOK {
-			resp.Body.Close()
+			_ = resp.Body.Close() // unread, and the status is the error
 			return 0, "", statusError("download artifact", resp.StatusCode)
 		}
 		body = resp.Body
 	}
-	defer body.Close()
+	// Read-only: a failed close loses nothing.
+	defer func() { _ = body.Close() }()
 	tmp, err := os.CreateTemp(r.workDir(), "download-*")
 	if err != nil {
 		return 0, "", fmt.Errorf("create download file: %w", err)
 	}
-	defer os.Remove(tmp.Name())
+	// Only a failed download leaves the file here (a good one is renamed
+	// away); a leftover is a stray temporary, not a wrong artifact.
+	defer func() { _ = os.Remove(tmp.Name()) }()
 	h := sha256.New()
 	n, err := io.Copy(io.MultiWriter(tmp, h), io.LimitReader(body, r.e.cfg.Artifacts.MaxSize+1))
 	if cerr := tmp.Close(); err == nil {
@@ -287,8 +290,9 @@ func (r *run) postTest(ctx context.Context) (stepResult, error) {
 		if err != nil {
 			return stepResult{}, fmt.Errorf("health check %s: %w", redact(hc.URL), classifyHTTPError(err))
 		}
+		// Drained so the connection can be reused; only the status counts.
 		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		ok := resp.StatusCode >= 200 && resp.StatusCode < 300
 		if hc.ExpectStatus != 0 {
 			ok = resp.StatusCode == hc.ExpectStatus
@@ -345,7 +349,7 @@ func fileSHA256(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only: a failed close loses nothing
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return "", err

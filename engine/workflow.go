@@ -31,6 +31,9 @@ type stepResult struct {
 // input and on step results.
 func (e *Engine) deployWorkflow(ctx dbos.Context, in DeployInput) (DeployResult, error) {
 	started, err := dbos.RunAsStep(ctx, func(c context.Context) (bool, error) {
+		if err := e.checkFence(c); err != nil {
+			return false, err
+		}
 		return e.store.MarkStarted(c, in.ID, time.Now().UTC())
 	}, dbos.WithStepName("manent.start"), dbos.WithStepMaxRetries(5))
 	if err != nil {

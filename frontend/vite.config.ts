@@ -8,7 +8,8 @@ const apiTarget = process.env.MANENT_SERVER ?? "http://127.0.0.1:8080";
 export default defineConfig({
   plugins: [react()],
   build: {
-    // frontend/embed.go embeds this folder into manent-server.
+    // frontend/embed.go embeds this folder into manent-server. Emptying it
+    // removes the committed dist/.gitkeep: public/.gitkeep puts it back.
     outDir: "dist",
     emptyOutDir: true,
     target: "es2022",

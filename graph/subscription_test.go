@@ -92,11 +92,14 @@ type wsMessage struct {
 func dialWS(t *testing.T, srv *testServer, initPayload map[string]any) (*wsClient, error) {
 	t.Helper()
 	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}, HandshakeTimeout: wait}
-	conn, _, err := d.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	conn, resp, err := d.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if resp != nil {
+		_ = resp.Body.Close()
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { conn.Close() })
+	t.Cleanup(func() { _ = conn.Close() })
 	c := &wsClient{t: t, conn: conn}
 	c.send(wsMessage{Type: "connection_init", Payload: mustJSON(initPayload)})
 	m, err := c.read()

@@ -76,6 +76,7 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 		return nil, err
 	}
 	s.onClose("engine", func() error { return eng.Shutdown(engineShutdown) })
+	s.fenced = eng.Fenced()
 
 	ready := func(ctx context.Context) error { return db.SQL().PingContext(ctx) }
 	var h http.Handler

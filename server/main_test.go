@@ -160,7 +160,7 @@ artifact:
   source: file:hello-1.0.0.tar.gz
 `
 
-func request(t *testing.T, method, url, token, body string) (*http.Response, []byte) {
+func request(t *testing.T, method, url, token, body string) (reply, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
@@ -178,7 +178,7 @@ func request(t *testing.T, method, url, token, body string) (*http.Response, []b
 	if err != nil {
 		t.Fatal(err)
 	}
-	return resp, b
+	return newReply(resp), b
 }
 
 type statusJSON struct {

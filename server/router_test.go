@@ -89,7 +89,18 @@ func newRouterServer(t *testing.T, svc deploy.Service, events deploy.Events) *ht
 	return srv
 }
 
-func do(t *testing.T, method, url, token, body string, header ...string) (*http.Response, []byte) {
+// reply is what the request helpers keep of a response after reading and
+// closing its body: handing back no body leaves none for a test to forget.
+type reply struct {
+	StatusCode int
+	Header     http.Header
+}
+
+func newReply(resp *http.Response) reply {
+	return reply{StatusCode: resp.StatusCode, Header: resp.Header}
+}
+
+func do(t *testing.T, method, url, token, body string, header ...string) (reply, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
@@ -107,7 +118,7 @@ func do(t *testing.T, method, url, token, body string, header ...string) (*http.
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp, b
+	return newReply(resp), b
 }
 
 func TestRESTStatuses(t *testing.T) {

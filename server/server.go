@@ -54,6 +54,9 @@ type Server struct {
 	// never log it).
 	databaseURL string
 	embedded    bool
+	// fenced is closed when another worker took over this process's
+	// deploys (see engine.Fenced): the process must exit.
+	fenced <-chan struct{}
 }
 
 type closer struct {
@@ -81,6 +84,8 @@ func (s *Server) Run(ctx context.Context) error {
 		return nil
 	case err := <-s.serveErr:
 		return err
+	case <-s.fenced:
+		return errors.New("another worker took over this executor's deploys (fenced): restart this process")
 	}
 }
 

@@ -21,13 +21,16 @@ func dial(t *testing.T, srv *Server, header http.Header, init map[string]any) (*
 	t.Helper()
 	d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}, HandshakeTimeout: time.Minute}
 	conn, resp, err := d.Dial("ws"+strings.TrimPrefix(srv.URL(), "http")+"/graphql", header)
+	if resp != nil {
+		_ = resp.Body.Close()
+	}
 	if err != nil {
 		if resp != nil {
 			return nil, fmt.Errorf("dial: %w (status %d)", err, resp.StatusCode)
 		}
 		return nil, err
 	}
-	t.Cleanup(func() { conn.Close() })
+	t.Cleanup(func() { _ = conn.Close() })
 	payload, _ := json.Marshal(init)
 	if err := conn.WriteJSON(wsMessage{Type: "connection_init", Payload: payload}); err != nil {
 		t.Fatal(err)

@@ -1,10 +1,3 @@
-// Package clienttest is a tiny GraphQL server for tests of code built on
-// package client: it answers queries and mutations by operation name over
-// HTTP, and subscriptions over graphql-transport-ws, from functions the test
-// gives. It is a test double of the network peer, not of the client.
-//
-// It may import gorilla/websocket and the standard library (never client,
-// so client's own tests can use it).
 package clienttest
 
 import (
@@ -243,7 +236,8 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	conn := &wsConn{c: c}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	defer c.Close()
+	// The peer is a test's client: a failed close has no one to report to.
+	defer func() { _ = c.Close() }()
 
 	var init wsMessage
 	if err := c.ReadJSON(&init); err != nil || init.Type != "connection_init" {

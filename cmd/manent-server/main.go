@@ -36,7 +36,7 @@ func main() {
 	dev.Flags().StringVar(&cfg.Listen, "listen", "", "listen address (overrides server.listen)")
 	migrate := &cobra.Command{Use: "migrate", Short: "migrate the database and exit", Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return server.Migrate(ctx, cfg) }}
-	root.AddCommand(serve, dev, migrate)
+	root.AddCommand(serve, dev, migrate, adminCommand(ctx, &cfg))
 	if err := root.Execute(); err != nil {
 		os.Exit(1)
 	}

@@ -61,7 +61,9 @@ func (a *app) run(ctx context.Context, args []string) int {
 	}
 	msg, code := humanize(err)
 	if msg != "" {
-		fmt.Fprintln(a.stderr, a.redact("manent: "+msg))
+		// The exit code carries the outcome: if stderr is gone there is
+		// no one left to tell, so a failed write changes nothing.
+		_, _ = fmt.Fprintln(a.stderr, a.redact("manent: "+msg))
 	}
 	return code
 }
@@ -164,9 +166,10 @@ func (a *app) client() *client.Client {
 }
 
 // progressf writes a human message to stderr (never to stdout, which holds
-// the data a script reads).
+// the data a script reads). A failed write is ignored: the message is for a
+// person watching, and the command's result does not depend on it.
 func (a *app) progressf(format string, args ...any) {
-	fmt.Fprintf(a.stderr, format+"\n", args...)
+	_, _ = fmt.Fprintf(a.stderr, format+"\n", args...)
 }
 
 // exactArgs is cobra.ExactArgs with a message that names the argument.

@@ -69,7 +69,9 @@ func statusTable(w io.Writer, d *client.DeploymentDetail) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(w)
+	if _, err := fmt.Fprintln(w); err != nil {
+		return err
+	}
 	return stepsTable(w, pipeline(d))
 }
 

@@ -75,7 +75,9 @@ func (a *app) submitAndFollow(ctx context.Context, doc []byte, noWait bool, time
 	// stdout carries only data: the ID in table format, the status JSON
 	// otherwise, so $(manent deploy ...) and `-o json > file` both work.
 	if a.format == formatTable {
-		fmt.Fprintln(a.stdout, d.Id)
+		if _, err := fmt.Fprintln(a.stdout, d.Id); err != nil {
+			return err
+		}
 	}
 	if res.Created {
 		a.progressf("submitted deployment %s (%s/%s/%s)", d.Id, d.Tenant, d.Application, d.Environment)

@@ -170,7 +170,9 @@ func toValidateView(d *client.SubmittedDeployment) validateView {
 }
 
 func (v validateView) table(w io.Writer) error {
-	fmt.Fprintf(w, "The descriptor is valid: nothing was enqueued.\n\n")
+	if _, err := fmt.Fprint(w, "The descriptor is valid: nothing was enqueued.\n\n"); err != nil {
+		return err
+	}
 	tw := newTable(w)
 	row(tw, "Deployment", v.Tenant+"/"+v.Application+"/"+v.Environment)
 	row(tw, "Requester", v.Requester)
@@ -185,7 +187,9 @@ func (v validateView) table(w io.Writer) error {
 		return err
 	}
 
-	fmt.Fprintf(w, "\nEffective deploy\n")
+	if _, err := fmt.Fprint(w, "\nEffective deploy\n"); err != nil {
+		return err
+	}
 	tw = newTable(w)
 	row(tw, "  Plugin", v.Effective.Plugin)
 	for i, t := range v.Effective.Targets {
@@ -210,7 +214,9 @@ func (v validateView) table(w io.Writer) error {
 		return err
 	}
 
-	fmt.Fprintf(w, "\nPlan\n")
+	if _, err := fmt.Fprint(w, "\nPlan\n"); err != nil {
+		return err
+	}
 	tw = newTable(w)
 	row(tw, "  #", "STEP", "TYPE", "RETRIES", "TIMEOUT", "MANDATORY")
 	for i, s := range v.Plan {

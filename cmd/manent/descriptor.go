@@ -23,7 +23,8 @@ func (a *app) readDescriptor(name string) ([]byte, error) {
 		if err != nil {
 			return nil, &usageError{err: fmt.Errorf("read descriptor: %w", err)}
 		}
-		defer f.Close()
+		// Read-only: a failed close loses nothing.
+		defer func() { _ = f.Close() }()
 		r = f
 	}
 	b, err := io.ReadAll(io.LimitReader(r, maxDescriptor+1))

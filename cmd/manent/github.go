@@ -59,7 +59,7 @@ func writeGitHubOutputs(path string, outs []output) error {
 		return fmt.Errorf("write %s: %w", envGitHubOutput, err)
 	}
 	if _, err := f.WriteString(b.String()); err != nil {
-		f.Close()
+		_ = f.Close() // the write error is the one to report
 		return fmt.Errorf("write %s: %w", envGitHubOutput, err)
 	}
 	if err := f.Close(); err != nil {

@@ -106,14 +106,17 @@ func newTable(w io.Writer) *tabwriter.Writer {
 }
 
 // row writes one table row; empty cells show as "-" so columns stay aligned.
-func row(w io.Writer, cells ...string) {
+// It takes the tabwriter, not any writer, because it leaves the error to it:
+// a failed write of the output comes back from Flush, which every table
+// checks.
+func row(tw *tabwriter.Writer, cells ...string) {
 	for i, c := range cells {
 		if c == "" {
 			cells[i] = "-"
 		}
 		cells[i] = strings.ReplaceAll(cells[i], "\t", " ")
 	}
-	fmt.Fprintln(w, strings.Join(cells, "\t"))
+	_, _ = fmt.Fprintln(tw, strings.Join(cells, "\t"))
 }
 
 // timestamp prints an instant the same way everywhere: UTC, to the second.

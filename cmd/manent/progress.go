@@ -42,6 +42,13 @@ func newProgress(w io.Writer, live bool, width int, now func() time.Time) *progr
 	return &progress{w: w, live: live, width: width, now: now, printed: map[string]string{}, start: now()}
 }
 
+// printf writes to the progress stream (stderr) and ignores a failed write:
+// the display is for a person watching, and the deploy's outcome, which the
+// exit code reports, does not depend on it.
+func (p *progress) printf(format string, args ...any) {
+	_, _ = fmt.Fprintf(p.w, format, args...)
+}
+
 // Update shows the deploy as an event delivered it.
 func (p *progress) Update(d client.DeploymentDetail) {
 	p.id = d.Id
@@ -57,13 +64,13 @@ func (p *progress) Update(d client.DeploymentDetail) {
 	}
 	terminal := client.Terminal(d.State)
 	if changed && !terminal {
-		fmt.Fprintf(p.w, "deployment %s: %s\n", d.Id, d.State)
+		p.printf("deployment %s: %s\n", d.Id, d.State)
 	}
 	for _, s := range steps {
 		p.plainStep(s)
 	}
 	if changed && terminal {
-		fmt.Fprintln(p.w, outcomeLine(d))
+		p.printf("%s\n", outcomeLine(d))
 	}
 }
 
@@ -87,7 +94,7 @@ func (p *progress) plainStep(s client.StepDetail) {
 			line += ": " + s.Error
 		}
 	}
-	fmt.Fprintln(p.w, line)
+	p.printf("%s\n", line)
 }
 
 // outcomeLine is the last line of a followed deploy.
@@ -125,11 +132,11 @@ func (p *progress) Tick() {
 func (p *progress) Note(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	if !p.live {
-		fmt.Fprintln(p.w, msg)
+		p.printf("%s\n", msg)
 		return
 	}
 	p.erase()
-	fmt.Fprintln(p.w, msg)
+	p.printf("%s\n", msg)
 	p.drawn = 0
 	if p.id != "" {
 		p.redraw()
@@ -149,28 +156,28 @@ func (p *progress) Finish() {
 
 func (p *progress) erase() {
 	if p.drawn > 0 {
-		fmt.Fprintf(p.w, "\x1b[%dA", p.drawn)
+		p.printf("\x1b[%dA", p.drawn)
 		for range p.drawn {
-			fmt.Fprint(p.w, "\r\x1b[2K\n")
+			p.printf("\r\x1b[2K\n")
 		}
-		fmt.Fprintf(p.w, "\x1b[%dA", p.drawn)
+		p.printf("\x1b[%dA", p.drawn)
 	}
 }
 
 func (p *progress) redraw() {
 	lines := p.liveLines()
 	if p.drawn > 0 {
-		fmt.Fprintf(p.w, "\x1b[%dA", p.drawn)
+		p.printf("\x1b[%dA", p.drawn)
 	}
 	for _, l := range lines {
-		fmt.Fprint(p.w, "\r\x1b[2K"+p.fit(l)+"\n")
+		p.printf("\r\x1b[2K%s\n", p.fit(l))
 	}
 	// A block that shrank leaves old lines below: clear them.
 	for i := len(lines); i < p.drawn; i++ {
-		fmt.Fprint(p.w, "\r\x1b[2K\n")
+		p.printf("\r\x1b[2K\n")
 	}
 	if extra := p.drawn - len(lines); extra > 0 {
-		fmt.Fprintf(p.w, "\x1b[%dA", extra)
+		p.printf("\x1b[%dA", extra)
 	}
 	p.drawn = len(lines)
 }

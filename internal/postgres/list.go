@@ -115,9 +115,11 @@ scan:
 		return deploy.Page{}, err
 	}
 	page.Items = make([]deploy.Deployment, len(kept))
+	page.Cursors = make([]string, len(kept))
 	for i, r := range kept {
 		page.Items[i] = fromDeploymentRow(r)
 		page.Items[i].Steps = steps[r.ID]
+		page.Cursors[i] = cursor{createdAt: r.CreatedAt, id: r.ID}.encode()
 	}
 	return page, nil
 }

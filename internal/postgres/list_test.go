@@ -120,6 +120,9 @@ func TestListPagination(t *testing.T) {
 						t.Errorf("item %s: steps %v plan %v", d.ID, d.Steps, d.Plan)
 					}
 				}
+				if n := len(page.Items); n > 0 && (len(page.Cursors) != n || page.Cursors[n-1] != page.EndCursor) {
+					t.Errorf("page %d: %d cursors for %d items, last %q, end %q", pages, len(page.Cursors), n, page.Cursor(n-1), page.EndCursor)
+				}
 				got = append(got, ids(page.Items)...)
 				if !page.HasNextPage {
 					break

@@ -93,7 +93,7 @@ func Get(ctx context.Context, c *http.Client, url string, maxBytes int64) (*http
 		return nil, err
 	}
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
-		resp.Body.Close()
+		_ = resp.Body.Close() // unread, and the redirect is the error
 		return nil, fmt.Errorf("%w: %s answered %d", ErrRedirect, req.URL.Redacted(), resp.StatusCode)
 	}
 	resp.Body = &limitedBody{rc: resp.Body, left: maxBytes}

@@ -43,10 +43,14 @@ func TestGetRefusesRedirectsAndCapsSize(t *testing.T) {
 	}))
 	defer srv.Close()
 	c := New(Options{})
-	if _, err := Get(context.Background(), c, srv.URL+"/redirect", 1000); !errors.Is(err, ErrRedirect) {
+	resp, err := Get(context.Background(), c, srv.URL+"/redirect", 1000)
+	if err == nil {
+		_ = resp.Body.Close()
+	}
+	if !errors.Is(err, ErrRedirect) {
 		t.Fatalf("redirect: got %v, want ErrRedirect", err)
 	}
-	resp, err := Get(context.Background(), c, srv.URL+"/big", 10)
+	resp, err = Get(context.Background(), c, srv.URL+"/big", 10)
 	if err != nil {
 		t.Fatal(err)
 	}

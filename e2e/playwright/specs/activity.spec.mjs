@@ -31,6 +31,7 @@ describe("activity and a deploy's page", () => {
       const appearedMs = Date.now() - submitted;
       console.log(`deploy ${id} appeared on Activity ${appearedMs} ms after the CLI returned`);
       assert.ok(appearedMs < 5_000, `appeared after ${appearedMs} ms`);
+      await screenshot("activity-live");
 
       await page.locator(`tr[data-deployment-id="${id}"][data-state="SUCCESS"]`).waitFor({ timeout: 120_000 });
       const states = await page.evaluate((id) => /** @type {any} */ (window).__e2eStates[id], id);

@@ -15,6 +15,8 @@ describe("wall display", () => {
       const status = page.locator('[role="status"][data-status]');
       await page.getByText("● LIVE").waitFor();
 
+      const failed = await submit("broken");
+      await page.locator(`section[data-kind="failed"] li[data-deployment-id="${failed}"]`).waitFor({ timeout: 60_000 });
       const first = await submit("wall");
       await page.locator(`li[data-deployment-id="${first}"]`).waitFor({ timeout: 30_000 });
       await screenshot("wall");

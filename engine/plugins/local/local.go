@@ -110,7 +110,10 @@ func (p *Plugin) deployTarget(req deploy.PluginRequest, dir string) (string, err
 	if err != nil {
 		return "", fmt.Errorf("create staging directory: %w", err)
 	}
-	defer os.RemoveAll(tmp)
+	// After the rename there is nothing left to remove; after a failure a
+	// staging directory that could not be removed is ignored by the next
+	// attempt, so the deploy's own error is the one that matters.
+	defer func() { _ = os.RemoveAll(tmp) }()
 	files, err := unpack(req.ArtifactPath, tmp)
 	if err != nil {
 		return "", err
@@ -215,7 +218,7 @@ func switchCurrent(dir, target string) error {
 		return fmt.Errorf("create symlink: %w", err)
 	}
 	if err := os.Rename(tmp, filepath.Join(dir, currentLink)); err != nil {
-		os.Remove(tmp)
+		_ = os.Remove(tmp) // best effort: a stray temporary link is harmless
 		return fmt.Errorf("switch current: %w", err)
 	}
 	return nil
@@ -230,9 +233,13 @@ func appendJournal(dir, op string, req deploy.PluginRequest) error {
 	if err != nil {
 		return fmt.Errorf("open journal: %w", err)
 	}
-	defer f.Close()
 	_, err = fmt.Fprintf(f, "%s %s %s %s %s\n", time.Now().UTC().Format(time.RFC3339Nano), op,
 		req.DeploymentID, req.IdempotencyKey, req.Artifact.Version)
+	// Close can be where a write fails (a full disk, a network file system):
+	// its error counts as much as the write's.
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return fmt.Errorf("write journal: %w", err)
 	}

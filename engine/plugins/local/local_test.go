@@ -31,8 +31,13 @@ func writeArchive(t *testing.T, files map[string]string, extra ...*tar.Header) s
 			t.Fatal(err)
 		}
 	}
-	tw.Close()
-	gz.Close()
+	// Close writes the trailers, and fails if a body was shorter than its header.
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
 	path := filepath.Join(t.TempDir(), "a.tar.gz")
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
@@ -132,7 +137,9 @@ func TestUnsafeArchives(t *testing.T) {
 	})
 	t.Run("not an archive", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "x.tgz")
-		os.WriteFile(path, []byte{0x1f, 0x8b, 1, 2, 3}, 0o644)
+		if err := os.WriteFile(path, []byte{0x1f, 0x8b, 1, 2, 3}, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		if err := CheckArchive(path); !deploy.IsPermanent(err) {
 			t.Fatalf("got %v, want a permanent error", err)
 		}

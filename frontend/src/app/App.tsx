@@ -1,5 +1,4 @@
-import type { ReactNode } from "react";
-import { BrowserRouter, Navigate, Route, Routes, useLocation } from "react-router";
+import { BrowserRouter, Link, Navigate, Outlet, Route, Routes, useLocation } from "react-router";
 import { useQuery } from "urql";
 import { ActivityPage } from "../features/activity/ActivityPage";
 import { DeploymentPage } from "../features/deployment/DeploymentPage";
@@ -29,13 +28,13 @@ const nav: NavItem[] = [
   { to: "/wall", label: "Wall" },
 ];
 
-/** The frame of the signed-in views, with the identity from the server. */
-function Framed({ children }: { children: ReactNode }) {
+/** The frame of the signed-in views but the wall, with the identity from the server. */
+function Framed() {
   const { signOut } = useSession();
   const [viewer] = useQuery({ query: ViewerQuery, requestPolicy: "cache-first" });
   return (
     <Layout nav={nav} subject={viewer.data?.viewer.subject} onSignOut={() => signOut()}>
-      {children}
+      <Outlet />
     </Layout>
   );
 }
@@ -43,7 +42,7 @@ function Framed({ children }: { children: ReactNode }) {
 function NotFound() {
   return (
     <Empty title="There is no such page.">
-      <a href="/activity">Go to the activity</a>
+      <Link to="/activity">Go to the activity</Link>
     </Empty>
   );
 }
@@ -61,11 +60,13 @@ function SignedIn() {
       <Routes>
         <Route path="/wall" element={<WallPage />} />
         <Route path="/" element={<Navigate to="/activity" replace />} />
-        <Route path="/activity" element={<Framed><ActivityPage /></Framed>} />
-        <Route path="/deployments" element={<Framed><DeploymentsPage /></Framed>} />
-        <Route path="/deployments/:id" element={<Framed><DeploymentPage /></Framed>} />
-        <Route path="/environments" element={<Framed><EnvironmentsPage /></Framed>} />
-        <Route path="*" element={<Framed><NotFound /></Framed>} />
+        <Route element={<Framed />}>
+          <Route path="/activity" element={<ActivityPage />} />
+          <Route path="/deployments" element={<DeploymentsPage />} />
+          <Route path="/deployments/:id" element={<DeploymentPage />} />
+          <Route path="/environments" element={<EnvironmentsPage />} />
+          <Route path="*" element={<NotFound />} />
+        </Route>
       </Routes>
     </ApiProvider>
   );

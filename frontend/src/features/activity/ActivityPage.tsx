@@ -19,8 +19,20 @@ import styles from "./ActivityPage.module.css";
 function ActivityTable({ rows, caption, now }: { rows: ActivityDeploymentFragment[]; caption: string; now: number }) {
   return (
     <div className="m-table-wrap">
-      <table className="m-table">
+      <table className={`m-table ${styles.table}`}>
         <caption className="m-visually-hidden">{caption}</caption>
+        {/* Fixed widths: the running and the finished tables line up. */}
+        <colgroup>
+          <col className={styles.colState} />
+          <col />
+          <col className={styles.colTenant} />
+          <col className={styles.colVersion} />
+          <col className={styles.colProgress} />
+          <col className={styles.colStep} />
+          <col className={styles.colRequester} />
+          <col className={styles.colCreated} />
+          <col className={styles.colDuration} />
+        </colgroup>
         <thead>
           <tr>
             <th scope="col">State</th>

@@ -19,6 +19,11 @@ import styles from "./DeploymentPage.module.css";
 /** One deploy, live: state, facts, plan, steps and the log as it is written. */
 export function DeploymentPage() {
   const { id = "" } = useParams();
+  // A new deploy is a new page: nothing of the previous one's state stays.
+  return <DeploymentView key={id} id={id} />;
+}
+
+function DeploymentView({ id }: { id: string }) {
   const [result, refetch] = useQuery({ query: DeploymentPageQuery, variables: { id } });
   const [live, dispatch] = useReducer(liveReducer, emptyLive);
   // The subscription starts once, after the first answer, from the last
@@ -26,12 +31,6 @@ export function DeploymentPage() {
   // the duplicates are merged away by seq.
   const [logsAfter, setLogsAfter] = useState<number | null>(null);
   const [liveError, setLiveError] = useState<CombinedError | null>(null);
-
-  useEffect(() => {
-    dispatch({ type: "reset" });
-    setLogsAfter(null);
-    setLiveError(null);
-  }, [id]);
 
   const fetched = result.data?.deployment;
   useEffect(() => {

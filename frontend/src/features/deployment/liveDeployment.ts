@@ -8,8 +8,7 @@ export interface LiveState {
 
 export type LiveAction =
   | { type: "deployment"; deployment: DeploymentViewFragment }
-  | { type: "lines"; lines: LogLineViewFragment[] }
-  | { type: "reset" };
+  | { type: "lines"; lines: LogLineViewFragment[] };
 
 export const emptyLive: LiveState = { deployment: null, lines: [] };
 
@@ -39,7 +38,5 @@ export function liveReducer(state: LiveState, action: LiveAction): LiveState {
       const lines = mergeLines(state.lines, action.lines);
       return lines === state.lines ? state : { ...state, lines };
     }
-    case "reset":
-      return emptyLive;
   }
 }

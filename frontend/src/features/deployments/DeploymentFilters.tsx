@@ -35,9 +35,21 @@ function TextFilter({
 }) {
   const [text, setText] = useState(value);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  // The URL may change under the field (back button, "Clear"): follow it.
-  useEffect(() => setText(value), [value]);
+  // What this field last wrote to the URL: the echo of its own write must
+  // not overwrite what was typed since (a lost keystroke), while a change
+  // from elsewhere (Back, "Clear filters", a link) must show.
+  const committed = useRef(value);
+  useEffect(() => {
+    if (value !== committed.current) {
+      committed.current = value;
+      setText(value);
+    }
+  }, [value]);
   useEffect(() => () => clearTimeout(timer.current), []);
+  const commit = (v: string) => {
+    committed.current = v;
+    onCommit(v);
+  };
   const listId = options?.length ? `filter-${name}-options` : undefined;
   return (
     <label className="m-field">
@@ -52,12 +64,12 @@ function TextFilter({
           const v = e.target.value;
           setText(v);
           clearTimeout(timer.current);
-          timer.current = setTimeout(() => onCommit(v.trim()), debounceMs);
+          timer.current = setTimeout(() => commit(v.trim()), debounceMs);
         }}
         onKeyDown={(e) => {
           if (e.key === "Enter") {
             clearTimeout(timer.current);
-            onCommit(text.trim());
+            commit(text.trim());
           }
         }}
       />

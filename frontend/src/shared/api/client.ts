@@ -135,7 +135,7 @@ interface Sink {
  * example). Only GraphQL errors (an array) reach the caller; anything else
  * subscribes again after a backoff, forever.
  */
-function subscribeForever(ws: WsClient, payload: SubscribePayload, sink: Sink, disposed: () => boolean): () => void {
+export function subscribeForever(ws: WsClient, payload: SubscribePayload, sink: Sink, disposed: () => boolean): () => void {
   let stopped = false;
   let unsubscribe: () => void = () => {};
   let attempt = 0;

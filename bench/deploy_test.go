@@ -1,0 +1,98 @@
+package bench
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// BenchmarkDeployVsBareDBOS runs, at every iteration, one manent deploy
+// (engine.Submit on the full default pipeline with a no-op plugin, waited
+// for through the events of postgres.Events) and one bare DBOS workflow with
+// as many no-op steps as DBOS recorded for the deploy, enqueued on a
+// partitioned queue with the same settings. Each is timed on its own, from
+// the call to the moment the caller learns it succeeded; the two alternate
+// which goes first, and each starts at a random moment of the queue's
+// polling cycle. Every metric is a median over the iterations:
+//
+//	manent-ms/op   a manent deploy, submission to SUCCESS
+//	dbos-ms/op     the bare DBOS workflow, enqueue to its last step stored
+//	ratio          manent-ms/op ÷ dbos-ms/op
+//	manent-run-ms  of manent-ms/op, from the first step on (no queue wait)
+//	dbos-run-ms    of dbos-ms/op, from the first step on
+//	run-ratio      manent-run-ms ÷ dbos-run-ms: the steps alone
+//	submit-ms      of manent-ms/op, until engine.Submit returned
+//	enqueue-ms     of dbos-ms/op, until dbos.Enqueue returned
+//	steps          DBOS steps in each workflow
+//
+// ns/op is zeroed: an iteration is two workloads, its time means nothing.
+func BenchmarkDeployVsBareDBOS(b *testing.B) {
+	m := newManent(b, setup{environments: 1, worker: true})
+	poll := m.cfg.Queues.PollInterval
+	w := newBare(b, poll, m.cfg.Queues.WorkerConcurrency)
+	environment := envName(0)
+	partition := "demo/app/" + environment
+
+	// One of each before measuring: pools, prepared plans and the queues'
+	// first polls warm up, and the deploy tells how many steps it has.
+	if _, err := m.deploy("warm", environment); err != nil {
+		b.Fatal(err)
+	}
+	steps := dbosSteps(b, m.url, "warm")
+	if _, err := w.run("warm", partition, steps); err != nil {
+		b.Fatal(err)
+	}
+
+	var manent, dbos []timing
+	for b.Loop() {
+		n := len(manent)
+		id := fmt.Sprintf("d%d", n)
+		runManent := func() {
+			t, err := m.deploy(id, environment)
+			if err != nil {
+				b.Fatal(err)
+			}
+			manent = append(manent, t)
+		}
+		runDBOS := func() {
+			t, err := w.run(id, partition, steps)
+			if err != nil {
+				b.Fatal(err)
+			}
+			dbos = append(dbos, t)
+		}
+		first, second := runManent, runDBOS
+		if n%2 == 1 {
+			first, second = runDBOS, runManent
+		}
+		// A call one step after the other would come right after a poll
+		// of its queue, and wait nearly a whole interval every time: a random
+		// pause makes each arrive at a random moment of the polling cycle,
+		// like a deploy a person or a CI job submits.
+		time.Sleep(rand.N(poll))
+		first()
+		time.Sleep(rand.N(poll))
+		second()
+	}
+	pick := func(ts []timing, f func(timing) time.Duration) time.Duration {
+		ds := make([]time.Duration, len(ts))
+		for i, t := range ts {
+			ds[i] = f(t)
+		}
+		return median(ds)
+	}
+	total := func(t timing) time.Duration { return t.total }
+	run := func(t timing) time.Duration { return t.run }
+	accept := func(t timing) time.Duration { return t.accept }
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(ms(pick(manent, total)), "manent-ms/op")
+	b.ReportMetric(ms(pick(dbos, total)), "dbos-ms/op")
+	b.ReportMetric(float64(pick(manent, total))/float64(pick(dbos, total)), "ratio")
+	b.ReportMetric(ms(pick(manent, run)), "manent-run-ms")
+	b.ReportMetric(ms(pick(dbos, run)), "dbos-run-ms")
+	b.ReportMetric(float64(pick(manent, run))/float64(pick(dbos, run)), "run-ratio")
+	b.ReportMetric(ms(pick(manent, accept)), "submit-ms")
+	b.ReportMetric(ms(pick(dbos, accept)), "enqueue-ms")
+	b.ReportMetric(float64(steps), "steps")
+}

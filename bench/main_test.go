@@ -1,0 +1,257 @@
+package bench
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"manent.dev/manent/config"
+	"manent.dev/manent/deploy"
+	"manent.dev/manent/engine"
+	"manent.dev/manent/internal/authz"
+	"manent.dev/manent/internal/pgtest"
+	"manent.dev/manent/internal/postgres"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// noopPlugin deploys nothing, so a deploy costs only what manent and DBOS
+// do around the plugin.
+type noopPlugin struct{}
+
+func (noopPlugin) Name() string { return "noop" }
+func (noopPlugin) ValidateTargets([]deploy.Target, map[string]string) []deploy.FieldError {
+	return nil
+}
+func (noopPlugin) Deploy(context.Context, deploy.PluginRequest) (deploy.Result, error) {
+	return deploy.Result{}, nil
+}
+func (noopPlugin) Activate(context.Context, deploy.PluginRequest) (deploy.Result, error) {
+	return deploy.Result{}, nil
+}
+func (noopPlugin) Checkpoint(context.Context, deploy.PluginRequest) (deploy.Checkpoint, error) {
+	return deploy.Checkpoint{}, nil
+}
+func (noopPlugin) Rollback(context.Context, deploy.PluginRequest, deploy.Checkpoint) (deploy.Result, error) {
+	return deploy.Result{}, nil
+}
+
+const policy = `
+p, role:deployer, demo, *, deployment.submit
+p, role:deployer, demo, *, deployment.read
+g, token:bench, role:deployer, demo
+`
+
+// setup is what a benchmark changes in manent.yml; the rest is the default
+// configuration, including the full default pipeline.
+type setup struct {
+	// queues is the queues section of manent.yml ("" keeps the defaults).
+	queues string
+	// environments is how many environments demo/app/envNN exist.
+	environments int
+	// worker makes the engine run deploys; without it, submitted deploys
+	// stay in the queue.
+	worker bool
+}
+
+// manent is an engine on a fresh database of its own, with the no-op
+// plugin on every environment.
+type manent struct {
+	eng    *engine.Engine
+	cfg    *config.Config
+	store  *postgres.Store
+	events *postgres.Events
+	url    string
+	// ctx carries the identity that may submit and read every deploy.
+	ctx context.Context
+}
+
+func newManent(b *testing.B, s setup) *manent {
+	b.Helper()
+	dir := b.TempDir()
+	for i := range s.environments {
+		writeFile(b, filepath.Join(dir, "envconfig/demo/app", envName(i)+".yml"), "plugin: noop\ntargets: [{path: /nowhere}]\n")
+	}
+	writeFile(b, filepath.Join(dir, "artifacts/app-1.tar.gz"), artifact(b))
+	text := fmt.Sprintf("server: {default_tenant: demo, work_dir: %s, executor_id: bench}\n"+
+		"artifacts: {sources: [\"file:\"], file_root: artifacts}\n", filepath.Join(dir, "work"))
+	if s.queues != "" {
+		text += "queues: " + s.queues + "\n"
+	}
+	cfg, err := config.Parse([]byte(text), dir)
+	if err != nil {
+		b.Fatalf("config: %v", err)
+	}
+	url := pgtest.URL(b)
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
+	db, err := postgres.Open(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = db.Close() })
+	if err := postgres.Migrate(ctx, db); err != nil {
+		b.Fatal(err)
+	}
+	events := postgres.NewEvents(url, quietLogger())
+	b.Cleanup(events.Close)
+	az, err := authz.New("", policy)
+	if err != nil {
+		b.Fatal(err)
+	}
+	store := postgres.NewStore(db)
+	eng, err := engine.New(ctx, engine.Options{
+		Config: cfg, Store: store, Authorizer: az, DatabaseURL: url, Worker: s.worker,
+		Plugins: []deploy.Plugin{noopPlugin{}}, Logger: quietLogger(),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := eng.Launch(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = eng.Shutdown(30 * time.Second) })
+	rctx, rcancel := context.WithTimeout(ctx, time.Minute)
+	defer rcancel()
+	if err := events.Ready(rctx); err != nil {
+		b.Fatal(err)
+	}
+	return &manent{eng: eng, cfg: cfg, store: store, events: events, url: url,
+		ctx: deploy.WithIdentity(ctx, deploy.Identity{Subject: "token:bench"})}
+}
+
+// timing is where the time of one deploy or workflow went, as its caller
+// saw it.
+type timing struct {
+	// accept is until the submission (or enqueue) returned.
+	accept time.Duration
+	// run is from the start of the first step until the caller learnt of
+	// the success: the queue's wait is total - run.
+	run time.Duration
+	// total is from the call until the caller learnt of the success.
+	total time.Duration
+}
+
+// deploy submits a deploy of app to environment and waits for SUCCESS,
+// woken by its events. The success counts from the event that carried it,
+// not from the read that confirmed it.
+func (m *manent) deploy(id, environment string) (timing, error) {
+	ctx, cancel := context.WithTimeout(m.ctx, 2*time.Minute)
+	defer cancel()
+	// Subscribed before the submission, so no event of the deploy is missed.
+	ch := m.events.Subscribe(ctx, id)
+	start := time.Now()
+	if _, err := m.eng.Submit(m.ctx, descriptorFor(id, environment), deploy.SubmitOptions{}); err != nil {
+		return timing{}, fmt.Errorf("submit %s: %w", id, err)
+	}
+	accept := time.Since(start)
+	for {
+		ev, ok := <-ch
+		if !ok {
+			return timing{}, fmt.Errorf("deploy %s: no SUCCESS: %w", id, ctx.Err())
+		}
+		at := time.Now()
+		if ev.Kind != deploy.EventDeployment {
+			continue
+		}
+		// Re-read on every event of the deploy, as a client that follows it
+		// does; read once for all that queued up meanwhile.
+		drain(ch)
+		d, err := m.store.Get(ctx, id)
+		if err != nil {
+			return timing{}, fmt.Errorf("read deploy %s: %w", id, err)
+		}
+		switch {
+		case d.State == deploy.StateSuccess && d.StartedAt != nil:
+			// StartedAt is written by the workflow's first step, in this process.
+			return timing{accept: accept, run: at.Sub(*d.StartedAt), total: at.Sub(start)}, nil
+		case d.State.Terminal():
+			return timing{}, fmt.Errorf("deploy %s ended %s: %s", id, d.State, d.Error)
+		}
+	}
+}
+
+func drain(ch <-chan deploy.Event) {
+	for {
+		select {
+		case _, ok := <-ch:
+			if !ok {
+				return
+			}
+		default:
+			return
+		}
+	}
+}
+
+func descriptorFor(id, environment string) []byte {
+	return fmt.Appendf(nil, `apiVersion: manent/v1
+id: %s
+application: app
+environment: %s
+artifact: {type: application, name: app, version: "1.0.0", source: "file:app-1.tar.gz"}
+`, id, environment)
+}
+
+func envName(i int) string { return fmt.Sprintf("env%02d", i) }
+
+// quietLogger keeps DBOS's and the engine's start-up lines out of the
+// benchmark output.
+func quietLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+func writeFile(b *testing.B, path, body string) {
+	b.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// artifact is a one-file tar.gz: the artifacts and qa steps download,
+// hash and open it like any release.
+func artifact(b *testing.B) string {
+	b.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	body := []byte("<h1>bench</h1>\n")
+	err := tw.WriteHeader(&tar.Header{Name: "index.html", Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg})
+	if err == nil {
+		_, err = tw.Write(body)
+	}
+	err = errors.Join(err, tw.Close(), gz.Close())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return buf.String()
+}
+
+// ms is a duration in milliseconds, for b.ReportMetric.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// median is robust to the spikes other processes cause on a shared machine,
+// where a mean follows them.
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}

@@ -1,0 +1,167 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/dbos-inc/dbos-transact-golang/dbos"
+)
+
+// DBOS recovers only its own executor's workflows when it launches. A worker
+// that never comes back would strand its deploys, so workers record a
+// heartbeat, and a live worker takes over the deploys of one silent for
+// engine.executor_timeout: it fences the dead executor (one winner, decided
+// by PostgreSQL) and puts its workflows back on their queues with
+// ResumeWorkflows, where DBOS replays their completed steps. A process that
+// was only paused finds itself fenced at its next step and stops there.
+
+// fence is closed when this process learns it was fenced.
+type fence struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func (f *fence) trip() { f.once.Do(func() { close(f.ch) }) }
+
+// Drain stops this process from taking deploys off the queues; the deploys
+// it runs go on. A fenced process drains at once, and an operator can drain
+// a worker before maintenance.
+func (e *Engine) Drain() {
+	e.dbos.ListenQueues(e.dbos, noQueue)
+}
+
+func (e *Engine) tripFence() {
+	e.log.Error("this executor was fenced: another worker took over its deploys; stopping",
+		"executor_id", e.cfg.Server.ExecutorID)
+	e.Drain()
+	e.fenced.trip()
+}
+
+// Fenced is closed when another worker has taken over this process's
+// deploys: the process must stop (the server exits with an error).
+func (e *Engine) Fenced() <-chan struct{} { return e.fenced.ch }
+
+// checkFence is called before every step: a process that was paused past
+// executor_timeout may wake up mid-workflow, and must not run the step
+// its successor is running. It never returns when fenced: an error would be
+// recorded by DBOS as the step's outcome, beside the successor's. The
+// process stops (the server exits on Fenced), and a deploy it dequeued in
+// the meantime is taken over again once it is silent.
+func (e *Engine) checkFence(ctx context.Context) error {
+	if !e.worker {
+		return nil
+	}
+	fenced, err := e.store.ExecutorFenced(ctx, e.cfg.Server.ExecutorID)
+	if err != nil {
+		return fmt.Errorf("check executor fence: %w", err)
+	}
+	if !fenced {
+		return nil
+	}
+	e.tripFence()
+	select {}
+}
+
+// register records this worker and starts its heartbeat.
+func (e *Engine) register(ctx context.Context) error {
+	host, _ := os.Hostname()
+	if err := e.store.RegisterExecutor(ctx, e.cfg.Server.ExecutorID, host, os.Getpid()); err != nil {
+		return fmt.Errorf("register executor: %w", err)
+	}
+	return nil
+}
+
+// heartbeat runs until ctx ends: heartbeats, and recovery passes when enabled.
+func (e *Engine) heartbeat(ctx context.Context) {
+	t := time.NewTicker(e.cfg.Engine.HeartbeatInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		fenced, err := e.store.Heartbeat(ctx, e.cfg.Server.ExecutorID)
+		if err != nil {
+			if ctx.Err() == nil {
+				e.log.Warn("heartbeat", "error", err)
+			}
+			continue
+		}
+		if fenced {
+			e.tripFence()
+			return
+		}
+		if e.cfg.Engine.AutoRecovering() {
+			if _, err := e.RecoverExecutors(ctx, nil, false); err != nil && ctx.Err() == nil {
+				e.log.Warn("recover dead executors", "error", err)
+			}
+		}
+	}
+}
+
+// Recovered is one executor taken over and the deploys put back on their queues.
+type Recovered struct {
+	ExecutorID  string   `json:"executor_id"`
+	Deployments []string `json:"deployments"`
+}
+
+// RecoverExecutors takes over the deploys of dead executors: those named
+// (all silent ones when none is), silent for engine.executor_timeout unless
+// force. Executors another worker fenced first are skipped.
+func (e *Engine) RecoverExecutors(ctx context.Context, executorIDs []string, force bool) ([]Recovered, error) {
+	before := time.Now().Add(-e.cfg.Engine.ExecutorTimeout)
+	ids := executorIDs
+	if len(ids) == 0 {
+		stale, err := e.store.StaleExecutors(ctx, before)
+		if err != nil {
+			return nil, err
+		}
+		ids = stale
+	}
+	out := []Recovered{}
+	for _, id := range ids {
+		if id == e.cfg.Server.ExecutorID && e.worker {
+			continue
+		}
+		won, err := e.store.FenceExecutor(ctx, id, e.cfg.Server.ExecutorID, before, force)
+		if err != nil {
+			return out, err
+		}
+		if !won {
+			continue
+		}
+		deploys, err := e.store.ExecutorDeploys(ctx, id)
+		if err != nil {
+			return out, err
+		}
+		byQueue := map[string][]string{}
+		rec := Recovered{ExecutorID: id, Deployments: []string{}}
+		for _, d := range deploys {
+			q := e.queueFor(d.Partition)
+			byQueue[q] = append(byQueue[q], d.ID)
+			rec.Deployments = append(rec.Deployments, d.ID)
+		}
+		queues := make([]string, 0, len(byQueue))
+		for q := range byQueue {
+			queues = append(queues, q)
+		}
+		sort.Strings(queues)
+		for _, q := range queues {
+			// Back on the deploy queue with their partition key, so the
+			// one-deploy-per-environment rule holds for recovered deploys too.
+			if _, err := dbos.ResumeWorkflows[DeployResult](e.dbos, byQueue[q], dbos.WithResumeQueue(q)); err != nil {
+				return out, fmt.Errorf("resume deploys of executor %s: %w", id, err)
+			}
+		}
+		if len(rec.Deployments) > 0 {
+			e.log.Warn("took over the deploys of a dead executor", "executor_id", id, "deployments", rec.Deployments)
+		}
+		out = append(out, rec)
+	}
+	return out, nil
+}

@@ -1,0 +1,105 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"manent.dev/manent/deploy"
+)
+
+// RegisterExecutor implements deploy.Store.
+func (s *Store) RegisterExecutor(ctx context.Context, executorID, hostname string, pid int) error {
+	_, err := s.db.NewRaw(`INSERT INTO manent.executors (executor_id, hostname, pid, started_at, last_seen)
+		VALUES (?, ?, ?, now(), now())
+		ON CONFLICT (executor_id) DO UPDATE SET hostname = EXCLUDED.hostname, pid = EXCLUDED.pid,
+			started_at = now(), last_seen = now(), fenced_at = NULL, fenced_by = NULL`,
+		executorID, hostname, pid).Exec(ctx)
+	return wrap("register executor", err)
+}
+
+// Heartbeat implements deploy.Store.
+func (s *Store) Heartbeat(ctx context.Context, executorID string) (bool, error) {
+	var fenced bool
+	err := s.db.NewRaw(`UPDATE manent.executors
+		SET last_seen = CASE WHEN fenced_at IS NULL THEN now() ELSE last_seen END
+		WHERE executor_id = ? RETURNING fenced_at IS NOT NULL`, executorID).Scan(ctx, &fenced)
+	if errors.Is(err, sql.ErrNoRows) {
+		// Deleted by an operator: register again rather than stop.
+		return false, s.RegisterExecutor(ctx, executorID, "", 0)
+	}
+	return fenced, wrap("heartbeat", err)
+}
+
+// ExecutorFenced implements deploy.Store.
+func (s *Store) ExecutorFenced(ctx context.Context, executorID string) (bool, error) {
+	var fenced bool
+	err := s.db.NewRaw(`SELECT fenced_at IS NOT NULL FROM manent.executors WHERE executor_id = ?`, executorID).Scan(ctx, &fenced)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return fenced, wrap("read executor fence", err)
+}
+
+// StaleExecutors implements deploy.Store.
+func (s *Store) StaleExecutors(ctx context.Context, before time.Time) ([]string, error) {
+	var ids []string
+	err := s.db.NewRaw(`SELECT executor_id FROM manent.executors
+		WHERE last_seen < ? AND (fenced_at IS NULL OR fenced_at < ?) ORDER BY executor_id`, before, before).Scan(ctx, &ids)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	return ids, wrap("list stale executors", err)
+}
+
+// FenceExecutor implements deploy.Store. The condition is in the UPDATE, so
+// of several workers racing to take over, exactly one gets true. An
+// executor fenced earlier and still silent can be fenced again: a fenced
+// process may have dequeued deploys before it noticed, and they must not
+// stay stranded.
+func (s *Store) FenceExecutor(ctx context.Context, executorID, by string, before time.Time, force bool) (bool, error) {
+	res, err := s.db.NewRaw(`INSERT INTO manent.executors (executor_id, last_seen, fenced_at, fenced_by)
+		VALUES (?, '-infinity', now(), ?)
+		ON CONFLICT (executor_id) DO UPDATE SET fenced_at = now(), fenced_by = EXCLUDED.fenced_by
+		WHERE ? OR (executors.last_seen < ? AND (executors.fenced_at IS NULL OR executors.fenced_at < ?))`,
+		executorID, by, force, before, before).Exec(ctx)
+	if err != nil {
+		return false, wrap("fence executor", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("fence executor: %w", err)
+	}
+	return n == 1, nil
+}
+
+// ExecutorDeploys implements deploy.Store.
+func (s *Store) ExecutorDeploys(ctx context.Context, executorID string) ([]deploy.ExecutorDeploy, error) {
+	var table sql.NullString
+	if err := s.db.QueryRowContext(ctx, "SELECT to_regclass(?)::text", s.dbosSchema+".workflow_status").Scan(&table); err != nil {
+		return nil, fmt.Errorf("find DBOS workflows: %w", err)
+	}
+	if !table.Valid {
+		// DBOS has not created its tables yet: it runs nothing.
+		return nil, nil
+	}
+	var rows []struct {
+		ID        string `bun:"workflow_uuid"`
+		Partition string `bun:"queue_partition_key"`
+	}
+	err := s.db.NewRaw(`SELECT workflow_uuid, COALESCE(queue_partition_key, '') AS queue_partition_key
+		FROM ?.workflow_status WHERE executor_id = ? AND status = 'PENDING' AND name = ?
+		ORDER BY created_at`, bun.Ident(s.dbosSchema), executorID, "manent.deploy").Scan(ctx, &rows)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, wrap("list executor deploys", err)
+	}
+	out := make([]deploy.ExecutorDeploy, len(rows))
+	for i, r := range rows {
+		out[i] = deploy.ExecutorDeploy{ID: r.ID, Partition: r.Partition}
+	}
+	return out, nil
+}
