@@ -35,6 +35,92 @@ type ActivityEventsResponse struct {
 // GetActivity returns ActivityEventsResponse.Activity, and is useful for accessing the field via an interface.
 func (v *ActivityEventsResponse) GetActivity() ActivityEvent { return v.Activity }
 
+// Approval includes the requested fields of the GraphQL type Approval.
+// The GraphQL type's documentation follows.
+//
+// One identity's answer to a deploy awaiting approval.
+type Approval struct {
+	Identity string    `json:"identity"`
+	Approved bool      `json:"approved"`
+	Comment  string    `json:"comment"`
+	Time     time.Time `json:"time"`
+}
+
+// GetIdentity returns Approval.Identity, and is useful for accessing the field via an interface.
+func (v *Approval) GetIdentity() string { return v.Identity }
+
+// GetApproved returns Approval.Approved, and is useful for accessing the field via an interface.
+func (v *Approval) GetApproved() bool { return v.Approved }
+
+// GetComment returns Approval.Comment, and is useful for accessing the field via an interface.
+func (v *Approval) GetComment() string { return v.Comment }
+
+// GetTime returns Approval.Time, and is useful for accessing the field via an interface.
+func (v *Approval) GetTime() time.Time { return v.Time }
+
+// ApprovalDetail includes the GraphQL fields of ApprovalStatus requested by the fragment ApprovalDetail.
+// The GraphQL type's documentation follows.
+//
+// The approvals a deploy needs and those it got.
+type ApprovalDetail struct {
+	// waiting, approved, rejected or expired.
+	Status string `json:"status"`
+	// How many distinct identities other than the requester must approve.
+	Required int `json:"required"`
+	// When set, approvers must belong to one of these groups.
+	Groups    []string   `json:"groups"`
+	Approvals []Approval `json:"approvals"`
+	// When the wait for approvals ends (EXPIRED).
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// GetStatus returns ApprovalDetail.Status, and is useful for accessing the field via an interface.
+func (v *ApprovalDetail) GetStatus() string { return v.Status }
+
+// GetRequired returns ApprovalDetail.Required, and is useful for accessing the field via an interface.
+func (v *ApprovalDetail) GetRequired() int { return v.Required }
+
+// GetGroups returns ApprovalDetail.Groups, and is useful for accessing the field via an interface.
+func (v *ApprovalDetail) GetGroups() []string { return v.Groups }
+
+// GetApprovals returns ApprovalDetail.Approvals, and is useful for accessing the field via an interface.
+func (v *ApprovalDetail) GetApprovals() []Approval { return v.Approvals }
+
+// GetExpiresAt returns ApprovalDetail.ExpiresAt, and is useful for accessing the field via an interface.
+func (v *ApprovalDetail) GetExpiresAt() time.Time { return v.ExpiresAt }
+
+// ApprovalRule includes the requested fields of the GraphQL type GovernanceDecision.
+type ApprovalRule struct {
+	Rule   string `json:"rule"`
+	Reason string `json:"reason"`
+	// Approvals the matched rule requires; null when none.
+	ApprovalsRequired int      `json:"approvalsRequired"`
+	ApprovalGroups    []string `json:"approvalGroups"`
+}
+
+// GetRule returns ApprovalRule.Rule, and is useful for accessing the field via an interface.
+func (v *ApprovalRule) GetRule() string { return v.Rule }
+
+// GetReason returns ApprovalRule.Reason, and is useful for accessing the field via an interface.
+func (v *ApprovalRule) GetReason() string { return v.Reason }
+
+// GetApprovalsRequired returns ApprovalRule.ApprovalsRequired, and is useful for accessing the field via an interface.
+func (v *ApprovalRule) GetApprovalsRequired() int { return v.ApprovalsRequired }
+
+// GetApprovalGroups returns ApprovalRule.ApprovalGroups, and is useful for accessing the field via an interface.
+func (v *ApprovalRule) GetApprovalGroups() []string { return v.ApprovalGroups }
+
+// ApproveDeploymentResponse is returned by ApproveDeployment on success.
+type ApproveDeploymentResponse struct {
+	// Approve a deploy AWAITING_APPROVAL (FORBIDDEN for its requester, CONFLICT when not waiting).
+	ApproveDeployment DeploymentDetail `json:"approveDeployment"`
+}
+
+// GetApproveDeployment returns ApproveDeploymentResponse.ApproveDeployment, and is useful for accessing the field via an interface.
+func (v *ApproveDeploymentResponse) GetApproveDeployment() DeploymentDetail {
+	return v.ApproveDeployment
+}
+
 // ArtifactDetail includes the GraphQL fields of Artifact requested by the fragment ArtifactDetail.
 type ArtifactDetail struct {
 	Type    string `json:"type"`
@@ -89,6 +175,8 @@ type DeploymentDetail struct {
 	Error           string       `json:"error"`
 	CancelRequested bool         `json:"cancelRequested"`
 	Steps           []StepDetail `json:"steps"`
+	// The approval section; null when the deploy needs no approval.
+	Approval *ApprovalDetail `json:"approval"`
 	// The status JSON of DESIGN.md (snake_case), as the CLI and REST print it.
 	Status json.RawMessage `json:"status"`
 }
@@ -146,6 +234,9 @@ func (v *DeploymentDetail) GetCancelRequested() bool { return v.CancelRequested 
 
 // GetSteps returns DeploymentDetail.Steps, and is useful for accessing the field via an interface.
 func (v *DeploymentDetail) GetSteps() []StepDetail { return v.Steps }
+
+// GetApproval returns DeploymentDetail.Approval, and is useful for accessing the field via an interface.
+func (v *DeploymentDetail) GetApproval() *ApprovalDetail { return v.Approval }
 
 // GetStatus returns DeploymentDetail.Status, and is useful for accessing the field via an interface.
 func (v *DeploymentDetail) GetStatus() json.RawMessage { return v.Status }
@@ -389,6 +480,17 @@ type GetLogsResponse struct {
 // GetDeployment returns GetLogsResponse.Deployment, and is useful for accessing the field via an interface.
 func (v *GetLogsResponse) GetDeployment() *GetLogsDeployment { return v.Deployment }
 
+// GetPendingApprovalsResponse is returned by GetPendingApprovals on success.
+type GetPendingApprovalsResponse struct {
+	// The deploys awaiting an approval the viewer may give.
+	PendingApprovals []PendingApproval `json:"pendingApprovals"`
+}
+
+// GetPendingApprovals returns GetPendingApprovalsResponse.PendingApprovals, and is useful for accessing the field via an interface.
+func (v *GetPendingApprovalsResponse) GetPendingApprovals() []PendingApproval {
+	return v.PendingApprovals
+}
+
 // GetViewerResponse is returned by GetViewer on success.
 type GetViewerResponse struct {
 	// The signed-in identity.
@@ -519,6 +621,166 @@ func (v *PageInfo) GetHasNextPage() bool { return v.HasNextPage }
 // GetEndCursor returns PageInfo.EndCursor, and is useful for accessing the field via an interface.
 func (v *PageInfo) GetEndCursor() string { return v.EndCursor }
 
+// What `manent approvals` lists: the deploy, the rule that asks for
+// approvals and the answers so far.
+type PendingApproval struct {
+	DeploymentSummary `json:"-"`
+	Decision          ApprovalRule `json:"decision"`
+	// The approval section; null when the deploy needs no approval.
+	Approval *ApprovalDetail `json:"approval"`
+	// Whether the viewer may approve or reject it now.
+	CanApprove bool `json:"canApprove"`
+}
+
+// GetDecision returns PendingApproval.Decision, and is useful for accessing the field via an interface.
+func (v *PendingApproval) GetDecision() ApprovalRule { return v.Decision }
+
+// GetApproval returns PendingApproval.Approval, and is useful for accessing the field via an interface.
+func (v *PendingApproval) GetApproval() *ApprovalDetail { return v.Approval }
+
+// GetCanApprove returns PendingApproval.CanApprove, and is useful for accessing the field via an interface.
+func (v *PendingApproval) GetCanApprove() bool { return v.CanApprove }
+
+// GetId returns PendingApproval.Id, and is useful for accessing the field via an interface.
+func (v *PendingApproval) GetId() string { return v.DeploymentSummary.Id }
+
+// GetTenant returns PendingApproval.Tenant, and is useful for accessing the field via an interface.
+func (v *PendingApproval) GetTenant() string { return v.DeploymentSummary.Tenant }
+
+// GetApplication returns PendingApproval.Application, and is useful for accessing the field via an interface.
+func (v *PendingApproval) GetApplication() string { return v.DeploymentSummary.Application }
+
+// GetEnvironment returns PendingApproval.Environment, and is useful for accessing the field via an interface.
+func (v *PendingApproval) GetEnvironment() string { return v.DeploymentSummary.Environment }
+
+// GetState returns PendingApproval.State, and is useful for accessing the field via an interface.
+func (v *PendingApproval) GetState() DeploymentState { return v.DeploymentSummary.State }
+
+// GetRequester returns PendingApproval.Requester, and is useful for accessing the field via an interface.
+func (v *PendingApproval) GetRequester() string { return v.DeploymentSummary.Requester }
+
+// GetCreatedAt returns PendingApproval.CreatedAt, and is useful for accessing the field via an interface.
+func (v *PendingApproval) GetCreatedAt() time.Time { return v.DeploymentSummary.CreatedAt }
+
+// GetStartedAt returns PendingApproval.StartedAt, and is useful for accessing the field via an interface.
+func (v *PendingApproval) GetStartedAt() time.Time { return v.DeploymentSummary.StartedAt }
+
+// GetFinishedAt returns PendingApproval.FinishedAt, and is useful for accessing the field via an interface.
+func (v *PendingApproval) GetFinishedAt() time.Time { return v.DeploymentSummary.FinishedAt }
+
+// GetDryRun returns PendingApproval.DryRun, and is useful for accessing the field via an interface.
+func (v *PendingApproval) GetDryRun() bool { return v.DeploymentSummary.DryRun }
+
+// GetArtifact returns PendingApproval.Artifact, and is useful for accessing the field via an interface.
+func (v *PendingApproval) GetArtifact() ArtifactDetail { return v.DeploymentSummary.Artifact }
+
+// GetSha256 returns PendingApproval.Sha256, and is useful for accessing the field via an interface.
+func (v *PendingApproval) GetSha256() string { return v.DeploymentSummary.Sha256 }
+
+// GetCurrentStep returns PendingApproval.CurrentStep, and is useful for accessing the field via an interface.
+func (v *PendingApproval) GetCurrentStep() string { return v.DeploymentSummary.CurrentStep }
+
+// GetError returns PendingApproval.Error, and is useful for accessing the field via an interface.
+func (v *PendingApproval) GetError() string { return v.DeploymentSummary.Error }
+
+// GetStatus returns PendingApproval.Status, and is useful for accessing the field via an interface.
+func (v *PendingApproval) GetStatus() json.RawMessage { return v.DeploymentSummary.Status }
+
+func (v *PendingApproval) UnmarshalJSON(b []byte) error {
+
+	if string(b) == "null" {
+		return nil
+	}
+
+	var firstPass struct {
+		*PendingApproval
+		graphql.NoUnmarshalJSON
+	}
+	firstPass.PendingApproval = v
+
+	err := json.Unmarshal(b, &firstPass)
+	if err != nil {
+		return err
+	}
+
+	err = json.Unmarshal(
+		b, &v.DeploymentSummary)
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+type __premarshalPendingApproval struct {
+	Decision ApprovalRule `json:"decision"`
+
+	Approval *ApprovalDetail `json:"approval"`
+
+	CanApprove bool `json:"canApprove"`
+
+	Id string `json:"id"`
+
+	Tenant string `json:"tenant"`
+
+	Application string `json:"application"`
+
+	Environment string `json:"environment"`
+
+	State DeploymentState `json:"state"`
+
+	Requester string `json:"requester"`
+
+	CreatedAt time.Time `json:"createdAt"`
+
+	StartedAt time.Time `json:"startedAt"`
+
+	FinishedAt time.Time `json:"finishedAt"`
+
+	DryRun bool `json:"dryRun"`
+
+	Artifact ArtifactDetail `json:"artifact"`
+
+	Sha256 string `json:"sha256"`
+
+	CurrentStep string `json:"currentStep"`
+
+	Error string `json:"error"`
+
+	Status json.RawMessage `json:"status"`
+}
+
+func (v *PendingApproval) MarshalJSON() ([]byte, error) {
+	premarshaled, err := v.__premarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(premarshaled)
+}
+
+func (v *PendingApproval) __premarshalJSON() (*__premarshalPendingApproval, error) {
+	var retval __premarshalPendingApproval
+
+	retval.Decision = v.Decision
+	retval.Approval = v.Approval
+	retval.CanApprove = v.CanApprove
+	retval.Id = v.DeploymentSummary.Id
+	retval.Tenant = v.DeploymentSummary.Tenant
+	retval.Application = v.DeploymentSummary.Application
+	retval.Environment = v.DeploymentSummary.Environment
+	retval.State = v.DeploymentSummary.State
+	retval.Requester = v.DeploymentSummary.Requester
+	retval.CreatedAt = v.DeploymentSummary.CreatedAt
+	retval.StartedAt = v.DeploymentSummary.StartedAt
+	retval.FinishedAt = v.DeploymentSummary.FinishedAt
+	retval.DryRun = v.DeploymentSummary.DryRun
+	retval.Artifact = v.DeploymentSummary.Artifact
+	retval.Sha256 = v.DeploymentSummary.Sha256
+	retval.CurrentStep = v.DeploymentSummary.CurrentStep
+	retval.Error = v.DeploymentSummary.Error
+	retval.Status = v.DeploymentSummary.Status
+	return &retval, nil
+}
+
 // Plan includes the requested fields of the GraphQL type Plan.
 type Plan struct {
 	Steps []PlannedStep `json:"steps"`
@@ -551,6 +813,15 @@ func (v *PlannedStep) GetTimeoutSeconds() int { return v.TimeoutSeconds }
 
 // GetMandatory returns PlannedStep.Mandatory, and is useful for accessing the field via an interface.
 func (v *PlannedStep) GetMandatory() bool { return v.Mandatory }
+
+// RejectDeploymentResponse is returned by RejectDeployment on success.
+type RejectDeploymentResponse struct {
+	// Reject a deploy AWAITING_APPROVAL: it ends REJECTED.
+	RejectDeployment DeploymentDetail `json:"rejectDeployment"`
+}
+
+// GetRejectDeployment returns RejectDeploymentResponse.RejectDeployment, and is useful for accessing the field via an interface.
+func (v *RejectDeploymentResponse) GetRejectDeployment() DeploymentDetail { return v.RejectDeployment }
 
 // StepDetail includes the GraphQL fields of Step requested by the fragment StepDetail.
 type StepDetail struct {
@@ -719,6 +990,9 @@ func (v *SubmittedDeployment) GetCancelRequested() bool { return v.DeploymentDet
 // GetSteps returns SubmittedDeployment.Steps, and is useful for accessing the field via an interface.
 func (v *SubmittedDeployment) GetSteps() []StepDetail { return v.DeploymentDetail.Steps }
 
+// GetApproval returns SubmittedDeployment.Approval, and is useful for accessing the field via an interface.
+func (v *SubmittedDeployment) GetApproval() *ApprovalDetail { return v.DeploymentDetail.Approval }
+
 // GetStatus returns SubmittedDeployment.Status, and is useful for accessing the field via an interface.
 func (v *SubmittedDeployment) GetStatus() json.RawMessage { return v.DeploymentDetail.Status }
 
@@ -792,6 +1066,8 @@ type __premarshalSubmittedDeployment struct {
 
 	Steps []StepDetail `json:"steps"`
 
+	Approval *ApprovalDetail `json:"approval"`
+
 	Status json.RawMessage `json:"status"`
 }
 
@@ -828,6 +1104,7 @@ func (v *SubmittedDeployment) __premarshalJSON() (*__premarshalSubmittedDeployme
 	retval.Error = v.DeploymentDetail.Error
 	retval.CancelRequested = v.DeploymentDetail.CancelRequested
 	retval.Steps = v.DeploymentDetail.Steps
+	retval.Approval = v.DeploymentDetail.Approval
 	retval.Status = v.DeploymentDetail.Status
 	return &retval, nil
 }
@@ -868,6 +1145,18 @@ func (v *Viewer) GetSubject() string { return v.Subject }
 
 // GetGroups returns Viewer.Groups, and is useful for accessing the field via an interface.
 func (v *Viewer) GetGroups() []string { return v.Groups }
+
+// __ApproveDeploymentInput is used internally by genqlient
+type __ApproveDeploymentInput struct {
+	Id      string `json:"id"`
+	Comment string `json:"comment"`
+}
+
+// GetId returns __ApproveDeploymentInput.Id, and is useful for accessing the field via an interface.
+func (v *__ApproveDeploymentInput) GetId() string { return v.Id }
+
+// GetComment returns __ApproveDeploymentInput.Comment, and is useful for accessing the field via an interface.
+func (v *__ApproveDeploymentInput) GetComment() string { return v.Comment }
 
 // __CancelDeploymentInput is used internally by genqlient
 type __CancelDeploymentInput struct {
@@ -961,6 +1250,18 @@ func (v *__ListDeploymentsInput) GetFirst() int { return v.First }
 // GetAfter returns __ListDeploymentsInput.After, and is useful for accessing the field via an interface.
 func (v *__ListDeploymentsInput) GetAfter() string { return v.After }
 
+// __RejectDeploymentInput is used internally by genqlient
+type __RejectDeploymentInput struct {
+	Id      string `json:"id"`
+	Comment string `json:"comment"`
+}
+
+// GetId returns __RejectDeploymentInput.Id, and is useful for accessing the field via an interface.
+func (v *__RejectDeploymentInput) GetId() string { return v.Id }
+
+// GetComment returns __RejectDeploymentInput.Comment, and is useful for accessing the field via an interface.
+func (v *__RejectDeploymentInput) GetComment() string { return v.Comment }
+
 // __SubmitDeploymentInput is used internally by genqlient
 type __SubmitDeploymentInput struct {
 	Descriptor   string `json:"descriptor"`
@@ -1052,6 +1353,104 @@ func ActivityEventsForwardData(interfaceChan interface{}, jsonRawMsg json.RawMes
 	return nil
 }
 
+// The mutation executed by ApproveDeployment.
+const ApproveDeployment_Operation = `
+mutation ApproveDeployment ($id: ID!, $comment: String!) {
+	approveDeployment(id: $id, comment: $comment) {
+		... DeploymentDetail
+	}
+}
+fragment DeploymentDetail on Deployment {
+	id
+	tenant
+	application
+	environment
+	state
+	requester
+	createdAt
+	startedAt
+	finishedAt
+	updatedAt
+	dryRun
+	release
+	artifact {
+		... ArtifactDetail
+	}
+	sha256
+	currentStep
+	error
+	cancelRequested
+	steps {
+		... StepDetail
+	}
+	approval {
+		... ApprovalDetail
+	}
+	status
+}
+fragment ArtifactDetail on Artifact {
+	type
+	name
+	version
+	source
+	pinnedSha256
+}
+fragment StepDetail on Step {
+	name
+	position
+	type
+	state
+	attempts
+	startedAt
+	finishedAt
+	durationMs
+	output {
+		key
+		value
+	}
+	error
+}
+fragment ApprovalDetail on ApprovalStatus {
+	status
+	required
+	groups
+	approvals {
+		identity
+		approved
+		comment
+		time
+	}
+	expiresAt
+}
+`
+
+func ApproveDeployment(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+	comment string,
+) (data_ *ApproveDeploymentResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "ApproveDeployment",
+		Query:  ApproveDeployment_Operation,
+		Variables: &__ApproveDeploymentInput{
+			Id:      id,
+			Comment: comment,
+		},
+	}
+
+	data_ = &ApproveDeploymentResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
 // The mutation executed by CancelDeployment.
 const CancelDeployment_Operation = `
 mutation CancelDeployment ($id: ID!) {
@@ -1082,6 +1481,9 @@ fragment DeploymentDetail on Deployment {
 	steps {
 		... StepDetail
 	}
+	approval {
+		... ApprovalDetail
+	}
 	status
 }
 fragment ArtifactDetail on Artifact {
@@ -1105,6 +1507,18 @@ fragment StepDetail on Step {
 		value
 	}
 	error
+}
+fragment ApprovalDetail on ApprovalStatus {
+	status
+	required
+	groups
+	approvals {
+		identity
+		approved
+		comment
+		time
+	}
+	expiresAt
 }
 `
 
@@ -1169,6 +1583,9 @@ fragment DeploymentDetail on Deployment {
 	steps {
 		... StepDetail
 	}
+	approval {
+		... ApprovalDetail
+	}
 	status
 }
 fragment LogLineDetail on LogLine {
@@ -1199,6 +1616,18 @@ fragment StepDetail on Step {
 		value
 	}
 	error
+}
+fragment ApprovalDetail on ApprovalStatus {
+	status
+	required
+	groups
+	approvals {
+		identity
+		approved
+		comment
+		time
+	}
+	expiresAt
 }
 `
 
@@ -1341,6 +1770,9 @@ fragment DeploymentDetail on Deployment {
 	steps {
 		... StepDetail
 	}
+	approval {
+		... ApprovalDetail
+	}
 	status
 }
 fragment ArtifactDetail on Artifact {
@@ -1364,6 +1796,18 @@ fragment StepDetail on Step {
 		value
 	}
 	error
+}
+fragment ApprovalDetail on ApprovalStatus {
+	status
+	required
+	groups
+	approvals {
+		identity
+		approved
+		comment
+		time
+	}
+	expiresAt
 }
 `
 
@@ -1479,6 +1923,87 @@ func GetLogs(
 	}
 
 	data_ = &GetLogsResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The query executed by GetPendingApprovals.
+const GetPendingApprovals_Operation = `
+query GetPendingApprovals {
+	pendingApprovals {
+		... PendingApproval
+	}
+}
+fragment PendingApproval on Deployment {
+	... DeploymentSummary
+	decision {
+		rule
+		reason
+		approvalsRequired
+		approvalGroups
+	}
+	approval {
+		... ApprovalDetail
+	}
+	canApprove
+}
+fragment DeploymentSummary on Deployment {
+	id
+	tenant
+	application
+	environment
+	state
+	requester
+	createdAt
+	startedAt
+	finishedAt
+	dryRun
+	artifact {
+		... ArtifactDetail
+	}
+	sha256
+	currentStep
+	error
+	status
+}
+fragment ApprovalDetail on ApprovalStatus {
+	status
+	required
+	groups
+	approvals {
+		identity
+		approved
+		comment
+		time
+	}
+	expiresAt
+}
+fragment ArtifactDetail on Artifact {
+	type
+	name
+	version
+	source
+	pinnedSha256
+}
+`
+
+func GetPendingApprovals(
+	ctx_ context.Context,
+	client_ graphql.Client,
+) (data_ *GetPendingApprovalsResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "GetPendingApprovals",
+		Query:  GetPendingApprovals_Operation,
+	}
+
+	data_ = &GetPendingApprovalsResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(
@@ -1608,6 +2133,104 @@ func ListDeployments(
 	return data_, err_
 }
 
+// The mutation executed by RejectDeployment.
+const RejectDeployment_Operation = `
+mutation RejectDeployment ($id: ID!, $comment: String!) {
+	rejectDeployment(id: $id, comment: $comment) {
+		... DeploymentDetail
+	}
+}
+fragment DeploymentDetail on Deployment {
+	id
+	tenant
+	application
+	environment
+	state
+	requester
+	createdAt
+	startedAt
+	finishedAt
+	updatedAt
+	dryRun
+	release
+	artifact {
+		... ArtifactDetail
+	}
+	sha256
+	currentStep
+	error
+	cancelRequested
+	steps {
+		... StepDetail
+	}
+	approval {
+		... ApprovalDetail
+	}
+	status
+}
+fragment ArtifactDetail on Artifact {
+	type
+	name
+	version
+	source
+	pinnedSha256
+}
+fragment StepDetail on Step {
+	name
+	position
+	type
+	state
+	attempts
+	startedAt
+	finishedAt
+	durationMs
+	output {
+		key
+		value
+	}
+	error
+}
+fragment ApprovalDetail on ApprovalStatus {
+	status
+	required
+	groups
+	approvals {
+		identity
+		approved
+		comment
+		time
+	}
+	expiresAt
+}
+`
+
+func RejectDeployment(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+	comment string,
+) (data_ *RejectDeploymentResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "RejectDeployment",
+		Query:  RejectDeployment_Operation,
+		Variables: &__RejectDeploymentInput{
+			Id:      id,
+			Comment: comment,
+		},
+	}
+
+	data_ = &RejectDeploymentResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
 // The mutation executed by SubmitDeployment.
 const SubmitDeployment_Operation = `
 mutation SubmitDeployment ($descriptor: String!, $validateOnly: Boolean!) {
@@ -1678,6 +2301,9 @@ fragment DeploymentDetail on Deployment {
 	steps {
 		... StepDetail
 	}
+	approval {
+		... ApprovalDetail
+	}
 	status
 }
 fragment ArtifactDetail on Artifact {
@@ -1701,6 +2327,18 @@ fragment StepDetail on Step {
 		value
 	}
 	error
+}
+fragment ApprovalDetail on ApprovalStatus {
+	status
+	required
+	groups
+	approvals {
+		identity
+		approved
+		comment
+		time
+	}
+	expiresAt
 }
 `
 

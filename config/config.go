@@ -36,6 +36,8 @@ type Config struct {
 	Queues    Queues           `yaml:"queues"`
 	Engine    Engine           `yaml:"engine"`
 	Secrets   Secrets          `yaml:"secrets"`
+	// Governance: see docs/governance.md.
+	Governance Governance `yaml:"governance"`
 }
 
 // Roles a process can serve.
@@ -338,4 +340,5 @@ func (c *Config) resolvePaths() {
 	c.EnvConfig.Dir = c.resolve(c.EnvConfig.Dir)
 	c.Artifacts.FileRoot = c.resolve(c.Artifacts.FileRoot)
 	c.Secrets.FileRoot = c.resolve(c.Secrets.FileRoot)
+	c.Governance.Rego = c.resolve(c.Governance.Rego)
 }

@@ -55,6 +55,14 @@ type Descriptor struct {
 	Steps map[string]bool `json:"steps,omitempty"`
 	// StepParams sets step parameters where descriptor_policy.step_params allows it.
 	StepParams map[string]map[string]string `json:"stepParams,omitempty"`
+	// FreezeOverride asks to deploy during a freeze window; it needs
+	// deployment.freeze-override and a reason.
+	FreezeOverride *FreezeOverride `json:"freezeOverride,omitempty"`
+}
+
+// FreezeOverride is the descriptor's request to deploy in a freeze.
+type FreezeOverride struct {
+	Reason string `json:"reason"`
 }
 
 // DeploySection is the descriptor's request to the plugin.
@@ -144,11 +152,19 @@ func (p Plan) Names() []string {
 
 // Decision is what governance decided at submission; saved with the request.
 type Decision struct {
-	// Rule names the rule that matched, empty when none did.
+	// Rule names the rules that matched, empty when none did.
 	Rule string `json:"rule,omitempty"`
 	// Requires lists what the deploy must wait for (approvals, change ticket).
 	Requires []string `json:"requires,omitempty"`
 	Reason   string   `json:"reason,omitempty"`
+	// Approvals is set when the deploy waits for approvals.
+	Approvals *ApprovalRequirement `json:"approvals,omitempty"`
+	// Change is set when a change ticket is required.
+	Change *ChangeRequirement `json:"change,omitempty"`
+	// Freeze is set when the deploy was accepted in a freeze with an override.
+	Freeze *Freeze `json:"freeze,omitempty"`
+	// Promotion is set when a mandatory promotion was checked.
+	Promotion *PromotionCheck `json:"promotion,omitempty"`
 }
 
 // Deployment is the read model of one deploy.
@@ -179,6 +195,10 @@ type Deployment struct {
 	// stops at the start of its next step.
 	CancelRequested bool
 	Steps           []Step
+	// Approvals are the answers given so far (when the deploy needs them),
+	// and ApprovalExpiresAt when the wait for them ends.
+	Approvals         []Approval
+	ApprovalExpiresAt *time.Time
 }
 
 // Step is the record of one step of a deploy.

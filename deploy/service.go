@@ -35,4 +35,12 @@ type Service interface {
 	Inventory(ctx context.Context) ([]InventoryEntry, error)
 	// Can reports whether the caller holds perm on res (for UI affordances).
 	Can(ctx context.Context, res Resource, perm string) bool
+	// Approve records the caller's approval of a deploy AWAITING_APPROVAL.
+	// ENOTFOUND, EFORBIDDEN (no deployment.approve, the requester, not in
+	// the required groups), ECONFLICT (not awaiting approval).
+	Approve(ctx context.Context, id, comment string) (*Deployment, error)
+	// Reject refuses a deploy AWAITING_APPROVAL: it ends REJECTED. Same errors.
+	Reject(ctx context.Context, id, comment string) (*Deployment, error)
+	// PendingApprovals lists the deploys awaiting approval that the caller may answer.
+	PendingApprovals(ctx context.Context) ([]Deployment, error)
 }

@@ -7,24 +7,35 @@ import "time"
 // shows). Sections of later capabilities (approval, after, rollout,
 // rollback, exports) are omitted while they have nothing to say.
 type Status struct {
-	ID          string         `json:"id"`
-	Tenant      string         `json:"tenant"`
-	Application string         `json:"application"`
-	Environment string         `json:"environment"`
-	State       State          `json:"state"`
-	Requester   string         `json:"requester"`
-	CreatedAt   time.Time      `json:"created_at"`
-	StartedAt   *time.Time     `json:"started_at"`
-	FinishedAt  *time.Time     `json:"finished_at"`
-	DryRun      bool           `json:"dry_run"`
-	Release     *string        `json:"release"`
-	Artifact    StatusArtifact `json:"artifact"`
-	Decision    *Decision      `json:"governance,omitempty"`
-	Plan        []string       `json:"plan"`
-	CurrentStep *string        `json:"current_step"`
-	Steps       []StatusStep   `json:"steps"`
-	Exports     map[string]any `json:"exports,omitempty"`
-	Error       *string        `json:"error"`
+	ID          string          `json:"id"`
+	Tenant      string          `json:"tenant"`
+	Application string          `json:"application"`
+	Environment string          `json:"environment"`
+	State       State           `json:"state"`
+	Requester   string          `json:"requester"`
+	CreatedAt   time.Time       `json:"created_at"`
+	StartedAt   *time.Time      `json:"started_at"`
+	FinishedAt  *time.Time      `json:"finished_at"`
+	DryRun      bool            `json:"dry_run"`
+	Release     *string         `json:"release"`
+	Artifact    StatusArtifact  `json:"artifact"`
+	Decision    *Decision       `json:"governance,omitempty"`
+	Approval    *StatusApproval `json:"approval,omitempty"`
+	Plan        []string        `json:"plan"`
+	CurrentStep *string         `json:"current_step"`
+	Steps       []StatusStep    `json:"steps"`
+	Exports     map[string]any  `json:"exports,omitempty"`
+	Error       *string         `json:"error"`
+}
+
+// StatusApproval is the approval section of the status JSON.
+type StatusApproval struct {
+	// Status is waiting, approved, rejected or expired.
+	Status    string     `json:"status"`
+	Required  int        `json:"required"`
+	Groups    []string   `json:"groups,omitempty"`
+	Approvals []Approval `json:"approvals"`
+	ExpiresAt *time.Time `json:"expires_at"`
 }
 
 // StatusArtifact is the artifact section of the status JSON.
@@ -80,6 +91,9 @@ func NewStatus(d *Deployment) Status {
 		dec := d.Decision
 		st.Decision = &dec
 	}
+	if req := d.Decision.Approvals; req != nil {
+		st.Approval = newStatusApproval(d, req)
+	}
 	recorded := make(map[string]Step, len(d.Steps))
 	for _, s := range d.Steps {
 		recorded[s.Name] = s
@@ -118,4 +132,28 @@ func utc(t *time.Time) *time.Time {
 	}
 	u := t.UTC()
 	return &u
+}
+
+func newStatusApproval(d *Deployment, req *ApprovalRequirement) *StatusApproval {
+	a := &StatusApproval{Required: req.Count, Groups: req.Groups, Approvals: []Approval{}, ExpiresAt: utc(d.ApprovalExpiresAt)}
+	approved := 0
+	for _, ap := range d.Approvals {
+		a.Approvals = append(a.Approvals, ap)
+		if ap.Approved {
+			approved++
+		}
+	}
+	switch {
+	case d.State == StateRejected:
+		a.Status = "rejected"
+	case d.State == StateExpired:
+		a.Status = "expired"
+	case d.State == StateAwaitingApproval:
+		a.Status = "waiting"
+	case approved >= req.Count:
+		a.Status = "approved"
+	default:
+		a.Status = "waiting"
+	}
+	return a
 }

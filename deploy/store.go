@@ -113,6 +113,16 @@ type Store interface {
 	Inventory(ctx context.Context, tenant string) ([]InventoryEntry, error)
 	// AppendAudit appends an audit entry.
 	AppendAudit(ctx context.Context, e AuditEntry) error
+	// AddApproval records an identity's answer to a deploy AWAITING_APPROVAL
+	// (ECONFLICT otherwise) and its audit entry. A second answer of the same
+	// identity changes nothing and returns false.
+	AddApproval(ctx context.Context, a Approval) (added bool, err error)
+	// Approvals returns the answers given to a deploy, oldest first.
+	Approvals(ctx context.Context, id string) ([]Approval, error)
+	// ReleaseApproved moves a deploy AWAITING_APPROVAL to ENQUEUED and, in
+	// the same transaction, calls enqueue with it (a *sql.Tx). False when the
+	// deploy was no longer awaiting approval (cancelled meanwhile).
+	ReleaseApproved(ctx context.Context, id string, enqueue func(tx any) error) (bool, error)
 	// RegisterExecutor records a worker process that starts with this
 	// executor ID: alive now, and no longer fenced.
 	RegisterExecutor(ctx context.Context, executorID, hostname string, pid int) error

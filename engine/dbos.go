@@ -37,7 +37,18 @@ func (e *Engine) setupDBOS(ctx context.Context, url string) error {
 		dbos.WithWorkflowName(deployWorkflow),
 		dbos.WithMaxRecoveryAttempts(e.cfg.Engine.MaxRecoveryAttempts))
 
-	names := []string{}
+	dbos.RegisterWorkflow(c, e.approvalWorkflowFn,
+		dbos.WithWorkflowName(approvalWorkflow),
+		dbos.WithMaxRecoveryAttempts(e.cfg.Engine.MaxRecoveryAttempts))
+	// The wait queue holds deploys waiting for approvals: no partition and
+	// no deploy slot, so a waiting deploy never blocks its environment.
+	if _, err := dbos.RegisterQueue(c, waitQueue,
+		dbos.WithWorkerConcurrency(1000),
+		dbos.WithQueueBasePollingInterval(e.cfg.Queues.PollInterval),
+		dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate)); err != nil {
+		return fmt.Errorf("register queue %s: %w", waitQueue, err)
+	}
+	names := []string{waitQueue}
 	for _, n := range e.queueConcurrencies() {
 		name := queueName(n)
 		_, err := dbos.RegisterQueue(c, name,

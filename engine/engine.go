@@ -29,6 +29,9 @@ type Options struct {
 	// providers.
 	Plugins []deploy.Plugin
 	Secrets []deploy.SecretProvider
+	// Governor evaluates freezes, promotion, approvals and change rules;
+	// nil means no governance.
+	Governor deploy.Governor
 	// Worker makes this process dequeue and run deploys (roles all and worker).
 	Worker bool
 	Logger *slog.Logger
@@ -39,6 +42,7 @@ type Engine struct {
 	cfg     *config.Config
 	store   deploy.Store
 	authz   deploy.Authorizer
+	gov     deploy.Governor
 	plugins map[string]deploy.Plugin
 	secrets map[string]deploy.SecretProvider
 	log     *slog.Logger
@@ -64,7 +68,7 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 		o.Logger = slog.Default()
 	}
 	e := &Engine{
-		cfg: o.Config, store: o.Store, authz: o.Authorizer, log: o.Logger,
+		cfg: o.Config, store: o.Store, authz: o.Authorizer, gov: o.Governor, log: o.Logger,
 		plugins: map[string]deploy.Plugin{}, secrets: map[string]deploy.SecretProvider{},
 		worker: o.Worker, http: safehttp.New(safehttp.Options{Timeout: 5 * time.Minute}),
 		stopping: make(chan struct{}), fenced: fence{ch: make(chan struct{})},

@@ -105,7 +105,12 @@ p, role:deployer, demo, *, deployment.dry-run
 p, role:deployer, demo, *, deployment.read
 p, role:deployer, demo, *, deployment.cancel
 p, role:viewer, demo, *, deployment.read
+p, role:approver, demo, *, deployment.approve
+p, role:approver, demo, *, deployment.read
 g, token:ci, role:deployer, demo
+g, token:ci, role:approver, demo
+g, token:ops1, role:approver, demo
+g, token:ops2, role:approver, demo
 g, token:viewer, role:viewer, demo
 `
 
@@ -123,6 +128,7 @@ type envOptions struct {
 	executorID string
 	engineYAML string
 	plugin     *testPlugin
+	governor   deploy.Governor
 }
 
 func newEnvWith(t *testing.T, o envOptions) *env {
@@ -185,7 +191,7 @@ queues: {poll_interval: 20ms, environments: {"demo/app/qa": 2}}
 		plugin = newTestPlugin()
 	}
 	eng, err := engine.New(ctx, engine.Options{
-		Config: cfg, Store: store, Authorizer: az, DatabaseURL: url, Worker: true,
+		Config: cfg, Store: store, Authorizer: az, DatabaseURL: url, Worker: true, Governor: o.governor,
 		Plugins: []deploy.Plugin{plugin, local.New(dir)},
 		Logger:  slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})

@@ -73,20 +73,28 @@ func (e *Engine) Submit(ctx context.Context, raw []byte, opts deploy.SubmitOptio
 		DryRun: d.DryRun, Artifact: d.Artifact, Descriptor: *d, Effective: eff, Plan: plan,
 		Decision: decision,
 	}
+	var approval *ApprovalInput
+	if req := decision.Approvals; req != nil {
+		if req.Expiry <= 0 {
+			req.Expiry = 24 * time.Hour
+		}
+		if req.Count < 1 {
+			req.Count = 1
+		}
+		expires := now.Add(req.Expiry)
+		dep.State, dep.ApprovalExpiresAt = deploy.StateAwaitingApproval, &expires
+		approval = &ApprovalInput{Require: *req, ExpiresAt: expires}
+	}
 	if opts.ValidateOnly {
 		return &deploy.Submission{Deployment: dep, Validated: true}, nil
 	}
 	input := DeployInput{ID: d.ID, Requester: id.Subject, Descriptor: *d, Effective: eff, Plan: plan}
 	existing, created, err := e.store.CreateDeployment(ctx, dep, func(tx any) error {
-		_, err := dbos.Enqueue[DeployResult](e.dbos, e.queueFor(eff.Partition()), deployWorkflow, input,
-			dbos.WithEnqueueWorkflowID(d.ID),
-			dbos.WithEnqueueQueuePartitionKey(eff.Partition()),
-			dbos.WithEnqueueApplicationVersion(e.cfg.Engine.ApplicationVersion),
-			dbos.WithEnqueueTransaction(tx))
-		if err != nil {
-			return fmt.Errorf("enqueue deploy workflow: %w", err)
+		if approval != nil {
+			approval.Deploy = input
+			return e.enqueueApproval(*approval, tx)
 		}
-		return nil
+		return e.enqueueDeploy(input, tx)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store deploy: %w", err)
@@ -100,7 +108,7 @@ func (e *Engine) Submit(ctx context.Context, raw []byte, opts deploy.SubmitOptio
 	}
 	e.audit(ctx, id.Subject, "deployment.submit", d.ID, map[string]any{
 		"application": d.Application, "environment": d.Environment, "tenant": d.Tenant,
-		"version": d.Artifact.Version, "dry_run": d.DryRun,
+		"version": d.Artifact.Version, "dry_run": d.DryRun, "governance": decision,
 	})
 	got, err := e.store.Get(ctx, d.ID)
 	if err != nil {
@@ -132,11 +140,52 @@ func (e *Engine) effective(d *deploy.Descriptor) (deploy.Effective, error) {
 	return eff, nil
 }
 
-// decide is the governance slot of the submission: freeze windows,
-// mandatory promotion, approvals and change management plug in here. With
-// no governance configured, nothing is required.
-func (e *Engine) decide(_ context.Context, _ deploy.Identity, _ *deploy.Descriptor, _ deploy.Effective) (deploy.Decision, error) {
-	return deploy.Decision{}, nil
+// decide runs governance: freeze windows, mandatory promotion, approvals
+// and change management. Dry-runs are not subject to it.
+func (e *Engine) decide(ctx context.Context, id deploy.Identity, d *deploy.Descriptor, _ deploy.Effective) (deploy.Decision, error) {
+	if e.gov == nil || d.DryRun {
+		return deploy.Decision{}, nil
+	}
+	if d.FreezeOverride != nil {
+		res := deploy.Resource{Tenant: d.Tenant, Application: d.Application, Environment: d.Environment}
+		if err := e.require(id, res, deploy.PermFreezeOverride); err != nil {
+			return deploy.Decision{}, err
+		}
+	}
+	in, err := e.governanceInput(ctx, id, d, time.Now().UTC())
+	if err != nil {
+		return deploy.Decision{}, err
+	}
+	dec, err := e.gov.Decide(ctx, in)
+	if err != nil {
+		return deploy.Decision{}, err
+	}
+	if dec.Change != nil {
+		return deploy.Decision{}, deploy.Errorf(deploy.EUNPROCESSABLE,
+			"rule %s requires a change ticket, and change management is not available on this server", dec.Rule)
+	}
+	return dec, nil
+}
+
+func (e *Engine) governanceInput(ctx context.Context, id deploy.Identity, d *deploy.Descriptor, now time.Time) (deploy.GovernanceInput, error) {
+	all, err := e.store.Inventory(ctx, d.Tenant)
+	if err != nil {
+		return deploy.GovernanceInput{}, fmt.Errorf("read inventory: %w", err)
+	}
+	inv := []deploy.InventoryEntry{}
+	for _, in := range all {
+		if in.Application == d.Application {
+			inv = append(inv, in)
+		}
+	}
+	in := deploy.GovernanceInput{
+		Identity: id, Tenant: d.Tenant, Application: d.Application, Environment: d.Environment,
+		Labels: d.Labels, Artifact: d.Artifact, Time: now, Inventory: inv,
+	}
+	if d.FreezeOverride != nil {
+		in.FreezeOverride = d.FreezeOverride.Reason
+	}
+	return in, nil
 }
 
 // Cancel cancels a deploy: at once when it has not started, at the start of
@@ -155,9 +204,12 @@ func (e *Engine) Cancel(ctx context.Context, deployID string) (*deploy.Deploymen
 		return nil, err
 	}
 	if res.Immediate {
-		// Take it off the queue so it never holds a slot. A workflow that was
-		// dequeued in the same instant finds the deploy CANCELLED and stops.
-		if err := dbos.CancelWorkflow(e.dbos, deployID); err != nil {
+		if res.Before == deploy.StateAwaitingApproval {
+			// The approval workflow stops waiting at once.
+			e.wake(deployID)
+		} else if err := dbos.CancelWorkflow(e.dbos, deployID); err != nil {
+			// Take it off the queue so it never holds a slot. A workflow that
+			// was dequeued in the same instant finds it CANCELLED and stops.
 			e.log.Warn("cancel queued workflow", "deployment", deployID, "error", err)
 		}
 	}

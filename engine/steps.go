@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/engine/plugins/local"
@@ -54,6 +55,9 @@ func (r *run) config(ctx context.Context) (stepResult, error) {
 		return stepResult{}, err
 	}
 	eff.DryRun = d.DryRun
+	if err := r.checkFreeze(ctx, &d); err != nil {
+		return stepResult{}, err
+	}
 	if err := r.e.store.SetEffective(ctx, r.in.ID, eff); err != nil {
 		return stepResult{}, fmt.Errorf("record effective deploy: %w", err)
 	}
@@ -65,6 +69,32 @@ func (r *run) config(ctx context.Context) (stepResult, error) {
 		"plugin":   eff.Plugin,
 		"targets":  strconv.Itoa(len(eff.Targets)),
 	}}, nil
+}
+
+// checkFreeze refuses to run in a freeze window that started after the
+// deploy was submitted, unless its freezeOverride was accepted then.
+func (r *run) checkFreeze(ctx context.Context, d *deploy.Descriptor) error {
+	if r.e.gov == nil || d.DryRun {
+		return nil
+	}
+	in, err := r.e.governanceInput(ctx, deploy.Identity{Subject: r.in.Requester}, d, time.Now().UTC())
+	if err != nil {
+		return err
+	}
+	fr, err := r.e.gov.Frozen(ctx, in)
+	if err != nil {
+		return fmt.Errorf("check freeze windows: %w", err)
+	}
+	if fr == nil {
+		return nil
+	}
+	if d.FreezeOverride != nil {
+		r.logf(ctx, deploy.StepConfig, "warn", "freeze window %s in force until %s: overridden (%s)",
+			fr.Window, fr.Until.UTC().Format(time.RFC3339), d.FreezeOverride.Reason)
+		return nil
+	}
+	return deploy.Permanentf("freeze window %s is in force until %s: the deploy does not run in it",
+		fr.Window, fr.Until.UTC().Format(time.RFC3339))
 }
 
 // secrets checks that every secret of the environment can be resolved. The

@@ -17,6 +17,7 @@ func toModelDeployment(d *deploy.Deployment) *model.Deployment {
 	if len(labels) == 0 {
 		labels = d.Descriptor.Labels
 	}
+	st := deploy.NewStatus(d)
 	return &model.Deployment{
 		ID:              d.ID,
 		Tenant:          d.Tenant,
@@ -40,7 +41,8 @@ func toModelDeployment(d *deploy.Deployment) *model.Deployment {
 		Error:           optional(d.Error),
 		CancelRequested: d.CancelRequested,
 		Steps:           toModelSteps(d, time.Now()),
-		Status:          deploy.NewStatus(d),
+		Status:          st,
+		Approval:        toModelApproval(st.Approval),
 	}
 }
 
@@ -122,7 +124,23 @@ func toModelDecision(d deploy.Decision) *model.GovernanceDecision {
 	if requires == nil {
 		requires = []string{}
 	}
-	return &model.GovernanceDecision{Rule: optional(d.Rule), Requires: requires, Reason: optional(d.Reason)}
+	out := &model.GovernanceDecision{Rule: optional(d.Rule), Requires: requires, Reason: optional(d.Reason)}
+	if a := d.Approvals; a != nil {
+		count := a.Count
+		out.ApprovalsRequired = &count
+		out.ApprovalGroups = nonNilStrings(a.Groups)
+	}
+	if d.Change != nil {
+		out.Change = optional(d.Change.Connector)
+	}
+	if f := d.Freeze; f != nil && f.Overridden {
+		out.Freeze = optional(f.Window)
+	}
+	if p := d.Promotion; p != nil {
+		out.PromotionFrom = optional(p.From)
+		out.PromotionSatisfiedBy = optional(p.SatisfiedBy)
+	}
+	return out
 }
 
 // toModelSteps lists the recorded steps and, in plan order, the planned steps

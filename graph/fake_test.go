@@ -28,6 +28,9 @@ type fakeService struct {
 	logs      func(ctx context.Context, id string, after int64, limit int) ([]deploy.LogLine, error)
 	inventory func(ctx context.Context) ([]deploy.InventoryEntry, error)
 	can       func(ctx context.Context, res deploy.Resource, perm string) bool
+	approve   func(ctx context.Context, id, comment string) (*deploy.Deployment, error)
+	reject    func(ctx context.Context, id, comment string) (*deploy.Deployment, error)
+	pending   func(ctx context.Context) ([]deploy.Deployment, error)
 }
 
 var errNotFaked = errors.New("fake: method not set by the test")
@@ -78,6 +81,27 @@ func (f *fakeService) Can(ctx context.Context, res deploy.Resource, perm string)
 	return f.can != nil && f.can(ctx, res, perm)
 }
 
+func (f *fakeService) Approve(ctx context.Context, id, comment string) (*deploy.Deployment, error) {
+	if f.approve == nil {
+		return nil, errNotFaked
+	}
+	return f.approve(ctx, id, comment)
+}
+
+func (f *fakeService) Reject(ctx context.Context, id, comment string) (*deploy.Deployment, error) {
+	if f.reject == nil {
+		return nil, errNotFaked
+	}
+	return f.reject(ctx, id, comment)
+}
+
+func (f *fakeService) PendingApprovals(ctx context.Context) ([]deploy.Deployment, error) {
+	if f.pending == nil {
+		return nil, errNotFaked
+	}
+	return f.pending(ctx)
+}
+
 // fakeEvents is an in-process deploy.Events: Publish reaches every current
 // subscriber of the deploy, without blocking, as the real fan-out does.
 type fakeEvents struct {
@@ -122,6 +146,7 @@ func (f *fakeEvents) Publish(e deploy.Event) {
 var testIdentities = map[string]deploy.Identity{
 	"ci":     {Subject: "token:ci"},
 	"viewer": {Subject: "token:viewer", Groups: []string{"viewers"}},
+	"admin":  {Subject: "token:admin", Groups: []string{"admins"}},
 }
 
 func tokenIdentity(header string) (deploy.Identity, bool) {

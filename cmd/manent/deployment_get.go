@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -66,13 +68,51 @@ func statusTable(w io.Writer, d *client.DeploymentDetail) error {
 	if d.Error != "" {
 		row(tw, "Error", d.Error)
 	}
+	if a := d.Approval; a != nil {
+		approvalRows(tw, a)
+	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if a := d.Approval; a != nil && len(a.Approvals) > 0 {
+		if _, err := fmt.Fprintln(w); err != nil {
+			return err
+		}
+		if err := answersTable(w, a.Approvals); err != nil {
+			return err
+		}
 	}
 	if _, err := fmt.Fprintln(w); err != nil {
 		return err
 	}
 	return stepsTable(w, pipeline(d))
+}
+
+// approvalRows add the approval section: where it stands, what is still
+// required and until when.
+func approvalRows(tw *tabwriter.Writer, a *client.ApprovalDetail) {
+	summary := fmt.Sprintf("%s, %d of %d", a.Status, approvedCount(a), a.Required)
+	if a.Status == "waiting" {
+		summary += "; " + stillRequired(a)
+	} else if len(a.Groups) > 0 {
+		summary += " (groups: " + strings.Join(a.Groups, ", ") + ")"
+	}
+	row(tw, "Approval", summary)
+	row(tw, "Expires", timestamp(a.ExpiresAt))
+}
+
+// answersTable lists who answered, how and when.
+func answersTable(w io.Writer, answers []client.Approval) error {
+	tw := newTable(w)
+	row(tw, "APPROVER", "ANSWER", "TIME", "COMMENT")
+	for _, ap := range answers {
+		answer := "approved"
+		if !ap.Approved {
+			answer = "rejected"
+		}
+		row(tw, ap.Identity, answer, timestamp(ap.Time), ap.Comment)
+	}
+	return tw.Flush()
 }
 
 // stepRow is one step of the pipeline as the tables show it.

@@ -19,6 +19,8 @@ import (
 type DeploymentResolver interface {
 	Logs(ctx context.Context, obj *model.Deployment, after *int, limit *int) (*model.LogConnection, error)
 	CanCancel(ctx context.Context, obj *model.Deployment) (bool, error)
+
+	CanApprove(ctx context.Context, obj *model.Deployment) (bool, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -816,6 +818,61 @@ func (ec *executionContext) fieldContext_Deployment_status(_ context.Context, fi
 	return graphql.NewScalarFieldContext("Deployment", field, false, false, "JSON")
 }
 
+func (ec *executionContext) _Deployment_approval(ctx context.Context, field graphql.CollectedField, obj *model.Deployment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Deployment_approval(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Approval, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ApprovalStatus) graphql.Marshaler {
+			return ec.marshalOApprovalStatus2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐApprovalStatus(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Deployment_approval(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Deployment",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApprovalStatus(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Deployment_canApprove(ctx context.Context, field graphql.CollectedField, obj *model.Deployment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Deployment_canApprove(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Deployment().CanApprove(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Deployment_canApprove(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Deployment", field, true, true, "Boolean")
+}
+
 func (ec *executionContext) _DeploymentConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.DeploymentConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1299,6 +1356,144 @@ func (ec *executionContext) _GovernanceDecision_reason(ctx context.Context, fiel
 	)
 }
 func (ec *executionContext) fieldContext_GovernanceDecision_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GovernanceDecision", field, false, false, "String")
+}
+
+func (ec *executionContext) _GovernanceDecision_approvalsRequired(ctx context.Context, field graphql.CollectedField, obj *model.GovernanceDecision) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GovernanceDecision_approvalsRequired(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ApprovalsRequired, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GovernanceDecision_approvalsRequired(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GovernanceDecision", field, false, false, "Int")
+}
+
+func (ec *executionContext) _GovernanceDecision_approvalGroups(ctx context.Context, field graphql.CollectedField, obj *model.GovernanceDecision) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GovernanceDecision_approvalGroups(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ApprovalGroups, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalOString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GovernanceDecision_approvalGroups(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GovernanceDecision", field, false, false, "String")
+}
+
+func (ec *executionContext) _GovernanceDecision_change(ctx context.Context, field graphql.CollectedField, obj *model.GovernanceDecision) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GovernanceDecision_change(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Change, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GovernanceDecision_change(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GovernanceDecision", field, false, false, "String")
+}
+
+func (ec *executionContext) _GovernanceDecision_freeze(ctx context.Context, field graphql.CollectedField, obj *model.GovernanceDecision) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GovernanceDecision_freeze(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Freeze, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GovernanceDecision_freeze(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GovernanceDecision", field, false, false, "String")
+}
+
+func (ec *executionContext) _GovernanceDecision_promotionFrom(ctx context.Context, field graphql.CollectedField, obj *model.GovernanceDecision) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GovernanceDecision_promotionFrom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PromotionFrom, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GovernanceDecision_promotionFrom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GovernanceDecision", field, false, false, "String")
+}
+
+func (ec *executionContext) _GovernanceDecision_promotionSatisfiedBy(ctx context.Context, field graphql.CollectedField, obj *model.GovernanceDecision) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GovernanceDecision_promotionSatisfiedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PromotionSatisfiedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_GovernanceDecision_promotionSatisfiedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("GovernanceDecision", field, false, false, "String")
 }
 
@@ -2584,6 +2779,17 @@ func (ec *executionContext) _Deployment(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "approval":
+			out.Values[i] = ec._Deployment_approval(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "canApprove":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Deployment_canApprove(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -2811,6 +3017,36 @@ func (ec *executionContext) _GovernanceDecision(ctx context.Context, sel ast.Sel
 			}
 		case "reason":
 			out.Values[i] = ec._GovernanceDecision_reason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "approvalsRequired":
+			out.Values[i] = ec._GovernanceDecision_approvalsRequired(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "approvalGroups":
+			out.Values[i] = ec._GovernanceDecision_approvalGroups(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "change":
+			out.Values[i] = ec._GovernanceDecision_change(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "freeze":
+			out.Values[i] = ec._GovernanceDecision_freeze(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "promotionFrom":
+			out.Values[i] = ec._GovernanceDecision_promotionFrom(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "promotionSatisfiedBy":
+			out.Values[i] = ec._GovernanceDecision_promotionSatisfiedBy(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}

@@ -32,6 +32,21 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	Approval struct {
+		Approved func(childComplexity int) int
+		Comment  func(childComplexity int) int
+		Identity func(childComplexity int) int
+		Time     func(childComplexity int) int
+	}
+
+	ApprovalStatus struct {
+		Approvals func(childComplexity int) int
+		ExpiresAt func(childComplexity int) int
+		Groups    func(childComplexity int) int
+		Required  func(childComplexity int) int
+		Status    func(childComplexity int) int
+	}
+
 	Artifact struct {
 		Name         func(childComplexity int) int
 		PinnedSha256 func(childComplexity int) int
@@ -42,7 +57,9 @@ type ComplexityRoot struct {
 
 	Deployment struct {
 		Application     func(childComplexity int) int
+		Approval        func(childComplexity int) int
 		Artifact        func(childComplexity int) int
+		CanApprove      func(childComplexity int) int
 		CanCancel       func(childComplexity int) int
 		CancelRequested func(childComplexity int) int
 		CreatedAt       func(childComplexity int) int
@@ -96,9 +113,15 @@ type ComplexityRoot struct {
 	}
 
 	GovernanceDecision struct {
-		Reason   func(childComplexity int) int
-		Requires func(childComplexity int) int
-		Rule     func(childComplexity int) int
+		ApprovalGroups       func(childComplexity int) int
+		ApprovalsRequired    func(childComplexity int) int
+		Change               func(childComplexity int) int
+		Freeze               func(childComplexity int) int
+		PromotionFrom        func(childComplexity int) int
+		PromotionSatisfiedBy func(childComplexity int) int
+		Reason               func(childComplexity int) int
+		Requires             func(childComplexity int) int
+		Rule                 func(childComplexity int) int
 	}
 
 	InventoryEntry struct {
@@ -131,9 +154,11 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		CancelDeployment func(childComplexity int, id string) int
-		Noop             func(childComplexity int) int
-		SubmitDeployment func(childComplexity int, descriptor string, validateOnly *bool) int
+		ApproveDeployment func(childComplexity int, id string, comment *string) int
+		CancelDeployment  func(childComplexity int, id string) int
+		Noop              func(childComplexity int) int
+		RejectDeployment  func(childComplexity int, id string, comment *string) int
+		SubmitDeployment  func(childComplexity int, descriptor string, validateOnly *bool) int
 	}
 
 	PageInfo struct {
@@ -154,11 +179,12 @@ type ComplexityRoot struct {
 	}
 
 	Query struct {
-		Activity    func(childComplexity int, first *int) int
-		Deployment  func(childComplexity int, id string) int
-		Deployments func(childComplexity int, filter *model.DeploymentFilter, first *int, after *string) int
-		Inventory   func(childComplexity int) int
-		Viewer      func(childComplexity int) int
+		Activity         func(childComplexity int, first *int) int
+		Deployment       func(childComplexity int, id string) int
+		Deployments      func(childComplexity int, filter *model.DeploymentFilter, first *int, after *string) int
+		Inventory        func(childComplexity int) int
+		PendingApprovals func(childComplexity int) int
+		Viewer           func(childComplexity int) int
 	}
 
 	Step struct {
@@ -184,6 +210,7 @@ type ComplexityRoot struct {
 		Activity         func(childComplexity int) int
 		DeploymentEvents func(childComplexity int, id string, logsAfter *int) int
 		Noop             func(childComplexity int) int
+		PendingApprovals func(childComplexity int) int
 	}
 
 	Target struct {
@@ -213,6 +240,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	ec := newExecutionContext(nil, e, nil)
 	_ = ec
 	switch typeName + "." + field {
+
+	case "Approval.approved":
+		if e.ComplexityRoot.Approval.Approved == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Approval.Approved(childComplexity), true
+	case "Approval.comment":
+		if e.ComplexityRoot.Approval.Comment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Approval.Comment(childComplexity), true
+	case "Approval.identity":
+		if e.ComplexityRoot.Approval.Identity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Approval.Identity(childComplexity), true
+	case "Approval.time":
+		if e.ComplexityRoot.Approval.Time == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Approval.Time(childComplexity), true
+
+	case "ApprovalStatus.approvals":
+		if e.ComplexityRoot.ApprovalStatus.Approvals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovalStatus.Approvals(childComplexity), true
+	case "ApprovalStatus.expiresAt":
+		if e.ComplexityRoot.ApprovalStatus.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovalStatus.ExpiresAt(childComplexity), true
+	case "ApprovalStatus.groups":
+		if e.ComplexityRoot.ApprovalStatus.Groups == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovalStatus.Groups(childComplexity), true
+	case "ApprovalStatus.required":
+		if e.ComplexityRoot.ApprovalStatus.Required == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovalStatus.Required(childComplexity), true
+	case "ApprovalStatus.status":
+		if e.ComplexityRoot.ApprovalStatus.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovalStatus.Status(childComplexity), true
 
 	case "Artifact.name":
 		if e.ComplexityRoot.Artifact.Name == nil {
@@ -251,12 +334,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Deployment.Application(childComplexity), true
+	case "Deployment.approval":
+		if e.ComplexityRoot.Deployment.Approval == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deployment.Approval(childComplexity), true
 	case "Deployment.artifact":
 		if e.ComplexityRoot.Deployment.Artifact == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Deployment.Artifact(childComplexity), true
+	case "Deployment.canApprove":
+		if e.ComplexityRoot.Deployment.CanApprove == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deployment.CanApprove(childComplexity), true
 	case "Deployment.canCancel":
 		if e.ComplexityRoot.Deployment.CanCancel == nil {
 			break
@@ -495,6 +590,42 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.EffectiveDeploy.Targets(childComplexity), true
 
+	case "GovernanceDecision.approvalGroups":
+		if e.ComplexityRoot.GovernanceDecision.ApprovalGroups == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GovernanceDecision.ApprovalGroups(childComplexity), true
+	case "GovernanceDecision.approvalsRequired":
+		if e.ComplexityRoot.GovernanceDecision.ApprovalsRequired == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GovernanceDecision.ApprovalsRequired(childComplexity), true
+	case "GovernanceDecision.change":
+		if e.ComplexityRoot.GovernanceDecision.Change == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GovernanceDecision.Change(childComplexity), true
+	case "GovernanceDecision.freeze":
+		if e.ComplexityRoot.GovernanceDecision.Freeze == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GovernanceDecision.Freeze(childComplexity), true
+	case "GovernanceDecision.promotionFrom":
+		if e.ComplexityRoot.GovernanceDecision.PromotionFrom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GovernanceDecision.PromotionFrom(childComplexity), true
+	case "GovernanceDecision.promotionSatisfiedBy":
+		if e.ComplexityRoot.GovernanceDecision.PromotionSatisfiedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GovernanceDecision.PromotionSatisfiedBy(childComplexity), true
 	case "GovernanceDecision.reason":
 		if e.ComplexityRoot.GovernanceDecision.Reason == nil {
 			break
@@ -620,6 +751,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.LogLine.Time(childComplexity), true
 
+	case "Mutation.approveDeployment":
+		if e.ComplexityRoot.Mutation.ApproveDeployment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_approveDeployment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ApproveDeployment(childComplexity, args["id"].(string), args["comment"].(*string)), true
 	case "Mutation.cancelDeployment":
 		if e.ComplexityRoot.Mutation.CancelDeployment == nil {
 			break
@@ -637,6 +779,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.Noop(childComplexity), true
+	case "Mutation.rejectDeployment":
+		if e.ComplexityRoot.Mutation.RejectDeployment == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_rejectDeployment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RejectDeployment(childComplexity, args["id"].(string), args["comment"].(*string)), true
 	case "Mutation.submitDeployment":
 		if e.ComplexityRoot.Mutation.SubmitDeployment == nil {
 			break
@@ -740,6 +893,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Inventory(childComplexity), true
+	case "Query.pendingApprovals":
+		if e.ComplexityRoot.Query.PendingApprovals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.PendingApprovals(childComplexity), true
 	case "Query.viewer":
 		if e.ComplexityRoot.Query.Viewer == nil {
 			break
@@ -850,6 +1009,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.Noop(childComplexity), true
+	case "Subscription.pendingApprovals":
+		if e.ComplexityRoot.Subscription.PendingApprovals == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Subscription.PendingApprovals(childComplexity), true
 
 	case "Target.host":
 		if e.ComplexityRoot.Target.Host == nil {
@@ -998,6 +1163,65 @@ func newExecutionContext(
 }
 
 var sources = []*ast.Source{
+	{Name: "../schema/approval.graphqls", Input: `"One identity's answer to a deploy awaiting approval."
+type Approval {
+  identity: String!
+  approved: Boolean!
+  comment: String!
+  time: Time!
+}
+
+"The approvals a deploy needs and those it got."
+type ApprovalStatus {
+  "waiting, approved, rejected or expired."
+  status: String!
+  "How many distinct identities other than the requester must approve."
+  required: Int!
+  "When set, approvers must belong to one of these groups."
+  groups: [String!]!
+  approvals: [Approval!]!
+  "When the wait for approvals ends (EXPIRED)."
+  expiresAt: Time
+}
+
+extend type GovernanceDecision {
+  "Approvals the matched rule requires; null when none."
+  approvalsRequired: Int
+  approvalGroups: [String!]
+  "The ITSM connector of the change ticket the deploy waits for."
+  change: String
+  "The freeze window the deploy was accepted in with an override."
+  freeze: String
+  "The environment where the same artifact had to succeed first."
+  promotionFrom: String
+  "The deploy there that satisfied the promotion."
+  promotionSatisfiedBy: String
+}
+
+extend type Deployment {
+  "The approval section; null when the deploy needs no approval."
+  approval: ApprovalStatus
+  "Whether the viewer may approve or reject it now."
+  canApprove: Boolean!
+}
+
+extend type Query {
+  "The deploys awaiting an approval the viewer may give."
+  pendingApprovals: [Deployment!]!
+}
+
+extend type Mutation {
+  "Approve a deploy AWAITING_APPROVAL (FORBIDDEN for its requester, CONFLICT when not waiting)."
+  approveDeployment(id: ID!, comment: String = ""): Deployment!
+  "Reject a deploy AWAITING_APPROVAL: it ends REJECTED."
+  rejectDeployment(id: ID!, comment: String = ""): Deployment!
+}
+
+extend type Subscription {
+  "The deploys awaiting an approval the viewer may give: the current list, then again whenever a deploy changes."
+  pendingApprovals: [Deployment!]!
+}
+`, BuiltIn: false},
 	{Name: "../schema/deployment.graphqls", Input: `enum DeploymentState {
   SCHEDULED
   DELAYED
@@ -1244,6 +1468,36 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
 
+func (ec *executionContext) childFields_Approval(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "identity":
+		return ec.fieldContext_Approval_identity(ctx, field)
+	case "approved":
+		return ec.fieldContext_Approval_approved(ctx, field)
+	case "comment":
+		return ec.fieldContext_Approval_comment(ctx, field)
+	case "time":
+		return ec.fieldContext_Approval_time(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Approval", field.Name)
+}
+
+func (ec *executionContext) childFields_ApprovalStatus(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "status":
+		return ec.fieldContext_ApprovalStatus_status(ctx, field)
+	case "required":
+		return ec.fieldContext_ApprovalStatus_required(ctx, field)
+	case "groups":
+		return ec.fieldContext_ApprovalStatus_groups(ctx, field)
+	case "approvals":
+		return ec.fieldContext_ApprovalStatus_approvals(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_ApprovalStatus_expiresAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ApprovalStatus", field.Name)
+}
+
 func (ec *executionContext) childFields_Artifact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "type":
@@ -1312,6 +1566,10 @@ func (ec *executionContext) childFields_Deployment(ctx context.Context, field gr
 		return ec.fieldContext_Deployment_canCancel(ctx, field)
 	case "status":
 		return ec.fieldContext_Deployment_status(ctx, field)
+	case "approval":
+		return ec.fieldContext_Deployment_approval(ctx, field)
+	case "canApprove":
+		return ec.fieldContext_Deployment_canApprove(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Deployment", field.Name)
 }
@@ -1378,6 +1636,18 @@ func (ec *executionContext) childFields_GovernanceDecision(ctx context.Context, 
 		return ec.fieldContext_GovernanceDecision_requires(ctx, field)
 	case "reason":
 		return ec.fieldContext_GovernanceDecision_reason(ctx, field)
+	case "approvalsRequired":
+		return ec.fieldContext_GovernanceDecision_approvalsRequired(ctx, field)
+	case "approvalGroups":
+		return ec.fieldContext_GovernanceDecision_approvalGroups(ctx, field)
+	case "change":
+		return ec.fieldContext_GovernanceDecision_change(ctx, field)
+	case "freeze":
+		return ec.fieldContext_GovernanceDecision_freeze(ctx, field)
+	case "promotionFrom":
+		return ec.fieldContext_GovernanceDecision_promotionFrom(ctx, field)
+	case "promotionSatisfiedBy":
+		return ec.fieldContext_GovernanceDecision_promotionSatisfiedBy(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type GovernanceDecision", field.Name)
 }

@@ -10,6 +10,27 @@ import (
 	"time"
 )
 
+// One identity's answer to a deploy awaiting approval.
+type Approval struct {
+	Identity string    `json:"identity"`
+	Approved bool      `json:"approved"`
+	Comment  string    `json:"comment"`
+	Time     time.Time `json:"time"`
+}
+
+// The approvals a deploy needs and those it got.
+type ApprovalStatus struct {
+	// waiting, approved, rejected or expired.
+	Status string `json:"status"`
+	// How many distinct identities other than the requester must approve.
+	Required int `json:"required"`
+	// When set, approvers must belong to one of these groups.
+	Groups    []string   `json:"groups"`
+	Approvals []Approval `json:"approvals"`
+	// When the wait for approvals ends (EXPIRED).
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+}
+
 type Artifact struct {
 	Type    string `json:"type"`
 	Name    string `json:"name"`
@@ -45,6 +66,8 @@ type Deployment struct {
 	Steps           []Step              `json:"steps"`
 	// The status JSON of DESIGN.md (snake_case), as the CLI and REST print it.
 	Status any `json:"status"`
+	// The approval section; null when the deploy needs no approval.
+	Approval *ApprovalStatus `json:"approval,omitempty"`
 }
 
 type DeploymentConnection struct {
@@ -93,6 +116,17 @@ type GovernanceDecision struct {
 	Rule     *string  `json:"rule,omitempty"`
 	Requires []string `json:"requires"`
 	Reason   *string  `json:"reason,omitempty"`
+	// Approvals the matched rule requires; null when none.
+	ApprovalsRequired *int     `json:"approvalsRequired,omitempty"`
+	ApprovalGroups    []string `json:"approvalGroups,omitempty"`
+	// The ITSM connector of the change ticket the deploy waits for.
+	Change *string `json:"change,omitempty"`
+	// The freeze window the deploy was accepted in with an override.
+	Freeze *string `json:"freeze,omitempty"`
+	// The environment where the same artifact had to succeed first.
+	PromotionFrom *string `json:"promotionFrom,omitempty"`
+	// The deploy there that satisfied the promotion.
+	PromotionSatisfiedBy *string `json:"promotionSatisfiedBy,omitempty"`
 }
 
 type InventoryEntry struct {

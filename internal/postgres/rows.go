@@ -36,6 +36,7 @@ type deploymentRow struct {
 	CurrentStep     string            `bun:"current_step,notnull"`
 	Error           string            `bun:"error,notnull"`
 	CancelRequested bool              `bun:"cancel_requested,notnull"`
+	ApprovalExpires *time.Time        `bun:"approval_expires_at"`
 	// LogSeq is maintained by AppendLog alone.
 	LogSeq int64 `bun:"log_seq,scanonly"`
 }
@@ -108,7 +109,7 @@ func toDeploymentRow(d deploy.Deployment) *deploymentRow {
 		UpdatedAt: micro(d.UpdatedAt), DryRun: d.DryRun, Release: release,
 		Artifact: d.Artifact, SHA256: d.SHA256, Descriptor: d.Descriptor, Effective: d.Effective,
 		Plan: d.Plan, Decision: d.Decision, CurrentStep: d.CurrentStep, Error: d.Error,
-		CancelRequested: d.CancelRequested,
+		CancelRequested: d.CancelRequested, ApprovalExpires: microPtr(d.ApprovalExpiresAt),
 	}
 }
 
@@ -120,7 +121,7 @@ func fromDeploymentRow(r *deploymentRow) deploy.Deployment {
 		UpdatedAt: r.UpdatedAt.UTC(), DryRun: r.DryRun,
 		Artifact: r.Artifact, SHA256: r.SHA256, Descriptor: r.Descriptor, Effective: r.Effective,
 		Plan: r.Plan, Decision: r.Decision, CurrentStep: r.CurrentStep, Error: r.Error,
-		CancelRequested: r.CancelRequested,
+		CancelRequested: r.CancelRequested, ApprovalExpiresAt: utcPtr(r.ApprovalExpires),
 	}
 	if r.Release != nil {
 		d.Release = *r.Release

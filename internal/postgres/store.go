@@ -377,6 +377,11 @@ func (s *Store) Get(ctx context.Context, id string) (*deploy.Deployment, error) 
 		return nil, err
 	}
 	d.Steps = steps[id]
+	if d.Decision.Approvals != nil {
+		if d.Approvals, err = s.approvals(ctx, id); err != nil {
+			return nil, err
+		}
+	}
 	return &d, nil
 }
 

@@ -1,6 +1,9 @@
 import { BrowserRouter, Link, Navigate, Outlet, Route, Routes, useLocation } from "react-router";
 import { useQuery } from "urql";
 import { ActivityPage } from "../features/activity/ActivityPage";
+import { ApprovalsPage } from "../features/approvals/ApprovalsPage";
+import { badgeCount, badgeText } from "../features/approvals/inbox";
+import { PendingApprovalsProvider, usePendingApprovals } from "../features/approvals/PendingApprovals";
 import { DeploymentPage } from "../features/deployment/DeploymentPage";
 import { DeploymentsPage } from "../features/deployments/DeploymentsPage";
 import { EnvironmentsPage } from "../features/environments/EnvironmentsPage";
@@ -25,15 +28,28 @@ const nav: NavItem[] = [
   { to: "/activity", label: "Activity" },
   { to: "/deployments", label: "Deployments" },
   { to: "/environments", label: "Environments" },
+  { to: "/approvals", label: "Approvals" },
   { to: "/wall", label: "Wall" },
 ];
 
 /** The frame of the signed-in views but the wall, with the identity from the server. */
 function Framed() {
+  return (
+    <PendingApprovalsProvider>
+      <Frame />
+    </PendingApprovalsProvider>
+  );
+}
+
+function Frame() {
   const { signOut } = useSession();
   const [viewer] = useQuery({ query: ViewerQuery, requestPolicy: "cache-first" });
+  const count = badgeCount(usePendingApprovals().items);
+  const items = nav.map((item) =>
+    item.to === "/approvals" ? { ...item, badge: badgeText(count), badgeLabel: `${count} awaiting your approval` } : item,
+  );
   return (
-    <Layout nav={nav} subject={viewer.data?.viewer.subject} onSignOut={() => signOut()}>
+    <Layout nav={items} subject={viewer.data?.viewer.subject} onSignOut={() => signOut()}>
       <Outlet />
     </Layout>
   );
@@ -65,6 +81,7 @@ function SignedIn() {
           <Route path="/deployments" element={<DeploymentsPage />} />
           <Route path="/deployments/:id" element={<DeploymentPage />} />
           <Route path="/environments" element={<EnvironmentsPage />} />
+          <Route path="/approvals" element={<ApprovalsPage />} />
           <Route path="*" element={<NotFound />} />
         </Route>
       </Routes>

@@ -6,6 +6,10 @@ import { ThemeToggle } from "./theme";
 export interface NavItem {
   to: string;
   label: string;
+  /** A count shown after the label (the approvals waiting), absent at zero. */
+  badge?: string | undefined;
+  /** What the badge counts, for screen readers: "3 awaiting your approval". */
+  badgeLabel?: string | undefined;
 }
 
 export interface LayoutProps {
@@ -35,6 +39,11 @@ export function Layout({ nav, subject, onSignOut, children }: LayoutProps) {
           {nav.map((item) => (
             <NavLink key={item.to} to={item.to} className="m-nav-link">
               {item.label}
+              {item.badge && (
+                <span className="m-nav-badge" aria-label={item.badgeLabel ?? item.badge} data-testid={`nav-badge-${item.to.replace(/^\//, "")}`}>
+                  {item.badge}
+                </span>
+              )}
             </NavLink>
           ))}
         </nav>

@@ -8,6 +8,9 @@ import { ErrorMessage } from "../../shared/ErrorMessage";
 import { Empty, Loading } from "../../shared/Placeholder";
 import { StateBadge } from "../../shared/StateBadge";
 import { isFailed, isFinal } from "../../shared/states";
+import { ApprovalActions } from "../approvals/ApprovalActions";
+import { ApprovalSummary } from "../approvals/ApprovalSummary";
+import { canAnswer } from "../approvals/inbox";
 import { CancelDeployment } from "./CancelDeployment";
 import { DeploymentFacts } from "./DeploymentFacts";
 import { emptyLive, liveReducer } from "./liveDeployment";
@@ -97,6 +100,15 @@ function DeploymentView({ id }: { id: string }) {
         </div>
       )}
       {liveError && <ErrorMessage error={liveError} context="Following the deploy live" />}
+      {d.approval && (
+        <section className="m-card m-card-pad m-approval-section" aria-labelledby="approval-title" data-approval-status={d.approval.status}>
+          <h2 id="approval-title" className={styles.cardTitle}>
+            Approval
+          </h2>
+          <ApprovalSummary deployment={d} />
+          <ApprovalActions id={d.id} title={title} visible={canAnswer(d)} />
+        </section>
+      )}
       <div className={styles.grid}>
         <div className={styles.side}>
           <DeploymentFacts deployment={d} />

@@ -53,11 +53,30 @@ export const DeploymentViewFragment = graphql(`
       rule
       requires
       reason
+      approvalsRequired
+      approvalGroups
+      change
+      freeze
+      promotionFrom
+      promotionSatisfiedBy
+    }
+    approval {
+      status
+      required
+      groups
+      expiresAt
+      approvals {
+        identity
+        approved
+        comment
+        time
+      }
     }
     currentStep
     error
     cancelRequested
     canCancel
+    canApprove
     steps {
       name
       position

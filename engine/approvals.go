@@ -1,0 +1,232 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/dbos-inc/dbos-transact-golang/dbos"
+
+	"manent.dev/manent/deploy"
+)
+
+// Deploys that need approvals wait in the manent.approval workflow, on the
+// wait queue, which never takes a deploy slot. Its ID is the deploy's with
+// ":approval": the deploy workflow keeps the deploy's own ID, and is
+// enqueued by the approval workflow, in the same transaction that moves
+// the deploy to ENQUEUED, once enough identities approved.
+const (
+	approvalWorkflow = "manent.approval"
+	waitQueue        = "manent.wait"
+	governanceTopic  = "governance"
+)
+
+func approvalWorkflowID(id string) string { return id + ":approval" }
+
+// ApprovalInput is the input of the approval workflow.
+type ApprovalInput struct {
+	Deploy    DeployInput                `json:"deploy"`
+	Require   deploy.ApprovalRequirement `json:"require"`
+	ExpiresAt time.Time                  `json:"expires_at"`
+}
+
+// approvalState is what one evaluation of the answers found.
+type approvalState struct {
+	Outcome string `json:"outcome"` // waiting, approved, rejected, expired, gone
+	Reason  string `json:"reason,omitempty"`
+}
+
+// approvalWorkflowFn waits for the approvals: woken by every answer and by
+// cancel (Send), and by its expiry (the Recv timeout, a durable sleep).
+func (e *Engine) approvalWorkflowFn(ctx dbos.Context, in ApprovalInput) (DeployResult, error) {
+	for {
+		st, err := dbos.RunAsStep(ctx, func(c context.Context) (approvalState, error) {
+			return e.evaluateApprovals(c, in)
+		}, dbos.WithStepName("manent.approvals.evaluate"), dbos.WithStepMaxRetries(10))
+		if err != nil {
+			return DeployResult{}, err
+		}
+		switch st.Outcome {
+		case "gone":
+			return DeployResult{State: deploy.StateCancelled}, nil
+		case "approved":
+			released, err := dbos.RunAsStep(ctx, func(c context.Context) (bool, error) {
+				return e.store.ReleaseApproved(c, in.Deploy.ID, func(tx any) error {
+					return e.enqueueDeploy(in.Deploy, tx)
+				})
+			}, dbos.WithStepName("manent.approvals.release"), dbos.WithStepMaxRetries(10))
+			if err != nil {
+				return DeployResult{}, err
+			}
+			if !released {
+				return DeployResult{State: deploy.StateCancelled}, nil
+			}
+			return DeployResult{State: deploy.StateEnqueued}, nil
+		case "rejected", "expired":
+			state := deploy.StateRejected
+			if st.Outcome == "expired" {
+				state = deploy.StateExpired
+			}
+			_, err := dbos.RunAsStep(ctx, func(c context.Context) (bool, error) {
+				return true, e.store.FinishDeployment(c, deploy.Outcome{ID: in.Deploy.ID, State: state,
+					Error: st.Reason, FinishedAt: time.Now().UTC(), Actor: in.Deploy.Requester})
+			}, dbos.WithStepName("manent.approvals.finish"), dbos.WithStepMaxRetries(10))
+			if err != nil {
+				return DeployResult{}, err
+			}
+			return DeployResult{State: state, Error: st.Reason}, nil
+		}
+		// Waiting: sleep until the next answer, a cancel, or the expiry. The
+		// timeout is computed from the stored expiry, so a resumed wait ends
+		// at the same instant.
+		wait := time.Until(in.ExpiresAt)
+		if wait < 0 {
+			wait = 0
+		}
+		if _, err := dbos.Recv[string](ctx, governanceTopic, wait+50*time.Millisecond); err != nil && !errors.Is(err, dbos.ErrTimeout) {
+			return DeployResult{}, fmt.Errorf("wait for approvals: %w", err)
+		}
+	}
+}
+
+// evaluateApprovals reads the deploy and its answers once.
+func (e *Engine) evaluateApprovals(ctx context.Context, in ApprovalInput) (approvalState, error) {
+	d, err := e.store.Get(ctx, in.Deploy.ID)
+	if err != nil {
+		return approvalState{}, err
+	}
+	if d.State != deploy.StateAwaitingApproval {
+		return approvalState{Outcome: "gone"}, nil
+	}
+	approvers := 0
+	for _, a := range d.Approvals {
+		if a.Identity == d.Requester {
+			continue // refused at Approve; never counted even if written by hand
+		}
+		if !a.Approved {
+			reason := fmt.Sprintf("rejected by %s", a.Identity)
+			if a.Comment != "" {
+				reason += ": " + a.Comment
+			}
+			return approvalState{Outcome: "rejected", Reason: reason}, nil
+		}
+		approvers++
+	}
+	if approvers >= in.Require.Count {
+		return approvalState{Outcome: "approved"}, nil
+	}
+	if !time.Now().Before(in.ExpiresAt) {
+		return approvalState{Outcome: "expired", Reason: fmt.Sprintf("%d of %d approvals before %s",
+			approvers, in.Require.Count, in.ExpiresAt.UTC().Format(time.RFC3339))}, nil
+	}
+	return approvalState{Outcome: "waiting"}, nil
+}
+
+// enqueueDeploy enqueues the deploy workflow on its environment's queue,
+// on the caller's transaction.
+func (e *Engine) enqueueDeploy(in DeployInput, tx any) error {
+	part := in.Effective.Partition()
+	_, err := dbos.Enqueue[DeployResult](e.dbos, e.queueFor(part), deployWorkflow, in,
+		dbos.WithEnqueueWorkflowID(in.ID),
+		dbos.WithEnqueueQueuePartitionKey(part),
+		dbos.WithEnqueueApplicationVersion(e.cfg.Engine.ApplicationVersion),
+		dbos.WithEnqueueTransaction(tx))
+	if err != nil {
+		return fmt.Errorf("enqueue deploy workflow: %w", err)
+	}
+	return nil
+}
+
+// enqueueApproval enqueues the approval workflow on the wait queue.
+func (e *Engine) enqueueApproval(in ApprovalInput, tx any) error {
+	_, err := dbos.Enqueue[DeployResult](e.dbos, waitQueue, approvalWorkflow, in,
+		dbos.WithEnqueueWorkflowID(approvalWorkflowID(in.Deploy.ID)),
+		dbos.WithEnqueueApplicationVersion(e.cfg.Engine.ApplicationVersion),
+		dbos.WithEnqueueTransaction(tx))
+	if err != nil {
+		return fmt.Errorf("enqueue approval workflow: %w", err)
+	}
+	return nil
+}
+
+// wake tells the approval workflow of a deploy to look again.
+func (e *Engine) wake(id string) {
+	if err := dbos.Send(e.dbos, approvalWorkflowID(id), "look", governanceTopic); err != nil {
+		e.log.Warn("wake approval workflow", "deployment", id, "error", err)
+	}
+}
+
+// Approve implements deploy.Service.
+func (e *Engine) Approve(ctx context.Context, id, comment string) (*deploy.Deployment, error) {
+	return e.answer(ctx, id, comment, true)
+}
+
+// Reject implements deploy.Service.
+func (e *Engine) Reject(ctx context.Context, id, comment string) (*deploy.Deployment, error) {
+	return e.answer(ctx, id, comment, false)
+}
+
+func (e *Engine) answer(ctx context.Context, id, comment string, approved bool) (*deploy.Deployment, error) {
+	who := deploy.IdentityFrom(ctx)
+	d, err := e.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.mayAnswer(who, d); err != nil {
+		return nil, err
+	}
+	if len(comment) > 2048 {
+		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "comment longer than 2048 characters")
+	}
+	if _, err := e.store.AddApproval(ctx, deploy.Approval{DeploymentID: id, Identity: who.Subject,
+		Approved: approved, Comment: comment, Time: time.Now().UTC()}); err != nil {
+		return nil, err
+	}
+	e.wake(id)
+	return e.store.Get(ctx, id)
+}
+
+// mayAnswer checks that who may approve or reject d.
+func (e *Engine) mayAnswer(who deploy.Identity, d *deploy.Deployment) error {
+	if err := e.require(who, resourceOf(d), deploy.PermApprove); err != nil {
+		return err
+	}
+	if d.State != deploy.StateAwaitingApproval || d.Decision.Approvals == nil {
+		return deploy.Errorf(deploy.ECONFLICT, "deployment %q is not awaiting approval: %s", d.ID, d.State)
+	}
+	if who.Subject == d.Requester {
+		return deploy.Errorf(deploy.EFORBIDDEN, "you requested deployment %q: another identity must approve it", d.ID)
+	}
+	if groups := d.Decision.Approvals.Groups; len(groups) > 0 && !slices.ContainsFunc(who.Groups, func(g string) bool {
+		return slices.Contains(groups, g)
+	}) {
+		return deploy.Errorf(deploy.EFORBIDDEN, "approvals of %q must come from a member of %v", d.ID, groups)
+	}
+	return nil
+}
+
+// PendingApprovals implements deploy.Service.
+func (e *Engine) PendingApprovals(ctx context.Context) ([]deploy.Deployment, error) {
+	who := deploy.IdentityFrom(ctx)
+	page, err := e.List(ctx, deploy.ListFilter{States: []deploy.State{deploy.StateAwaitingApproval}, First: 500})
+	if err != nil {
+		return nil, err
+	}
+	out := []deploy.Deployment{}
+	for _, d := range page.Items {
+		full, err := e.store.Get(ctx, d.ID)
+		if err != nil {
+			continue
+		}
+		if e.mayAnswer(who, full) != nil {
+			continue
+		}
+		answered := slices.ContainsFunc(full.Approvals, func(a deploy.Approval) bool { return a.Identity == who.Subject })
+		if !answered {
+			out = append(out, *full)
+		}
+	}
+	return out, nil
+}

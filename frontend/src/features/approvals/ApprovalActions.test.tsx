@@ -1,0 +1,42 @@
+import { render, screen } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { Provider, type Client } from "urql";
+import { fromValue } from "wonka";
+import { describe, expect, it, vi } from "vitest";
+import { ApprovalActions } from "./ApprovalActions";
+
+function fakeClient(answer: (vars: Record<string, unknown>) => unknown) {
+  const executeMutation = vi.fn((op: { variables: Record<string, unknown> }) => fromValue(answer(op.variables)));
+  return { client: { executeMutation } as unknown as Client, executeMutation };
+}
+
+describe("ApprovalActions", () => {
+  it("shows no buttons to one who may not answer", () => {
+    const { client } = fakeClient(() => ({}));
+    render(
+      <Provider value={client}>
+        <ApprovalActions id="hello-1" title="hello → prod" visible={false} />
+      </Provider>,
+    );
+    expect(screen.queryByRole("button", { name: "Approve…" })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Reject…" })).toBeNull();
+  });
+
+  it("approves with the comment after the confirmation", async () => {
+    const { client, executeMutation } = fakeClient(() => ({ data: { approveDeployment: { id: "hello-1" } } }));
+    const answered = vi.fn();
+    render(
+      <Provider value={client}>
+        <ApprovalActions id="hello-1" title="hello → prod" visible onAnswered={answered} />
+      </Provider>,
+    );
+    const user = userEvent.setup();
+    await user.click(screen.getByRole("button", { name: "Approve…" }));
+    expect(executeMutation).not.toHaveBeenCalled();
+    await user.type(screen.getByLabelText("Comment (kept in the audit log)"), "release notes read");
+    await user.click(screen.getByRole("button", { name: "Approve deploy" }));
+    expect(executeMutation).toHaveBeenCalledTimes(1);
+    expect(executeMutation.mock.calls[0]![0].variables).toEqual({ id: "hello-1", comment: "release notes read" });
+    expect(answered).toHaveBeenCalled();
+  });
+});

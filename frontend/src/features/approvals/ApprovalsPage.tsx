@@ -1,0 +1,50 @@
+import { Link } from "react-router";
+import { ErrorMessage } from "../../shared/ErrorMessage";
+import { PageHeader } from "../../shared/Layout";
+import { Empty, Loading } from "../../shared/Placeholder";
+import { StateBadge } from "../../shared/StateBadge";
+import { Time } from "../../shared/time";
+import { ApprovalActions } from "./ApprovalActions";
+import { ApprovalSummary } from "./ApprovalSummary";
+import { badgeCount, canAnswer, sortInbox } from "./inbox";
+import { usePendingApprovals } from "./PendingApprovals";
+
+/** The deploys awaiting the viewer's approval, live, each with its decision explained. */
+export function ApprovalsPage() {
+  const { items, loaded, error, refetch } = usePendingApprovals();
+  const count = badgeCount(items);
+  return (
+    <>
+      <PageHeader
+        title="Approvals"
+        subtitle={loaded ? `${count === 1 ? "1 deploy awaits" : `${count} deploys await`} your approval. Updated live.` : "Deploys awaiting your approval, updated live."}
+      />
+      {error && <ErrorMessage error={error} context="Loading the approvals" onRetry={refetch} />}
+      {!loaded && !error && <Loading label="Loading the approvals…" />}
+      {loaded && items.length === 0 && <Empty title="Nothing awaits your approval.">Deploys that need your approval appear here as soon as they are submitted.</Empty>}
+      {items.length > 0 && (
+        <ul className="m-approval-list" aria-label="Deploys awaiting approval">
+          {sortInbox(items).map((d) => {
+            const title = `${d.application} → ${d.environment}`;
+            return (
+              <li key={d.id} className="m-card m-card-pad m-approval-item" data-deployment-id={d.id}>
+                <div className="m-approval-head">
+                  <h2 className="m-approval-title">
+                    <Link to={`/deployments/${encodeURIComponent(d.id)}`}>{title}</Link>
+                  </h2>
+                  <StateBadge state={d.state} size="small" />
+                </div>
+                <p className="m-muted">
+                  <span className="m-mono">{d.id}</span> · tenant <strong>{d.tenant}</strong> · {d.artifact.name} <strong>{d.artifact.version}</strong> ·
+                  requested by <span className="m-mono">{d.requester}</span> <Time iso={d.createdAt} />
+                </p>
+                <ApprovalSummary deployment={d} />
+                <ApprovalActions id={d.id} title={title} visible={canAnswer(d)} onAnswered={refetch} />
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,107 @@
+import { describe, expect, it } from "vitest";
+import type { DeploymentState } from "../../gql/graphql";
+import { approvedCount, badgeCount, badgeText, canAnswer, explainDecision, missingApprovals, sortInbox, type ApprovalItem } from "./inbox";
+
+function item(id: string, over: Partial<ApprovalItem> = {}, state: DeploymentState = "AWAITING_APPROVAL"): ApprovalItem {
+  return {
+    id,
+    tenant: "demo",
+    application: "hello",
+    environment: "prod",
+    state,
+    requester: "token:demo-ci",
+    createdAt: "2026-11-30T09:00:00Z",
+    updatedAt: "2026-11-30T09:00:00Z",
+    canApprove: true,
+    artifact: { name: "hello", version: "1.0.0" },
+    decision: {
+      rule: "prod-approval",
+      requires: ["approvals"],
+      reason: null,
+      approvalsRequired: 2,
+      approvalGroups: [],
+      change: null,
+      freeze: null,
+      promotionFrom: "staging",
+      promotionSatisfiedBy: "hello-1",
+    },
+    approval: { status: "waiting", required: 2, groups: [], expiresAt: "2026-12-01T09:00:00Z", approvals: [] },
+    ...over,
+  };
+}
+
+describe("approvals inbox", () => {
+  it("counts in the badge only the deploys the viewer may still answer", () => {
+    expect(badgeCount([])).toBe(0);
+    expect(badgeCount([item("a"), item("b")])).toBe(2);
+    expect(badgeCount([item("a"), item("b", { canApprove: false }), item("c", {}, "ENQUEUED")])).toBe(1);
+  });
+
+  it("shows no badge at zero and caps long counts", () => {
+    expect(badgeText(0)).toBeUndefined();
+    expect(badgeText(3)).toBe("3");
+    expect(badgeText(120)).toBe("99+");
+  });
+
+  it.each([
+    ["waiting and allowed", true, "AWAITING_APPROVAL", true],
+    ["not allowed (the requester, answered, no permission)", false, "AWAITING_APPROVAL", false],
+    ["approved and enqueued", true, "ENQUEUED", false],
+    ["rejected", true, "REJECTED", false],
+    ["expired", true, "EXPIRED", false],
+  ] as const)("shows the buttons when %s: %s", (_, canApprove, state, want) => {
+    expect(canAnswer({ canApprove, state })).toBe(want);
+  });
+
+  it("counts one identity's approvals once and a rejection never", () => {
+    const d = item("a", {
+      approval: {
+        status: "waiting",
+        required: 3,
+        groups: [],
+        expiresAt: null,
+        approvals: [
+          { identity: "token:a", approved: true, comment: "", time: "2026-11-30T09:01:00Z" },
+          { identity: "token:a", approved: true, comment: "", time: "2026-11-30T09:02:00Z" },
+          { identity: "token:b", approved: false, comment: "no", time: "2026-11-30T09:03:00Z" },
+        ],
+      },
+    });
+    expect(approvedCount(d)).toBe(1);
+    expect(missingApprovals(d)).toBe(2);
+    expect(missingApprovals(item("b", { approval: null }))).toBe(0);
+  });
+
+  it("explains the decision: rule, requirement, promotion, freeze and progress", () => {
+    const d = item("a", {
+      decision: { ...item("a").decision, freeze: "sunday", change: "servicenow", approvalsRequired: 1, approvalGroups: ["ops"] },
+      approval: {
+        status: "waiting",
+        required: 1,
+        groups: ["ops"],
+        expiresAt: null,
+        approvals: [],
+      },
+    });
+    expect(explainDecision(d)).toEqual([
+      "Rule prod-approval matched.",
+      "Requires 1 approval by an identity other than the requester, from group ops.",
+      "Requires an approved change ticket (servicenow).",
+      "Promotion from staging satisfied by hello-1.",
+      "Accepted during freeze window sunday with an override.",
+      "0 of 1 approved so far; 1 more approval needed.",
+    ]);
+    const two = item("b", {
+      approval: { ...item("b").approval!, approvals: [{ identity: "token:x", approved: true, comment: "", time: "2026-11-30T09:01:00Z" }] },
+    });
+    expect(explainDecision(two)).toContain("Requires 2 approvals by identities other than the requester.");
+    expect(explainDecision(two)).toContain("1 of 2 approved so far; 1 more approval needed.");
+  });
+
+  it("lists first what expires first", () => {
+    const late = item("late", { approval: { ...item("x").approval!, expiresAt: "2026-12-02T00:00:00Z" } });
+    const soon = item("soon", { approval: { ...item("x").approval!, expiresAt: "2026-12-01T00:00:00Z" } });
+    const never = item("never", { approval: null });
+    expect(sortInbox([never, late, soon]).map((d) => d.id)).toEqual(["soon", "late", "never"]);
+  });
+});

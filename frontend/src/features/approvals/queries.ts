@@ -1,0 +1,75 @@
+import { graphql } from "../../gql";
+
+/** What the inbox and the deploy page show of the approval of a deploy. */
+export const ApprovalViewFragment = graphql(`
+  fragment ApprovalView on Deployment {
+    id
+    tenant
+    application
+    environment
+    state
+    requester
+    createdAt
+    updatedAt
+    artifact {
+      name
+      version
+    }
+    decision {
+      rule
+      requires
+      reason
+      approvalsRequired
+      approvalGroups
+      change
+      freeze
+      promotionFrom
+      promotionSatisfiedBy
+    }
+    approval {
+      status
+      required
+      groups
+      expiresAt
+      approvals {
+        identity
+        approved
+        comment
+        time
+      }
+    }
+    canApprove
+  }
+`);
+
+export const PendingApprovalsQuery = graphql(`
+  query PendingApprovals {
+    pendingApprovals {
+      ...ApprovalView
+    }
+  }
+`);
+
+export const PendingApprovalsSubscription = graphql(`
+  subscription PendingApprovalsLive {
+    pendingApprovals {
+      ...ApprovalView
+    }
+  }
+`);
+
+export const ApproveDeploymentMutation = graphql(`
+  mutation ApproveDeployment($id: ID!, $comment: String) {
+    approveDeployment(id: $id, comment: $comment) {
+      ...ApprovalView
+    }
+  }
+`);
+
+export const RejectDeploymentMutation = graphql(`
+  mutation RejectDeployment($id: ID!, $comment: String) {
+    rejectDeployment(id: $id, comment: $comment) {
+      ...ApprovalView
+    }
+  }
+`);

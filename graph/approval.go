@@ -1,0 +1,148 @@
+package graph
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"manent.dev/manent/deploy"
+	"manent.dev/manent/graph/model"
+)
+
+// canApprove is the affordance of the Approve and Reject buttons. The
+// Service decides again on the mutation; this only spares the viewer a
+// button that would be refused: the permission, not the requester, no
+// answer given yet, in a required group when the rule names groups.
+func canApprove(ctx context.Context, svc deploy.Service, d *model.Deployment) bool {
+	if d.State != model.DeploymentStateAwaitingApproval || d.Approval == nil {
+		return false
+	}
+	id := deploy.IdentityFrom(ctx)
+	if id.Anonymous() || id.Subject == d.Requester {
+		return false
+	}
+	for _, a := range d.Approval.Approvals {
+		if a.Identity == id.Subject {
+			return false
+		}
+	}
+	if len(d.Approval.Groups) > 0 && !slices.ContainsFunc(id.Groups, func(g string) bool { return slices.Contains(d.Approval.Groups, g) }) {
+		return false
+	}
+	res := deploy.Resource{Tenant: d.Tenant, Application: d.Application, Environment: d.Environment}
+	return svc.Can(ctx, res, deploy.PermApprove)
+}
+
+func toModelApproval(a *deploy.StatusApproval) *model.ApprovalStatus {
+	if a == nil {
+		return nil
+	}
+	out := &model.ApprovalStatus{
+		Status: a.Status, Required: a.Required, Groups: nonNilStrings(a.Groups),
+		Approvals: make([]model.Approval, len(a.Approvals)), ExpiresAt: a.ExpiresAt,
+	}
+	for i, ap := range a.Approvals {
+		out.Approvals[i] = model.Approval{Identity: ap.Identity, Approved: ap.Approved, Comment: ap.Comment, Time: ap.Time}
+	}
+	return out
+}
+
+// PendingApprovals streams the deploys awaiting an approval the caller may
+// give: the list now, then the list again after each change of a deploy
+// when it differs from the last one sent. Each list is read through the
+// Service with the caller's context, so every event is authorized again.
+// An error is returned only when the first list cannot be read.
+func (l Live) PendingApprovals(ctx context.Context) (<-chan []deploy.Deployment, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	// Subscribe before the first read: a change in between is not lost.
+	pending := drain(ctx, l.Events.Subscribe(ctx, ""), true)
+	first, err := l.Service.PendingApprovals(ctx)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	out := make(chan []deploy.Deployment)
+	go func() {
+		defer cancel()
+		defer close(out)
+		list, last := first, fingerprint(first)
+		for {
+			select {
+			case out <- nonNilDeployments(list):
+			case <-ctx.Done():
+				return
+			}
+			for {
+				if _, ok := pending.waitByID(ctx); !ok {
+					return
+				}
+				next, err := l.Service.PendingApprovals(ctx)
+				if err != nil {
+					l.logError(ctx, "pending approvals: read", err)
+					if ctx.Err() != nil || deploy.ErrorCode(err) == deploy.EUNAUTHENTICATED {
+						return
+					}
+					continue
+				}
+				if fp := fingerprint(next); fp != last {
+					list, last = next, fp
+					break
+				}
+			}
+		}
+	}()
+	return out, nil
+}
+
+// fingerprint tells two lists apart by what the inbox shows: which deploys,
+// in which state, with how many answers.
+func fingerprint(ds []deploy.Deployment) string {
+	var b strings.Builder
+	for _, d := range ds {
+		b.WriteString(d.ID)
+		b.WriteByte(' ')
+		b.WriteString(string(d.State))
+		b.WriteByte(' ')
+		b.WriteString(d.UpdatedAt.UTC().Format(time.RFC3339Nano))
+		for _, a := range d.Approvals {
+			b.WriteByte(' ')
+			b.WriteString(a.Identity)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// toModelLists converts the lists as gqlgen reads them; it closes its
+// channel when lists closes, which completes the subscription.
+func toModelLists(ctx context.Context, lists <-chan []deploy.Deployment) <-chan []model.Deployment {
+	out := make(chan []model.Deployment)
+	go func() {
+		defer close(out)
+		for l := range lists {
+			select {
+			case out <- toModelDeployments(l):
+			case <-ctx.Done():
+				for range lists {
+				}
+				return
+			}
+		}
+	}()
+	return out
+}
+
+func nonNilDeployments(ds []deploy.Deployment) []deploy.Deployment {
+	if ds == nil {
+		return []deploy.Deployment{}
+	}
+	return ds
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

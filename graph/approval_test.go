@@ -1,0 +1,275 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+	"time"
+
+	"manent.dev/manent/deploy"
+)
+
+var approvalT0 = time.Date(2025, 3, 2, 9, 0, 0, 0, time.UTC)
+
+// awaiting is a deploy of hello to prod waiting for one approval out of two.
+func awaiting(id string) deploy.Deployment {
+	d := newDeployBoard().d
+	d.ID, d.Environment, d.State = id, "prod", deploy.StateAwaitingApproval
+	expires := approvalT0.Add(24 * time.Hour)
+	d.ApprovalExpiresAt = &expires
+	d.Decision = deploy.Decision{
+		Rule: "prod-approval", Requires: []string{"approvals"},
+		Approvals: &deploy.ApprovalRequirement{Count: 2, Groups: []string{"admins"}, Expiry: 24 * time.Hour},
+		Promotion: &deploy.PromotionCheck{From: "staging", SatisfiedBy: "hello-0"},
+		Freeze:    &deploy.Freeze{Window: "sunday", Overridden: true, Reason: "hotfix"},
+		Change:    &deploy.ChangeRequirement{Connector: "servicenow"},
+	}
+	d.Approvals = []deploy.Approval{{DeploymentID: id, Identity: "token:ops", Approved: true, Comment: "ok", Time: approvalT0}}
+	return d
+}
+
+func TestApprovalFields(t *testing.T) {
+	d := awaiting("hello-9")
+	svc := &fakeService{
+		get: func(context.Context, string) (*deploy.Deployment, error) { return &d, nil },
+		can: func(context.Context, deploy.Resource, string) bool { return true },
+	}
+	srv := newTestServer(t, svc, newFakeEvents())
+	resp := srv.query(t, "admin", `{ deployment(id: "hello-9") {
+	  approval { status required groups expiresAt approvals { identity approved comment time } }
+	  decision { rule approvalsRequired approvalGroups change freeze promotionFrom promotionSatisfiedBy }
+	} }`, nil)
+	if len(resp.Errors) > 0 {
+		t.Fatalf("errors: %+v", resp.Errors)
+	}
+	want := `{"approval":{"status":"waiting","required":2,"groups":["admins"],"expiresAt":"2025-03-03T09:00:00Z",` +
+		`"approvals":[{"identity":"token:ops","approved":true,"comment":"ok","time":"2025-03-02T09:00:00Z"}]},` +
+		`"decision":{"rule":"prod-approval","approvalsRequired":2,"approvalGroups":["admins"],"change":"servicenow",` +
+		`"freeze":"sunday","promotionFrom":"staging","promotionSatisfiedBy":"hello-0"}}`
+	if got := string(resp.Data["deployment"]); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+
+	// Without an approval rule, the section is null and the decision says nothing of it.
+	d = newDeployBoard().d
+	resp = srv.query(t, "admin", `{ deployment(id: "hello-1") { approval { status } decision { approvalsRequired approvalGroups freeze } } }`, nil)
+	if got := string(resp.Data["deployment"]); got != `{"approval":null,"decision":{"approvalsRequired":null,"approvalGroups":null,"freeze":null}}` {
+		t.Errorf("no rule: got %s %+v", got, resp.Errors)
+	}
+}
+
+func TestCanApprove(t *testing.T) {
+	tests := []struct {
+		name   string
+		token  string
+		change func(d *deploy.Deployment)
+		perm   bool
+		want   bool
+	}{
+		{name: "another identity with the permission", token: "admin", perm: true, want: true},
+		{name: "without the permission", token: "admin", perm: false},
+		{name: "the requester", token: "ci", perm: true, change: func(d *deploy.Deployment) { d.Decision.Approvals.Groups = nil }},
+		{name: "already answered", token: "admin", perm: true, change: func(d *deploy.Deployment) {
+			d.Approvals = append(d.Approvals, deploy.Approval{Identity: "token:admin", Approved: true})
+		}},
+		{name: "not in the required groups", token: "viewer", perm: true},
+		{name: "any group when none is required", token: "viewer", perm: true, want: true,
+			change: func(d *deploy.Deployment) { d.Decision.Approvals.Groups = nil }},
+		{name: "no longer waiting", token: "admin", perm: true, change: func(d *deploy.Deployment) { d.State = deploy.StateEnqueued }},
+		{name: "no approval required", token: "admin", perm: true, change: func(d *deploy.Deployment) { d.Decision.Approvals = nil }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := awaiting("hello-9")
+			if tt.change != nil {
+				tt.change(&d)
+			}
+			svc := &fakeService{
+				get: func(context.Context, string) (*deploy.Deployment, error) { return &d, nil },
+				can: func(_ context.Context, res deploy.Resource, perm string) bool {
+					return tt.perm && perm == deploy.PermApprove && res.Environment == "prod"
+				},
+			}
+			srv := newTestServer(t, svc, newFakeEvents())
+			resp := srv.query(t, tt.token, `{ deployment(id: "hello-9") { canApprove } }`, nil)
+			want := `{"canApprove":false}`
+			if tt.want {
+				want = `{"canApprove":true}`
+			}
+			if len(resp.Errors) > 0 || string(resp.Data["deployment"]) != want {
+				t.Errorf("got %s %+v, want %s", resp.Data["deployment"], resp.Errors, want)
+			}
+		})
+	}
+}
+
+func TestApproveAndRejectMutations(t *testing.T) {
+	type call struct{ op, id, comment, subject string }
+	var calls []call
+	answer := func(op string, state deploy.State) func(ctx context.Context, id, comment string) (*deploy.Deployment, error) {
+		return func(ctx context.Context, id, comment string) (*deploy.Deployment, error) {
+			calls = append(calls, call{op, id, comment, deploy.IdentityFrom(ctx).Subject})
+			switch id {
+			case "mine":
+				return nil, deploy.Errorf(deploy.EFORBIDDEN, "you requested this deploy: another identity must approve it")
+			case "done":
+				return nil, deploy.Errorf(deploy.ECONFLICT, "deployment done is not awaiting approval")
+			}
+			d := awaiting(id)
+			d.State = state
+			d.Approvals = append(d.Approvals, deploy.Approval{Identity: "token:admin", Approved: op == "approve", Comment: comment, Time: approvalT0})
+			return &d, nil
+		}
+	}
+	svc := &fakeService{approve: answer("approve", deploy.StateEnqueued), reject: answer("reject", deploy.StateRejected)}
+	srv := newTestServer(t, svc, newFakeEvents())
+
+	tests := []struct {
+		name, query, field string
+		vars               map[string]any
+		want               string
+		code               string
+	}{
+		{name: "approve", field: "approveDeployment",
+			query: `mutation($id: ID!, $c: String) { approveDeployment(id: $id, comment: $c) { id state approval { status approvals { identity approved comment } } } }`,
+			vars:  map[string]any{"id": "hello-9", "c": "go"},
+			want:  `{"id":"hello-9","state":"ENQUEUED","approval":{"status":"approved","approvals":[{"identity":"token:ops","approved":true,"comment":"ok"},{"identity":"token:admin","approved":true,"comment":"go"}]}}`},
+		{name: "reject without a comment", field: "rejectDeployment",
+			query: `mutation($id: ID!) { rejectDeployment(id: $id) { id state approval { status } } }`,
+			vars:  map[string]any{"id": "hello-9"},
+			want:  `{"id":"hello-9","state":"REJECTED","approval":{"status":"rejected"}}`},
+		{name: "own deploy", field: "approveDeployment", code: "FORBIDDEN",
+			query: `mutation { approveDeployment(id: "mine") { id } }`},
+		{name: "not waiting", field: "rejectDeployment", code: "CONFLICT",
+			query: `mutation { rejectDeployment(id: "done") { id } }`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := srv.query(t, "admin", tt.query, tt.vars)
+			if tt.code != "" {
+				if len(resp.Errors) != 1 || resp.Errors[0].Extensions["code"] != tt.code {
+					t.Fatalf("errors %+v, want one %s", resp.Errors, tt.code)
+				}
+				return
+			}
+			if len(resp.Errors) > 0 || string(resp.Data[tt.field]) != tt.want {
+				t.Errorf("got  %s %+v\nwant %s", resp.Data[tt.field], resp.Errors, tt.want)
+			}
+		})
+	}
+	if len(calls) != 4 || calls[0] != (call{"approve", "hello-9", "go", "token:admin"}) || calls[1] != (call{"reject", "hello-9", "", "token:admin"}) {
+		t.Errorf("calls = %+v", calls)
+	}
+}
+
+func TestPendingApprovalsQuery(t *testing.T) {
+	var subject string
+	svc := &fakeService{pending: func(ctx context.Context) ([]deploy.Deployment, error) {
+		subject = deploy.IdentityFrom(ctx).Subject
+		return []deploy.Deployment{awaiting("hello-9"), awaiting("hello-8")}, nil
+	}}
+	srv := newTestServer(t, svc, newFakeEvents())
+	resp := srv.query(t, "admin", `{ pendingApprovals { id state } }`, nil)
+	if len(resp.Errors) > 0 || string(resp.Data["pendingApprovals"]) != `[{"id":"hello-9","state":"AWAITING_APPROVAL"},{"id":"hello-8","state":"AWAITING_APPROVAL"}]` || subject != "token:admin" {
+		t.Errorf("got %s %+v as %q", resp.Data["pendingApprovals"], resp.Errors, subject)
+	}
+}
+
+// approvalInbox is the state a fake PendingApprovals reads, per identity.
+type approvalInbox struct {
+	mu     sync.Mutex
+	byUser map[string][]deploy.Deployment
+	// reads receives a value after each read (without blocking it).
+	reads chan struct{}
+}
+
+func (b *approvalInbox) set(subject string, ds ...deploy.Deployment) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.byUser[subject] = ds
+}
+
+func (b *approvalInbox) service() *fakeService {
+	return &fakeService{pending: func(ctx context.Context) ([]deploy.Deployment, error) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		select {
+		case b.reads <- struct{}{}:
+		default:
+		}
+		return append([]deploy.Deployment(nil), b.byUser[deploy.IdentityFrom(ctx).Subject]...), nil
+	}}
+}
+
+func (b *approvalInbox) awaitRead(t *testing.T) {
+	t.Helper()
+	select {
+	case <-b.reads:
+	case <-time.After(wait):
+		t.Fatal("no read of the pending approvals")
+	}
+}
+
+func TestPendingApprovalsSubscription(t *testing.T) {
+	inbox := &approvalInbox{byUser: map[string][]deploy.Deployment{}, reads: make(chan struct{}, 16)}
+	inbox.set("token:admin", awaiting("hello-9"))
+	events := newFakeEvents()
+	srv := newTestServer(t, inbox.service(), events)
+	c, err := dialWS(t, srv, map[string]any{"Authorization": "Bearer admin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.send(wsMessage{Type: "subscribe", ID: "1", Payload: mustJSON(map[string]any{
+		"query": `subscription { pendingApprovals { id } }`,
+	})})
+	ids := func() []string {
+		t.Helper()
+		r := c.next()
+		if r == nil || len(r.Errors) > 0 {
+			t.Fatalf("next = %+v", r)
+		}
+		var list []struct{ ID string }
+		if err := json.Unmarshal(r.Data["pendingApprovals"], &list); err != nil {
+			t.Fatal(err)
+		}
+		out := []string{}
+		for _, d := range list {
+			out = append(out, d.ID)
+		}
+		return out
+	}
+	if got := ids(); len(got) != 1 || got[0] != "hello-9" {
+		t.Fatalf("first list = %v", got)
+	}
+	inbox.awaitRead(t) // the first read
+
+	// A change that leaves the list as it was sends nothing: the next list
+	// received is the one after the change that matters.
+	events.Publish(deploy.Event{Kind: deploy.EventDeployment, DeploymentID: "other-1"})
+	inbox.awaitRead(t)
+	// Another identity's inbox is not this subscriber's business.
+	inbox.set("token:viewer", awaiting("hello-7"))
+	events.Publish(deploy.Event{Kind: deploy.EventDeployment, DeploymentID: "hello-7"})
+	inbox.set("token:admin", awaiting("hello-9"), awaiting("hello-8"))
+	events.Publish(deploy.Event{Kind: deploy.EventDeployment, DeploymentID: "hello-8"})
+	if got := ids(); len(got) != 2 || got[1] != "hello-8" {
+		t.Fatalf("after a new deploy = %v", got)
+	}
+	// Log lines never change the list: no read for them.
+	inbox.set("token:admin")
+	events.Publish(deploy.Event{Kind: deploy.EventLog, DeploymentID: "hello-9"})
+	events.Publish(deploy.Event{Kind: deploy.EventDeployment, DeploymentID: "hello-9"})
+	if got := ids(); len(got) != 0 {
+		t.Fatalf("after the approvals = %v, want an empty list", got)
+	}
+}
+
+func TestPendingApprovalsSubscriptionFirstReadFails(t *testing.T) {
+	l := Live{Service: &fakeService{pending: func(context.Context) ([]deploy.Deployment, error) {
+		return nil, deploy.Errorf(deploy.EFORBIDDEN, "no")
+	}}, Events: newFakeEvents()}
+	if _, err := l.PendingApprovals(context.Background()); deploy.ErrorCode(err) != deploy.EFORBIDDEN {
+		t.Errorf("err = %v, want FORBIDDEN", err)
+	}
+}

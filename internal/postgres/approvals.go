@@ -1,0 +1,117 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"manent.dev/manent/deploy"
+)
+
+type approvalRow struct {
+	bun.BaseModel `bun:"table:manent.approvals,alias:a"`
+
+	DeploymentID string    `bun:"deployment_id,pk"`
+	Identity     string    `bun:"identity,pk"`
+	Approved     bool      `bun:"approved,notnull"`
+	Comment      string    `bun:"comment,notnull"`
+	Time         time.Time `bun:"time,nullzero,notnull,default:current_timestamp"`
+}
+
+func fromApprovalRow(r approvalRow) deploy.Approval {
+	return deploy.Approval{DeploymentID: r.DeploymentID, Identity: r.Identity, Approved: r.Approved,
+		Comment: r.Comment, Time: r.Time.UTC()}
+}
+
+func (s *Store) approvals(ctx context.Context, id string) ([]deploy.Approval, error) {
+	var rows []approvalRow
+	err := s.db.NewSelect().Model(&rows).Where("deployment_id = ?", id).OrderExpr("time, identity").Scan(ctx)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("get approvals: %w", err)
+	}
+	out := make([]deploy.Approval, len(rows))
+	for i, r := range rows {
+		out[i] = fromApprovalRow(r)
+	}
+	return out, nil
+}
+
+// AddApproval implements deploy.Store. The primary key (deploy, identity)
+// makes a second answer of one identity a no-op: it never counts twice.
+func (s *Store) AddApproval(ctx context.Context, a deploy.Approval) (bool, error) {
+	inserted := false
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var state string
+		err := tx.QueryRowContext(ctx, "SELECT state FROM manent.deployments WHERE id = ? FOR UPDATE", a.DeploymentID).Scan(&state)
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound(a.DeploymentID)
+		}
+		if err != nil {
+			return err
+		}
+		if deploy.State(state) != deploy.StateAwaitingApproval {
+			return deploy.Errorf(deploy.ECONFLICT, "deployment %q is not awaiting approval: %s", a.DeploymentID, state)
+		}
+		row := approvalRow{DeploymentID: a.DeploymentID, Identity: a.Identity, Approved: a.Approved,
+			Comment: a.Comment, Time: micro(a.Time)}
+		res, err := tx.NewInsert().Model(&row).On("CONFLICT (deployment_id, identity) DO NOTHING").Exec(ctx)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+		inserted = true
+		action := "deployment.approve"
+		if !a.Approved {
+			action = "deployment.reject"
+		}
+		entry := deploy.AuditEntry{Actor: a.Identity, Action: action, Target: a.DeploymentID,
+			Details: map[string]any{"comment": a.Comment}}
+		if err := insertAudit(ctx, tx, entry); err != nil {
+			return err
+		}
+		return notify(ctx, tx, deploy.EventDeployment, a.DeploymentID)
+	})
+	return inserted, wrap("add approval", err)
+}
+
+// Approvals implements deploy.Store.
+func (s *Store) Approvals(ctx context.Context, id string) ([]deploy.Approval, error) {
+	return s.approvals(ctx, id)
+}
+
+// Release implements deploy.Store: AWAITING_APPROVAL → ENQUEUED, in one
+// conditional update, with the enqueue of the deploy workflow in the same
+// transaction.
+func (s *Store) ReleaseApproved(ctx context.Context, id string, enqueue func(tx any) error) (bool, error) {
+	released := false
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE manent.deployments SET state = ?, updated_at = now()
+			WHERE id = ? AND state = ?`, deploy.StateEnqueued, id, deploy.StateAwaitingApproval)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+		if err := enqueue(tx.Tx); err != nil {
+			return err
+		}
+		released = true
+		return notify(ctx, tx, deploy.EventDeployment, id)
+	})
+	return released, wrap("release approved deployment", err)
+}
