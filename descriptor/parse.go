@@ -2,6 +2,7 @@ package descriptor
 
 import (
 	"net/url"
+	"strings"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -26,6 +27,12 @@ type rawDescriptor struct {
 	Deploy      rawDeploy                    `yaml:"deploy"`
 	Steps       map[string]bool              `yaml:"steps"`
 	StepParams  map[string]map[string]string `yaml:"stepParams"`
+	// FreezeOverride is a pointer so that an empty mapping is told from none.
+	FreezeOverride *rawFreezeOverride `yaml:"freezeOverride"`
+}
+
+type rawFreezeOverride struct {
+	Reason string `yaml:"reason"`
 }
 
 type rawArtifact struct {
@@ -102,6 +109,16 @@ func check(errs *yamltree.Errors, d *rawDescriptor) {
 	CheckParams(errs, "deploy.params", d.Deploy.Params)
 	checkSteps(errs, d.Steps)
 	CheckStepParams(errs, "stepParams", d.StepParams)
+	if o := d.FreezeOverride; o != nil {
+		switch {
+		case strings.TrimSpace(o.Reason) == "":
+			required(errs, "freezeOverride.reason")
+		case utf8.RuneCountInString(o.Reason) > MaxFreezeReason:
+			errs.Add("freezeOverride.reason", "must be at most %d characters", MaxFreezeReason)
+		case hasControl(o.Reason):
+			errs.Add("freezeOverride.reason", "must not contain control characters")
+		}
+	}
 }
 
 // required records a missing field unless the field was already reported
@@ -216,6 +233,9 @@ func (d *rawDescriptor) descriptor() *deploy.Descriptor {
 		},
 		Steps:      d.Steps,
 		StepParams: d.StepParams,
+	}
+	if d.FreezeOverride != nil {
+		out.FreezeOverride = &deploy.FreezeOverride{Reason: d.FreezeOverride.Reason}
 	}
 	if out.Kind == "" {
 		out.Kind = KindDeployment

@@ -21,6 +21,8 @@ const (
 	MaxLabelValue  = 256
 	MaxSource      = 2048
 	MaxPath        = 4096
+	// MaxFreezeReason bounds freezeOverride.reason, which the audit log keeps.
+	MaxFreezeReason = 512
 )
 
 // What a descriptor declares itself as.

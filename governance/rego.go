@@ -72,8 +72,8 @@ func (r *Rego) Frozen(ctx context.Context, in deploy.GovernanceInput) (*deploy.F
 // regoDecision is the decision a policy returns; unknown keys are refused
 // so that a typo cannot drop a requirement.
 type regoDecision struct {
-	Rules    []string            `json:"rules"`
-	Refusals []deploy.FieldError `json:"refusals"`
+	Rules     []string            `json:"rules"`
+	Refusals  []deploy.FieldError `json:"refusals"`
 	Approvals *struct {
 		Count         *int     `json:"count"`
 		Groups        []string `json:"groups"`
@@ -132,6 +132,9 @@ func (rd *regoDecision) outcome() (*outcome, error) {
 	}
 	if a := rd.Approvals; a != nil {
 		req := &deploy.ApprovalRequirement{Count: config.DefaultApprovalCount, Groups: a.Groups, Expiry: config.DefaultApprovalExpiry}
+		if len(req.Groups) == 0 {
+			req.Groups = nil
+		}
 		if a.Count != nil {
 			req.Count = *a.Count
 		}
@@ -225,7 +228,11 @@ func builtins(lookup Lookup) []func(*rego.Rego) {
 			Nondeterministic: true,
 		}, func(bctx rego.BuiltinContext, terms []*ast.Term) (*ast.Term, error) {
 			var args [5]string
-			for i, t := range terms {
+			if len(terms) < len(args) {
+				return nil, rego.NewHaltError(errors.New("five arguments are needed"))
+			}
+			// The evaluator may pass the output term after the arguments.
+			for i, t := range terms[:len(args)] {
 				s, ok := t.Value.(ast.String)
 				if !ok {
 					return nil, rego.NewHaltError(fmt.Errorf("argument %d must be a string", i+1))
@@ -304,4 +311,3 @@ func builtins(lookup Lookup) []func(*rego.Rego) {
 		}),
 	}
 }
-

@@ -38,8 +38,13 @@ func Recover(ctx context.Context, c Config, executorIDs []string, force bool) (_
 	if err != nil {
 		return nil, err
 	}
+	store := postgres.NewStore(db)
+	gov, err := newGovernor(cfg, store)
+	if err != nil {
+		return nil, err
+	}
 	eng, err := engine.New(ctx, engine.Options{
-		Config: cfg, Store: postgres.NewStore(db), Authorizer: az, DatabaseURL: s.databaseURL,
+		Config: cfg, Store: store, Authorizer: az, DatabaseURL: s.databaseURL, Governor: gov,
 		Worker: false, Logger: s.log,
 	})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"manent.dev/manent/engine/plugins/local"
 	"manent.dev/manent/engine/secrets"
 	"manent.dev/manent/frontend"
+	"manent.dev/manent/governance"
 	"manent.dev/manent/internal/authz"
 	"manent.dev/manent/internal/embeddedpg"
 	"manent.dev/manent/internal/postgres"
@@ -58,9 +60,14 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	gov, err := newGovernor(cfg, store)
+	if err != nil {
+		return nil, err
+	}
 	// The engine outlives ctx, which only bounds the start: DBOS runs until
 	// Close.
 	eng, err := engine.New(context.WithoutCancel(ctx), engine.Options{
+		Governor: gov,
 		Config: cfg, Store: store, Authorizer: az, DatabaseURL: s.databaseURL,
 		Plugins: []deploy.Plugin{local.New(cfg.Dir)},
 		Secrets: []deploy.SecretProvider{
@@ -130,6 +137,31 @@ func Migrate(ctx context.Context, c Config) (err error) {
 	}
 	s.log.Info("database migrated")
 	return nil
+}
+
+// newGovernor builds the governance of manent.yml: the Rego policy when
+// governance.rego is set, else the YAML rules, else none.
+func newGovernor(cfg *config.Config, store *postgres.Store) (deploy.Governor, error) {
+	g := cfg.Governance
+	switch {
+	case g.Rego != "":
+		module, err := os.ReadFile(g.Rego)
+		if err != nil {
+			return nil, fmt.Errorf("read governance.rego: %w", err)
+		}
+		r, err := governance.NewRego(string(module), store)
+		if err != nil {
+			return nil, fmt.Errorf("governance.rego: %w", err)
+		}
+		return r, nil
+	case !g.Empty():
+		r, err := governance.New(g, store)
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
+	return nil, nil
 }
 
 func (c Config) withDefaults() Config {

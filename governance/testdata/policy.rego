@@ -90,8 +90,11 @@ else := {}
 change_part := {"change": {"connector": matched_changes[0].connector}} if count(matched_changes) > 0
 else := {}
 
-freeze_part := {"freeze": sort([f | some f in freezes])[0]} if count(freezes) > 0
-else := {}
+# Several windows in force: any one of them refuses the deploy.
+freeze_part := {"freeze": in_force[0]} if {
+	in_force := sort(freezes)
+	count(in_force) > 0
+} else := {}
 
 promotion_part := {"promotion": satisfied_promotions[0]} if count(satisfied_promotions) > 0
 else := {}

@@ -231,3 +231,33 @@ func TestSecretResolvedPerRequest(t *testing.T) {
 		t.Errorf("error does not name the reference: %v", err)
 	}
 }
+
+// TestCallerClientNeverRedirects: a client given by the caller that would
+// follow redirects does not, for the connector.
+func TestCallerClientNeverRedirects(t *testing.T) {
+	var elsewhere atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/elsewhere" {
+			elsewhere.Add(1)
+			answer(http.StatusCreated, `{"result":{"sys_id":"followed"}}`)(w, r)
+			return
+		}
+		http.Redirect(w, r, "/elsewhere", http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	cfg := docConfig(t)
+	cfg.BaseURL = srv.URL
+	follows := &http.Client{}
+	c, err := New(cfg, resolver(t), follows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Open(context.Background(), change)
+	checkErr(t, err, true)
+	if elsewhere.Load() != 0 {
+		t.Error("the redirect was followed")
+	}
+	if follows.CheckRedirect != nil {
+		t.Error("the caller's client was modified")
+	}
+}

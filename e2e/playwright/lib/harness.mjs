@@ -26,6 +26,7 @@ const environments = {
   cancel: "block/cancel", // held in post-test until the spec releases it
   viewer: "block/viewer",
   broken: "missing", // a 404: post-test fails at once, the deploy ends ERROR
+  prod: "delay", // the approvals spec: examples/ governs it (approval, promotion from staging)
 };
 
 /** @type {{work: string, dbURL: string, dropDB?: () => Promise<void>, stopPG?: () => Promise<void>, health: Awaited<ReturnType<typeof startHealthServer>>, port: number, browser: import("playwright-core").Browser} | null} */

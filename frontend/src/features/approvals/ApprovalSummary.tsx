@@ -10,9 +10,9 @@ export function ApprovalSummary({ deployment: d }: { deployment: Pick<ApprovalIt
         {explainDecision(d).map((line) => (
           <li key={line}>{line}</li>
         ))}
-        {a?.expiresAt && (
+        {a?.expiresAt && (a.status === "waiting" || a.status === "expired") && (
           <li>
-            {a.status === "waiting" ? "Expires" : "Expiry was"} <Time iso={a.expiresAt} mode="both" />.
+            {a.status === "waiting" ? "Expires" : "Expired"} <Time iso={a.expiresAt} mode="both" />.
           </li>
         )}
       </ul>
@@ -21,7 +21,12 @@ export function ApprovalSummary({ deployment: d }: { deployment: Pick<ApprovalIt
           {a.approvals.map((x) => (
             <li key={x.identity + x.time} data-approved={x.approved}>
               <span className="m-mono">{x.identity}</span> <strong>{x.approved ? "approved" : "rejected"}</strong> <Time iso={x.time} />
-              {x.comment && <q className="m-muted"> {x.comment}</q>}
+              {x.comment && (
+                <>
+                  {" "}
+                  <q className="m-muted">{x.comment}</q>
+                </>
+              )}
             </li>
           ))}
         </ul>
