@@ -430,6 +430,70 @@ func (v *EffectiveDeploy) GetConfigSource() string { return v.ConfigSource }
 // GetConfigRevision returns EffectiveDeploy.ConfigRevision, and is useful for accessing the field via an interface.
 func (v *EffectiveDeploy) GetConfigRevision() string { return v.ConfigRevision }
 
+// FreezeCalendar includes the requested fields of the GraphQL type FreezeCalendar.
+// The GraphQL type's documentation follows.
+//
+// The freeze windows of an environment in a range of time.
+type FreezeCalendar struct {
+	// The window in force at the start of the range (the one that ends last when several are); null when not frozen.
+	FrozenNow *FreezeWindowDetail `json:"frozenNow"`
+	// The first window that starts after the start of the range; null when none does within it.
+	Next *FreezeWindowDetail `json:"next"`
+	// Every window intersecting the range, by start (at most 200).
+	Windows []FreezeWindowDetail `json:"windows"`
+	From    time.Time            `json:"from"`
+	// The end of the range, cut to 90 days after from.
+	To time.Time `json:"to"`
+}
+
+// GetFrozenNow returns FreezeCalendar.FrozenNow, and is useful for accessing the field via an interface.
+func (v *FreezeCalendar) GetFrozenNow() *FreezeWindowDetail { return v.FrozenNow }
+
+// GetNext returns FreezeCalendar.Next, and is useful for accessing the field via an interface.
+func (v *FreezeCalendar) GetNext() *FreezeWindowDetail { return v.Next }
+
+// GetWindows returns FreezeCalendar.Windows, and is useful for accessing the field via an interface.
+func (v *FreezeCalendar) GetWindows() []FreezeWindowDetail { return v.Windows }
+
+// GetFrom returns FreezeCalendar.From, and is useful for accessing the field via an interface.
+func (v *FreezeCalendar) GetFrom() time.Time { return v.From }
+
+// GetTo returns FreezeCalendar.To, and is useful for accessing the field via an interface.
+func (v *FreezeCalendar) GetTo() time.Time { return v.To }
+
+// FreezeWindowDetail includes the GraphQL fields of FreezeWindow requested by the fragment FreezeWindowDetail.
+// The GraphQL type's documentation follows.
+//
+// One window of a freeze calendar, [start, end): no deploy runs in it without an override.
+type FreezeWindowDetail struct {
+	// The freeze rule (the window named by a refusal).
+	Rule  string    `json:"rule"`
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// True when the window is a tick of one recurring window (cron and timeZone are then set).
+	Recurring bool   `json:"recurring"`
+	Cron      string `json:"cron"`
+	TimeZone  string `json:"timeZone"`
+}
+
+// GetRule returns FreezeWindowDetail.Rule, and is useful for accessing the field via an interface.
+func (v *FreezeWindowDetail) GetRule() string { return v.Rule }
+
+// GetStart returns FreezeWindowDetail.Start, and is useful for accessing the field via an interface.
+func (v *FreezeWindowDetail) GetStart() time.Time { return v.Start }
+
+// GetEnd returns FreezeWindowDetail.End, and is useful for accessing the field via an interface.
+func (v *FreezeWindowDetail) GetEnd() time.Time { return v.End }
+
+// GetRecurring returns FreezeWindowDetail.Recurring, and is useful for accessing the field via an interface.
+func (v *FreezeWindowDetail) GetRecurring() bool { return v.Recurring }
+
+// GetCron returns FreezeWindowDetail.Cron, and is useful for accessing the field via an interface.
+func (v *FreezeWindowDetail) GetCron() string { return v.Cron }
+
+// GetTimeZone returns FreezeWindowDetail.TimeZone, and is useful for accessing the field via an interface.
+func (v *FreezeWindowDetail) GetTimeZone() string { return v.TimeZone }
+
 // GetActivityResponse is returned by GetActivity on success.
 type GetActivityResponse struct {
 	// Everything running or waiting right now.
@@ -446,6 +510,17 @@ type GetDeploymentResponse struct {
 
 // GetDeployment returns GetDeploymentResponse.Deployment, and is useful for accessing the field via an interface.
 func (v *GetDeploymentResponse) GetDeployment() *DeploymentDetail { return v.Deployment }
+
+// GetFreezeCalendarResponse is returned by GetFreezeCalendar on success.
+type GetFreezeCalendarResponse struct {
+	// The freeze calendar of an environment from `from` (default now) to `to` (default 30 days after from, at most 90).
+	// tenant defaults to the server's default tenant. NOT_FOUND when the viewer may not read the environment;
+	// UNPROCESSABLE when the governance cannot list its windows (a Rego policy).
+	FreezeCalendar FreezeCalendar `json:"freezeCalendar"`
+}
+
+// GetFreezeCalendar returns GetFreezeCalendarResponse.FreezeCalendar, and is useful for accessing the field via an interface.
+func (v *GetFreezeCalendarResponse) GetFreezeCalendar() FreezeCalendar { return v.FreezeCalendar }
 
 // GetInventoryResponse is returned by GetInventory on success.
 type GetInventoryResponse struct {
@@ -1194,6 +1269,30 @@ type __GetDeploymentInput struct {
 // GetId returns __GetDeploymentInput.Id, and is useful for accessing the field via an interface.
 func (v *__GetDeploymentInput) GetId() string { return v.Id }
 
+// __GetFreezeCalendarInput is used internally by genqlient
+type __GetFreezeCalendarInput struct {
+	Tenant      string     `json:"tenant"`
+	Application string     `json:"application"`
+	Environment string     `json:"environment"`
+	From        *time.Time `json:"from"`
+	To          *time.Time `json:"to"`
+}
+
+// GetTenant returns __GetFreezeCalendarInput.Tenant, and is useful for accessing the field via an interface.
+func (v *__GetFreezeCalendarInput) GetTenant() string { return v.Tenant }
+
+// GetApplication returns __GetFreezeCalendarInput.Application, and is useful for accessing the field via an interface.
+func (v *__GetFreezeCalendarInput) GetApplication() string { return v.Application }
+
+// GetEnvironment returns __GetFreezeCalendarInput.Environment, and is useful for accessing the field via an interface.
+func (v *__GetFreezeCalendarInput) GetEnvironment() string { return v.Environment }
+
+// GetFrom returns __GetFreezeCalendarInput.From, and is useful for accessing the field via an interface.
+func (v *__GetFreezeCalendarInput) GetFrom() *time.Time { return v.From }
+
+// GetTo returns __GetFreezeCalendarInput.To, and is useful for accessing the field via an interface.
+func (v *__GetFreezeCalendarInput) GetTo() *time.Time { return v.To }
+
 // __GetLogsInput is used internally by genqlient
 type __GetLogsInput struct {
 	Id    string `json:"id"`
@@ -1825,6 +1924,66 @@ func GetDeployment(
 	}
 
 	data_ = &GetDeploymentResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The query executed by GetFreezeCalendar.
+const GetFreezeCalendar_Operation = `
+query GetFreezeCalendar ($tenant: String, $application: String!, $environment: String!, $from: Time, $to: Time) {
+	freezeCalendar(tenant: $tenant, application: $application, environment: $environment, from: $from, to: $to) {
+		frozenNow {
+			... FreezeWindowDetail
+		}
+		next {
+			... FreezeWindowDetail
+		}
+		windows {
+			... FreezeWindowDetail
+		}
+		from
+		to
+	}
+}
+fragment FreezeWindowDetail on FreezeWindow {
+	rule
+	start
+	end
+	recurring
+	cron
+	timeZone
+}
+`
+
+func GetFreezeCalendar(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	tenant string,
+	application string,
+	environment string,
+	from *time.Time,
+	to *time.Time,
+) (data_ *GetFreezeCalendarResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "GetFreezeCalendar",
+		Query:  GetFreezeCalendar_Operation,
+		Variables: &__GetFreezeCalendarInput{
+			Tenant:      tenant,
+			Application: application,
+			Environment: environment,
+			From:        from,
+			To:          to,
+		},
+	}
+
+	data_ = &GetFreezeCalendarResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(

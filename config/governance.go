@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"manent.dev/manent/internal/itsm"
 	"regexp"
 	"strings"
 	"time"
@@ -30,6 +31,11 @@ type Governance struct {
 	// Rego is the path of a Rego module (package manent.governance) used
 	// instead of the rules above; relative to manent.yml.
 	Rego string `yaml:"rego"`
+	// Connectors are the ITSM connections change rules name.
+	Connectors map[string]itsm.Config `yaml:"connectors"`
+	// ChangePollInterval is how often a waiting deploy asks the ITSM whether
+	// its change was approved (default 30s).
+	ChangePollInterval time.Duration `yaml:"change_poll_interval"`
 }
 
 // Empty reports whether no YAML rule is written.
@@ -239,7 +245,21 @@ func (c *Config) validateGovernance(errs *yamltree.Errors) {
 			errs.Add(p+".connector", "is required")
 		case !ruleNamePattern.MatchString(r.Connector):
 			errs.Add(p+".connector", "must be a connector name: 1 to 63 characters of a-z, 0-9, '.', '_' and -")
+		case g.Connectors[r.Connector].BaseURL == "":
+			errs.Add(p+".connector", "names no connector of governance.connectors")
 		}
+	}
+	for _, name := range sortedKeys(g.Connectors) {
+		p := "governance.connectors." + name
+		if !ruleNamePattern.MatchString(name) {
+			errs.Add(p, "connector names are 1 to 63 characters of a-z, 0-9, '.', '_' and -")
+		}
+		for _, fe := range g.Connectors[name].Validate() {
+			errs.Add(p+"."+fe.Path, "%s", fe.Message)
+		}
+	}
+	if g.ChangePollInterval < 0 {
+		errs.Add("governance.change_poll_interval", "must not be negative")
 	}
 }
 

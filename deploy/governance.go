@@ -65,6 +65,32 @@ type Governor interface {
 	Frozen(ctx context.Context, in GovernanceInput) (*Freeze, error)
 }
 
+// FreezeWindow is one window of a freeze calendar, [Start, End) in UTC.
+// Windows of the same rule that overlap or touch are one window, as they
+// make one freeze.
+type FreezeWindow struct {
+	// Rule is the name of the freeze rule (the window of a refusal).
+	Rule  string    `json:"rule"`
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// Recurring is true when every part of the window is a tick of one
+	// recurring window: Cron and TimeZone are then its own.
+	Recurring bool   `json:"recurring"`
+	Cron      string `json:"cron,omitempty"`
+	TimeZone  string `json:"timezone,omitempty"`
+}
+
+// FreezeCalendar is implemented by the governors that can list their
+// freeze windows ahead of time; it is separate from Governor so that a
+// governor that cannot (or a fake) need not.
+type FreezeCalendar interface {
+	// Calendar returns the freeze windows matching in (tenant, application,
+	// environment, labels) that intersect [from, to), sorted by start; a
+	// window that began before from keeps its real start, one that goes on
+	// after to its real end. In.Time is ignored.
+	Calendar(ctx context.Context, in GovernanceInput, from, to time.Time) ([]FreezeWindow, error)
+}
+
 // Approval is one identity's answer to a deploy awaiting approval.
 type Approval struct {
 	DeploymentID string    `json:"deployment_id"`
@@ -72,4 +98,40 @@ type Approval struct {
 	Approved     bool      `json:"approved"`
 	Comment      string    `json:"comment"`
 	Time         time.Time `json:"time"`
+}
+
+// ChangeRequest is what a change ticket is opened for.
+type ChangeRequest struct {
+	DeploymentID string
+	Application  string
+	Environment  string
+	Version      string
+	Requester    string
+	Description  string
+}
+
+// ChangeTicket is a change opened in the ITSM: ID addresses it in the
+// ITSM's API, Number is what people see (CHG0030001).
+type ChangeTicket struct {
+	Connector string `json:"connector"`
+	ID        string `json:"id"`
+	Number    string `json:"number,omitempty"`
+}
+
+// ChangeState is the approval state of a change in the ITSM.
+type ChangeState string
+
+const (
+	ChangePending  ChangeState = "pending"
+	ChangeApproved ChangeState = "approved"
+	ChangeRejected ChangeState = "rejected"
+)
+
+// ChangeConnector talks to an ITSM. Temporary failures are plain errors;
+// failures that cannot improve are wrapped with Permanent.
+type ChangeConnector interface {
+	Open(ctx context.Context, ch ChangeRequest) (ChangeTicket, error)
+	Status(ctx context.Context, ticketID string) (ChangeState, error)
+	// Close closes the ticket with the deploy's outcome: success, error or cancelled.
+	Close(ctx context.Context, deploymentID, ticketID, outcome string) error
 }

@@ -1,6 +1,9 @@
 package deploy
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // SubmitOptions changes what a submission does.
 type SubmitOptions struct {
@@ -43,4 +46,13 @@ type Service interface {
 	Reject(ctx context.Context, id, comment string) (*Deployment, error)
 	// PendingApprovals lists the deploys awaiting approval that the caller may answer.
 	PendingApprovals(ctx context.Context) ([]Deployment, error)
+	// FreezeCalendar lists the freeze windows of an environment that
+	// intersect [from, to), sorted (see FreezeCalendar); the range is cut
+	// to MaxFreezeCalendarRange and an empty tenant is the default one.
+	// ENOTFOUND (also when not readable: deployment.read),
+	// EUNPROCESSABLE (a governance that cannot list its windows), EINVALID.
+	FreezeCalendar(ctx context.Context, res Resource, from, to time.Time) ([]FreezeWindow, error)
 }
+
+// MaxFreezeCalendarRange bounds the range of a freeze calendar.
+const MaxFreezeCalendarRange = 90 * 24 * time.Hour

@@ -30,26 +30,48 @@ type ApprovalInput struct {
 	Deploy    DeployInput                `json:"deploy"`
 	Require   deploy.ApprovalRequirement `json:"require"`
 	ExpiresAt time.Time                  `json:"expires_at"`
+	// Change is set when a change ticket must be opened and approved.
+	Change *deploy.ChangeRequirement `json:"change,omitempty"`
 }
 
 // approvalState is what one evaluation of the answers found.
 type approvalState struct {
 	Outcome string `json:"outcome"` // waiting, approved, rejected, expired, gone
 	Reason  string `json:"reason,omitempty"`
+	// ChangeRejected is set when the ITSM rejected the change.
+	ChangeRejected bool `json:"change_rejected,omitempty"`
 }
 
 // approvalWorkflowFn waits for the approvals: woken by every answer and by
 // cancel (Send), and by its expiry (the Recv timeout, a durable sleep).
 func (e *Engine) approvalWorkflowFn(ctx dbos.Context, in ApprovalInput) (DeployResult, error) {
+	var ticket *deploy.ChangeTicket
+	if in.Change != nil {
+		t, err := dbos.RunAsStep(ctx, func(c context.Context) (changeResult, error) {
+			return e.openChange(c, in)
+		}, e.changeStepOptions("change:open")...)
+		if err != nil {
+			// Without a ticket the deploy does not start.
+			return e.endWait(ctx, in, nil, deploy.StateError, "change:open failed: "+err.Error())
+		}
+		if t.Cancelled {
+			return DeployResult{State: deploy.StateCancelled}, nil
+		}
+		ticket = &t.Ticket
+		in.Deploy.Change = ticket
+	}
 	for {
 		st, err := dbos.RunAsStep(ctx, func(c context.Context) (approvalState, error) {
-			return e.evaluateApprovals(c, in)
+			return e.evaluateApprovals(c, in, ticket)
 		}, dbos.WithStepName("manent.approvals.evaluate"), dbos.WithStepMaxRetries(10))
 		if err != nil {
 			return DeployResult{}, err
 		}
 		switch st.Outcome {
 		case "gone":
+			if ticket != nil {
+				e.closeChangeStep(ctx, in.Deploy.ID, ticket, "cancelled")
+			}
 			return DeployResult{State: deploy.StateCancelled}, nil
 		case "approved":
 			released, err := dbos.RunAsStep(ctx, func(c context.Context) (bool, error) {
@@ -69,14 +91,11 @@ func (e *Engine) approvalWorkflowFn(ctx dbos.Context, in ApprovalInput) (DeployR
 			if st.Outcome == "expired" {
 				state = deploy.StateExpired
 			}
-			_, err := dbos.RunAsStep(ctx, func(c context.Context) (bool, error) {
-				return true, e.store.FinishDeployment(c, deploy.Outcome{ID: in.Deploy.ID, State: state,
-					Error: st.Reason, FinishedAt: time.Now().UTC(), Actor: in.Deploy.Requester})
-			}, dbos.WithStepName("manent.approvals.finish"), dbos.WithStepMaxRetries(10))
-			if err != nil {
-				return DeployResult{}, err
+			// A change the ITSM rejected needs no closing; one still open does.
+			if ticket != nil && !st.ChangeRejected {
+				e.closeChangeStep(ctx, in.Deploy.ID, ticket, "cancelled")
 			}
-			return DeployResult{State: state, Error: st.Reason}, nil
+			return e.endWait(ctx, in, ticket, state, st.Reason)
 		}
 		// Waiting: sleep until the next answer, a cancel, or the expiry. The
 		// timeout is computed from the stored expiry, so a resumed wait ends
@@ -85,20 +104,42 @@ func (e *Engine) approvalWorkflowFn(ctx dbos.Context, in ApprovalInput) (DeployR
 		if wait < 0 {
 			wait = 0
 		}
+		if ticket != nil && wait > e.changePollInterval() {
+			// The ITSM does not call back: ask it again after a while.
+			wait = e.changePollInterval()
+		}
 		if _, err := dbos.Recv[string](ctx, governanceTopic, wait+50*time.Millisecond); err != nil && !errors.Is(err, dbos.ErrTimeout) {
 			return DeployResult{}, fmt.Errorf("wait for approvals: %w", err)
 		}
 	}
 }
 
-// evaluateApprovals reads the deploy and its answers once.
-func (e *Engine) evaluateApprovals(ctx context.Context, in ApprovalInput) (approvalState, error) {
+// evaluateApprovals reads the deploy, its answers and the state of its
+// change ticket once.
+func (e *Engine) evaluateApprovals(ctx context.Context, in ApprovalInput, ticket *deploy.ChangeTicket) (approvalState, error) {
 	d, err := e.store.Get(ctx, in.Deploy.ID)
 	if err != nil {
 		return approvalState{}, err
 	}
 	if d.State != deploy.StateAwaitingApproval {
 		return approvalState{Outcome: "gone"}, nil
+	}
+	changeApproved := ticket == nil
+	if ticket != nil {
+		cs, err := e.changes[ticket.Connector].Status(ctx, ticket.ID)
+		switch {
+		case err != nil && deploy.IsPermanent(err):
+			return approvalState{Outcome: "rejected", ChangeRejected: true,
+				Reason: fmt.Sprintf("change %s: %v", ticketLabel(ticket), err)}, nil
+		case err != nil:
+			// A temporary ITSM failure: look again at the next poll.
+			e.log.Warn("read change state", "deployment", in.Deploy.ID, "ticket", ticket.ID, "error", err)
+		case cs == deploy.ChangeRejected:
+			return approvalState{Outcome: "rejected", ChangeRejected: true,
+				Reason: fmt.Sprintf("change %s rejected in the ITSM", ticketLabel(ticket))}, nil
+		case cs == deploy.ChangeApproved:
+			changeApproved = true
+		}
 	}
 	approvers := 0
 	for _, a := range d.Approvals {
@@ -114,12 +155,15 @@ func (e *Engine) evaluateApprovals(ctx context.Context, in ApprovalInput) (appro
 		}
 		approvers++
 	}
-	if approvers >= in.Require.Count {
+	if approvers >= in.Require.Count && changeApproved {
 		return approvalState{Outcome: "approved"}, nil
 	}
 	if !time.Now().Before(in.ExpiresAt) {
-		return approvalState{Outcome: "expired", Reason: fmt.Sprintf("%d of %d approvals before %s",
-			approvers, in.Require.Count, in.ExpiresAt.UTC().Format(time.RFC3339))}, nil
+		reason := fmt.Sprintf("%d of %d approvals before %s", approvers, in.Require.Count, in.ExpiresAt.UTC().Format(time.RFC3339))
+		if !changeApproved {
+			reason = fmt.Sprintf("change %s not approved in the ITSM before %s", ticketLabel(ticket), in.ExpiresAt.UTC().Format(time.RFC3339))
+		}
+		return approvalState{Outcome: "expired", Reason: reason}, nil
 	}
 	return approvalState{Outcome: "waiting"}, nil
 }

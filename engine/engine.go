@@ -32,6 +32,8 @@ type Options struct {
 	// Governor evaluates freezes, promotion, approvals and change rules;
 	// nil means no governance.
 	Governor deploy.Governor
+	// Changes are the ITSM connectors that change rules name.
+	Changes map[string]deploy.ChangeConnector
 	// Worker makes this process dequeue and run deploys (roles all and worker).
 	Worker bool
 	Logger *slog.Logger
@@ -43,6 +45,7 @@ type Engine struct {
 	store   deploy.Store
 	authz   deploy.Authorizer
 	gov     deploy.Governor
+	changes map[string]deploy.ChangeConnector
 	plugins map[string]deploy.Plugin
 	secrets map[string]deploy.SecretProvider
 	log     *slog.Logger
@@ -68,7 +71,7 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 		o.Logger = slog.Default()
 	}
 	e := &Engine{
-		cfg: o.Config, store: o.Store, authz: o.Authorizer, gov: o.Governor, log: o.Logger,
+		cfg: o.Config, store: o.Store, authz: o.Authorizer, gov: o.Governor, changes: o.Changes, log: o.Logger,
 		plugins: map[string]deploy.Plugin{}, secrets: map[string]deploy.SecretProvider{},
 		worker: o.Worker, http: safehttp.New(safehttp.Options{Timeout: 5 * time.Minute}),
 		stopping: make(chan struct{}), fenced: fence{ch: make(chan struct{})},

@@ -16,6 +16,7 @@ import (
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/engine"
 	"manent.dev/manent/engine/plugins/local"
+	"manent.dev/manent/governance"
 	"manent.dev/manent/internal/authz"
 	"manent.dev/manent/internal/pgtest"
 	"manent.dev/manent/internal/postgres"
@@ -111,6 +112,8 @@ g, token:ci, role:deployer, demo
 g, token:ci, role:approver, demo
 g, token:ops1, role:approver, demo
 g, token:ops2, role:approver, demo
+p, role:admin, *, *, admin
+g, token:admin, role:admin, *
 g, token:viewer, role:viewer, demo
 `
 
@@ -129,6 +132,9 @@ type envOptions struct {
 	engineYAML string
 	plugin     *testPlugin
 	governor   deploy.Governor
+	changes    map[string]deploy.ChangeConnector
+	// rules builds the governance of the configuration (engineYAML's governance section).
+	rules bool
 }
 
 func newEnvWith(t *testing.T, o envOptions) *env {
@@ -186,12 +192,19 @@ queues: {poll_interval: 20ms, environments: {"demo/app/qa": 2}}
 	if err != nil {
 		t.Fatal(err)
 	}
+	if o.rules {
+		gov, err := governance.FromConfig(cfg.Governance, store)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.governor = gov
+	}
 	plugin := o.plugin
 	if plugin == nil {
 		plugin = newTestPlugin()
 	}
 	eng, err := engine.New(ctx, engine.Options{
-		Config: cfg, Store: store, Authorizer: az, DatabaseURL: url, Worker: true, Governor: o.governor,
+		Config: cfg, Store: store, Authorizer: az, DatabaseURL: url, Worker: true, Governor: o.governor, Changes: o.changes,
 		Plugins: []deploy.Plugin{plugin, local.New(dir)},
 		Logger:  slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})

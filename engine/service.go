@@ -22,6 +22,9 @@ type DeployInput struct {
 	Descriptor deploy.Descriptor `json:"descriptor"`
 	Effective  deploy.Effective  `json:"effective"`
 	Plan       deploy.Plan       `json:"plan"`
+	// Change is the ticket opened while the deploy waited: the deploy closes
+	// it with its outcome.
+	Change *deploy.ChangeTicket `json:"change,omitempty"`
 }
 
 // Submit runs the submission checks in the spec's order (descriptor,
@@ -74,16 +77,20 @@ func (e *Engine) Submit(ctx context.Context, raw []byte, opts deploy.SubmitOptio
 		Decision: decision,
 	}
 	var approval *ApprovalInput
-	if req := decision.Approvals; req != nil {
-		if req.Expiry <= 0 {
-			req.Expiry = 24 * time.Hour
-		}
-		if req.Count < 1 {
-			req.Count = 1
+	if decision.Approvals != nil || decision.Change != nil {
+		req := deploy.ApprovalRequirement{Expiry: 24 * time.Hour}
+		if decision.Approvals != nil {
+			req = *decision.Approvals
+			if req.Expiry <= 0 {
+				req.Expiry = 24 * time.Hour
+			}
+			if req.Count < 1 {
+				req.Count = 1
+			}
 		}
 		expires := now.Add(req.Expiry)
 		dep.State, dep.ApprovalExpiresAt = deploy.StateAwaitingApproval, &expires
-		approval = &ApprovalInput{Require: *req, ExpiresAt: expires}
+		approval = &ApprovalInput{Require: req, ExpiresAt: expires, Change: decision.Change}
 	}
 	if opts.ValidateOnly {
 		return &deploy.Submission{Deployment: dep, Validated: true}, nil
@@ -160,9 +167,9 @@ func (e *Engine) decide(ctx context.Context, id deploy.Identity, d *deploy.Descr
 	if err != nil {
 		return deploy.Decision{}, err
 	}
-	if dec.Change != nil {
+	if dec.Change != nil && e.changes[dec.Change.Connector] == nil {
 		return deploy.Decision{}, deploy.Errorf(deploy.EUNPROCESSABLE,
-			"rule %s requires a change ticket, and change management is not available on this server", dec.Rule)
+			"rule %s requires a change ticket through connector %q, which is not configured", dec.Rule, dec.Change.Connector)
 	}
 	return dec, nil
 }

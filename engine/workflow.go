@@ -92,6 +92,10 @@ func (e *Engine) deployWorkflow(ctx dbos.Context, in DeployInput) (DeployResult,
 		}
 	}
 
+	if in.Change != nil {
+		e.closeChangeStep(ctx, in.ID, in.Change, changeOutcome(outcome.State))
+	}
+
 	_, err = dbos.RunAsStep(ctx, func(c context.Context) (bool, error) {
 		return true, r.finish(c, outcome)
 	}, dbos.WithStepName("manent.finish"), dbos.WithStepMaxRetries(10))
@@ -147,4 +151,14 @@ func stepErrorMessage(r *run, step deploy.PlannedStep, err error) string {
 		return msg
 	}
 	return err.Error()
+}
+
+func changeOutcome(s deploy.State) string {
+	switch s {
+	case deploy.StateSuccess:
+		return "success"
+	case deploy.StateCancelled:
+		return "cancelled"
+	}
+	return "error"
 }

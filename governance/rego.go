@@ -28,7 +28,10 @@ type Rego struct {
 	query rego.PreparedEvalQuery
 }
 
-var _ deploy.Governor = (*Rego)(nil)
+var (
+	_ deploy.Governor       = (*Rego)(nil)
+	_ deploy.FreezeCalendar = (*Rego)(nil)
+)
 
 // NewRego compiles module (Rego v1 syntax) and prepares its decision.
 // lookup serves the builtin manent.succeeded_deploys; it may be nil when
@@ -68,6 +71,15 @@ func (r *Rego) Frozen(ctx context.Context, in deploy.GovernanceInput) (*deploy.F
 	}
 	return o.frozen(in), nil
 }
+
+// Calendar is not available with a Rego policy: the policy answers for one
+// instant (its freeze part), and cannot be asked for the windows ahead.
+func (r *Rego) Calendar(context.Context, deploy.GovernanceInput, time.Time, time.Time) ([]deploy.FreezeWindow, error) {
+	return nil, &deploy.Error{Code: deploy.EUNPROCESSABLE, Message: ErrRegoCalendar}
+}
+
+// ErrRegoCalendar is the message of Rego's Calendar refusal.
+const ErrRegoCalendar = "the freeze calendar is not available with a Rego policy"
 
 // regoDecision is the decision a policy returns; unknown keys are refused
 // so that a typo cannot drop a requirement.

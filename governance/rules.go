@@ -1,6 +1,7 @@
 package governance
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -25,7 +26,10 @@ type Rules struct {
 	freezes []freezeCalendar
 }
 
-var _ deploy.Governor = (*Rules)(nil)
+var (
+	_ deploy.Governor       = (*Rules)(nil)
+	_ deploy.FreezeCalendar = (*Rules)(nil)
+)
 
 type freezeCalendar struct {
 	rule      config.FreezeRule
@@ -36,6 +40,8 @@ type freezeCalendar struct {
 type recurring struct {
 	schedule *cron.SpecSchedule
 	duration time.Duration
+	// cron and timezone as written, for the calendar.
+	cron, timezone string
 }
 
 // New compiles the YAML rules; cfg is expected to be validated by config
@@ -66,7 +72,7 @@ func New(cfg config.Governance, lookup Lookup) (*Rules, error) {
 			if w.Duration <= 0 || w.Duration > config.MaxFreezeDuration {
 				return nil, fmt.Errorf("governance: freezes[%d].recurring[%d]: duration out of range", i, j)
 			}
-			cal.recurring = append(cal.recurring, recurring{schedule: s, duration: w.Duration})
+			cal.recurring = append(cal.recurring, recurring{schedule: s, duration: w.Duration, cron: w.Cron, timezone: cmp.Or(w.Timezone, "UTC")})
 		}
 		r.freezes = append(r.freezes, cal)
 	}

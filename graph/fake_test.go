@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 
@@ -31,6 +32,7 @@ type fakeService struct {
 	approve   func(ctx context.Context, id, comment string) (*deploy.Deployment, error)
 	reject    func(ctx context.Context, id, comment string) (*deploy.Deployment, error)
 	pending   func(ctx context.Context) ([]deploy.Deployment, error)
+	freezes   func(ctx context.Context, res deploy.Resource, from, to time.Time) ([]deploy.FreezeWindow, error)
 }
 
 var errNotFaked = errors.New("fake: method not set by the test")
@@ -100,6 +102,13 @@ func (f *fakeService) PendingApprovals(ctx context.Context) ([]deploy.Deployment
 		return nil, errNotFaked
 	}
 	return f.pending(ctx)
+}
+
+func (f *fakeService) FreezeCalendar(ctx context.Context, res deploy.Resource, from, to time.Time) ([]deploy.FreezeWindow, error) {
+	if f.freezes == nil {
+		return nil, errNotFaked
+	}
+	return f.freezes(ctx, res, from, to)
 }
 
 // fakeEvents is an in-process deploy.Events: Publish reaches every current

@@ -43,8 +43,13 @@ func Recover(ctx context.Context, c Config, executorIDs []string, force bool) (_
 	if err != nil {
 		return nil, err
 	}
+	changes, err := newChangeConnectors(cfg)
+	if err != nil {
+		return nil, err
+	}
 	eng, err := engine.New(ctx, engine.Options{
-		Config: cfg, Store: store, Authorizer: az, DatabaseURL: s.databaseURL, Governor: gov,
+		Changes: changes,
+		Config:  cfg, Store: store, Authorizer: az, DatabaseURL: s.databaseURL, Governor: gov,
 		Worker: false, Logger: s.log,
 	})
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -64,10 +63,14 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	changes, err := newChangeConnectors(cfg)
+	if err != nil {
+		return nil, err
+	}
 	// The engine outlives ctx, which only bounds the start: DBOS runs until
 	// Close.
 	eng, err := engine.New(context.WithoutCancel(ctx), engine.Options{
-		Governor: gov,
+		Governor: gov, Changes: changes,
 		Config: cfg, Store: store, Authorizer: az, DatabaseURL: s.databaseURL,
 		Plugins: []deploy.Plugin{local.New(cfg.Dir)},
 		Secrets: []deploy.SecretProvider{
@@ -142,26 +145,10 @@ func Migrate(ctx context.Context, c Config) (err error) {
 // newGovernor builds the governance of manent.yml: the Rego policy when
 // governance.rego is set, else the YAML rules, else none.
 func newGovernor(cfg *config.Config, store *postgres.Store) (deploy.Governor, error) {
-	g := cfg.Governance
-	switch {
-	case g.Rego != "":
-		module, err := os.ReadFile(g.Rego)
-		if err != nil {
-			return nil, fmt.Errorf("read governance.rego: %w", err)
-		}
-		r, err := governance.NewRego(string(module), store)
-		if err != nil {
-			return nil, fmt.Errorf("governance.rego: %w", err)
-		}
-		return r, nil
-	case !g.Empty():
-		r, err := governance.New(g, store)
-		if err != nil {
-			return nil, err
-		}
-		return r, nil
+	if cfg.Governance.Rego == "" && cfg.Governance.Empty() {
+		return nil, nil
 	}
-	return nil, nil
+	return governance.FromConfig(cfg.Governance, store)
 }
 
 func (c Config) withDefaults() Config {

@@ -128,6 +128,7 @@ Exit codes: 0 success, 1 the deploy did not succeed (or another error),
 		a.deploymentRejectCmd(),
 		a.approvalListCmd(),
 		a.inventoryListCmd(),
+		a.freezeListCmd(),
 		a.viewerGetCmd(),
 		a.versionGetCmd(),
 	)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	gqlparser "github.com/vektah/gqlparser/v2"
@@ -112,6 +113,23 @@ type ComplexityRoot struct {
 		Targets        func(childComplexity int) int
 	}
 
+	FreezeCalendar struct {
+		From      func(childComplexity int) int
+		FrozenNow func(childComplexity int) int
+		Next      func(childComplexity int) int
+		To        func(childComplexity int) int
+		Windows   func(childComplexity int) int
+	}
+
+	FreezeWindow struct {
+		Cron      func(childComplexity int) int
+		End       func(childComplexity int) int
+		Recurring func(childComplexity int) int
+		Rule      func(childComplexity int) int
+		Start     func(childComplexity int) int
+		TimeZone  func(childComplexity int) int
+	}
+
 	GovernanceDecision struct {
 		ApprovalGroups       func(childComplexity int) int
 		ApprovalsRequired    func(childComplexity int) int
@@ -182,6 +200,7 @@ type ComplexityRoot struct {
 		Activity         func(childComplexity int, first *int) int
 		Deployment       func(childComplexity int, id string) int
 		Deployments      func(childComplexity int, filter *model.DeploymentFilter, first *int, after *string) int
+		FreezeCalendar   func(childComplexity int, tenant *string, application string, environment string, from *time.Time, to *time.Time) int
 		Inventory        func(childComplexity int) int
 		PendingApprovals func(childComplexity int) int
 		Viewer           func(childComplexity int) int
@@ -590,6 +609,74 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.EffectiveDeploy.Targets(childComplexity), true
 
+	case "FreezeCalendar.from":
+		if e.ComplexityRoot.FreezeCalendar.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FreezeCalendar.From(childComplexity), true
+	case "FreezeCalendar.frozenNow":
+		if e.ComplexityRoot.FreezeCalendar.FrozenNow == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FreezeCalendar.FrozenNow(childComplexity), true
+	case "FreezeCalendar.next":
+		if e.ComplexityRoot.FreezeCalendar.Next == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FreezeCalendar.Next(childComplexity), true
+	case "FreezeCalendar.to":
+		if e.ComplexityRoot.FreezeCalendar.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FreezeCalendar.To(childComplexity), true
+	case "FreezeCalendar.windows":
+		if e.ComplexityRoot.FreezeCalendar.Windows == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FreezeCalendar.Windows(childComplexity), true
+
+	case "FreezeWindow.cron":
+		if e.ComplexityRoot.FreezeWindow.Cron == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FreezeWindow.Cron(childComplexity), true
+	case "FreezeWindow.end":
+		if e.ComplexityRoot.FreezeWindow.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FreezeWindow.End(childComplexity), true
+	case "FreezeWindow.recurring":
+		if e.ComplexityRoot.FreezeWindow.Recurring == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FreezeWindow.Recurring(childComplexity), true
+	case "FreezeWindow.rule":
+		if e.ComplexityRoot.FreezeWindow.Rule == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FreezeWindow.Rule(childComplexity), true
+	case "FreezeWindow.start":
+		if e.ComplexityRoot.FreezeWindow.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FreezeWindow.Start(childComplexity), true
+	case "FreezeWindow.timeZone":
+		if e.ComplexityRoot.FreezeWindow.TimeZone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.FreezeWindow.TimeZone(childComplexity), true
+
 	case "GovernanceDecision.approvalGroups":
 		if e.ComplexityRoot.GovernanceDecision.ApprovalGroups == nil {
 			break
@@ -886,6 +973,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Deployments(childComplexity, args["filter"].(*model.DeploymentFilter), args["first"].(*int), args["after"].(*string)), true
+	case "Query.freezeCalendar":
+		if e.ComplexityRoot.Query.FreezeCalendar == nil {
+			break
+		}
+
+		args, err := ec.field_Query_freezeCalendar_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.FreezeCalendar(childComplexity, args["tenant"].(*string), args["application"].(string), args["environment"].(string), args["from"].(*time.Time), args["to"].(*time.Time)), true
 
 	case "Query.inventory":
 		if e.ComplexityRoot.Query.Inventory == nil {
@@ -1430,6 +1528,40 @@ extend type Subscription {
   activity: DeploymentEvent!
 }
 `, BuiltIn: false},
+	{Name: "../schema/freeze.graphqls", Input: `"One window of a freeze calendar, [start, end): no deploy runs in it without an override."
+type FreezeWindow {
+  "The freeze rule (the window named by a refusal)."
+  rule: String!
+  start: Time!
+  end: Time!
+  "True when the window is a tick of one recurring window (cron and timeZone are then set)."
+  recurring: Boolean!
+  cron: String
+  timeZone: String
+}
+
+"The freeze windows of an environment in a range of time."
+type FreezeCalendar {
+  "The window in force at the start of the range (the one that ends last when several are); null when not frozen."
+  frozenNow: FreezeWindow
+  "The first window that starts after the start of the range; null when none does within it."
+  next: FreezeWindow
+  "Every window intersecting the range, by start (at most 200)."
+  windows: [FreezeWindow!]!
+  from: Time!
+  "The end of the range, cut to 90 days after from."
+  to: Time!
+}
+
+extend type Query {
+  """
+  The freeze calendar of an environment from ` + "`" + `from` + "`" + ` (default now) to ` + "`" + `to` + "`" + ` (default 30 days after from, at most 90).
+  tenant defaults to the server's default tenant. NOT_FOUND when the viewer may not read the environment;
+  UNPROCESSABLE when the governance cannot list its windows (a Rego policy).
+  """
+  freezeCalendar(tenant: String, application: String!, environment: String!, from: Time, to: Time): FreezeCalendar!
+}
+`, BuiltIn: false},
 	{Name: "../schema/schema.graphqls", Input: `# manent's GraphQL API. Lists are Relay cursor connections; errors carry
 # extensions.code: INVALID_DESCRIPTOR (with extensions.errors), UNAUTHENTICATED,
 # FORBIDDEN, UNPROCESSABLE, NOT_FOUND, CONFLICT, INTERNAL (with extensions.errorId).
@@ -1626,6 +1758,40 @@ func (ec *executionContext) childFields_EffectiveDeploy(ctx context.Context, fie
 		return ec.fieldContext_EffectiveDeploy_configRevision(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EffectiveDeploy", field.Name)
+}
+
+func (ec *executionContext) childFields_FreezeCalendar(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "frozenNow":
+		return ec.fieldContext_FreezeCalendar_frozenNow(ctx, field)
+	case "next":
+		return ec.fieldContext_FreezeCalendar_next(ctx, field)
+	case "windows":
+		return ec.fieldContext_FreezeCalendar_windows(ctx, field)
+	case "from":
+		return ec.fieldContext_FreezeCalendar_from(ctx, field)
+	case "to":
+		return ec.fieldContext_FreezeCalendar_to(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FreezeCalendar", field.Name)
+}
+
+func (ec *executionContext) childFields_FreezeWindow(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "rule":
+		return ec.fieldContext_FreezeWindow_rule(ctx, field)
+	case "start":
+		return ec.fieldContext_FreezeWindow_start(ctx, field)
+	case "end":
+		return ec.fieldContext_FreezeWindow_end(ctx, field)
+	case "recurring":
+		return ec.fieldContext_FreezeWindow_recurring(ctx, field)
+	case "cron":
+		return ec.fieldContext_FreezeWindow_cron(ctx, field)
+	case "timeZone":
+		return ec.fieldContext_FreezeWindow_timeZone(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type FreezeWindow", field.Name)
 }
 
 func (ec *executionContext) childFields_GovernanceDecision(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -112,6 +112,31 @@ type EffectiveDeploy struct {
 	ConfigRevision *string    `json:"configRevision,omitempty"`
 }
 
+// The freeze windows of an environment in a range of time.
+type FreezeCalendar struct {
+	// The window in force at the start of the range (the one that ends last when several are); null when not frozen.
+	FrozenNow *FreezeWindow `json:"frozenNow,omitempty"`
+	// The first window that starts after the start of the range; null when none does within it.
+	Next *FreezeWindow `json:"next,omitempty"`
+	// Every window intersecting the range, by start (at most 200).
+	Windows []FreezeWindow `json:"windows"`
+	From    time.Time      `json:"from"`
+	// The end of the range, cut to 90 days after from.
+	To time.Time `json:"to"`
+}
+
+// One window of a freeze calendar, [start, end): no deploy runs in it without an override.
+type FreezeWindow struct {
+	// The freeze rule (the window named by a refusal).
+	Rule  string    `json:"rule"`
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// True when the window is a tick of one recurring window (cron and timeZone are then set).
+	Recurring bool    `json:"recurring"`
+	Cron      *string `json:"cron,omitempty"`
+	TimeZone  *string `json:"timeZone,omitempty"`
+}
+
 type GovernanceDecision struct {
 	Rule     *string  `json:"rule,omitempty"`
 	Requires []string `json:"requires"`

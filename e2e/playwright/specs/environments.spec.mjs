@@ -1,7 +1,7 @@
 // @ts-check
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { newPage, signIn, submit } from "../lib/harness.mjs";
+import { graphql, newPage, signIn, submit } from "../lib/harness.mjs";
 
 describe("environments", () => {
   test("the matrix shows the release in service and follows a new deploy live", { timeout: 180_000 }, async () => {
@@ -28,6 +28,53 @@ describe("environments", () => {
       assert.match(await cell.innerText(), /by\s+token:demo-ci/);
       assert.equal(await page.getByRole("rowheader", { name: /hello/ }).count(), 1);
       await screenshot("environments-dark");
+
+      assert.deepEqual(consoleErrors(), []);
+    } finally {
+      await close();
+    }
+  });
+
+  test("the freeze calendar of hello/prod shows the demo's recurring Sunday window", { timeout: 120_000 }, async () => {
+    const { page, screenshot, consoleErrors, close } = await newPage();
+    try {
+      await signIn(page, "demo-admin");
+      await page.goto("/environments/demo/hello/prod");
+      await page.getByRole("heading", { name: "hello → prod" }).waitFor();
+      const headline = page.getByTestId("freeze-headline");
+      await headline.waitFor();
+      // Frozen on a Sunday (UTC), before the next Sunday any other day.
+      const sundayUTC = new Date().getUTCDay() === 0;
+      assert.match(await headline.innerText(), sundayUTC ? /^Frozen now until .*, by sunday$/ : /^Next freeze .*, by sunday$/);
+
+      const rows = page.locator('table[aria-label="Freeze windows"] tbody tr[data-rule="sunday"]');
+      await rows.first().waitFor();
+      // 30 days hold four or five Sundays, the one in force included.
+      const n = await rows.count();
+      assert.ok(n >= 4 && n <= 5, `${n} Sunday windows`);
+      for (let i = 0; i < n; i++) {
+        const [start, end] = await rows.nth(i).locator("time").evaluateAll((ts) => ts.map((t) => t.getAttribute("datetime") ?? ""));
+        const s = new Date(start ?? "");
+        assert.equal(s.getUTCDay(), 0, `window ${i} starts ${start}`);
+        assert.equal(s.toISOString().slice(11), "00:00:00.000Z", `window ${i} starts ${start}`);
+        assert.equal(Date.parse(end ?? "") - s.getTime(), 24 * 3600 * 1000, `window ${i} ends ${end}`);
+        assert.match(await rows.nth(i).innerText(), /recurring: 0 0 \* \* SUN \(UTC\)/);
+      }
+      await screenshot("environments-freeze-calendar");
+
+      // The API says the same: the same windows, and frozenNow or next.
+      const { data } = await graphql(
+        "demo-admin",
+        `{ freezeCalendar(application: "hello", environment: "prod") { frozenNow { rule } next { rule start } windows { rule start end recurring cron timeZone } } }`,
+      );
+      const cal = data.freezeCalendar;
+      assert.equal(cal.windows.length, n);
+      assert.ok(cal.windows.every((/** @type {any} */ w) => w.rule === "sunday" && w.recurring && w.cron === "0 0 * * SUN" && w.timeZone === "UTC"));
+      assert.equal((sundayUTC ? cal.frozenNow : cal.next)?.rule, "sunday");
+
+      // Staging has no freeze: its calendar says so.
+      await page.goto("/environments/demo/hello/staging");
+      await page.getByTestId("freeze-headline").getByText("No freeze in the next 30 days").waitFor();
 
       assert.deepEqual(consoleErrors(), []);
     } finally {

@@ -6,6 +6,7 @@ import { badgeCount, badgeText } from "../features/approvals/inbox";
 import { PendingApprovalsProvider, usePendingApprovals } from "../features/approvals/PendingApprovals";
 import { DeploymentPage } from "../features/deployment/DeploymentPage";
 import { DeploymentsPage } from "../features/deployments/DeploymentsPage";
+import { EnvironmentPage } from "../features/environments/EnvironmentPage";
 import { EnvironmentsPage } from "../features/environments/EnvironmentsPage";
 import { SignInPage } from "../features/signin/SignInPage";
 import { WallPage } from "../features/wall/WallPage";
@@ -81,6 +82,7 @@ function SignedIn() {
           <Route path="/deployments" element={<DeploymentsPage />} />
           <Route path="/deployments/:id" element={<DeploymentPage />} />
           <Route path="/environments" element={<EnvironmentsPage />} />
+          <Route path="/environments/:tenant/:application/:environment" element={<EnvironmentPage />} />
           <Route path="/approvals" element={<ApprovalsPage />} />
           <Route path="*" element={<NotFound />} />
         </Route>

@@ -6,6 +6,7 @@ const titles: [RegExp, (m: RegExpMatchArray) => string][] = [
   [/^\/activity/, () => "Activity"],
   [/^\/deployments\/([^/]+)/, (m) => `Deploy ${decodeURIComponent(m[1] ?? "")}`],
   [/^\/deployments/, () => "Deployments"],
+  [/^\/environments\/[^/]+\/([^/]+)\/([^/]+)/, (m) => `Freezes ${decodeURIComponent(m[1] ?? "")} → ${decodeURIComponent(m[2] ?? "")}`],
   [/^\/environments/, () => "Environments"],
   [/^\/wall/, () => "Wall"],
 ];

@@ -33,6 +33,8 @@ type Documents = {
     "\n  query EnvironmentsPage {\n    inventory {\n      tenant\n      application\n      environment\n      deploymentId\n      artifact {\n        name\n        version\n      }\n      sha256\n      deployedAt\n      deployedBy\n    }\n    activity(first: 200) {\n      ...InFlight\n    }\n  }\n": typeof types.EnvironmentsPageDocument,
     "\n  fragment InFlight on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    updatedAt\n    artifact {\n      version\n    }\n    currentStep\n  }\n": typeof types.InFlightFragmentDoc,
     "\n  subscription EnvironmentsFeed {\n    activity {\n      kind\n      deployment {\n        ...InFlight\n      }\n    }\n  }\n": typeof types.EnvironmentsFeedDocument,
+    "\n  fragment FreezeWindowView on FreezeWindow {\n    rule\n    start\n    end\n    recurring\n    cron\n    timeZone\n  }\n": typeof types.FreezeWindowViewFragmentDoc,
+    "\n  query FreezeCalendar($tenant: String, $application: String!, $environment: String!, $to: Time) {\n    freezeCalendar(tenant: $tenant, application: $application, environment: $environment, to: $to) {\n      from\n      to\n      windows {\n        ...FreezeWindowView\n      }\n    }\n  }\n": typeof types.FreezeCalendarDocument,
     "\n  query SignInViewer {\n    viewer {\n      subject\n    }\n  }\n": typeof types.SignInViewerDocument,
     "\n  fragment WallDeployment on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    requester\n    createdAt\n    startedAt\n    finishedAt\n    updatedAt\n    artifact {\n      version\n    }\n    currentStep\n    error\n    plan {\n      steps {\n        name\n      }\n    }\n    steps {\n      name\n      state\n      error\n    }\n  }\n": typeof types.WallDeploymentFragmentDoc,
     "\n  query Wall($failedStates: [DeploymentState!], $since: Time) {\n    activity(first: 200) {\n      ...WallDeployment\n    }\n    failed: deployments(filter: { states: $failedStates, createdAfter: $since }, first: 30) {\n      nodes {\n        ...WallDeployment\n      }\n    }\n  }\n": typeof types.WallDocument,
@@ -58,6 +60,8 @@ const documents: Documents = {
     "\n  query EnvironmentsPage {\n    inventory {\n      tenant\n      application\n      environment\n      deploymentId\n      artifact {\n        name\n        version\n      }\n      sha256\n      deployedAt\n      deployedBy\n    }\n    activity(first: 200) {\n      ...InFlight\n    }\n  }\n": types.EnvironmentsPageDocument,
     "\n  fragment InFlight on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    updatedAt\n    artifact {\n      version\n    }\n    currentStep\n  }\n": types.InFlightFragmentDoc,
     "\n  subscription EnvironmentsFeed {\n    activity {\n      kind\n      deployment {\n        ...InFlight\n      }\n    }\n  }\n": types.EnvironmentsFeedDocument,
+    "\n  fragment FreezeWindowView on FreezeWindow {\n    rule\n    start\n    end\n    recurring\n    cron\n    timeZone\n  }\n": types.FreezeWindowViewFragmentDoc,
+    "\n  query FreezeCalendar($tenant: String, $application: String!, $environment: String!, $to: Time) {\n    freezeCalendar(tenant: $tenant, application: $application, environment: $environment, to: $to) {\n      from\n      to\n      windows {\n        ...FreezeWindowView\n      }\n    }\n  }\n": types.FreezeCalendarDocument,
     "\n  query SignInViewer {\n    viewer {\n      subject\n    }\n  }\n": types.SignInViewerDocument,
     "\n  fragment WallDeployment on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    requester\n    createdAt\n    startedAt\n    finishedAt\n    updatedAt\n    artifact {\n      version\n    }\n    currentStep\n    error\n    plan {\n      steps {\n        name\n      }\n    }\n    steps {\n      name\n      state\n      error\n    }\n  }\n": types.WallDeploymentFragmentDoc,
     "\n  query Wall($failedStates: [DeploymentState!], $since: Time) {\n    activity(first: 200) {\n      ...WallDeployment\n    }\n    failed: deployments(filter: { states: $failedStates, createdAfter: $since }, first: 30) {\n      nodes {\n        ...WallDeployment\n      }\n    }\n  }\n": types.WallDocument,
@@ -154,6 +158,14 @@ export function graphql(source: "\n  fragment InFlight on Deployment {\n    id\n
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  subscription EnvironmentsFeed {\n    activity {\n      kind\n      deployment {\n        ...InFlight\n      }\n    }\n  }\n"): (typeof documents)["\n  subscription EnvironmentsFeed {\n    activity {\n      kind\n      deployment {\n        ...InFlight\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment FreezeWindowView on FreezeWindow {\n    rule\n    start\n    end\n    recurring\n    cron\n    timeZone\n  }\n"): (typeof documents)["\n  fragment FreezeWindowView on FreezeWindow {\n    rule\n    start\n    end\n    recurring\n    cron\n    timeZone\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query FreezeCalendar($tenant: String, $application: String!, $environment: String!, $to: Time) {\n    freezeCalendar(tenant: $tenant, application: $application, environment: $environment, to: $to) {\n      from\n      to\n      windows {\n        ...FreezeWindowView\n      }\n    }\n  }\n"): (typeof documents)["\n  query FreezeCalendar($tenant: String, $application: String!, $environment: String!, $to: Time) {\n    freezeCalendar(tenant: $tenant, application: $application, environment: $environment, to: $to) {\n      from\n      to\n      windows {\n        ...FreezeWindowView\n      }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -11,6 +11,7 @@ import { Empty, Loading } from "../../shared/Placeholder";
 import { StateBadge } from "../../shared/StateBadge";
 import { isFinal } from "../../shared/states";
 import { Time } from "../../shared/time";
+import { FreezeNote } from "./FreezeNote";
 import { buildMatrix, cellKey } from "./matrix";
 import { EnvironmentsFeedSubscription, EnvironmentsPageQuery } from "./queries";
 import styles from "./EnvironmentsPage.module.css";
@@ -58,7 +59,7 @@ export function EnvironmentsPage() {
 
   return (
     <>
-      <PageHeader title="Environments" subtitle="The release in service of every application in every environment, updated live." />
+      <PageHeader title="Environments" subtitle="The release in service of every application in every environment, updated live, and the freezes in force or coming." />
       {result.error && <ErrorMessage error={result.error} context="Loading the environments" onRetry={() => refetch({ requestPolicy: "network-only" })} />}
       {!matrix ? (
         !result.error && <Loading label="Loading the environments…" />
@@ -122,6 +123,7 @@ export function EnvironmentsPage() {
                               {moving.currentStep && moving.state === "PENDING" && <span className="m-muted"> · {moving.currentStep}</span>}
                             </Link>
                           )}
+                          <FreezeNote tenant={tenant} application={app} environment={env} />
                         </td>
                       );
                     })}

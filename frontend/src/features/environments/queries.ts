@@ -46,3 +46,26 @@ export const EnvironmentsFeedSubscription = graphql(`
     }
   }
 `);
+
+export const FreezeWindowFragment = graphql(`
+  fragment FreezeWindowView on FreezeWindow {
+    rule
+    start
+    end
+    recurring
+    cron
+    timeZone
+  }
+`);
+
+export const FreezeCalendarQuery = graphql(`
+  query FreezeCalendar($tenant: String, $application: String!, $environment: String!, $to: Time) {
+    freezeCalendar(tenant: $tenant, application: $application, environment: $environment, to: $to) {
+      from
+      to
+      windows {
+        ...FreezeWindowView
+      }
+    }
+  }
+`);

@@ -1,0 +1,99 @@
+package engine_test
+
+import (
+	"testing"
+	"time"
+
+	"manent.dev/manent/config"
+	"manent.dev/manent/deploy"
+	"manent.dev/manent/governance"
+)
+
+func TestFreezeCalendar(t *testing.T) {
+	rules, err := governance.New(config.Governance{Freezes: []config.FreezeRule{{
+		Name: "sunday", Match: config.FreezeMatch{Tenant: "demo", Environment: "prod"},
+		Recurring: []config.RecurringWindow{{Cron: "0 0 * * SUN", Duration: 24 * time.Hour, Timezone: "UTC"}},
+	}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnvWith(t, envOptions{governor: rules})
+	// Wednesday 13 May 2026.
+	wed := time.Date(2026, 5, 13, 10, 0, 0, 0, time.UTC)
+	sunday := func(d int) time.Time { return time.Date(2026, 5, 17+7*d, 0, 0, 0, 0, time.UTC) }
+	prod := deploy.Resource{Application: "app", Environment: "prod"}
+	tests := []struct {
+		name     string
+		who      string
+		res      deploy.Resource
+		from, to time.Time
+		code     deploy.Code
+		starts   []time.Time
+	}{
+		{name: "the default tenant", who: "token:ci", res: prod, from: wed, to: wed.AddDate(0, 0, 14), starts: []time.Time{sunday(0), sunday(1)}},
+		{name: "a viewer reads it", who: "token:viewer", res: deploy.Resource{Tenant: "demo", Application: "app", Environment: "prod"},
+			from: wed, to: wed.AddDate(0, 0, 7), starts: []time.Time{sunday(0)}},
+		{name: "no freeze in staging", who: "token:ci", res: deploy.Resource{Application: "app", Environment: "staging"}, from: wed, to: wed.AddDate(0, 0, 30)},
+		{name: "cut to 90 days", who: "token:ci", res: prod, from: wed, to: wed.AddDate(1, 0, 0),
+			starts: func() (s []time.Time) {
+				for d := 0; sunday(d).Before(wed.Add(deploy.MaxFreezeCalendarRange)); d++ {
+					s = append(s, sunday(d))
+				}
+				return s
+			}()},
+		{name: "not readable is not found", who: "token:stranger", res: prod, from: wed, to: wed.AddDate(0, 0, 7), code: deploy.ENOTFOUND},
+		{name: "another tenant is not found", who: "token:ci", res: deploy.Resource{Tenant: "other", Application: "app", Environment: "prod"},
+			from: wed, to: wed.AddDate(0, 0, 7), code: deploy.ENOTFOUND},
+		{name: "not a name", who: "token:ci", res: deploy.Resource{Application: "App/..", Environment: "prod"}, from: wed, to: wed.AddDate(0, 0, 7), code: deploy.ENOTFOUND},
+		{name: "the end before the start", who: "token:ci", res: prod, from: wed, to: wed.Add(-time.Hour), code: deploy.EUNPROCESSABLE},
+		{name: "anonymous", res: prod, from: wed, to: wed.AddDate(0, 0, 7), code: deploy.EUNAUTHENTICATED},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := deploy.WithIdentity(e.ctx, deploy.Identity{Subject: tt.who})
+			ws, err := e.eng.FreezeCalendar(ctx, tt.res, tt.from, tt.to)
+			if tt.code != "" {
+				if deploy.ErrorCode(err) != tt.code {
+					t.Fatalf("err = %v, want %s", err, tt.code)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ws == nil || len(ws) != len(tt.starts) {
+				t.Fatalf("got %d windows %+v, want starts %v", len(ws), ws, tt.starts)
+			}
+			for i, w := range ws {
+				if !w.Start.Equal(tt.starts[i]) || !w.End.Equal(tt.starts[i].Add(24*time.Hour)) || w.Rule != "sunday" || !w.Recurring || w.Cron != "0 0 * * SUN" {
+					t.Errorf("window %d = %+v, want start %v", i, w, tt.starts[i])
+				}
+			}
+		})
+	}
+}
+
+// TestFreezeCalendarWithoutIt: no governance is an empty calendar; a
+// governor that cannot list its windows refuses rather than say "never".
+func TestFreezeCalendarWithoutIt(t *testing.T) {
+	now := time.Now()
+	for _, tc := range []struct {
+		name string
+		gov  deploy.Governor
+		code deploy.Code
+	}{
+		{name: "no governance"},
+		{name: "a governor without a calendar", gov: &fakeGovernor{}, code: deploy.EUNPROCESSABLE},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnvWith(t, envOptions{governor: tc.gov})
+			ws, err := e.eng.FreezeCalendar(e.ctx, deploy.Resource{Application: "app", Environment: "prod"}, now, now.Add(time.Hour))
+			if deploy.ErrorCode(err) != tc.code && (tc.code != "" || err != nil) {
+				t.Fatalf("err = %v, want %q", err, tc.code)
+			}
+			if tc.code == "" && (ws == nil || len(ws) != 0) {
+				t.Errorf("windows = %#v, want an empty list", ws)
+			}
+		})
+	}
+}
