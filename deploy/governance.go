@@ -2,6 +2,8 @@ package deploy
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -13,6 +15,51 @@ type ApprovalRequirement struct {
 	Groups []string `json:"groups,omitempty"`
 	// Expiry is how long approvals may take before the deploy is EXPIRED.
 	Expiry time.Duration `json:"expiry"`
+}
+
+// approvalRequirementJSON is ApprovalRequirement on the wire, with the
+// expiry as a Go duration ("24h0m0s") rather than nanoseconds.
+type approvalRequirementJSON struct {
+	Count  int             `json:"count"`
+	Groups []string        `json:"groups,omitempty"`
+	Expiry json.RawMessage `json:"expiry"`
+}
+
+// MarshalJSON writes the expiry as a duration string.
+func (a ApprovalRequirement) MarshalJSON() ([]byte, error) {
+	exp, err := json.Marshal(a.Expiry.String())
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(approvalRequirementJSON{Count: a.Count, Groups: a.Groups, Expiry: exp})
+}
+
+// UnmarshalJSON reads the expiry as a duration string, or as nanoseconds
+// (the form of earlier versions, still in stored workflow inputs).
+func (a *ApprovalRequirement) UnmarshalJSON(b []byte) error {
+	var raw approvalRequirementJSON
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	a.Count, a.Groups, a.Expiry = raw.Count, raw.Groups, 0
+	if len(raw.Expiry) == 0 || string(raw.Expiry) == "null" {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(raw.Expiry, &s); err == nil {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return fmt.Errorf("approval expiry: %w", err)
+		}
+		a.Expiry = d
+		return nil
+	}
+	var ns int64
+	if err := json.Unmarshal(raw.Expiry, &ns); err != nil {
+		return fmt.Errorf("approval expiry: %w", err)
+	}
+	a.Expiry = time.Duration(ns)
+	return nil
 }
 
 // ChangeRequirement says a change ticket must be opened and approved in the

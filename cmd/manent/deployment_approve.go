@@ -51,7 +51,13 @@ func (a *app) answer(ctx context.Context, id, comment string, approve bool) erro
 			verb = "rejected"
 		}
 		msg := fmt.Sprintf("deployment %s: %s; now %s", d.Id, verb, d.State)
-		if d.State == client.DeploymentStateAwaitingApproval && d.Approval != nil {
+		switch {
+		case approve && d.State == client.DeploymentStateAwaitingApproval && d.Approval != nil &&
+			approvedCount(d.Approval) >= d.Approval.Required:
+			// The approvals are complete with this answer: the deploy leaves the
+			// wait as soon as the server sees it (and any change ticket is approved).
+			msg = fmt.Sprintf("deployment %s: approved; the %d approval(s) required are given", d.Id, d.Approval.Required)
+		case d.State == client.DeploymentStateAwaitingApproval && d.Approval != nil:
 			msg += " (" + stillRequired(d.Approval)
 			if !d.Approval.ExpiresAt.IsZero() {
 				msg += ", expires " + timestamp(d.Approval.ExpiresAt)

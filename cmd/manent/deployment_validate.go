@@ -208,7 +208,13 @@ func (v validateView) table(w io.Writer) error {
 		row(tw, "  Configuration", v.Effective.ConfigSource+" @ "+shortSHA(v.Effective.ConfigRevision))
 	}
 	if v.Governance.Rule != "" || len(v.Governance.Requires) > 0 {
-		row(tw, "  Governance", strings.TrimSpace(v.Governance.Rule+" "+strings.Join(v.Governance.Requires, ", ")))
+		row(tw, "  Governance", "rules "+v.Governance.Rule)
+		if len(v.Governance.Requires) > 0 {
+			row(tw, "  Requires", strings.Join(v.Governance.Requires, ", "))
+		}
+		if v.Governance.Reason != "" {
+			row(tw, "  Decision", v.Governance.Reason)
+		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
