@@ -35,6 +35,32 @@ type ActivityEventsResponse struct {
 // GetActivity returns ActivityEventsResponse.Activity, and is useful for accessing the field via an interface.
 func (v *ActivityEventsResponse) GetActivity() ActivityEvent { return v.Activity }
 
+// AfterDetail includes the requested fields of the GraphQL type AfterStatus.
+// The GraphQL type's documentation follows.
+//
+// The after section: the deploys a deploy waits for before it runs.
+type AfterDetail struct {
+	// waiting, satisfied or failed.
+	Status string `json:"status"`
+	// When the wait for the dependencies ends.
+	ExpiresAt time.Time `json:"expiresAt"`
+	// Why the wait failed, when it did.
+	Reason       string       `json:"reason"`
+	Dependencies []Dependency `json:"dependencies"`
+}
+
+// GetStatus returns AfterDetail.Status, and is useful for accessing the field via an interface.
+func (v *AfterDetail) GetStatus() string { return v.Status }
+
+// GetExpiresAt returns AfterDetail.ExpiresAt, and is useful for accessing the field via an interface.
+func (v *AfterDetail) GetExpiresAt() time.Time { return v.ExpiresAt }
+
+// GetReason returns AfterDetail.Reason, and is useful for accessing the field via an interface.
+func (v *AfterDetail) GetReason() string { return v.Reason }
+
+// GetDependencies returns AfterDetail.Dependencies, and is useful for accessing the field via an interface.
+func (v *AfterDetail) GetDependencies() []Dependency { return v.Dependencies }
+
 // Approval includes the requested fields of the GraphQL type Approval.
 // The GraphQL type's documentation follows.
 //
@@ -154,6 +180,22 @@ type CancelDeploymentResponse struct {
 // GetCancelDeployment returns CancelDeploymentResponse.CancelDeployment, and is useful for accessing the field via an interface.
 func (v *CancelDeploymentResponse) GetCancelDeployment() DeploymentDetail { return v.CancelDeployment }
 
+// Dependency includes the requested fields of the GraphQL type Dependency.
+// The GraphQL type's documentation follows.
+//
+// A deploy another one runs after, with its state now.
+type Dependency struct {
+	Id string `json:"id"`
+	// Null when the deploy no longer exists (removed by retention).
+	State DeploymentState `json:"state"`
+}
+
+// GetId returns Dependency.Id, and is useful for accessing the field via an interface.
+func (v *Dependency) GetId() string { return v.Id }
+
+// GetState returns Dependency.State, and is useful for accessing the field via an interface.
+func (v *Dependency) GetState() DeploymentState { return v.State }
+
 // What following and showing one deploy needs.
 type DeploymentDetail struct {
 	Id          string          `json:"id"`
@@ -170,13 +212,16 @@ type DeploymentDetail struct {
 	Release     string          `json:"release"`
 	Artifact    ArtifactDetail  `json:"artifact"`
 	// SHA-256 of the artifact actually downloaded.
-	Sha256          string       `json:"sha256"`
-	CurrentStep     string       `json:"currentStep"`
-	Error           string       `json:"error"`
-	CancelRequested bool         `json:"cancelRequested"`
-	Steps           []StepDetail `json:"steps"`
+	Sha256          string             `json:"sha256"`
+	CurrentStep     string             `json:"currentStep"`
+	Error           string             `json:"error"`
+	CancelRequested bool               `json:"cancelRequested"`
+	Steps           []StepDetail       `json:"steps"`
+	Decision        GovernanceDecision `json:"decision"`
 	// The approval section; null when the deploy needs no approval.
 	Approval *ApprovalDetail `json:"approval"`
+	// The after section; null when the deploy runs after no other.
+	After *AfterDetail `json:"after"`
 	// The status JSON of DESIGN.md (snake_case), as the CLI and REST print it.
 	Status json.RawMessage `json:"status"`
 }
@@ -235,8 +280,14 @@ func (v *DeploymentDetail) GetCancelRequested() bool { return v.CancelRequested 
 // GetSteps returns DeploymentDetail.Steps, and is useful for accessing the field via an interface.
 func (v *DeploymentDetail) GetSteps() []StepDetail { return v.Steps }
 
+// GetDecision returns DeploymentDetail.Decision, and is useful for accessing the field via an interface.
+func (v *DeploymentDetail) GetDecision() GovernanceDecision { return v.Decision }
+
 // GetApproval returns DeploymentDetail.Approval, and is useful for accessing the field via an interface.
 func (v *DeploymentDetail) GetApproval() *ApprovalDetail { return v.Approval }
+
+// GetAfter returns DeploymentDetail.After, and is useful for accessing the field via an interface.
+func (v *DeploymentDetail) GetAfter() *AfterDetail { return v.After }
 
 // GetStatus returns DeploymentDetail.Status, and is useful for accessing the field via an interface.
 func (v *DeploymentDetail) GetStatus() json.RawMessage { return v.Status }
@@ -1068,6 +1119,9 @@ func (v *SubmittedDeployment) GetSteps() []StepDetail { return v.DeploymentDetai
 // GetApproval returns SubmittedDeployment.Approval, and is useful for accessing the field via an interface.
 func (v *SubmittedDeployment) GetApproval() *ApprovalDetail { return v.DeploymentDetail.Approval }
 
+// GetAfter returns SubmittedDeployment.After, and is useful for accessing the field via an interface.
+func (v *SubmittedDeployment) GetAfter() *AfterDetail { return v.DeploymentDetail.After }
+
 // GetStatus returns SubmittedDeployment.Status, and is useful for accessing the field via an interface.
 func (v *SubmittedDeployment) GetStatus() json.RawMessage { return v.DeploymentDetail.Status }
 
@@ -1143,6 +1197,8 @@ type __premarshalSubmittedDeployment struct {
 
 	Approval *ApprovalDetail `json:"approval"`
 
+	After *AfterDetail `json:"after"`
+
 	Status json.RawMessage `json:"status"`
 }
 
@@ -1180,6 +1236,7 @@ func (v *SubmittedDeployment) __premarshalJSON() (*__premarshalSubmittedDeployme
 	retval.CancelRequested = v.DeploymentDetail.CancelRequested
 	retval.Steps = v.DeploymentDetail.Steps
 	retval.Approval = v.DeploymentDetail.Approval
+	retval.After = v.DeploymentDetail.After
 	retval.Status = v.DeploymentDetail.Status
 	return &retval, nil
 }
@@ -1482,8 +1539,22 @@ fragment DeploymentDetail on Deployment {
 	steps {
 		... StepDetail
 	}
+	decision {
+		rule
+		requires
+		reason
+	}
 	approval {
 		... ApprovalDetail
+	}
+	after {
+		status
+		expiresAt
+		reason
+		dependencies {
+			id
+			state
+		}
 	}
 	status
 }
@@ -1580,8 +1651,22 @@ fragment DeploymentDetail on Deployment {
 	steps {
 		... StepDetail
 	}
+	decision {
+		rule
+		requires
+		reason
+	}
 	approval {
 		... ApprovalDetail
+	}
+	after {
+		status
+		expiresAt
+		reason
+		dependencies {
+			id
+			state
+		}
 	}
 	status
 }
@@ -1682,8 +1767,22 @@ fragment DeploymentDetail on Deployment {
 	steps {
 		... StepDetail
 	}
+	decision {
+		rule
+		requires
+		reason
+	}
 	approval {
 		... ApprovalDetail
+	}
+	after {
+		status
+		expiresAt
+		reason
+		dependencies {
+			id
+			state
+		}
 	}
 	status
 }
@@ -1869,8 +1968,22 @@ fragment DeploymentDetail on Deployment {
 	steps {
 		... StepDetail
 	}
+	decision {
+		rule
+		requires
+		reason
+	}
 	approval {
 		... ApprovalDetail
+	}
+	after {
+		status
+		expiresAt
+		reason
+		dependencies {
+			id
+			state
+		}
 	}
 	status
 }
@@ -2322,8 +2435,22 @@ fragment DeploymentDetail on Deployment {
 	steps {
 		... StepDetail
 	}
+	decision {
+		rule
+		requires
+		reason
+	}
 	approval {
 		... ApprovalDetail
+	}
+	after {
+		status
+		expiresAt
+		reason
+		dependencies {
+			id
+			state
+		}
 	}
 	status
 }
@@ -2460,8 +2587,22 @@ fragment DeploymentDetail on Deployment {
 	steps {
 		... StepDetail
 	}
+	decision {
+		rule
+		requires
+		reason
+	}
 	approval {
 		... ApprovalDetail
+	}
+	after {
+		status
+		expiresAt
+		reason
+		dependencies {
+			id
+			state
+		}
 	}
 	status
 }

@@ -38,6 +38,8 @@ type Config struct {
 	Secrets   Secrets          `yaml:"secrets"`
 	// Governance: see docs/governance.md.
 	Governance Governance `yaml:"governance"`
+	// Chains: how deploys waiting on others look again (docs/chains.md).
+	Chains Chains `yaml:"chains"`
 }
 
 // Roles a process can serve.
@@ -194,6 +196,13 @@ type Engine struct {
 // AutoRecovering reports whether workers take over dead workers' deploys.
 func (e Engine) AutoRecovering() bool { return e.AutoRecover == nil || *e.AutoRecover }
 
+// Chains configures the waits of deploy chains.
+type Chains struct {
+	// PollInterval is the first interval of the safety poll of a deploy
+	// waiting on others; it doubles up to 5 minutes (default 5s).
+	PollInterval time.Duration `yaml:"poll_interval"`
+}
+
 // Secrets limits what secret references may read.
 type Secrets struct {
 	// FileRoot is the directory file: references must stay inside.
@@ -242,6 +251,7 @@ func Defaults(dir string) *Config {
 		Queues: Queues{PollInterval: 50 * time.Millisecond, WorkerConcurrency: 16},
 		Engine: Engine{ApplicationVersion: "manent-1", MaxRecoveryAttempts: 20,
 			HeartbeatInterval: 5 * time.Second, ExecutorTimeout: time.Minute},
+		Chains:  Chains{PollInterval: 5 * time.Second},
 		Secrets: Secrets{FileRoot: dir, EnvPrefix: "MANENT_SECRET_"},
 	}
 }

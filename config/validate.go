@@ -59,6 +59,9 @@ func (c *Config) validate(errs *yamltree.Errors) {
 	if c.Engine.MaxRecoveryAttempts < 1 {
 		errs.Add("engine.max_recovery_attempts", "must be at least 1")
 	}
+	if c.Chains.PollInterval < 10*time.Millisecond || c.Chains.PollInterval > 5*time.Minute {
+		errs.Add("chains.poll_interval", "must be between 10ms and 5m")
+	}
 	if c.Engine.HeartbeatInterval < 100*time.Millisecond {
 		errs.Add("engine.heartbeat_interval", "must be at least 100ms")
 	}

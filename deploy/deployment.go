@@ -58,6 +58,13 @@ type Descriptor struct {
 	// FreezeOverride asks to deploy during a freeze window; it needs
 	// deployment.freeze-override and a reason.
 	FreezeOverride *FreezeOverride `json:"freezeOverride,omitempty"`
+	// After lists the deploys that must succeed first; AfterTimeout bounds the wait.
+	After        []string      `json:"after,omitempty"`
+	AfterTimeout time.Duration `json:"afterTimeout,omitempty"`
+	Schedule     *Schedule     `json:"schedule,omitempty"`
+	// Imports and Exports pass data along a chain.
+	Imports map[string]Import     `json:"imports,omitempty"`
+	Exports map[string]ExportSpec `json:"exports,omitempty"`
 }
 
 // FreezeOverride is the descriptor's request to deploy in a freeze.
@@ -69,6 +76,9 @@ type FreezeOverride struct {
 type DeploySection struct {
 	Targets []Target          `json:"targets,omitempty"`
 	Params  map[string]string `json:"params,omitempty"`
+	// TargetsFrom and ParamsFrom take targets and parameters from imports.
+	TargetsFrom []ImportRef          `json:"targetsFrom,omitempty"`
+	ParamsFrom  map[string]ImportRef `json:"paramsFrom,omitempty"`
 }
 
 // HealthCheck is an HTTP endpoint the post-test step calls.
@@ -199,6 +209,10 @@ type Deployment struct {
 	// and ApprovalExpiresAt when the wait for them ends.
 	Approvals         []Approval
 	ApprovalExpiresAt *time.Time
+	// Dependencies are the deploys of after with their states now, and
+	// AfterExpiresAt when the wait for them ends.
+	Dependencies   []Dependency
+	AfterExpiresAt *time.Time
 }
 
 // Step is the record of one step of a deploy.

@@ -1,6 +1,9 @@
 package deploy
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Status is the status JSON shared by `manent status -o json`,
 // GET /api/v1/deployments/{id} and the CI outcome (snake_case, as the spec
@@ -21,6 +24,7 @@ type Status struct {
 	Artifact    StatusArtifact  `json:"artifact"`
 	Decision    *Decision       `json:"governance,omitempty"`
 	Approval    *StatusApproval `json:"approval,omitempty"`
+	After       *AfterStatus    `json:"after,omitempty"`
 	Plan        []string        `json:"plan"`
 	CurrentStep *string         `json:"current_step"`
 	Steps       []StatusStep    `json:"steps"`
@@ -94,6 +98,9 @@ func NewStatus(d *Deployment) Status {
 	if req := d.Decision.Approvals; req != nil {
 		st.Approval = newStatusApproval(d, req)
 	}
+	if len(d.Descriptor.After) > 0 {
+		st.After = newAfterStatus(d)
+	}
 	recorded := make(map[string]Step, len(d.Steps))
 	for _, s := range d.Steps {
 		recorded[s.Name] = s
@@ -152,6 +159,36 @@ func newStatusApproval(d *Deployment, req *ApprovalRequirement) *StatusApproval 
 		a.Status = "waiting"
 	case approved >= req.Count:
 		a.Status = "approved"
+	case d.State.Terminal():
+		// Ended before the approvals were given (cancelled, a dependency or
+		// the change ticket failed): the approval did not happen.
+		a.Status = strings.ToLower(string(d.State))
+	default:
+		a.Status = "waiting"
+	}
+	return a
+}
+
+func newAfterStatus(d *Deployment) *AfterStatus {
+	a := &AfterStatus{ExpiresAt: utc(d.AfterExpiresAt), Dependencies: []Dependency{}}
+	failed := false
+	all := true
+	for _, dep := range d.Dependencies {
+		a.Dependencies = append(a.Dependencies, dep)
+		if dep.State != StateSuccess {
+			all = false
+		}
+		if dep.State.Terminal() && dep.State != StateSuccess {
+			failed = true
+		}
+	}
+	switch {
+	case d.State == StateDependencyFailed:
+		a.Status, a.Reason = "failed", d.Error
+	case all:
+		a.Status = "satisfied"
+	case failed:
+		a.Status = "failed"
 	default:
 		a.Status = "waiting"
 	}

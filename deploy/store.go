@@ -119,10 +119,20 @@ type Store interface {
 	AddApproval(ctx context.Context, a Approval) (added bool, err error)
 	// Approvals returns the answers given to a deploy, oldest first.
 	Approvals(ctx context.Context, id string) ([]Approval, error)
-	// ReleaseApproved moves a deploy AWAITING_APPROVAL to ENQUEUED and, in
-	// the same transaction, calls enqueue with it (a *sql.Tx). False when the
-	// deploy was no longer awaiting approval (cancelled meanwhile).
+	// ReleaseApproved moves a waiting deploy (WAITING_DEPENDENCY, DELAYED,
+	// AWAITING_APPROVAL) to ENQUEUED and, in the same transaction, calls
+	// enqueue with it (a *sql.Tx). False when it was no longer waiting
+	// (cancelled meanwhile).
 	ReleaseApproved(ctx context.Context, id string, enqueue func(tx any) error) (bool, error)
+	// DependencyStates returns the states of the deploys, in one query; an
+	// unknown ID is absent from the map.
+	DependencyStates(ctx context.Context, ids []string) (map[string]State, error)
+	// Dependents lists the deploys still waiting on id (after).
+	Dependents(ctx context.Context, id string) ([]string, error)
+	// Transition moves a waiting deploy from one of the states to another
+	// (recording the approval expiry when it enters AWAITING_APPROVAL);
+	// false when it was in none of them.
+	Transition(ctx context.Context, id string, from []State, to State, approvalExpires *time.Time) (bool, error)
 	// RegisterExecutor records a worker process that starts with this
 	// executor ID: alive now, and no longer fenced.
 	RegisterExecutor(ctx context.Context, executorID, hostname string, pid int) error
@@ -138,8 +148,8 @@ type Store interface {
 	// executor when force): only one caller wins, and it alone takes over
 	// the deploys.
 	FenceExecutor(ctx context.Context, executorID, by string, before time.Time, force bool) (bool, error)
-	// ExecutorDeploys lists the deploy workflows DBOS runs on the executor
-	// (PENDING in its tables), with their queue partition.
+	// ExecutorDeploys lists the deploy and wait workflows DBOS runs on the
+	// executor (PENDING in its tables), with their queue partition.
 	ExecutorDeploys(ctx context.Context, executorID string) ([]ExecutorDeploy, error)
 	// MarkRecoveryExceeded moves every non-terminal deploy whose workflow DBOS
 	// stopped resuming to MAX_RECOVERY_ATTEMPTS_EXCEEDED and returns their IDs.
@@ -148,7 +158,9 @@ type Store interface {
 
 // ExecutorDeploy is a deploy workflow running on an executor.
 type ExecutorDeploy struct {
+	// ID is the workflow's: the deploy's, or <deploy>:approval for its wait.
 	ID        string
+	Workflow  string
 	Partition string
 }
 

@@ -22,6 +22,13 @@ func FuzzParse(f *testing.F) {
 		"deploy: {targets: [[[[]]]]}\n",
 		"\xff\xfe",
 		"",
+		consumer + "afterTimeout: 7d\nschedule: {at: 2026-10-12T12:00:00Z}\n",
+		minimal + "schedule: {cron: '*/5 * * * 1-5', timezone: Europe/Paris}\n",
+		minimal + "schedule: {cron: '0 0 30 2 *', timezone: ../x}\n",
+		minimal + "dryRun: true\nafter: [a, a]\nafterTimeout: 99999999999999d\n",
+		minimal + "exports: {vms: {from: deploy.vms, format: targets, pattern: '(a'}, h: {from: x}}\n",
+		minimal + "imports: {me: {current: {application: hello}}, x: {deployment: y, current: {}}}\n",
+		minimal + "deploy: {targets: [{path: /a}], targetsFrom: [{import: a}], paramsFrom: {p: ~}}\n",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -36,6 +43,45 @@ func FuzzParse(f *testing.F) {
 		var e *deploy.Error
 		if !errors.As(err, &e) || e.Code != deploy.EINVALID || len(e.Fields) == 0 {
 			t.Fatalf("error %v is not an EINVALID with fields", err)
+		}
+	})
+}
+
+// FuzzParseRelease checks that ParseRelease never panics, that an accepted
+// release always has a topological order, and that checking its members
+// never panics either.
+func FuzzParseRelease(f *testing.F) {
+	for _, seed := range []string{
+		shop,
+		"apiVersion: manent/v1\nkind: Release\nid: r\ndeploys: [{name: a, file: a, after: [b]}, {name: b, file: b, after: [a]}]\n",
+		"apiVersion: manent/v1\nkind: Release\nid: r\ndeploys: [{name: a, descriptor: {apiVersion: manent/v1}}]\n",
+		"apiVersion: manent/v1\nkind: Release\nid: r\ndeploys: [{name: a, descriptor: {x: *y}}]\ny: &y 1\n",
+		`{"apiVersion":"manent/v1","kind":"Release","id":"r","deploys":[{"name":"a","descriptor":"kind: Release"}]}`,
+		"kind: Release\ndeploys: [[], {after: {}}]\n",
+		"",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := descriptor.ParseRelease(data)
+		if err != nil {
+			var e *deploy.Error
+			if !errors.As(err, &e) || e.Code != deploy.EINVALID || len(e.Fields) == 0 {
+				t.Fatalf("error %v is not an EINVALID with fields", err)
+			}
+			return
+		}
+		if r.Kind != descriptor.KindRelease || r.ID == "" || len(r.Deploys) == 0 {
+			t.Fatalf("accepted without a valid release: %+v", r)
+		}
+		order, err := descriptor.TopoOrder(r)
+		if err != nil || len(order) != len(r.Deploys) {
+			t.Fatalf("accepted release has no order: %v %v", order, err)
+		}
+		if ds, err := descriptor.ValidateReleaseMembers(r); err == nil {
+			if _, err := descriptor.ResolveReleaseMembers(r, ds); err != nil {
+				t.Fatal(err)
+			}
 		}
 	})
 }

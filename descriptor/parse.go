@@ -3,6 +3,7 @@ package descriptor
 import (
 	"net/url"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -29,6 +30,14 @@ type rawDescriptor struct {
 	StepParams  map[string]map[string]string `yaml:"stepParams"`
 	// FreezeOverride is a pointer so that an empty mapping is told from none.
 	FreezeOverride *rawFreezeOverride `yaml:"freezeOverride"`
+	After          []string           `yaml:"after"`
+	// AfterTimeout is a string because it also takes days (7d).
+	AfterTimeout string               `yaml:"afterTimeout"`
+	Schedule     *rawSchedule         `yaml:"schedule"`
+	Imports      map[string]rawImport `yaml:"imports"`
+	Exports      map[string]rawExport `yaml:"exports"`
+
+	afterTimeout time.Duration
 }
 
 type rawFreezeOverride struct {
@@ -44,24 +53,45 @@ type rawArtifact struct {
 }
 
 type rawDeploy struct {
-	Targets []TargetSpec      `yaml:"targets"`
-	Params  map[string]string `yaml:"params"`
+	Targets     []TargetSpec            `yaml:"targets"`
+	Params      map[string]string       `yaml:"params"`
+	TargetsFrom []rawImportRef          `yaml:"targetsFrom"`
+	ParamsFrom  map[string]rawImportRef `yaml:"paramsFrom"`
+}
+
+// parseContext is what a document is read in: alone, or as a deploy of a
+// release.
+type parseContext struct {
+	// inRelease refuses what a deploy of a release cannot have.
+	inRelease bool
+	// releaseAfter names the deploys of the release this one follows: a
+	// deployment import may name them, and afterTimeout bounds their wait.
+	releaseAfter []string
 }
 
 // Parse reads a manent/v1 descriptor written in YAML or JSON. Any problem
 // yields an *deploy.Error with EINVALID whose Fields list every problem
 // found, each with its path (deploy.targets[2].path); syntax errors carry
-// their line instead.
+// their line instead. A kind: Release document is refused: route documents
+// with Kind and read releases with ParseRelease.
 func Parse(data []byte) (*deploy.Descriptor, error) {
-	root, fields := yamltree.Parse(data, MaxBytes)
+	d, fields := parse(data, parseContext{})
 	if fields != nil {
 		return nil, invalid(fields)
 	}
+	return d, nil
+}
+
+func parse(data []byte, ctx parseContext) (*deploy.Descriptor, []deploy.FieldError) {
+	root, fields := yamltree.Parse(data, MaxBytes)
+	if fields != nil {
+		return nil, fields
+	}
 	if root == nil {
-		return nil, invalid([]deploy.FieldError{{Message: "document is empty"}})
+		return nil, []deploy.FieldError{{Message: "document is empty"}}
 	}
 	if root.Kind != yaml.MappingNode {
-		return nil, invalid([]deploy.FieldError{{Message: "the descriptor must be a mapping of fields (apiVersion, application, environment, artifact, ...)"}})
+		return nil, []deploy.FieldError{{Message: "the descriptor must be a mapping of fields (apiVersion, application, environment, artifact, ...)"}}
 	}
 	var raw rawDescriptor
 	var errs yamltree.Errors
@@ -69,11 +99,12 @@ func Parse(data []byte) (*deploy.Descriptor, error) {
 	if raw.Kind == KindRelease {
 		// A Release has its own fields: reporting them as unknown would bury
 		// the one thing the author needs to know.
-		return nil, invalid([]deploy.FieldError{{Path: "kind", Message: "Release is not supported yet"}})
+		return nil, []deploy.FieldError{{Path: "kind", Message: msgReleaseKind}}
 	}
 	check(&errs, &raw)
+	checkChains(&errs, &raw, ctx)
 	if errs.Len() > 0 {
-		return nil, invalid(errs.List())
+		return nil, errs.List()
 	}
 	return raw.descriptor(), nil
 }
@@ -93,7 +124,7 @@ func check(errs *yamltree.Errors, d *rawDescriptor) {
 		errs.Add("kind", "must be %s", KindDeployment)
 	}
 	if d.ID != "" && !idPattern.MatchString(d.ID) {
-		errs.Add("id", "must be 1 to 128 characters of a-z, 0-9, '.', '_', '@' and -, starting with a letter or digit")
+		errs.Add("id", msgIDPattern)
 	}
 	if d.Tenant != "" && !namePattern.MatchString(d.Tenant) {
 		errs.Add("tenant", msgNamePattern)
@@ -228,11 +259,18 @@ func (d *rawDescriptor) descriptor() *deploy.Descriptor {
 		},
 		DryRun: d.DryRun,
 		Deploy: deploy.DeploySection{
-			Targets: Targets(d.Deploy.Targets),
-			Params:  d.Deploy.Params,
+			Targets:     Targets(d.Deploy.Targets),
+			Params:      d.Deploy.Params,
+			TargetsFrom: importRefs(d.Deploy.TargetsFrom),
+			ParamsFrom:  paramRefs(d.Deploy.ParamsFrom),
 		},
-		Steps:      d.Steps,
-		StepParams: d.StepParams,
+		Steps:        d.Steps,
+		StepParams:   d.StepParams,
+		After:        nonEmpty(d.After),
+		AfterTimeout: d.afterTimeout,
+		Schedule:     d.Schedule.schedule(),
+		Imports:      imports(d.Imports),
+		Exports:      exports(d.Exports),
 	}
 	if d.FreezeOverride != nil {
 		out.FreezeOverride = &deploy.FreezeOverride{Reason: d.FreezeOverride.Reason}

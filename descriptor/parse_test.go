@@ -230,9 +230,9 @@ steps: {post-test: maybe}
 			},
 		},
 		{
-			name: "Release is a later issue",
+			name: "a Release is not a deploy",
 			doc:  "apiVersion: manent/v1\nkind: Release\ndeploys: []\n",
-			want: []string{"kind: Release is not supported yet"},
+			want: []string{"kind: a Release is submitted as a release (manent release submit), not as a deploy"},
 		},
 		{
 			name: "other kinds",

@@ -25,13 +25,23 @@ const (
 
 func approvalWorkflowID(id string) string { return id + ":approval" }
 
-// ApprovalInput is the input of the approval workflow.
+// ApprovalInput is the input of the wait workflow: what the deploy waits
+// for, in this order: its dependencies (after), its time (schedule.at),
+// then approvals and its change ticket.
 type ApprovalInput struct {
-	Deploy    DeployInput                `json:"deploy"`
+	Deploy DeployInput `json:"deploy"`
+	// Approvals is set when an approval rule matched; Require says what it asks.
+	Approvals bool                       `json:"approvals,omitempty"`
 	Require   deploy.ApprovalRequirement `json:"require"`
-	ExpiresAt time.Time                  `json:"expires_at"`
+	// ExpiresAt ends the wait for approvals; zero until they are requested.
+	ExpiresAt time.Time `json:"expires_at"`
 	// Change is set when a change ticket must be opened and approved.
 	Change *deploy.ChangeRequirement `json:"change,omitempty"`
+	// After and AfterExpiresAt: the dependencies and the end of their wait.
+	After          []string  `json:"after,omitempty"`
+	AfterExpiresAt time.Time `json:"after_expires_at"`
+	// At is schedule.at.
+	At *time.Time `json:"at,omitempty"`
 }
 
 // approvalState is what one evaluation of the answers found.
@@ -45,6 +55,34 @@ type approvalState struct {
 // approvalWorkflowFn waits for the approvals: woken by every answer and by
 // cancel (Send), and by its expiry (the Recv timeout, a durable sleep).
 func (e *Engine) approvalWorkflowFn(ctx dbos.Context, in ApprovalInput) (DeployResult, error) {
+	if len(in.After) > 0 {
+		res, done, err := e.waitDependencies(ctx, in)
+		if err != nil || done {
+			return res, err
+		}
+	}
+	if in.At != nil {
+		res, done, err := e.waitUntil(ctx, in)
+		if err != nil || done {
+			return res, err
+		}
+	}
+	if !in.Approvals && in.Change == nil {
+		return e.release(ctx, in)
+	}
+	// Approvals are requested only now that the deploy can really start.
+	expires, err := dbos.RunAsStep(ctx, func(c context.Context) (time.Time, error) {
+		if !in.ExpiresAt.IsZero() {
+			return in.ExpiresAt, nil
+		}
+		at := time.Now().UTC().Add(in.Require.Expiry)
+		_, err := e.store.Transition(c, in.Deploy.ID, waitingStates, deploy.StateAwaitingApproval, &at)
+		return at, err
+	}, dbos.WithStepName("manent.approvals.request"), dbos.WithStepMaxRetries(10))
+	if err != nil {
+		return DeployResult{}, err
+	}
+	in.ExpiresAt = expires
 	var ticket *deploy.ChangeTicket
 	if in.Change != nil {
 		t, err := dbos.RunAsStep(ctx, func(c context.Context) (changeResult, error) {
@@ -74,18 +112,7 @@ func (e *Engine) approvalWorkflowFn(ctx dbos.Context, in ApprovalInput) (DeployR
 			}
 			return DeployResult{State: deploy.StateCancelled}, nil
 		case "approved":
-			released, err := dbos.RunAsStep(ctx, func(c context.Context) (bool, error) {
-				return e.store.ReleaseApproved(c, in.Deploy.ID, func(tx any) error {
-					return e.enqueueDeploy(in.Deploy, tx)
-				})
-			}, dbos.WithStepName("manent.approvals.release"), dbos.WithStepMaxRetries(10))
-			if err != nil {
-				return DeployResult{}, err
-			}
-			if !released {
-				return DeployResult{State: deploy.StateCancelled}, nil
-			}
-			return DeployResult{State: deploy.StateEnqueued}, nil
+			return e.release(ctx, in)
 		case "rejected", "expired":
 			state := deploy.StateRejected
 			if st.Outcome == "expired" {
@@ -121,7 +148,7 @@ func (e *Engine) evaluateApprovals(ctx context.Context, in ApprovalInput, ticket
 	if err != nil {
 		return approvalState{}, err
 	}
-	if d.State != deploy.StateAwaitingApproval {
+	if d.State.Terminal() {
 		return approvalState{Outcome: "gone"}, nil
 	}
 	changeApproved := ticket == nil
@@ -142,6 +169,9 @@ func (e *Engine) evaluateApprovals(ctx context.Context, in ApprovalInput, ticket
 		}
 	}
 	approvers := 0
+	if !in.Approvals {
+		in.Require.Count = 0
+	}
 	for _, a := range d.Approvals {
 		if a.Identity == d.Requester {
 			continue // refused at Approve; never counted even if written by hand

@@ -144,8 +144,16 @@ func (e *Engine) closeChangeStep(ctx dbos.Context, id string, t *deploy.ChangeTi
 // endWait records the end of a wait that did not release the deploy.
 func (e *Engine) endWait(ctx dbos.Context, in ApprovalInput, _ *deploy.ChangeTicket, state deploy.State, reason string) (DeployResult, error) {
 	_, err := dbos.RunAsStep(ctx, func(c context.Context) (bool, error) {
-		return true, e.store.FinishDeployment(c, deploy.Outcome{ID: in.Deploy.ID, State: state,
-			Error: reason, FinishedAt: time.Now().UTC(), Actor: in.Deploy.Requester})
+		if err := e.store.FinishDeployment(c, deploy.Outcome{ID: in.Deploy.ID, State: state,
+			Error: reason, FinishedAt: time.Now().UTC(), Actor: in.Deploy.Requester}); err != nil {
+			return false, err
+		}
+		if state == deploy.StateDependencyFailed {
+			e.audit(c, in.Deploy.Requester, "after.finish", in.Deploy.ID, map[string]any{
+				"state": state, "reason": reason, "after": in.After})
+		}
+		e.wakeDependents(c, in.Deploy.ID)
+		return true, nil
 	}, dbos.WithStepName("manent.approvals.finish"), dbos.WithStepMaxRetries(10))
 	if err != nil {
 		return DeployResult{}, err
@@ -158,5 +166,38 @@ func (e *Engine) logLine(ctx context.Context, id, step, level, format string, ar
 		Message: fmt.Sprintf(format, args...)})
 	if err != nil {
 		e.log.Warn("append deploy log", "deployment", id, "error", err)
+	}
+}
+
+// closeChangeOfCancelled closes the change ticket of a deploy cancelled
+// after its wait (ENQUEUED): its workflow never runs, so it cannot close it.
+func (e *Engine) closeChangeOfCancelled(ctx context.Context, d *deploy.Deployment) {
+	if d.Decision.Change == nil {
+		return
+	}
+	for _, s := range d.Steps {
+		if s.Name != stepChangeOpen || s.State != deploy.StepSuccess || s.Output["ticket"] == "" {
+			continue
+		}
+		t := deploy.ChangeTicket{Connector: s.Output["connector"], ID: s.Output["ticket"], Number: s.Output["number"]}
+		conn := e.changes[t.Connector]
+		start := time.Now().UTC()
+		step := deploy.Step{DeploymentID: d.ID, Name: stepChangeClose, Position: changeClosePosition, Type: "change",
+			Attempts: 1, StartedAt: &start}
+		if conn == nil {
+			return
+		}
+		err := conn.Close(ctx, d.ID, t.ID, "cancelled")
+		now := time.Now().UTC()
+		step.FinishedAt = &now
+		if err != nil {
+			step.State, step.Error = deploy.StepError, err.Error()
+			e.log.Warn("close the change of a cancelled deploy", "deployment", d.ID, "error", err)
+		} else {
+			step.State, step.Output = deploy.StepSuccess, map[string]string{"ticket": t.ID, "outcome": "cancelled"}
+		}
+		if err := e.store.FinishStep(ctx, step); err != nil {
+			e.log.Warn("record change:close", "deployment", d.ID, "error", err)
+		}
 	}
 }

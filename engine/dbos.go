@@ -42,8 +42,8 @@ func (e *Engine) setupDBOS(ctx context.Context, url string) error {
 		dbos.WithMaxRecoveryAttempts(e.cfg.Engine.MaxRecoveryAttempts))
 	// The wait queue holds deploys waiting for approvals: no partition and
 	// no deploy slot, so a waiting deploy never blocks its environment.
+	// No concurrency limit: a waiting deploy costs a sleeping Recv.
 	if _, err := dbos.RegisterQueue(c, waitQueue,
-		dbos.WithWorkerConcurrency(1000),
 		dbos.WithQueueBasePollingInterval(e.cfg.Queues.PollInterval),
 		dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate)); err != nil {
 		return fmt.Errorf("register queue %s: %w", waitQueue, err)

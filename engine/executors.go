@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -143,8 +144,11 @@ func (e *Engine) RecoverExecutors(ctx context.Context, executorIDs []string, for
 		rec := Recovered{ExecutorID: id, Deployments: []string{}}
 		for _, d := range deploys {
 			q := e.queueFor(d.Partition)
+			if d.Workflow == approvalWorkflow {
+				q = waitQueue
+			}
 			byQueue[q] = append(byQueue[q], d.ID)
-			rec.Deployments = append(rec.Deployments, d.ID)
+			rec.Deployments = append(rec.Deployments, strings.TrimSuffix(d.ID, ":approval"))
 		}
 		queues := make([]string, 0, len(byQueue))
 		for q := range byQueue {

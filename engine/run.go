@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -87,8 +88,11 @@ func (r *run) stepFunc(step deploy.PlannedStep, pos int) func(context.Context) (
 			defer cancel()
 		}
 		res, err := r.execute(sctx, step)
-		if err == nil && sctx.Err() != nil {
+		switch {
+		case errors.Is(sctx.Err(), context.DeadlineExceeded):
 			err = fmt.Errorf("timed out after %s", step.Timeout)
+		case err == nil && sctx.Err() != nil:
+			err = sctx.Err()
 		}
 		if err != nil {
 			kind := "temporary"
@@ -158,10 +162,15 @@ func (r *run) finish(ctx context.Context, out DeployResult) error {
 		return err
 	}
 	r.logf(ctx, "", levelFor(out.State), "deploy finished: %s%s", out.State, suffix(out.Error))
-	return r.e.store.FinishDeployment(ctx, deploy.Outcome{
+	if err := r.e.store.FinishDeployment(ctx, deploy.Outcome{
 		ID: r.in.ID, State: out.State, Error: out.Error, SHA256: r.sha,
 		FinishedAt: time.Now().UTC(), Actor: r.in.Requester,
-	})
+	}); err != nil {
+		return err
+	}
+	// Completion item 5: wake the deploys waiting on this one.
+	r.e.wakeDependents(ctx, r.in.ID)
+	return nil
 }
 
 func levelFor(s deploy.State) string {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
@@ -17,11 +19,13 @@ import (
 // DeployInput is the input of the deploy workflow, stored by DBOS: a resumed
 // deploy runs exactly what was planned at submission.
 type DeployInput struct {
-	ID         string            `json:"id"`
-	Requester  string            `json:"requester"`
-	Descriptor deploy.Descriptor `json:"descriptor"`
-	Effective  deploy.Effective  `json:"effective"`
-	Plan       deploy.Plan       `json:"plan"`
+	ID        string `json:"id"`
+	Requester string `json:"requester"`
+	// RequesterGroups let governance decide at execution as at submission.
+	RequesterGroups []string          `json:"requester_groups,omitempty"`
+	Descriptor      deploy.Descriptor `json:"descriptor"`
+	Effective       deploy.Effective  `json:"effective"`
+	Plan            deploy.Plan       `json:"plan"`
 	// Change is the ticket opened while the deploy waited: the deploy closes
 	// it with its outcome.
 	Change *deploy.ChangeTicket `json:"change,omitempty"`
@@ -76,26 +80,33 @@ func (e *Engine) Submit(ctx context.Context, raw []byte, opts deploy.SubmitOptio
 		DryRun: d.DryRun, Artifact: d.Artifact, Descriptor: *d, Effective: eff, Plan: plan,
 		Decision: decision,
 	}
-	var approval *ApprovalInput
-	if decision.Approvals != nil || decision.Change != nil {
-		req := deploy.ApprovalRequirement{Expiry: 24 * time.Hour}
-		if decision.Approvals != nil {
-			req = *decision.Approvals
-			if req.Expiry <= 0 {
-				req.Expiry = 24 * time.Hour
-			}
-			if req.Count < 1 {
-				req.Count = 1
-			}
+	// A resubmit returns the existing deploy before the dependency checks,
+	// which could refuse it now that its dependencies have ended.
+	if existing, err := e.store.Get(ctx, d.ID); err == nil {
+		if ok, _ := e.authz.Allowed(id, resourceOf(existing), deploy.PermRead); !ok {
+			return nil, deploy.Errorf(deploy.ECONFLICT, "deploy ID %q is already in use", d.ID)
 		}
-		expires := now.Add(req.Expiry)
-		dep.State, dep.ApprovalExpiresAt = deploy.StateAwaitingApproval, &expires
-		approval = &ApprovalInput{Require: req, ExpiresAt: expires, Change: decision.Change}
+		return &deploy.Submission{Deployment: *existing}, nil
+	}
+	wait, err := e.planWait(ctx, id, d, decision, now)
+	if err != nil {
+		return nil, err
+	}
+	if wait != nil {
+		dep.State = wait.initial
+		dep.ApprovalExpiresAt = wait.approvalExpires
+		if len(d.After) > 0 {
+			dep.AfterExpiresAt = &wait.input.AfterExpiresAt
+		}
+	}
+	var approval *ApprovalInput
+	if wait != nil {
+		approval = &wait.input
 	}
 	if opts.ValidateOnly {
 		return &deploy.Submission{Deployment: dep, Validated: true}, nil
 	}
-	input := DeployInput{ID: d.ID, Requester: id.Subject, Descriptor: *d, Effective: eff, Plan: plan}
+	input := DeployInput{ID: d.ID, Requester: id.Subject, RequesterGroups: id.Groups, Descriptor: *d, Effective: eff, Plan: plan}
 	existing, created, err := e.store.CreateDeployment(ctx, dep, func(tx any) error {
 		if approval != nil {
 			approval.Deploy = input
@@ -153,18 +164,28 @@ func (e *Engine) decide(ctx context.Context, id deploy.Identity, d *deploy.Descr
 	if e.gov == nil || d.DryRun {
 		return deploy.Decision{}, nil
 	}
-	if d.FreezeOverride != nil {
-		res := deploy.Resource{Tenant: d.Tenant, Application: d.Application, Environment: d.Environment}
-		if err := e.require(id, res, deploy.PermFreezeOverride); err != nil {
-			return deploy.Decision{}, err
-		}
-	}
 	in, err := e.governanceInput(ctx, id, d, time.Now().UTC())
 	if err != nil {
 		return deploy.Decision{}, err
 	}
+	// An override counts only from someone who holds deployment.freeze-override;
+	// from anyone else it is ignored, and a deploy in a freeze is refused (422).
+	stripped := false
+	if in.FreezeOverride != "" {
+		res := deploy.Resource{Tenant: d.Tenant, Application: d.Application, Environment: d.Environment}
+		if ok, err := e.authz.Allowed(id, res, deploy.PermFreezeOverride); err != nil {
+			return deploy.Decision{}, fmt.Errorf("authorize: %w", err)
+		} else if !ok {
+			in.FreezeOverride, stripped = "", true
+		}
+	}
 	dec, err := e.gov.Decide(ctx, in)
 	if err != nil {
+		var de *deploy.Error
+		if stripped && errors.As(err, &de) {
+			de.Fields = append(de.Fields, deploy.FieldError{Path: "freezeOverride",
+				Message: fmt.Sprintf("ignored: %s does not hold %s", id.Subject, deploy.PermFreezeOverride)})
+		}
 		return deploy.Decision{}, err
 	}
 	if dec.Change != nil && e.changes[dec.Change.Connector] == nil {
@@ -211,13 +232,18 @@ func (e *Engine) Cancel(ctx context.Context, deployID string) (*deploy.Deploymen
 		return nil, err
 	}
 	if res.Immediate {
-		if res.Before == deploy.StateAwaitingApproval {
-			// The approval workflow stops waiting at once.
+		e.wakeDependents(ctx, deployID)
+		if slices.Contains(waitingStates, res.Before) {
+			// The wait workflow stops waiting at once.
 			e.wake(deployID)
-		} else if err := dbos.CancelWorkflow(e.dbos, deployID); err != nil {
-			// Take it off the queue so it never holds a slot. A workflow that
-			// was dequeued in the same instant finds it CANCELLED and stops.
-			e.log.Warn("cancel queued workflow", "deployment", deployID, "error", err)
+		} else {
+			if err := dbos.CancelWorkflow(e.dbos, deployID); err != nil {
+				// Take it off the queue so it never holds a slot. A workflow that
+				// was dequeued in the same instant finds it CANCELLED and stops.
+				e.log.Warn("cancel queued workflow", "deployment", deployID, "error", err)
+			}
+			// Its workflow will not run: close the change ticket opened while it waited.
+			e.closeChangeOfCancelled(ctx, d)
 		}
 	}
 	return e.store.Get(ctx, deployID)

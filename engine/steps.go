@@ -71,30 +71,46 @@ func (r *run) config(ctx context.Context) (stepResult, error) {
 	}}, nil
 }
 
-// checkFreeze refuses to run in a freeze window that started after the
-// deploy was submitted, unless its freezeOverride was accepted then.
+// checkFreeze runs governance again at execution: a freeze window that
+// started after the deploy was submitted stops it (unless its
+// freezeOverride was accepted then), and so does a policy that now refuses
+// it (a promotion no longer in service, a Rego rule).
 func (r *run) checkFreeze(ctx context.Context, d *deploy.Descriptor) error {
 	if r.e.gov == nil || d.DryRun {
 		return nil
 	}
-	in, err := r.e.governanceInput(ctx, deploy.Identity{Subject: r.in.Requester}, d, time.Now().UTC())
+	who := deploy.Identity{Subject: r.in.Requester, Groups: r.in.RequesterGroups}
+	in, err := r.e.governanceInput(ctx, who, d, time.Now().UTC())
 	if err != nil {
 		return err
+	}
+	if d.FreezeOverride != nil {
+		res := deploy.Resource{Tenant: d.Tenant, Application: d.Application, Environment: d.Environment}
+		if ok, err := r.e.authz.Allowed(who, res, deploy.PermFreezeOverride); err != nil {
+			return fmt.Errorf("authorize: %w", err)
+		} else if !ok {
+			d.FreezeOverride, in.FreezeOverride = nil, ""
+		}
 	}
 	fr, err := r.e.gov.Frozen(ctx, in)
 	if err != nil {
 		return fmt.Errorf("check freeze windows: %w", err)
 	}
-	if fr == nil {
-		return nil
+	if fr != nil && d.FreezeOverride == nil {
+		return deploy.Permanentf("freeze window %s is in force until %s: the deploy does not run in it",
+			fr.Window, fr.Until.UTC().Format(time.RFC3339))
 	}
-	if d.FreezeOverride != nil {
+	if fr != nil {
 		r.logf(ctx, deploy.StepConfig, "warn", "freeze window %s in force until %s: overridden (%s)",
 			fr.Window, fr.Until.UTC().Format(time.RFC3339), d.FreezeOverride.Reason)
-		return nil
 	}
-	return deploy.Permanentf("freeze window %s is in force until %s: the deploy does not run in it",
-		fr.Window, fr.Until.UTC().Format(time.RFC3339))
+	if _, err := r.e.gov.Decide(ctx, in); err != nil {
+		if deploy.ErrorCode(err) == deploy.EUNPROCESSABLE {
+			return deploy.Permanent(fmt.Errorf("governance refuses the deploy now: %w", err))
+		}
+		return fmt.Errorf("governance: %w", err)
+	}
+	return nil
 }
 
 // secrets checks that every secret of the environment can be resolved. The

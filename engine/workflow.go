@@ -40,7 +40,11 @@ func (e *Engine) deployWorkflow(ctx dbos.Context, in DeployInput) (DeployResult,
 		return DeployResult{}, fmt.Errorf("mark deploy started: %w", err)
 	}
 	if !started {
-		// Cancelled while it waited in the queue: nothing to do.
+		// Cancelled while it waited in the queue: nothing ran; a change
+		// ticket opened while it waited is closed.
+		if in.Change != nil {
+			e.closeChangeStep(ctx, in.ID, in.Change, "cancelled")
+		}
 		return DeployResult{State: deploy.StateCancelled}, nil
 	}
 

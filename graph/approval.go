@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -53,6 +54,11 @@ func toModelApproval(a *deploy.StatusApproval) *model.ApprovalStatus {
 // when it differs from the last one sent. Each list is read through the
 // Service with the caller's context, so every event is authorized again.
 // An error is returned only when the first list cannot be read.
+//
+// Reading the list is costly (every deploy awaiting approval, each read in
+// full) and every inbox sees the events of every deploy, so the list is read
+// again only when an event can change it: its deploy was in the last list,
+// or it awaits approval now (one Get tells).
 func (l Live) PendingApprovals(ctx context.Context) (<-chan []deploy.Deployment, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	// Subscribe before the first read: a change in between is not lost.
@@ -73,9 +79,17 @@ func (l Live) PendingApprovals(ctx context.Context) (<-chan []deploy.Deployment,
 			case <-ctx.Done():
 				return
 			}
+			listed := idSet(list)
 			for {
-				if _, ok := pending.waitByID(ctx); !ok {
+				byID, ok := pending.waitByID(ctx)
+				if !ok {
 					return
+				}
+				if !l.mayChangeInbox(ctx, byID, listed) {
+					if ctx.Err() != nil {
+						return
+					}
+					continue
 				}
 				next, err := l.Service.PendingApprovals(ctx)
 				if err != nil {
@@ -89,10 +103,49 @@ func (l Live) PendingApprovals(ctx context.Context) (<-chan []deploy.Deployment,
 					list, last = next, fp
 					break
 				}
+				listed = idSet(next)
 			}
 		}
 	}()
 	return out, nil
+}
+
+// mayChangeInbox tells whether the events of a burst can change the list:
+// one of their deploys was listed (it may have left), or awaits approval now
+// (it may have entered, or its answers changed). A deploy the caller may not
+// read cannot enter the list.
+func (l Live) mayChangeInbox(ctx context.Context, byID map[string]map[deploy.EventKind]bool, listed map[string]bool) bool {
+	for id := range byID {
+		if listed[id] {
+			return true
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(byID)) {
+		d, err := l.Service.Get(ctx, id)
+		if err != nil {
+			if ctx.Err() != nil {
+				return false
+			}
+			// ENOTFOUND is also what an unreadable deploy gives: not for this
+			// inbox. A failed read may hide a change: read the list.
+			if deploy.ErrorCode(err) == deploy.EINTERNAL {
+				return true
+			}
+			continue
+		}
+		if d.State == deploy.StateAwaitingApproval {
+			return true
+		}
+	}
+	return false
+}
+
+func idSet(ds []deploy.Deployment) map[string]bool {
+	out := make(map[string]bool, len(ds))
+	for _, d := range ds {
+		out[d.ID] = true
+	}
+	return out
 }
 
 // fingerprint tells two lists apart by what the inbox shows: which deploys,

@@ -176,12 +176,22 @@ func TestPendingApprovalsQuery(t *testing.T) {
 	}
 }
 
-// approvalInbox is the state a fake PendingApprovals reads, per identity.
+// approvalInbox is the state a fake PendingApprovals reads, per identity,
+// and the states a fake Get reads.
 type approvalInbox struct {
 	mu     sync.Mutex
 	byUser map[string][]deploy.Deployment
-	// reads receives a value after each read (without blocking it).
-	reads chan struct{}
+	states map[string]deploy.State
+	// reads receives a value after each list read, gets the ID of each Get
+	// (without blocking them); listReads counts the list reads.
+	reads     chan struct{}
+	gets      chan string
+	listReads int
+}
+
+func newApprovalInbox() *approvalInbox {
+	return &approvalInbox{byUser: map[string][]deploy.Deployment{}, states: map[string]deploy.State{},
+		reads: make(chan struct{}, 16), gets: make(chan string, 16)}
 }
 
 func (b *approvalInbox) set(subject string, ds ...deploy.Deployment) {
@@ -190,16 +200,46 @@ func (b *approvalInbox) set(subject string, ds ...deploy.Deployment) {
 	b.byUser[subject] = ds
 }
 
+func (b *approvalInbox) setState(id string, st deploy.State) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.states[id] = st
+}
+
+func (b *approvalInbox) readCount() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.listReads
+}
+
 func (b *approvalInbox) service() *fakeService {
-	return &fakeService{pending: func(ctx context.Context) ([]deploy.Deployment, error) {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		select {
-		case b.reads <- struct{}{}:
-		default:
-		}
-		return append([]deploy.Deployment(nil), b.byUser[deploy.IdentityFrom(ctx).Subject]...), nil
-	}}
+	return &fakeService{
+		pending: func(ctx context.Context) ([]deploy.Deployment, error) {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			b.listReads++
+			select {
+			case b.reads <- struct{}{}:
+			default:
+			}
+			return append([]deploy.Deployment(nil), b.byUser[deploy.IdentityFrom(ctx).Subject]...), nil
+		},
+		get: func(_ context.Context, id string) (*deploy.Deployment, error) {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			select {
+			case b.gets <- id:
+			default:
+			}
+			st, ok := b.states[id]
+			if !ok {
+				return nil, deploy.Errorf(deploy.ENOTFOUND, "deployment %s not found", id)
+			}
+			d := newDeployBoard().d
+			d.ID, d.State = id, st
+			return &d, nil
+		},
+	}
 }
 
 func (b *approvalInbox) awaitRead(t *testing.T) {
@@ -211,9 +251,23 @@ func (b *approvalInbox) awaitRead(t *testing.T) {
 	}
 }
 
+func (b *approvalInbox) awaitGet(t *testing.T, id string) {
+	t.Helper()
+	select {
+	case got := <-b.gets:
+		if got != id {
+			t.Fatalf("Get(%s), want Get(%s)", got, id)
+		}
+	case <-time.After(wait):
+		t.Fatalf("no Get(%s)", id)
+	}
+}
+
 func TestPendingApprovalsSubscription(t *testing.T) {
-	inbox := &approvalInbox{byUser: map[string][]deploy.Deployment{}, reads: make(chan struct{}, 16)}
+	inbox := newApprovalInbox()
 	inbox.set("token:admin", awaiting("hello-9"))
+	inbox.setState("hello-9", deploy.StateAwaitingApproval)
+	inbox.setState("other-1", deploy.StatePending)
 	events := newFakeEvents()
 	srv := newTestServer(t, inbox.service(), events)
 	c, err := dialWS(t, srv, map[string]any{"Authorization": "Bearer admin"})
@@ -239,29 +293,61 @@ func TestPendingApprovalsSubscription(t *testing.T) {
 		}
 		return out
 	}
+	// Events are handled one burst at a time, in order: when a list arrives,
+	// the events published before it were handled, so the number of list
+	// reads tells which of them read the list.
+	wantReads := func(n int) {
+		t.Helper()
+		if got := inbox.readCount(); got != n {
+			t.Errorf("%d reads of the list, want %d", got, n)
+		}
+	}
 	if got := ids(); len(got) != 1 || got[0] != "hello-9" {
 		t.Fatalf("first list = %v", got)
 	}
-	inbox.awaitRead(t) // the first read
-
-	// A change that leaves the list as it was sends nothing: the next list
-	// received is the one after the change that matters.
-	events.Publish(deploy.Event{Kind: deploy.EventDeployment, DeploymentID: "other-1"})
 	inbox.awaitRead(t)
-	// Another identity's inbox is not this subscriber's business.
+
+	// A deploy that does not await approval is read alone, not the list.
+	events.Publish(deploy.Event{Kind: deploy.EventDeployment, DeploymentID: "other-1"})
+	inbox.awaitGet(t, "other-1")
+	// Nor one this subscriber may not read (another identity's inbox).
 	inbox.set("token:viewer", awaiting("hello-7"))
 	events.Publish(deploy.Event{Kind: deploy.EventDeployment, DeploymentID: "hello-7"})
+	inbox.awaitGet(t, "hello-7")
+	// A deploy that awaits approval now reads the list.
 	inbox.set("token:admin", awaiting("hello-9"), awaiting("hello-8"))
+	inbox.setState("hello-8", deploy.StateAwaitingApproval)
 	events.Publish(deploy.Event{Kind: deploy.EventDeployment, DeploymentID: "hello-8"})
 	if got := ids(); len(got) != 2 || got[1] != "hello-8" {
 		t.Fatalf("after a new deploy = %v", got)
 	}
-	// Log lines never change the list: no read for them.
-	inbox.set("token:admin")
+	inbox.awaitGet(t, "hello-8")
+	wantReads(2)
+
+	// Log lines never change the list; a change of a listed deploy reads
+	// the list without reading the deploy first.
+	inbox.set("token:admin", awaiting("hello-8"))
+	inbox.setState("hello-9", deploy.StateEnqueued)
 	events.Publish(deploy.Event{Kind: deploy.EventLog, DeploymentID: "hello-9"})
 	events.Publish(deploy.Event{Kind: deploy.EventDeployment, DeploymentID: "hello-9"})
+	if got := ids(); len(got) != 1 || got[0] != "hello-8" {
+		t.Fatalf("after hello-9 was approved = %v", got)
+	}
+	wantReads(3)
+
+	// hello-9 left the list: its next events are read alone.
+	events.Publish(deploy.Event{Kind: deploy.EventStep, DeploymentID: "hello-9"})
+	inbox.awaitGet(t, "hello-9")
+	inbox.set("token:admin")
+	events.Publish(deploy.Event{Kind: deploy.EventDeployment, DeploymentID: "hello-8"})
 	if got := ids(); len(got) != 0 {
 		t.Fatalf("after the approvals = %v, want an empty list", got)
+	}
+	wantReads(4)
+	select {
+	case id := <-inbox.gets:
+		t.Errorf("Get(%s) of a listed deploy", id)
+	default:
 	}
 }
 

@@ -43,7 +43,26 @@ func toModelDeployment(d *deploy.Deployment) *model.Deployment {
 		Steps:           toModelSteps(d, time.Now()),
 		Status:          st,
 		Approval:        toModelApproval(st.Approval),
+		After:           toModelAfter(st.After),
 	}
+}
+
+func toModelAfter(a *deploy.AfterStatus) *model.AfterStatus {
+	if a == nil {
+		return nil
+	}
+	out := &model.AfterStatus{
+		Status: a.Status, ExpiresAt: a.ExpiresAt, Reason: optional(a.Reason),
+		Dependencies: make([]model.Dependency, len(a.Dependencies)),
+	}
+	for i, dep := range a.Dependencies {
+		out.Dependencies[i] = model.Dependency{ID: dep.ID}
+		if dep.State != "" {
+			state := model.DeploymentState(dep.State)
+			out.Dependencies[i].State = &state
+		}
+	}
+	return out
 }
 
 func toModelDeployments(ds []deploy.Deployment) []model.Deployment {

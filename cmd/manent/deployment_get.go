@@ -68,6 +68,10 @@ func statusTable(w io.Writer, d *client.DeploymentDetail) error {
 	if d.Error != "" {
 		row(tw, "Error", d.Error)
 	}
+	governanceRows(tw, d)
+	if a := d.After; a != nil {
+		afterRows(tw, a)
+	}
 	if a := d.Approval; a != nil {
 		approvalRows(tw, a)
 	}
@@ -88,8 +92,84 @@ func statusTable(w io.Writer, d *client.DeploymentDetail) error {
 	return stepsTable(w, pipeline(d))
 }
 
+// governanceRows add the governance decision as validate prints it, and the
+// change ticket once the change:open step opened it.
+func governanceRows(tw *tabwriter.Writer, d *client.DeploymentDetail) {
+	dec := d.Decision
+	if dec.Rule != "" || len(dec.Requires) > 0 {
+		row(tw, "Governance", "rules "+dec.Rule)
+		if len(dec.Requires) > 0 {
+			row(tw, "Requires", strings.Join(dec.Requires, ", "))
+		}
+		if dec.Reason != "" {
+			row(tw, "Decision", dec.Reason)
+		}
+	}
+	if t := changeTicket(d.Steps); t != "" {
+		row(tw, "Change", t)
+	}
+}
+
+// changeStep is the step that opens the change ticket; its output names it.
+const changeStep = "change:open"
+
+// changeTicket is the ticket as a person looks it up (its number when the
+// ITSM gives one), the connector's ID and the connector; "" before it opened.
+func changeTicket(steps []client.StepDetail) string {
+	for _, s := range steps {
+		if s.Name != changeStep {
+			continue
+		}
+		out := keyValues(s.Output)
+		id, number := out["ticket"], out["number"]
+		label := number
+		switch {
+		case number == "":
+			label = id
+		case id != "" && id != number:
+			label += " (" + id + ")"
+		}
+		if label != "" && out["connector"] != "" {
+			label += " in " + out["connector"]
+		}
+		return label
+	}
+	return ""
+}
+
+// afterRows add the after section: the deploys waited for and their states.
+func afterRows(tw *tabwriter.Writer, a *client.AfterDetail) {
+	deps := make([]string, len(a.Dependencies))
+	done := 0
+	for i, dep := range a.Dependencies {
+		state := string(dep.State)
+		if state == "" {
+			state = "removed" // by retention: the server has no state for it
+		}
+		deps[i] = dep.Id + " (" + state + ")"
+		if dep.State == client.DeploymentStateSuccess {
+			done++
+		}
+	}
+	summary := a.Status
+	if a.Status == "waiting" {
+		summary += fmt.Sprintf(" for %d of %d", len(a.Dependencies)-done, len(a.Dependencies))
+	}
+	if len(deps) > 0 {
+		summary += ": " + strings.Join(deps, ", ")
+	}
+	if a.Reason != "" {
+		summary += "; " + a.Reason
+	}
+	row(tw, "After", summary)
+	if a.Status == "waiting" && !a.ExpiresAt.IsZero() {
+		row(tw, "After expires", timestamp(a.ExpiresAt))
+	}
+}
+
 // approvalRows add the approval section: where it stands, what is still
-// required and until when.
+// required and until when. The status is printed as the server gives it
+// (waiting, approved, rejected, expired, cancelled, ...).
 func approvalRows(tw *tabwriter.Writer, a *client.ApprovalDetail) {
 	summary := fmt.Sprintf("%s, %d of %d", a.Status, approvedCount(a), a.Required)
 	if a.Status == "waiting" {
@@ -98,7 +178,13 @@ func approvalRows(tw *tabwriter.Writer, a *client.ApprovalDetail) {
 		summary += " (groups: " + strings.Join(a.Groups, ", ") + ")"
 	}
 	row(tw, "Approval", summary)
-	row(tw, "Expires", timestamp(a.ExpiresAt))
+	// The expiry matters only while the deploy waits, or as the reason it ended.
+	switch a.Status {
+	case "waiting":
+		row(tw, "Expires", timestamp(a.ExpiresAt))
+	case "expired":
+		row(tw, "Expired", timestamp(a.ExpiresAt))
+	}
 }
 
 // answersTable lists who answered, how and when.

@@ -53,6 +53,107 @@ func (ec *executionContext) field_Deployment_logs_args(ctx context.Context, rawA
 
 // region    **************************** field.gotpl *****************************
 
+func (ec *executionContext) _AfterStatus_status(ctx context.Context, field graphql.CollectedField, obj *model.AfterStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AfterStatus_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AfterStatus_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AfterStatus", field, false, false, "String")
+}
+
+func (ec *executionContext) _AfterStatus_expiresAt(ctx context.Context, field graphql.CollectedField, obj *model.AfterStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AfterStatus_expiresAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExpiresAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AfterStatus_expiresAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AfterStatus", field, false, false, "Time")
+}
+
+func (ec *executionContext) _AfterStatus_reason(ctx context.Context, field graphql.CollectedField, obj *model.AfterStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AfterStatus_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_AfterStatus_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AfterStatus", field, false, false, "String")
+}
+
+func (ec *executionContext) _AfterStatus_dependencies(ctx context.Context, field graphql.CollectedField, obj *model.AfterStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AfterStatus_dependencies(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Dependencies, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Dependency) graphql.Marshaler {
+			return ec.marshalNDependency2ᚕmanentᚗdevᚋmanentᚋgraphᚋmodelᚐDependencyᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AfterStatus_dependencies(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AfterStatus",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Dependency(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Artifact_type(ctx context.Context, field graphql.CollectedField, obj *model.Artifact) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -166,6 +267,52 @@ func (ec *executionContext) _Artifact_pinnedSha256(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_Artifact_pinnedSha256(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Artifact", field, false, false, "String")
+}
+
+func (ec *executionContext) _Dependency_id(ctx context.Context, field graphql.CollectedField, obj *model.Dependency) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dependency_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Dependency_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Dependency", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Dependency_state(ctx context.Context, field graphql.CollectedField, obj *model.Dependency) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dependency_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DeploymentState) graphql.Marshaler {
+			return ec.marshalODeploymentState2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐDeploymentState(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Dependency_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Dependency", field, false, false, "DeploymentState")
 }
 
 func (ec *executionContext) _Deployment_id(ctx context.Context, field graphql.CollectedField, obj *model.Deployment) (ret graphql.Marshaler) {
@@ -871,6 +1018,38 @@ func (ec *executionContext) _Deployment_canApprove(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_Deployment_canApprove(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Deployment", field, true, true, "Boolean")
+}
+
+func (ec *executionContext) _Deployment_after(ctx context.Context, field graphql.CollectedField, obj *model.Deployment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Deployment_after(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.After, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.AfterStatus) graphql.Marshaler {
+			return ec.marshalOAfterStatus2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐAfterStatus(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Deployment_after(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Deployment",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AfterStatus(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _DeploymentConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.DeploymentConnection) (ret graphql.Marshaler) {
@@ -2588,6 +2767,54 @@ func UnmarshalDeploymentFilter(ctx context.Context, raw any) (model.DeploymentFi
 
 // region    **************************** object.gotpl ****************************
 
+var afterStatusImplementors = []string{"AfterStatus"}
+
+func (ec *executionContext) _AfterStatus(ctx context.Context, sel ast.SelectionSet, obj *model.AfterStatus) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, afterStatusImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AfterStatus")
+		case "status":
+			out.Values[i] = ec._AfterStatus_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "expiresAt":
+			out.Values[i] = ec._AfterStatus_expiresAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "reason":
+			out.Values[i] = ec._AfterStatus_reason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "dependencies":
+			out.Values[i] = ec._AfterStatus_dependencies(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var artifactImplementors = []string{"Artifact"}
 
 func (ec *executionContext) _Artifact(ctx context.Context, sel ast.SelectionSet, obj *model.Artifact) graphql.Marshaler {
@@ -2621,6 +2848,44 @@ func (ec *executionContext) _Artifact(ctx context.Context, sel ast.SelectionSet,
 			}
 		case "pinnedSha256":
 			out.Values[i] = ec._Artifact_pinnedSha256(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var dependencyImplementors = []string{"Dependency"}
+
+func (ec *executionContext) _Dependency(ctx context.Context, sel ast.SelectionSet, obj *model.Dependency) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dependencyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Dependency")
+		case "id":
+			out.Values[i] = ec._Dependency_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "state":
+			out.Values[i] = ec._Dependency_state(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
@@ -2790,6 +3055,11 @@ func (ec *executionContext) _Deployment(ctx context.Context, sel ast.SelectionSe
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Deployment_canApprove(ctx, field, obj)
 				})
+		case "after":
+			out.Values[i] = ec._Deployment_after(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -3536,6 +3806,26 @@ func (ec *executionContext) marshalNArtifact2ᚖmanentᚗdevᚋmanentᚋgraphᚋ
 	return ec._Artifact(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNDependency2manentᚗdevᚋmanentᚋgraphᚋmodelᚐDependency(ctx context.Context, sel ast.SelectionSet, v model.Dependency) graphql.Marshaler {
+	return ec._Dependency(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDependency2ᚕmanentᚗdevᚋmanentᚋgraphᚋmodelᚐDependencyᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Dependency) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDependency2manentᚗdevᚋmanentᚋgraphᚋmodelᚐDependency(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNDeployment2manentᚗdevᚋmanentᚋgraphᚋmodelᚐDeployment(ctx context.Context, sel ast.SelectionSet, v model.Deployment) graphql.Marshaler {
 	return ec._Deployment(ctx, sel, &v)
 }
@@ -3780,6 +4070,13 @@ func (ec *executionContext) marshalNTarget2ᚕmanentᚗdevᚋmanentᚋgraphᚋmo
 	return ret
 }
 
+func (ec *executionContext) marshalOAfterStatus2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐAfterStatus(ctx context.Context, sel ast.SelectionSet, v *model.AfterStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AfterStatus(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalODeployment2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐDeployment(ctx context.Context, sel ast.SelectionSet, v *model.Deployment) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -3829,6 +4126,22 @@ func (ec *executionContext) marshalODeploymentState2ᚕmanentᚗdevᚋmanentᚋg
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalODeploymentState2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐDeploymentState(ctx context.Context, v any) (*model.DeploymentState, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.DeploymentState)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalODeploymentState2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐDeploymentState(ctx context.Context, sel ast.SelectionSet, v *model.DeploymentState) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 // endregion ***************************** type.gotpl *****************************

@@ -33,6 +33,13 @@ type DirectiveRoot struct {
 }
 
 type ComplexityRoot struct {
+	AfterStatus struct {
+		Dependencies func(childComplexity int) int
+		ExpiresAt    func(childComplexity int) int
+		Reason       func(childComplexity int) int
+		Status       func(childComplexity int) int
+	}
+
 	Approval struct {
 		Approved func(childComplexity int) int
 		Comment  func(childComplexity int) int
@@ -56,7 +63,13 @@ type ComplexityRoot struct {
 		Version      func(childComplexity int) int
 	}
 
+	Dependency struct {
+		ID    func(childComplexity int) int
+		State func(childComplexity int) int
+	}
+
 	Deployment struct {
+		After           func(childComplexity int) int
 		Application     func(childComplexity int) int
 		Approval        func(childComplexity int) int
 		Artifact        func(childComplexity int) int
@@ -260,6 +273,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 	_ = ec
 	switch typeName + "." + field {
 
+	case "AfterStatus.dependencies":
+		if e.ComplexityRoot.AfterStatus.Dependencies == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AfterStatus.Dependencies(childComplexity), true
+	case "AfterStatus.expiresAt":
+		if e.ComplexityRoot.AfterStatus.ExpiresAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AfterStatus.ExpiresAt(childComplexity), true
+	case "AfterStatus.reason":
+		if e.ComplexityRoot.AfterStatus.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AfterStatus.Reason(childComplexity), true
+	case "AfterStatus.status":
+		if e.ComplexityRoot.AfterStatus.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AfterStatus.Status(childComplexity), true
+
 	case "Approval.approved":
 		if e.ComplexityRoot.Approval.Approved == nil {
 			break
@@ -347,6 +385,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Artifact.Version(childComplexity), true
 
+	case "Dependency.id":
+		if e.ComplexityRoot.Dependency.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Dependency.ID(childComplexity), true
+	case "Dependency.state":
+		if e.ComplexityRoot.Dependency.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Dependency.State(childComplexity), true
+
+	case "Deployment.after":
+		if e.ComplexityRoot.Deployment.After == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deployment.After(childComplexity), true
 	case "Deployment.application":
 		if e.ComplexityRoot.Deployment.Application == nil {
 			break
@@ -1527,6 +1584,29 @@ extend type Subscription {
   "Every change of a readable deploy (the activity feed)."
   activity: DeploymentEvent!
 }
+
+"A deploy another one runs after, with its state now."
+type Dependency {
+  id: ID!
+  "Null when the deploy no longer exists (removed by retention)."
+  state: DeploymentState
+}
+
+"The after section: the deploys a deploy waits for before it runs."
+type AfterStatus {
+  "waiting, satisfied or failed."
+  status: String!
+  "When the wait for the dependencies ends."
+  expiresAt: Time
+  "Why the wait failed, when it did."
+  reason: String
+  dependencies: [Dependency!]!
+}
+
+extend type Deployment {
+  "The after section; null when the deploy runs after no other."
+  after: AfterStatus
+}
 `, BuiltIn: false},
 	{Name: "../schema/freeze.graphqls", Input: `"One window of a freeze calendar, [start, end): no deploy runs in it without an override."
 type FreezeWindow {
@@ -1600,6 +1680,20 @@ var parsedSchema = gqlparser.MustLoadSchema(sources...)
 // Each function is generated once per unique object type, deduplicating the
 // switch statements that were previously inlined in every fieldContext_* function.
 
+func (ec *executionContext) childFields_AfterStatus(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "status":
+		return ec.fieldContext_AfterStatus_status(ctx, field)
+	case "expiresAt":
+		return ec.fieldContext_AfterStatus_expiresAt(ctx, field)
+	case "reason":
+		return ec.fieldContext_AfterStatus_reason(ctx, field)
+	case "dependencies":
+		return ec.fieldContext_AfterStatus_dependencies(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AfterStatus", field.Name)
+}
+
 func (ec *executionContext) childFields_Approval(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "identity":
@@ -1644,6 +1738,16 @@ func (ec *executionContext) childFields_Artifact(ctx context.Context, field grap
 		return ec.fieldContext_Artifact_pinnedSha256(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Artifact", field.Name)
+}
+
+func (ec *executionContext) childFields_Dependency(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Dependency_id(ctx, field)
+	case "state":
+		return ec.fieldContext_Dependency_state(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Dependency", field.Name)
 }
 
 func (ec *executionContext) childFields_Deployment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1702,6 +1806,8 @@ func (ec *executionContext) childFields_Deployment(ctx context.Context, field gr
 		return ec.fieldContext_Deployment_approval(ctx, field)
 	case "canApprove":
 		return ec.fieldContext_Deployment_canApprove(ctx, field)
+	case "after":
+		return ec.fieldContext_Deployment_after(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Deployment", field.Name)
 }

@@ -10,6 +10,17 @@ import (
 	"time"
 )
 
+// The after section: the deploys a deploy waits for before it runs.
+type AfterStatus struct {
+	// waiting, satisfied or failed.
+	Status string `json:"status"`
+	// When the wait for the dependencies ends.
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+	// Why the wait failed, when it did.
+	Reason       *string      `json:"reason,omitempty"`
+	Dependencies []Dependency `json:"dependencies"`
+}
+
 // One identity's answer to a deploy awaiting approval.
 type Approval struct {
 	Identity string    `json:"identity"`
@@ -40,6 +51,13 @@ type Artifact struct {
 	PinnedSha256 *string `json:"pinnedSha256,omitempty"`
 }
 
+// A deploy another one runs after, with its state now.
+type Dependency struct {
+	ID string `json:"id"`
+	// Null when the deploy no longer exists (removed by retention).
+	State *DeploymentState `json:"state,omitempty"`
+}
+
 type Deployment struct {
 	ID          string          `json:"id"`
 	Tenant      string          `json:"tenant"`
@@ -68,6 +86,8 @@ type Deployment struct {
 	Status any `json:"status"`
 	// The approval section; null when the deploy needs no approval.
 	Approval *ApprovalStatus `json:"approval,omitempty"`
+	// The after section; null when the deploy runs after no other.
+	After *AfterStatus `json:"after,omitempty"`
 }
 
 type DeploymentConnection struct {

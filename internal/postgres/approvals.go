@@ -89,14 +89,15 @@ func (s *Store) Approvals(ctx context.Context, id string) ([]deploy.Approval, er
 	return s.approvals(ctx, id)
 }
 
-// Release implements deploy.Store: AWAITING_APPROVAL → ENQUEUED, in one
+// ReleaseApproved implements deploy.Store: a waiting deploy → ENQUEUED, in one
 // conditional update, with the enqueue of the deploy workflow in the same
 // transaction.
 func (s *Store) ReleaseApproved(ctx context.Context, id string, enqueue func(tx any) error) (bool, error) {
 	released := false
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE manent.deployments SET state = ?, updated_at = now()
-			WHERE id = ? AND state = ?`, deploy.StateEnqueued, id, deploy.StateAwaitingApproval)
+			WHERE id = ? AND state IN (?)`, deploy.StateEnqueued, id,
+			bun.List([]deploy.State{deploy.StateWaitingDependency, deploy.StateDelayed, deploy.StateAwaitingApproval}))
 		if err != nil {
 			return err
 		}

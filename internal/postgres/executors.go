@@ -89,17 +89,18 @@ func (s *Store) ExecutorDeploys(ctx context.Context, executorID string) ([]deplo
 	}
 	var rows []struct {
 		ID        string `bun:"workflow_uuid"`
+		Name      string `bun:"name"`
 		Partition string `bun:"queue_partition_key"`
 	}
-	err := s.db.NewRaw(`SELECT workflow_uuid, COALESCE(queue_partition_key, '') AS queue_partition_key
-		FROM ?.workflow_status WHERE executor_id = ? AND status = 'PENDING' AND name = ?
-		ORDER BY created_at`, bun.Ident(s.dbosSchema), executorID, "manent.deploy").Scan(ctx, &rows)
+	err := s.db.NewRaw(`SELECT workflow_uuid, name, COALESCE(queue_partition_key, '') AS queue_partition_key
+		FROM ?.workflow_status WHERE executor_id = ? AND status = 'PENDING' AND name IN (?)
+		ORDER BY created_at`, bun.Ident(s.dbosSchema), executorID, bun.List([]string{"manent.deploy", "manent.approval"})).Scan(ctx, &rows)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, wrap("list executor deploys", err)
 	}
 	out := make([]deploy.ExecutorDeploy, len(rows))
 	for i, r := range rows {
-		out[i] = deploy.ExecutorDeploy{ID: r.ID, Partition: r.Partition}
+		out[i] = deploy.ExecutorDeploy{ID: r.ID, Workflow: r.Name, Partition: r.Partition}
 	}
 	return out, nil
 }

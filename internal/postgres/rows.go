@@ -37,6 +37,7 @@ type deploymentRow struct {
 	Error           string            `bun:"error,notnull"`
 	CancelRequested bool              `bun:"cancel_requested,notnull"`
 	ApprovalExpires *time.Time        `bun:"approval_expires_at"`
+	AfterExpires    *time.Time        `bun:"after_expires_at"`
 	// LogSeq is maintained by AppendLog alone.
 	LogSeq int64 `bun:"log_seq,scanonly"`
 }
@@ -110,6 +111,7 @@ func toDeploymentRow(d deploy.Deployment) *deploymentRow {
 		Artifact: d.Artifact, SHA256: d.SHA256, Descriptor: d.Descriptor, Effective: d.Effective,
 		Plan: d.Plan, Decision: d.Decision, CurrentStep: d.CurrentStep, Error: d.Error,
 		CancelRequested: d.CancelRequested, ApprovalExpires: microPtr(d.ApprovalExpiresAt),
+		AfterExpires: microPtr(d.AfterExpiresAt),
 	}
 }
 
@@ -122,6 +124,7 @@ func fromDeploymentRow(r *deploymentRow) deploy.Deployment {
 		Artifact: r.Artifact, SHA256: r.SHA256, Descriptor: r.Descriptor, Effective: r.Effective,
 		Plan: r.Plan, Decision: r.Decision, CurrentStep: r.CurrentStep, Error: r.Error,
 		CancelRequested: r.CancelRequested, ApprovalExpiresAt: utcPtr(r.ApprovalExpires),
+		AfterExpiresAt: utcPtr(r.AfterExpires),
 	}
 	if r.Release != nil {
 		d.Release = *r.Release

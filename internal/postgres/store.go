@@ -130,6 +130,12 @@ func (s *Store) CreateDeployment(ctx context.Context, d deploy.Deployment, enque
 		}
 		return existing, false, nil
 	}
+	for _, dep := range d.Descriptor.After {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO manent.dependencies (deployment_id, depends_on)
+			VALUES (?, ?) ON CONFLICT DO NOTHING`, d.ID, dep); err != nil {
+			return nil, false, fmt.Errorf("record dependency: %w", err)
+		}
+	}
 	if err := notify(ctx, tx, deploy.EventDeployment, d.ID); err != nil {
 		return nil, false, fmt.Errorf("create deployment: %w", err)
 	}
@@ -148,8 +154,10 @@ func (s *Store) CreateDeployment(ctx context.Context, d deploy.Deployment, enque
 // MarkStarted implements deploy.Store.
 func (s *Store) MarkStarted(ctx context.Context, id string, at time.Time) (bool, error) {
 	ok, err := s.updateNotify(ctx, deploy.EventDeployment, id,
-		"UPDATE manent.deployments SET state = ?, started_at = COALESCE(started_at, ?), updated_at = now() WHERE id = ? AND state = ?",
-		deploy.StatePending, micro(at), id, deploy.StateEnqueued)
+		// PENDING too: the step may run again after a crash, and must then
+		// still answer "started" (the first run did start it).
+		"UPDATE manent.deployments SET state = ?, started_at = COALESCE(started_at, ?), updated_at = now() WHERE id = ? AND state IN (?, ?)",
+		deploy.StatePending, micro(at), id, deploy.StateEnqueued, deploy.StatePending)
 	if err != nil {
 		return false, fmt.Errorf("mark deployment started: %w", err)
 	}
@@ -382,6 +390,11 @@ func (s *Store) Get(ctx context.Context, id string) (*deploy.Deployment, error) 
 			return nil, err
 		}
 	}
+	if len(d.Descriptor.After) > 0 {
+		if d.Dependencies, err = s.dependencyStates(ctx, d.Descriptor.After); err != nil {
+			return nil, err
+		}
+	}
 	return &d, nil
 }
 
@@ -467,12 +480,21 @@ func (s *Store) MarkRecoveryExceeded(ctx context.Context) ([]string, error) {
 	var ids []string
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var rows []deploymentRow
-		err := tx.NewRaw(`UPDATE manent.deployments AS d SET state = ?, finished_at = now(), current_step = '', updated_at = now(),
-				error = CASE WHEN d.error = '' THEN ? ELSE d.error END
+		// The workflow of a deploy is its own (ID = deploy ID) or, while it
+		// waits, its wait workflow (<id>:approval). DBOS gives up on one with
+		// MAX_RECOVERY_ATTEMPTS_EXCEEDED, or ends it ERROR when a step of
+		// manent's own bookkeeping failed for good (PostgreSQL away too long).
+		err := tx.NewRaw(`UPDATE manent.deployments AS d SET
+				state = CASE WHEN w.status = ? THEN ? ELSE ? END,
+				finished_at = now(), current_step = '', updated_at = now(),
+				error = CASE WHEN d.error <> '' THEN d.error WHEN w.status = ? THEN ? ELSE ? END
 			FROM ?.workflow_status AS w
-			WHERE w.workflow_uuid = d.id AND w.status = ? AND d.state IN (?)
+			WHERE (w.workflow_uuid = d.id OR w.workflow_uuid = d.id || ':approval')
+			  AND w.status IN (?, 'ERROR') AND d.state IN (?)
 			RETURNING d.*`,
+			deploy.StateMaxRecoveryAttemptsExceeded, deploy.StateMaxRecoveryAttemptsExceeded, deploy.StateError,
 			deploy.StateMaxRecoveryAttemptsExceeded, "the workflow was resumed too many times after crashes and DBOS stopped resuming it",
+			"the workflow failed: see the worker logs",
 			bun.Ident(s.dbosSchema), deploy.StateMaxRecoveryAttemptsExceeded, bun.List(activeStates)).Scan(ctx, &rows)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err

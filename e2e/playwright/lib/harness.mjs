@@ -113,6 +113,13 @@ function workspace(healthURL) {
       `apiVersion: manent/v1\napplication: hello\nenvironment: ${env}\ndescription: Playwright spec deploy\nartifact:\n  type: application\n  name: hello\n  version: 1.0.0\n  source: file:hello-1.0.0.tar.gz\n`,
     );
   }
+  // examples/ freezes prod on Sundays (UTC): the approvals spec submits this
+  // copy of hello-prod.yml then, as demo-admin, who may override the freeze.
+  fs.writeFileSync(
+    path.join(work, "deploys", "hello-prod-freeze-override.yml"),
+    fs.readFileSync(path.join(work, "deploys", "hello-prod.yml"), "utf8") +
+      `freezeOverride:\n  reason: "Playwright approvals spec: runs every day, Sundays included"\n`,
+  );
   return work;
 }
 

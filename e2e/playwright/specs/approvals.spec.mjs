@@ -12,30 +12,36 @@ async function deploy(token, file) {
 }
 
 describe("approvals", () => {
-  test("demo-ci submits to prod, demo-admin approves from the inbox, the deploy runs", { timeout: 300_000 }, async (t) => {
-    // examples/ freezes prod on Sundays (UTC): the demo cannot run then.
-    if (new Date().getUTCDay() === 0) {
-      t.skip("prod is frozen on Sundays (UTC) in examples/manent.yml");
-      return;
-    }
+  test("one identity submits to prod, another approves from the inbox, the deploy runs", { timeout: 300_000 }, async () => {
+    // examples/ freezes prod on Sundays (UTC). Then demo-admin, who may
+    // override a freeze, submits with freezeOverride and demo-ci (allowed to
+    // approve hello in prod) approves: the same governance, every day.
+    // MANENT_E2E_FREEZE_OVERRIDE=1 takes the Sunday path on any day.
+    const sunday = new Date().getUTCDay() === 0;
+    const override = sunday || process.env.MANENT_E2E_FREEZE_OVERRIDE === "1";
+    const requester = override ? "demo-admin" : "demo-ci";
+    const approver = override ? "demo-ci" : "demo-admin";
+    const file = override ? "deploys/hello-prod-freeze-override.yml" : "deploys/hello-prod.yml";
+
     // The demo of examples/: prod needs the same version to have succeeded
     // in staging first, then one approval by an identity other than the requester.
     const staging = await cli("demo-ci", "deploy", "-f", "deploys/hello.yml");
     assert.equal(staging.code, 0, `hello.yml to staging:\n${staging.stdout}\n${staging.stderr}`);
 
-    const submitted = await deploy("demo-ci", "deploys/hello-prod.yml");
+    const submitted = await deploy(requester, file);
     const id = /** @type {string} */ (submitted.id);
-    assert.equal(submitted.state, "AWAITING_APPROVAL", `hello-prod.yml: ${JSON.stringify(submitted)}`);
+    assert.equal(submitted.state, "AWAITING_APPROVAL", `${file}: ${JSON.stringify(submitted)}`);
     assert.equal(submitted.approval?.status, "waiting");
+    if (sunday) assert.equal(submitted.governance?.freeze?.window, "sunday", `override recorded: ${JSON.stringify(submitted.governance)}`);
 
     // The requester may not approve their own deploy.
-    const own = await cli("demo-ci", "approve", id, "--comment", "mine");
+    const own = await cli(requester, "approve", id, "--comment", "mine");
     assert.equal(own.code, 3, `self-approval: ${own.stdout}${own.stderr}`);
     assert.match(own.stderr, /permission denied/);
 
     const { page, context, screenshot, consoleErrors, close } = await newPage();
     try {
-      await signIn(page, "demo-admin");
+      await signIn(page, approver);
       // The deploy's page, open before the approval, must see it run without a reload.
       const deployPage = await context.newPage();
       /** @type {string[]} */
@@ -71,6 +77,7 @@ describe("approvals", () => {
       await item.getByText(/Promotion from staging satisfied/).waitFor();
       await item.getByText(/0 of 1 approved so far/).waitFor();
       await item.getByText(/Expires/).waitFor();
+      if (sunday) await item.getByText(/Accepted during freeze window sunday with an override/).waitFor();
       await screenshot("approvals-inbox");
 
       await item.getByRole("button", { name: "Approve…" }).click();
@@ -93,18 +100,19 @@ describe("approvals", () => {
       console.log(`states seen on the deploy's page: AWAITING_APPROVAL → ${states.join(" → ")}`);
       assert.equal(states[states.length - 1], "SUCCESS");
       const section = deployPage.locator("section.m-approval-section");
-      await section.getByText("token:demo-admin").waitFor();
+      await section.getByText(`token:${approver}`).waitFor();
+      await section.locator('.m-badge[data-approval-status="approved"]').waitFor();
       await section.getByText("staging looked good").waitFor();
       assert.equal(await deployPage.getByRole("button", { name: "Approve…" }).count(), 0, "no buttons once answered");
       await deployPage.screenshot({ path: path.join(artifactsDir, "approvals-deploy.png") });
 
-      const status = await cli("demo-ci", "status", id, "-o", "json");
+      const status = await cli(requester, "status", id, "-o", "json");
       const st = JSON.parse(status.stdout);
       assert.equal(st.state, "SUCCESS");
       assert.equal(st.approval?.status, "approved");
       assert.deepEqual(
         st.approval.approvals.map((/** @type {any} */ a) => [a.identity, a.approved, a.comment]),
-        [["token:demo-admin", true, "staging looked good"]],
+        [[`token:${approver}`, true, "staging looked good"]],
       );
       assert.deepEqual(consoleErrors(), []);
       assert.deepEqual(deployPageErrors, []);

@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -62,7 +63,12 @@ func (p *Plugin) dir(t deploy.Target) string {
 	return filepath.Join(p.BaseDir, t.Path)
 }
 
-// Deploy implements deploy.Plugin: unpack into releases/<version>.
+// Deploy implements deploy.Plugin: unpack into releases/<version>. Its
+// outputs, which a descriptor can export to the next deploy of a chain, are
+// release (the version), paths (the release directories, comma-separated),
+// release_path (the release directory of the first target) and targets (the
+// target directories as a targets export: [{"path": "/abs/dir"}, ...]).
+// They hold paths and versions only, never a secret.
 func (p *Plugin) Deploy(ctx context.Context, req deploy.PluginRequest) (deploy.Result, error) {
 	if err := checkVersion(req.Artifact.Version); err != nil {
 		return deploy.Result{}, err
@@ -70,20 +76,39 @@ func (p *Plugin) Deploy(ctx context.Context, req deploy.PluginRequest) (deploy.R
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var paths []string
+	dirs := []targetPath{}
 	for _, t := range req.Targets {
 		if err := ctx.Err(); err != nil {
 			return deploy.Result{}, err
 		}
-		path, err := p.deployTarget(req, p.dir(t))
+		dir := p.dir(t)
+		path, err := p.deployTarget(req, dir)
 		if err != nil {
 			return deploy.Result{}, fmt.Errorf("target %s: %w", t.Name(), err)
 		}
 		paths = append(paths, path)
+		dirs = append(dirs, targetPath{Path: dir})
 	}
-	return deploy.Result{Outputs: map[string]string{
+	targets, err := json.Marshal(dirs)
+	if err != nil {
+		return deploy.Result{}, fmt.Errorf("encode targets output: %w", err)
+	}
+	out := map[string]string{
 		"release": req.Artifact.Version,
 		"paths":   strings.Join(paths, ","),
-	}}, nil
+		"targets": string(targets),
+	}
+	if len(paths) > 0 {
+		out["release_path"] = paths[0]
+	}
+	return deploy.Result{Outputs: out}, nil
+}
+
+// targetPath is a target of the targets output. An object with a path, not a
+// plain string: a plain string is a host, and these are directories, which
+// a local deploy further down the chain takes as its own targets.
+type targetPath struct {
+	Path string `json:"path"`
 }
 
 func (p *Plugin) deployTarget(req deploy.PluginRequest, dir string) (string, error) {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -150,5 +151,43 @@ func TestValidateTargets(t *testing.T) {
 	errs := New("/").ValidateTargets([]deploy.Target{{Path: "a"}, {Host: "h"}}, nil)
 	if len(errs) != 2 || errs[0].Path != "targets[1].path" || errs[1].Path != "targets[1].host" {
 		t.Fatalf("got %v", errs)
+	}
+}
+
+func TestDeployOutputs(t *testing.T) {
+	art := writeArchive(t, map[string]string{"index.html": "v1"})
+	a, b := t.TempDir(), t.TempDir()
+	tests := []struct {
+		name    string
+		targets []deploy.Target
+		want    map[string]string
+	}{
+		{name: "one target", targets: []deploy.Target{{Path: a}}, want: map[string]string{
+			"release": "1.0.0", "paths": filepath.Join(a, "releases", "1.0.0"),
+			"release_path": filepath.Join(a, "releases", "1.0.0"),
+			"targets":      `[{"path":"` + a + `"}]`,
+		}},
+		{name: "two targets, relative to the base directory", targets: []deploy.Target{{Path: a}, {Path: filepath.Base(b)}}, want: map[string]string{
+			"release": "1.0.0", "paths": filepath.Join(a, "releases", "1.0.0") + "," + filepath.Join(b, "releases", "1.0.0"),
+			"release_path": filepath.Join(a, "releases", "1.0.0"),
+			"targets":      `[{"path":"` + a + `"},{"path":"` + b + `"}]`,
+		}},
+		{name: "no target", want: map[string]string{"release": "1.0.0", "paths": "", "targets": "[]"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := request(art, "", "1.0.0", "aaa")
+			req.Targets = tt.targets
+			res, err := New(filepath.Dir(b)).Deploy(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(res.Outputs, tt.want) {
+				t.Fatalf("outputs = %v\nwant %v", res.Outputs, tt.want)
+			}
+			if len(res.Outputs) > deploy.MaxPluginOutputKeys {
+				t.Fatalf("%d output keys, at most %d allowed", len(res.Outputs), deploy.MaxPluginOutputKeys)
+			}
+		})
 	}
 }

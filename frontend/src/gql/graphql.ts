@@ -18,6 +18,18 @@ export type Scalars = {
   Time: { input: string; output: string; }
 };
 
+/** The after section: the deploys a deploy waits for before it runs. */
+export type AfterStatus = {
+  __typename?: 'AfterStatus';
+  dependencies: Array<Dependency>;
+  /** When the wait for the dependencies ends. */
+  expiresAt: Maybe<Scalars['Time']['output']>;
+  /** Why the wait failed, when it did. */
+  reason: Maybe<Scalars['String']['output']>;
+  /** waiting, satisfied or failed. */
+  status: Scalars['String']['output'];
+};
+
 /** One identity's answer to a deploy awaiting approval. */
 export type Approval = {
   __typename?: 'Approval';
@@ -51,8 +63,18 @@ export type Artifact = {
   version: Scalars['String']['output'];
 };
 
+/** A deploy another one runs after, with its state now. */
+export type Dependency = {
+  __typename?: 'Dependency';
+  id: Scalars['ID']['output'];
+  /** Null when the deploy no longer exists (removed by retention). */
+  state: Maybe<DeploymentState>;
+};
+
 export type Deployment = {
   __typename?: 'Deployment';
+  /** The after section; null when the deploy runs after no other. */
+  after: Maybe<AfterStatus>;
   application: Scalars['String']['output'];
   /** The approval section; null when the deploy needs no approval. */
   approval: Maybe<ApprovalStatus>;

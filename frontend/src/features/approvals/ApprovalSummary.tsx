@@ -1,11 +1,35 @@
 import { Time } from "../../shared/time";
-import { explainDecision, type ApprovalItem } from "./inbox";
+import { approvalStatusLabel, approvalStatusTone, explainDecision, type ApprovalItem } from "./inbox";
 
-/** The governance decision explained, and who answered, when and why. */
-export function ApprovalSummary({ deployment: d }: { deployment: Pick<ApprovalItem, "decision" | "approval"> }) {
+/** The approval status as the server words it, coloured by its tone; a word, never colour alone. */
+export function ApprovalStatusBadge({ status }: { status: string }) {
+  return (
+    <span className="m-badge" data-size="small" data-tone={approvalStatusTone(status)} data-approval-status={status} title={`Approval ${status}`}>
+      <span className="m-badge-dot" aria-hidden="true" />
+      {approvalStatusLabel(status)}
+    </span>
+  );
+}
+
+/**
+ * The governance decision explained, and who answered, when and why. The
+ * status is shown unless the caller lists only deploys that wait (the inbox).
+ */
+export function ApprovalSummary({
+  deployment: d,
+  showStatus = true,
+}: {
+  deployment: Pick<ApprovalItem, "decision" | "approval">;
+  showStatus?: boolean;
+}) {
   const a = d.approval;
   return (
     <div className="m-approval-summary" data-approval-status={a?.status}>
+      {showStatus && a && (
+        <p className="m-approval-status">
+          Approval <ApprovalStatusBadge status={a.status} />
+        </p>
+      )}
       <ul className="m-approval-explained">
         {explainDecision(d).map((line) => (
           <li key={line}>{line}</li>

@@ -38,7 +38,7 @@ export function ApprovalsPage() {
                   <span className="m-mono">{d.id}</span> · tenant <strong>{d.tenant}</strong> · {d.artifact.name} <strong>{d.artifact.version}</strong> ·
                   requested by <span className="m-mono">{d.requester}</span> <Time iso={d.createdAt} />
                 </p>
-                <ApprovalSummary deployment={d} />
+                <ApprovalSummary deployment={d} showStatus={false} />
                 <ApprovalActions id={d.id} title={title} visible={canAnswer(d)} onAnswered={refetch} />
               </li>
             );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { DeploymentState } from "../../gql/graphql";
-import { approvedCount, badgeCount, badgeText, canAnswer, explainDecision, missingApprovals, sortInbox, type ApprovalItem } from "./inbox";
+import { approvalStatusLabel, approvalStatusTone, approvedCount, badgeCount, badgeText, canAnswer, explainDecision, missingApprovals, sortInbox, type ApprovalItem } from "./inbox";
 
 function item(id: string, over: Partial<ApprovalItem> = {}, state: DeploymentState = "AWAITING_APPROVAL"): ApprovalItem {
   return {
@@ -31,6 +31,18 @@ function item(id: string, over: Partial<ApprovalItem> = {}, state: DeploymentSta
 }
 
 describe("approvals inbox", () => {
+  it.each([
+    ["waiting", "waiting", "Waiting"],
+    ["approved", "success", "Approved"],
+    ["rejected", "danger", "Rejected"],
+    ["expired", "danger", "Expired"],
+    ["cancelled", "neutral", "Cancelled"],
+    ["someday-new", "neutral", "Someday-new"],
+  ])("shows approval status %s with tone %s as %s", (status, tone, label) => {
+    expect(approvalStatusTone(status)).toBe(tone);
+    expect(approvalStatusLabel(status)).toBe(label);
+  });
+
   it("counts in the badge only the deploys the viewer may still answer", () => {
     expect(badgeCount([])).toBe(0);
     expect(badgeCount([item("a"), item("b")])).toBe(2);

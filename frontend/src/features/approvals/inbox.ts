@@ -1,4 +1,5 @@
 import type { ApprovalViewFragment } from "../../gql/graphql";
+import type { Tone } from "../../shared/states";
 
 export type ApprovalItem = ApprovalViewFragment;
 
@@ -19,6 +20,29 @@ export function badgeText(count: number): string | undefined {
  */
 export function canAnswer(d: Pick<ApprovalItem, "canApprove" | "state">): boolean {
   return d.canApprove && d.state === "AWAITING_APPROVAL";
+}
+
+/**
+ * The tone of an approval status. The server's vocabulary may grow
+ * (cancelled, ...): any status but these reads as neutral, never as waiting.
+ */
+export function approvalStatusTone(status: string): Tone {
+  switch (status) {
+    case "waiting":
+      return "waiting";
+    case "approved":
+      return "success";
+    case "rejected":
+    case "expired":
+      return "danger";
+    default:
+      return "neutral";
+  }
+}
+
+/** The status as the server gives it, capitalized: "waiting" → "Waiting". */
+export function approvalStatusLabel(status: string): string {
+  return status ? status.charAt(0).toUpperCase() + status.slice(1) : "Unknown";
 }
 
 /** Distinct identities that approved. */

@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"manent.dev/manent/deploy"
+)
+
+// plannedWait is what a submitted deploy waits for before its queue.
+type plannedWait struct {
+	initial         deploy.State
+	input           ApprovalInput
+	approvalExpires *time.Time
+}
+
+// planWait checks the dependencies (every one must exist, be readable by
+// the requester, not be a dry-run and not have ended without success) and
+// decides the first state: WAITING_DEPENDENCY, DELAYED, AWAITING_APPROVAL,
+// or nil for a deploy queued at once.
+func (e *Engine) planWait(ctx context.Context, who deploy.Identity, d *deploy.Descriptor, dec deploy.Decision, now time.Time) (*plannedWait, error) {
+	if d.Schedule != nil && d.Schedule.Cron != "" {
+		return nil, &deploy.Error{Code: deploy.EUNPROCESSABLE, Message: "deploy refused",
+			Fields: []deploy.FieldError{{Path: "schedule.cron", Message: "recurring schedules are not supported by this server yet; use schedule.at"}}}
+	}
+	pending, err := e.checkDependencies(ctx, who, d)
+	if err != nil {
+		return nil, err
+	}
+	w := &plannedWait{input: ApprovalInput{Approvals: dec.Approvals != nil, Change: dec.Change}}
+	if dec.Approvals != nil {
+		w.input.Require = *dec.Approvals
+		if w.input.Require.Expiry <= 0 {
+			w.input.Require.Expiry = 24 * time.Hour
+		}
+		if w.input.Require.Count < 1 {
+			w.input.Require.Count = 1
+		}
+	} else if dec.Change != nil {
+		w.input.Require = deploy.ApprovalRequirement{Expiry: 24 * time.Hour}
+	}
+	if len(d.After) > 0 {
+		timeout := d.AfterTimeout
+		if timeout <= 0 {
+			timeout = deploy.DefaultAfterTimeout
+		}
+		w.input.After = d.After
+		w.input.AfterExpiresAt = now.Add(timeout)
+	}
+	if d.Schedule != nil && d.Schedule.At != nil {
+		at := d.Schedule.At.UTC()
+		w.input.At = &at
+	}
+	switch {
+	case pending > 0:
+		w.initial = deploy.StateWaitingDependency
+	case w.input.At != nil && now.Before(*w.input.At):
+		w.initial = deploy.StateDelayed
+	case w.input.Approvals || w.input.Change != nil:
+		w.initial = deploy.StateAwaitingApproval
+		exp := now.Add(w.input.Require.Expiry)
+		w.input.ExpiresAt, w.approvalExpires = exp, &exp
+	default:
+		return nil, nil
+	}
+	return w, nil
+}
+
+// checkDependencies returns how many dependencies have not succeeded yet.
+func (e *Engine) checkDependencies(ctx context.Context, who deploy.Identity, d *deploy.Descriptor) (int, error) {
+	var fields []deploy.FieldError
+	pending := 0
+	for i, id := range d.After {
+		path := fmt.Sprintf("after[%d]", i)
+		dep, err := e.store.Get(ctx, id)
+		if err != nil && deploy.ErrorCode(err) != deploy.ENOTFOUND {
+			return 0, err
+		}
+		readable := false
+		if dep != nil {
+			ok, err := e.authz.Allowed(who, resourceOf(dep), deploy.PermRead)
+			if err != nil {
+				return 0, fmt.Errorf("authorize: %w", err)
+			}
+			readable = ok
+		}
+		switch {
+		case dep == nil || !readable:
+			// An unreadable deploy looks like a missing one: the answer
+			// must not reveal another team's deploys.
+			fields = append(fields, deploy.FieldError{Path: path, Message: fmt.Sprintf("no deploy %q (or no deployment.read on it)", id)})
+		case dep.DryRun:
+			fields = append(fields, deploy.FieldError{Path: path, Message: fmt.Sprintf("%q is a dry-run: nothing can wait for it", id)})
+		case dep.State.Terminal() && dep.State != deploy.StateSuccess:
+			fields = append(fields, deploy.FieldError{Path: path, Message: fmt.Sprintf("%q already ended %s", id, dep.State)})
+		case dep.State != deploy.StateSuccess:
+			pending++
+		}
+	}
+	if len(fields) > 0 {
+		return 0, &deploy.Error{Code: deploy.EUNPROCESSABLE, Message: "dependencies refused", Fields: fields}
+	}
+	return pending, nil
+}

@@ -1,0 +1,82 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"manent.dev/manent/deploy"
+)
+
+// dependencyStates returns the states of ids in their order; an ID with no
+// deploy (deleted by retention) has an empty state.
+func (s *Store) dependencyStates(ctx context.Context, ids []string) ([]deploy.Dependency, error) {
+	states, err := s.DependencyStates(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]deploy.Dependency, len(ids))
+	for i, id := range ids {
+		out[i] = deploy.Dependency{ID: id, State: states[id]}
+	}
+	return out, nil
+}
+
+// DependencyStates implements deploy.Store: one query for all the deploys.
+func (s *Store) DependencyStates(ctx context.Context, ids []string) (map[string]deploy.State, error) {
+	out := map[string]deploy.State{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		ID    string `bun:"id"`
+		State string `bun:"state"`
+	}
+	err := s.db.NewRaw(`SELECT id, state FROM manent.deployments WHERE id IN (?)`, bun.List(ids)).Scan(ctx, &rows)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, wrap("read dependency states", err)
+	}
+	for _, r := range rows {
+		out[r.ID] = deploy.State(r.State)
+	}
+	return out, nil
+}
+
+// Dependents implements deploy.Store: the deploys still waiting on id.
+func (s *Store) Dependents(ctx context.Context, id string) ([]string, error) {
+	var ids []string
+	err := s.db.NewRaw(`SELECT d.id FROM manent.dependencies AS x JOIN manent.deployments AS d ON d.id = x.deployment_id
+		WHERE x.depends_on = ? AND d.state IN (?) ORDER BY d.id`, id, bun.List(activeStates)).Scan(ctx, &ids)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, wrap("list dependents", err)
+	}
+	return ids, nil
+}
+
+// Transition implements deploy.Store: a conditional state change of a
+// waiting deploy, with the expiry of its new wait when it has one.
+func (s *Store) Transition(ctx context.Context, id string, from []deploy.State, to deploy.State, expires *time.Time) (bool, error) {
+	moved := false
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE manent.deployments SET state = ?, updated_at = now(),
+				approval_expires_at = CASE WHEN ? = ? THEN ? ELSE approval_expires_at END
+			WHERE id = ? AND state IN (?)`,
+			to, to, deploy.StateAwaitingApproval, microPtr(expires), id, bun.List(from))
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+		moved = true
+		return notify(ctx, tx, deploy.EventDeployment, id)
+	})
+	return moved, wrap("change deployment state", err)
+}

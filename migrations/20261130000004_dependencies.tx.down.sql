@@ -1,0 +1,2 @@
+ALTER TABLE manent.deployments DROP COLUMN IF EXISTS after_expires_at;
+DROP TABLE IF EXISTS manent.dependencies;
