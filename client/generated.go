@@ -180,6 +180,15 @@ type CancelDeploymentResponse struct {
 // GetCancelDeployment returns CancelDeploymentResponse.CancelDeployment, and is useful for accessing the field via an interface.
 func (v *CancelDeploymentResponse) GetCancelDeployment() DeploymentDetail { return v.CancelDeployment }
 
+// CancelReleaseResponse is returned by CancelRelease on success.
+type CancelReleaseResponse struct {
+	// Stop the release, then cancel its deploys that have not finished.
+	CancelRelease ReleaseDetail `json:"cancelRelease"`
+}
+
+// GetCancelRelease returns CancelReleaseResponse.CancelRelease, and is useful for accessing the field via an interface.
+func (v *CancelReleaseResponse) GetCancelRelease() ReleaseDetail { return v.CancelRelease }
+
 // Dependency includes the requested fields of the GraphQL type Dependency.
 // The GraphQL type's documentation follows.
 //
@@ -222,6 +231,8 @@ type DeploymentDetail struct {
 	Approval *ApprovalDetail `json:"approval"`
 	// The after section; null when the deploy runs after no other.
 	After *AfterDetail `json:"after"`
+	// The exports, sorted by name; empty until the deploy succeeds, and always for a dry run.
+	Exports []Export `json:"exports"`
 	// The status JSON of DESIGN.md (snake_case), as the CLI and REST print it.
 	Status json.RawMessage `json:"status"`
 }
@@ -288,6 +299,9 @@ func (v *DeploymentDetail) GetApproval() *ApprovalDetail { return v.Approval }
 
 // GetAfter returns DeploymentDetail.After, and is useful for accessing the field via an interface.
 func (v *DeploymentDetail) GetAfter() *AfterDetail { return v.After }
+
+// GetExports returns DeploymentDetail.Exports, and is useful for accessing the field via an interface.
+func (v *DeploymentDetail) GetExports() []Export { return v.Exports }
 
 // GetStatus returns DeploymentDetail.Status, and is useful for accessing the field via an interface.
 func (v *DeploymentDetail) GetStatus() json.RawMessage { return v.Status }
@@ -481,6 +495,32 @@ func (v *EffectiveDeploy) GetConfigSource() string { return v.ConfigSource }
 // GetConfigRevision returns EffectiveDeploy.ConfigRevision, and is useful for accessing the field via an interface.
 func (v *EffectiveDeploy) GetConfigRevision() string { return v.ConfigRevision }
 
+// Export includes the requested fields of the GraphQL type Export.
+// The GraphQL type's documentation follows.
+//
+// A checked export of a succeeded deploy: a value the deploys after it can import.
+type Export struct {
+	Name string `json:"name"`
+	// string or targets.
+	Format string `json:"format"`
+	// The string, or the JSON list of targets ({host, port, user, labels} or plain hosts).
+	Value string `json:"value"`
+	// Readable from other tenants through current imports.
+	Public bool `json:"public"`
+}
+
+// GetName returns Export.Name, and is useful for accessing the field via an interface.
+func (v *Export) GetName() string { return v.Name }
+
+// GetFormat returns Export.Format, and is useful for accessing the field via an interface.
+func (v *Export) GetFormat() string { return v.Format }
+
+// GetValue returns Export.Value, and is useful for accessing the field via an interface.
+func (v *Export) GetValue() string { return v.Value }
+
+// GetPublic returns Export.Public, and is useful for accessing the field via an interface.
+func (v *Export) GetPublic() bool { return v.Public }
+
 // FreezeCalendar includes the requested fields of the GraphQL type FreezeCalendar.
 // The GraphQL type's documentation follows.
 //
@@ -617,6 +657,15 @@ func (v *GetPendingApprovalsResponse) GetPendingApprovals() []PendingApproval {
 	return v.PendingApprovals
 }
 
+// GetReleaseResponse is returned by GetRelease on success.
+type GetReleaseResponse struct {
+	// A release whose every deploy the viewer may read (NOT_FOUND otherwise).
+	Release *ReleaseDetail `json:"release"`
+}
+
+// GetRelease returns GetReleaseResponse.Release, and is useful for accessing the field via an interface.
+func (v *GetReleaseResponse) GetRelease() *ReleaseDetail { return v.Release }
+
 // GetViewerResponse is returned by GetViewer on success.
 type GetViewerResponse struct {
 	// The signed-in identity.
@@ -697,6 +746,41 @@ type ListDeploymentsResponse struct {
 
 // GetDeployments returns ListDeploymentsResponse.Deployments, and is useful for accessing the field via an interface.
 func (v *ListDeploymentsResponse) GetDeployments() DeploymentPage { return v.Deployments }
+
+// ListReleasesReleasesReleaseConnection includes the requested fields of the GraphQL type ReleaseConnection.
+type ListReleasesReleasesReleaseConnection struct {
+	Nodes    []ReleaseDetail                               `json:"nodes"`
+	PageInfo ListReleasesReleasesReleaseConnectionPageInfo `json:"pageInfo"`
+}
+
+// GetNodes returns ListReleasesReleasesReleaseConnection.Nodes, and is useful for accessing the field via an interface.
+func (v *ListReleasesReleasesReleaseConnection) GetNodes() []ReleaseDetail { return v.Nodes }
+
+// GetPageInfo returns ListReleasesReleasesReleaseConnection.PageInfo, and is useful for accessing the field via an interface.
+func (v *ListReleasesReleasesReleaseConnection) GetPageInfo() ListReleasesReleasesReleaseConnectionPageInfo {
+	return v.PageInfo
+}
+
+// ListReleasesReleasesReleaseConnectionPageInfo includes the requested fields of the GraphQL type PageInfo.
+type ListReleasesReleasesReleaseConnectionPageInfo struct {
+	HasNextPage bool   `json:"hasNextPage"`
+	EndCursor   string `json:"endCursor"`
+}
+
+// GetHasNextPage returns ListReleasesReleasesReleaseConnectionPageInfo.HasNextPage, and is useful for accessing the field via an interface.
+func (v *ListReleasesReleasesReleaseConnectionPageInfo) GetHasNextPage() bool { return v.HasNextPage }
+
+// GetEndCursor returns ListReleasesReleasesReleaseConnectionPageInfo.EndCursor, and is useful for accessing the field via an interface.
+func (v *ListReleasesReleasesReleaseConnectionPageInfo) GetEndCursor() string { return v.EndCursor }
+
+// ListReleasesResponse is returned by ListReleases on success.
+type ListReleasesResponse struct {
+	// The releases whose every deploy the viewer may read, newest first.
+	Releases ListReleasesReleasesReleaseConnection `json:"releases"`
+}
+
+// GetReleases returns ListReleasesResponse.Releases, and is useful for accessing the field via an interface.
+func (v *ListReleasesResponse) GetReleases() ListReleasesReleasesReleaseConnection { return v.Releases }
 
 // LogLineDetail includes the GraphQL fields of LogLine requested by the fragment LogLineDetail.
 type LogLineDetail struct {
@@ -949,6 +1033,125 @@ type RejectDeploymentResponse struct {
 // GetRejectDeployment returns RejectDeploymentResponse.RejectDeployment, and is useful for accessing the field via an interface.
 func (v *RejectDeploymentResponse) GetRejectDeployment() DeploymentDetail { return v.RejectDeployment }
 
+// ReleaseDeploy includes the requested fields of the GraphQL type ReleaseDeploy.
+// The GraphQL type's documentation follows.
+//
+// One deploy of a release.
+type ReleaseDeploy struct {
+	Name         string `json:"name"`
+	DeploymentId string `json:"deploymentId"`
+	// Null until the release queued the deploy.
+	State DeploymentState `json:"state"`
+	// The deploy's error, or why the release did not queue it.
+	Error string `json:"error"`
+	// Names of the deploys of the release it follows.
+	After []string `json:"after"`
+	// The state of its rollback deploy (onFailure: rollback), REFUSED or SKIPPED; null when none.
+	RollbackState        string `json:"rollbackState"`
+	RollbackDeploymentId string `json:"rollbackDeploymentId"`
+	RollbackError        string `json:"rollbackError"`
+}
+
+// GetName returns ReleaseDeploy.Name, and is useful for accessing the field via an interface.
+func (v *ReleaseDeploy) GetName() string { return v.Name }
+
+// GetDeploymentId returns ReleaseDeploy.DeploymentId, and is useful for accessing the field via an interface.
+func (v *ReleaseDeploy) GetDeploymentId() string { return v.DeploymentId }
+
+// GetState returns ReleaseDeploy.State, and is useful for accessing the field via an interface.
+func (v *ReleaseDeploy) GetState() DeploymentState { return v.State }
+
+// GetError returns ReleaseDeploy.Error, and is useful for accessing the field via an interface.
+func (v *ReleaseDeploy) GetError() string { return v.Error }
+
+// GetAfter returns ReleaseDeploy.After, and is useful for accessing the field via an interface.
+func (v *ReleaseDeploy) GetAfter() []string { return v.After }
+
+// GetRollbackState returns ReleaseDeploy.RollbackState, and is useful for accessing the field via an interface.
+func (v *ReleaseDeploy) GetRollbackState() string { return v.RollbackState }
+
+// GetRollbackDeploymentId returns ReleaseDeploy.RollbackDeploymentId, and is useful for accessing the field via an interface.
+func (v *ReleaseDeploy) GetRollbackDeploymentId() string { return v.RollbackDeploymentId }
+
+// GetRollbackError returns ReleaseDeploy.RollbackError, and is useful for accessing the field via an interface.
+func (v *ReleaseDeploy) GetRollbackError() string { return v.RollbackError }
+
+// ReleaseDetail includes the GraphQL fields of Release requested by the fragment ReleaseDetail.
+// The GraphQL type's documentation follows.
+//
+// A composite release (kind: Release): deploys with the dependencies between them, followed as a whole.
+type ReleaseDetail struct {
+	Id    string       `json:"id"`
+	State ReleaseState `json:"state"`
+	// stop, continue or rollback.
+	OnFailure  string    `json:"onFailure"`
+	Requester  string    `json:"requester"`
+	CreatedAt  time.Time `json:"createdAt"`
+	FinishedAt time.Time `json:"finishedAt"`
+	// The deploys that did not succeed; null unless ERROR or CANCELLED.
+	Error string `json:"error"`
+	// The deploys in the order of the descriptor.
+	Deploys []ReleaseDeploy `json:"deploys"`
+}
+
+// GetId returns ReleaseDetail.Id, and is useful for accessing the field via an interface.
+func (v *ReleaseDetail) GetId() string { return v.Id }
+
+// GetState returns ReleaseDetail.State, and is useful for accessing the field via an interface.
+func (v *ReleaseDetail) GetState() ReleaseState { return v.State }
+
+// GetOnFailure returns ReleaseDetail.OnFailure, and is useful for accessing the field via an interface.
+func (v *ReleaseDetail) GetOnFailure() string { return v.OnFailure }
+
+// GetRequester returns ReleaseDetail.Requester, and is useful for accessing the field via an interface.
+func (v *ReleaseDetail) GetRequester() string { return v.Requester }
+
+// GetCreatedAt returns ReleaseDetail.CreatedAt, and is useful for accessing the field via an interface.
+func (v *ReleaseDetail) GetCreatedAt() time.Time { return v.CreatedAt }
+
+// GetFinishedAt returns ReleaseDetail.FinishedAt, and is useful for accessing the field via an interface.
+func (v *ReleaseDetail) GetFinishedAt() time.Time { return v.FinishedAt }
+
+// GetError returns ReleaseDetail.Error, and is useful for accessing the field via an interface.
+func (v *ReleaseDetail) GetError() string { return v.Error }
+
+// GetDeploys returns ReleaseDetail.Deploys, and is useful for accessing the field via an interface.
+func (v *ReleaseDetail) GetDeploys() []ReleaseDeploy { return v.Deploys }
+
+// ReleaseEventsResponse is returned by ReleaseEvents on success.
+type ReleaseEventsResponse struct {
+	// The release now, then again whenever it or one of its deploys changes; completes when it ends.
+	ReleaseEvents ReleaseDetail `json:"releaseEvents"`
+}
+
+// GetReleaseEvents returns ReleaseEventsResponse.ReleaseEvents, and is useful for accessing the field via an interface.
+func (v *ReleaseEventsResponse) GetReleaseEvents() ReleaseDetail { return v.ReleaseEvents }
+
+type ReleaseState string
+
+const (
+	ReleaseStatePending   ReleaseState = "PENDING"
+	ReleaseStateSuccess   ReleaseState = "SUCCESS"
+	ReleaseStateError     ReleaseState = "ERROR"
+	ReleaseStateCancelled ReleaseState = "CANCELLED"
+)
+
+var AllReleaseState = []ReleaseState{
+	ReleaseStatePending,
+	ReleaseStateSuccess,
+	ReleaseStateError,
+	ReleaseStateCancelled,
+}
+
+// RollbackResponse is returned by Rollback on success.
+type RollbackResponse struct {
+	// Redeploy the previous release in service of an environment (or the deploy to) as a new deploy.
+	Rollback DeploymentDetail `json:"rollback"`
+}
+
+// GetRollback returns RollbackResponse.Rollback, and is useful for accessing the field via an interface.
+func (v *RollbackResponse) GetRollback() DeploymentDetail { return v.Rollback }
+
 // StepDetail includes the GraphQL fields of Step requested by the fragment StepDetail.
 type StepDetail struct {
 	Name       string    `json:"name"`
@@ -1022,6 +1225,15 @@ type SubmitDeploymentResponse struct {
 
 // GetSubmitDeployment returns SubmitDeploymentResponse.SubmitDeployment, and is useful for accessing the field via an interface.
 func (v *SubmitDeploymentResponse) GetSubmitDeployment() SubmitResult { return v.SubmitDeployment }
+
+// SubmitReleaseResponse is returned by SubmitRelease on success.
+type SubmitReleaseResponse struct {
+	// Submit a kind: Release document, every deploy's descriptor inline. Resubmitting returns the existing release.
+	SubmitRelease ReleaseDetail `json:"submitRelease"`
+}
+
+// GetSubmitRelease returns SubmitReleaseResponse.SubmitRelease, and is useful for accessing the field via an interface.
+func (v *SubmitReleaseResponse) GetSubmitRelease() ReleaseDetail { return v.SubmitRelease }
 
 // SubmitResult includes the requested fields of the GraphQL type SubmitResult.
 type SubmitResult struct {
@@ -1122,6 +1334,9 @@ func (v *SubmittedDeployment) GetApproval() *ApprovalDetail { return v.Deploymen
 // GetAfter returns SubmittedDeployment.After, and is useful for accessing the field via an interface.
 func (v *SubmittedDeployment) GetAfter() *AfterDetail { return v.DeploymentDetail.After }
 
+// GetExports returns SubmittedDeployment.Exports, and is useful for accessing the field via an interface.
+func (v *SubmittedDeployment) GetExports() []Export { return v.DeploymentDetail.Exports }
+
 // GetStatus returns SubmittedDeployment.Status, and is useful for accessing the field via an interface.
 func (v *SubmittedDeployment) GetStatus() json.RawMessage { return v.DeploymentDetail.Status }
 
@@ -1199,6 +1414,8 @@ type __premarshalSubmittedDeployment struct {
 
 	After *AfterDetail `json:"after"`
 
+	Exports []Export `json:"exports"`
+
 	Status json.RawMessage `json:"status"`
 }
 
@@ -1237,6 +1454,7 @@ func (v *SubmittedDeployment) __premarshalJSON() (*__premarshalSubmittedDeployme
 	retval.Steps = v.DeploymentDetail.Steps
 	retval.Approval = v.DeploymentDetail.Approval
 	retval.After = v.DeploymentDetail.After
+	retval.Exports = v.DeploymentDetail.Exports
 	retval.Status = v.DeploymentDetail.Status
 	return &retval, nil
 }
@@ -1297,6 +1515,14 @@ type __CancelDeploymentInput struct {
 
 // GetId returns __CancelDeploymentInput.Id, and is useful for accessing the field via an interface.
 func (v *__CancelDeploymentInput) GetId() string { return v.Id }
+
+// __CancelReleaseInput is used internally by genqlient
+type __CancelReleaseInput struct {
+	Id string `json:"id"`
+}
+
+// GetId returns __CancelReleaseInput.Id, and is useful for accessing the field via an interface.
+func (v *__CancelReleaseInput) GetId() string { return v.Id }
 
 // __DeploymentEventsInput is used internally by genqlient
 type __DeploymentEventsInput struct {
@@ -1366,6 +1592,14 @@ func (v *__GetLogsInput) GetAfter() int { return v.After }
 // GetLimit returns __GetLogsInput.Limit, and is useful for accessing the field via an interface.
 func (v *__GetLogsInput) GetLimit() int { return v.Limit }
 
+// __GetReleaseInput is used internally by genqlient
+type __GetReleaseInput struct {
+	Id string `json:"id"`
+}
+
+// GetId returns __GetReleaseInput.Id, and is useful for accessing the field via an interface.
+func (v *__GetReleaseInput) GetId() string { return v.Id }
+
 // __ListDeploymentsInput is used internally by genqlient
 type __ListDeploymentsInput struct {
 	Tenant       string            `json:"tenant,omitempty"`
@@ -1406,6 +1640,18 @@ func (v *__ListDeploymentsInput) GetFirst() int { return v.First }
 // GetAfter returns __ListDeploymentsInput.After, and is useful for accessing the field via an interface.
 func (v *__ListDeploymentsInput) GetAfter() string { return v.After }
 
+// __ListReleasesInput is used internally by genqlient
+type __ListReleasesInput struct {
+	First int    `json:"first"`
+	After string `json:"after"`
+}
+
+// GetFirst returns __ListReleasesInput.First, and is useful for accessing the field via an interface.
+func (v *__ListReleasesInput) GetFirst() int { return v.First }
+
+// GetAfter returns __ListReleasesInput.After, and is useful for accessing the field via an interface.
+func (v *__ListReleasesInput) GetAfter() string { return v.After }
+
 // __RejectDeploymentInput is used internally by genqlient
 type __RejectDeploymentInput struct {
 	Id      string `json:"id"`
@@ -1418,6 +1664,34 @@ func (v *__RejectDeploymentInput) GetId() string { return v.Id }
 // GetComment returns __RejectDeploymentInput.Comment, and is useful for accessing the field via an interface.
 func (v *__RejectDeploymentInput) GetComment() string { return v.Comment }
 
+// __ReleaseEventsInput is used internally by genqlient
+type __ReleaseEventsInput struct {
+	Id string `json:"id"`
+}
+
+// GetId returns __ReleaseEventsInput.Id, and is useful for accessing the field via an interface.
+func (v *__ReleaseEventsInput) GetId() string { return v.Id }
+
+// __RollbackInput is used internally by genqlient
+type __RollbackInput struct {
+	Application string `json:"application"`
+	Environment string `json:"environment"`
+	Tenant      string `json:"tenant"`
+	To          string `json:"to"`
+}
+
+// GetApplication returns __RollbackInput.Application, and is useful for accessing the field via an interface.
+func (v *__RollbackInput) GetApplication() string { return v.Application }
+
+// GetEnvironment returns __RollbackInput.Environment, and is useful for accessing the field via an interface.
+func (v *__RollbackInput) GetEnvironment() string { return v.Environment }
+
+// GetTenant returns __RollbackInput.Tenant, and is useful for accessing the field via an interface.
+func (v *__RollbackInput) GetTenant() string { return v.Tenant }
+
+// GetTo returns __RollbackInput.To, and is useful for accessing the field via an interface.
+func (v *__RollbackInput) GetTo() string { return v.To }
+
 // __SubmitDeploymentInput is used internally by genqlient
 type __SubmitDeploymentInput struct {
 	Descriptor   string `json:"descriptor"`
@@ -1429,6 +1703,14 @@ func (v *__SubmitDeploymentInput) GetDescriptor() string { return v.Descriptor }
 
 // GetValidateOnly returns __SubmitDeploymentInput.ValidateOnly, and is useful for accessing the field via an interface.
 func (v *__SubmitDeploymentInput) GetValidateOnly() bool { return v.ValidateOnly }
+
+// __SubmitReleaseInput is used internally by genqlient
+type __SubmitReleaseInput struct {
+	Descriptor string `json:"descriptor"`
+}
+
+// GetDescriptor returns __SubmitReleaseInput.Descriptor, and is useful for accessing the field via an interface.
+func (v *__SubmitReleaseInput) GetDescriptor() string { return v.Descriptor }
 
 // The subscription executed by ActivityEvents.
 const ActivityEvents_Operation = `
@@ -1556,6 +1838,12 @@ fragment DeploymentDetail on Deployment {
 			state
 		}
 	}
+	exports {
+		name
+		format
+		value
+		public
+	}
 	status
 }
 fragment ArtifactDetail on Artifact {
@@ -1668,6 +1956,12 @@ fragment DeploymentDetail on Deployment {
 			state
 		}
 	}
+	exports {
+		name
+		format
+		value
+		public
+	}
 	status
 }
 fragment ArtifactDetail on Artifact {
@@ -1731,6 +2025,59 @@ func CancelDeployment(
 	return data_, err_
 }
 
+// The mutation executed by CancelRelease.
+const CancelRelease_Operation = `
+mutation CancelRelease ($id: ID!) {
+	cancelRelease(id: $id) {
+		... ReleaseDetail
+	}
+}
+fragment ReleaseDetail on Release {
+	id
+	state
+	onFailure
+	requester
+	createdAt
+	finishedAt
+	error
+	deploys {
+		name
+		deploymentId
+		state
+		error
+		after
+		rollbackState
+		rollbackDeploymentId
+		rollbackError
+	}
+}
+`
+
+func CancelRelease(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+) (data_ *CancelReleaseResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "CancelRelease",
+		Query:  CancelRelease_Operation,
+		Variables: &__CancelReleaseInput{
+			Id: id,
+		},
+	}
+
+	data_ = &CancelReleaseResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
 // The subscription executed by DeploymentEvents.
 const DeploymentEvents_Operation = `
 subscription DeploymentEvents ($id: ID!, $logsAfter: Int!) {
@@ -1783,6 +2130,12 @@ fragment DeploymentDetail on Deployment {
 			id
 			state
 		}
+	}
+	exports {
+		name
+		format
+		value
+		public
 	}
 	status
 }
@@ -1984,6 +2337,12 @@ fragment DeploymentDetail on Deployment {
 			id
 			state
 		}
+	}
+	exports {
+		name
+		format
+		value
+		public
 	}
 	status
 }
@@ -2287,6 +2646,59 @@ func GetPendingApprovals(
 	return data_, err_
 }
 
+// The query executed by GetRelease.
+const GetRelease_Operation = `
+query GetRelease ($id: ID!) {
+	release(id: $id) {
+		... ReleaseDetail
+	}
+}
+fragment ReleaseDetail on Release {
+	id
+	state
+	onFailure
+	requester
+	createdAt
+	finishedAt
+	error
+	deploys {
+		name
+		deploymentId
+		state
+		error
+		after
+		rollbackState
+		rollbackDeploymentId
+		rollbackError
+	}
+}
+`
+
+func GetRelease(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+) (data_ *GetReleaseResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "GetRelease",
+		Query:  GetRelease_Operation,
+		Variables: &__GetReleaseInput{
+			Id: id,
+		},
+	}
+
+	data_ = &GetReleaseResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
 // The query executed by GetViewer.
 const GetViewer_Operation = `
 query GetViewer {
@@ -2405,6 +2817,67 @@ func ListDeployments(
 	return data_, err_
 }
 
+// The query executed by ListReleases.
+const ListReleases_Operation = `
+query ListReleases ($first: Int!, $after: String) {
+	releases(first: $first, after: $after) {
+		nodes {
+			... ReleaseDetail
+		}
+		pageInfo {
+			hasNextPage
+			endCursor
+		}
+	}
+}
+fragment ReleaseDetail on Release {
+	id
+	state
+	onFailure
+	requester
+	createdAt
+	finishedAt
+	error
+	deploys {
+		name
+		deploymentId
+		state
+		error
+		after
+		rollbackState
+		rollbackDeploymentId
+		rollbackError
+	}
+}
+`
+
+func ListReleases(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	first int,
+	after string,
+) (data_ *ListReleasesResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "ListReleases",
+		Query:  ListReleases_Operation,
+		Variables: &__ListReleasesInput{
+			First: first,
+			After: after,
+		},
+	}
+
+	data_ = &ListReleasesResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
 // The mutation executed by RejectDeployment.
 const RejectDeployment_Operation = `
 mutation RejectDeployment ($id: ID!, $comment: String!) {
@@ -2451,6 +2924,12 @@ fragment DeploymentDetail on Deployment {
 			id
 			state
 		}
+	}
+	exports {
+		name
+		format
+		value
+		public
 	}
 	status
 }
@@ -2506,6 +2985,201 @@ func RejectDeployment(
 	}
 
 	data_ = &RejectDeploymentResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The subscription executed by ReleaseEvents.
+const ReleaseEvents_Operation = `
+subscription ReleaseEvents ($id: ID!) {
+	releaseEvents(id: $id) {
+		... ReleaseDetail
+	}
+}
+fragment ReleaseDetail on Release {
+	id
+	state
+	onFailure
+	requester
+	createdAt
+	finishedAt
+	error
+	deploys {
+		name
+		deploymentId
+		state
+		error
+		after
+		rollbackState
+		rollbackDeploymentId
+		rollbackError
+	}
+}
+`
+
+// To unsubscribe, use [graphql.WebSocketClient.Unsubscribe]
+func ReleaseEvents(
+	ctx_ context.Context,
+	client_ graphql.WebSocketClient,
+	id string,
+) (dataChan_ chan ReleaseEventsWsResponse, subscriptionID_ string, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "ReleaseEvents",
+		Query:  ReleaseEvents_Operation,
+		Variables: &__ReleaseEventsInput{
+			Id: id,
+		},
+	}
+
+	dataChan_ = make(chan ReleaseEventsWsResponse)
+	subscriptionID_, err_ = client_.Subscribe(req_, dataChan_, ReleaseEventsForwardData)
+
+	return dataChan_, subscriptionID_, err_
+}
+
+type ReleaseEventsWsResponse graphql.BaseResponse[*ReleaseEventsResponse]
+
+func ReleaseEventsForwardData(interfaceChan interface{}, jsonRawMsg json.RawMessage) error {
+	var gqlResp graphql.Response
+	var wsResp ReleaseEventsWsResponse
+	err := json.Unmarshal(jsonRawMsg, &gqlResp)
+	if err != nil {
+		return err
+	}
+	if len(gqlResp.Errors) == 0 {
+		err = json.Unmarshal(jsonRawMsg, &wsResp)
+		if err != nil {
+			return err
+		}
+	} else {
+		wsResp.Errors = gqlResp.Errors
+	}
+	dataChan_, ok := interfaceChan.(chan ReleaseEventsWsResponse)
+	if !ok {
+		return errors.New("failed to cast interface into 'chan ReleaseEventsWsResponse'")
+	}
+	dataChan_ <- wsResp
+	return nil
+}
+
+// The mutation executed by Rollback.
+const Rollback_Operation = `
+mutation Rollback ($application: String!, $environment: String!, $tenant: String, $to: ID) {
+	rollback(application: $application, environment: $environment, tenant: $tenant, to: $to) {
+		... DeploymentDetail
+	}
+}
+fragment DeploymentDetail on Deployment {
+	id
+	tenant
+	application
+	environment
+	state
+	requester
+	createdAt
+	startedAt
+	finishedAt
+	updatedAt
+	dryRun
+	release
+	artifact {
+		... ArtifactDetail
+	}
+	sha256
+	currentStep
+	error
+	cancelRequested
+	steps {
+		... StepDetail
+	}
+	decision {
+		rule
+		requires
+		reason
+	}
+	approval {
+		... ApprovalDetail
+	}
+	after {
+		status
+		expiresAt
+		reason
+		dependencies {
+			id
+			state
+		}
+	}
+	exports {
+		name
+		format
+		value
+		public
+	}
+	status
+}
+fragment ArtifactDetail on Artifact {
+	type
+	name
+	version
+	source
+	pinnedSha256
+}
+fragment StepDetail on Step {
+	name
+	position
+	type
+	state
+	attempts
+	startedAt
+	finishedAt
+	durationMs
+	output {
+		key
+		value
+	}
+	error
+}
+fragment ApprovalDetail on ApprovalStatus {
+	status
+	required
+	groups
+	approvals {
+		identity
+		approved
+		comment
+		time
+	}
+	expiresAt
+}
+`
+
+func Rollback(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	application string,
+	environment string,
+	tenant string,
+	to string,
+) (data_ *RollbackResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "Rollback",
+		Query:  Rollback_Operation,
+		Variables: &__RollbackInput{
+			Application: application,
+			Environment: environment,
+			Tenant:      tenant,
+			To:          to,
+		},
+	}
+
+	data_ = &RollbackResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(
@@ -2604,6 +3278,12 @@ fragment DeploymentDetail on Deployment {
 			state
 		}
 	}
+	exports {
+		name
+		format
+		value
+		public
+	}
 	status
 }
 fragment ArtifactDetail on Artifact {
@@ -2658,6 +3338,59 @@ func SubmitDeployment(
 	}
 
 	data_ = &SubmitDeploymentResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by SubmitRelease.
+const SubmitRelease_Operation = `
+mutation SubmitRelease ($descriptor: String!) {
+	submitRelease(descriptor: $descriptor) {
+		... ReleaseDetail
+	}
+}
+fragment ReleaseDetail on Release {
+	id
+	state
+	onFailure
+	requester
+	createdAt
+	finishedAt
+	error
+	deploys {
+		name
+		deploymentId
+		state
+		error
+		after
+		rollbackState
+		rollbackDeploymentId
+		rollbackError
+	}
+}
+`
+
+func SubmitRelease(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	descriptor string,
+) (data_ *SubmitReleaseResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "SubmitRelease",
+		Query:  SubmitRelease_Operation,
+		Variables: &__SubmitReleaseInput{
+			Descriptor: descriptor,
+		},
+	}
+
+	data_ = &SubmitReleaseResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(

@@ -213,6 +213,8 @@ type Deployment struct {
 	// AfterExpiresAt when the wait for them ends.
 	Dependencies   []Dependency
 	AfterExpiresAt *time.Time
+	// Exports are the checked exports of a succeeded deploy.
+	Exports []Export
 }
 
 // Step is the record of one step of a deploy.

@@ -5,9 +5,10 @@ import "context"
 // PluginRequest is what a plugin receives for one operation on its targets.
 type PluginRequest struct {
 	DeploymentID string
-	// IdempotencyKey is unique per deploy, step, pass, batch, target set and
-	// kind of attempt (run, dry-run, rollback): a plugin that sees it twice
-	// must leave the targets as after the first time.
+	// IdempotencyKey is unique per deploy, step, pass, batch and kind of
+	// attempt (run, dry-run, rollback); TargetKey makes it unique per target
+	// too. A plugin that sees a target's key twice must leave that target as
+	// after the first time.
 	IdempotencyKey string
 	Application    string
 	Environment    string
@@ -57,4 +58,9 @@ type SecretProvider interface {
 	Scheme() string
 	// Resolve returns the secret. Errors never contain the secret's value.
 	Resolve(ctx context.Context, ref string) (string, error)
+}
+
+// TargetKey is the idempotency key of one target of the request.
+func (r PluginRequest) TargetKey(t Target) string {
+	return r.IdempotencyKey + ":" + t.Name()
 }

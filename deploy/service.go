@@ -9,6 +9,12 @@ import (
 type SubmitOptions struct {
 	// ValidateOnly runs every check and computes the plan, enqueuing nothing.
 	ValidateOnly bool
+	// SkipAfterCheckFor lists dependencies (after) that are not checked at
+	// submission: the deploys of the same release, which may not exist yet
+	// or may already have ended; the wait reads their states.
+	SkipAfterCheckFor []string
+	// Release is the release the deploy belongs to.
+	Release string
 }
 
 // Submission is the answer to a submit or a validation.
@@ -23,6 +29,8 @@ type Submission struct {
 
 // Service is what the APIs call: every method authorizes the identity in ctx.
 type Service interface {
+	// ReleaseService handles composite releases and manual rollbacks.
+	ReleaseService
 	// Submit runs the submission checks in the spec's order and enqueues the
 	// deploy. EINVALID, EUNAUTHENTICATED, EFORBIDDEN, EUNPROCESSABLE.
 	Submit(ctx context.Context, descriptor []byte, opts SubmitOptions) (*Submission, error)

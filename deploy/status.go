@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 )
@@ -100,6 +101,19 @@ func NewStatus(d *Deployment) Status {
 	}
 	if len(d.Descriptor.After) > 0 {
 		st.After = newAfterStatus(d)
+	}
+	if len(d.Exports) > 0 {
+		st.Exports = map[string]any{}
+		for _, e := range d.Exports {
+			var v any = e.Value
+			if e.Format == ExportTargets {
+				var list []any
+				if json.Unmarshal([]byte(e.Value), &list) == nil {
+					v = list
+				}
+			}
+			st.Exports[e.Name] = v
+		}
 	}
 	recorded := make(map[string]Step, len(d.Steps))
 	for _, s := range d.Steps {

@@ -73,6 +73,8 @@ type CancelResult struct {
 // Methods return *Error with ENOTFOUND for an unknown deploy and ECONFLICT
 // where they say so; any other error is internal.
 type Store interface {
+	// ReleaseStore holds composite releases.
+	ReleaseStore
 	// CreateDeployment inserts d and, in the same transaction, calls enqueue
 	// with the transaction (a *sql.Tx) so the workflow is enqueued atomically
 	// with the row. When a deploy with d.ID exists, nothing is written and the
@@ -91,6 +93,8 @@ type Store interface {
 	SkipSteps(ctx context.Context, id string, steps []PlannedStep, state StepState) error
 	// SetEffective records the effective deploy computed by the config step.
 	SetEffective(ctx context.Context, id string, e Effective) error
+	// SetExports records the checked exports of a deploy.
+	SetExports(ctx context.Context, id string, exports []Export) error
 	// SetSHA256 records the digest of the downloaded artifact.
 	SetSHA256(ctx context.Context, id, sha string) error
 	// FinishDeployment records the outcome of a deploy that is not terminal yet,
@@ -171,6 +175,8 @@ const (
 	EventDeployment EventKind = "deployment"
 	EventStep       EventKind = "step"
 	EventLog        EventKind = "log"
+	// EventRelease: a release changed; the event's ID is the release's.
+	EventRelease EventKind = "release"
 )
 
 // Event tells subscribers that something of a deploy changed; they read the

@@ -40,6 +40,10 @@ func (e *Engine) setupDBOS(ctx context.Context, url string) error {
 	dbos.RegisterWorkflow(c, e.approvalWorkflowFn,
 		dbos.WithWorkflowName(approvalWorkflow),
 		dbos.WithMaxRecoveryAttempts(e.cfg.Engine.MaxRecoveryAttempts))
+	// Composite releases (release.go) follow their deploys on the wait queue.
+	dbos.RegisterWorkflow(c, e.releaseWorkflowFn,
+		dbos.WithWorkflowName(releaseWorkflow),
+		dbos.WithMaxRecoveryAttempts(e.cfg.Engine.MaxRecoveryAttempts))
 	// The wait queue holds deploys waiting for approvals: no partition and
 	// no deploy slot, so a waiting deploy never blocks its environment.
 	// No concurrency limit: a waiting deploy costs a sleeping Recv.

@@ -150,6 +150,8 @@ func newEnvWith(t *testing.T, o envOptions) *env {
 		writeFile(t, filepath.Join(dir, "envconfig/demo/app", e+".yml"), "plugin: test\ntargets: [{path: /nowhere}]\n")
 	}
 	writeFile(t, filepath.Join(dir, "envconfig/demo/web/staging.yml"), "plugin: local\ntargets: [{path: targets/web}]\n")
+	// chain: no targets of its own, for deploys that import theirs.
+	writeFile(t, filepath.Join(dir, "envconfig/demo/app/chain.yml"), "plugin: test\n")
 	writeArtifact(t, filepath.Join(dir, "artifacts/app-1.tar.gz"))
 	cfgText := fmt.Sprintf(`
 server: {default_tenant: demo, work_dir: %s, executor_id: %s}

@@ -22,9 +22,17 @@ type run struct {
 
 	mu      sync.Mutex
 	lastErr map[string]string
+	// outputs are the outputs of the steps run so far, for the exports.
+	outputs map[string]map[string]string
 }
 
-func (r *run) apply(res stepResult) {
+func (r *run) apply(step string, res stepResult) {
+	if r.outputs == nil {
+		r.outputs = map[string]map[string]string{}
+	}
+	if res.Output != nil {
+		r.outputs[step] = res.Output
+	}
 	if res.Effective != nil {
 		r.eff = *res.Effective
 	}

@@ -40,6 +40,12 @@ func (e *Engine) Submit(ctx context.Context, raw []byte, opts deploy.SubmitOptio
 	if err != nil {
 		return nil, err
 	}
+	return e.submitDescriptor(ctx, d, opts)
+}
+
+// submitDescriptor is Submit after parsing: releases and rollbacks submit
+// descriptors they built (release.go, rollback.go).
+func (e *Engine) submitDescriptor(ctx context.Context, d *deploy.Descriptor, opts deploy.SubmitOptions) (*deploy.Submission, error) {
 	id := deploy.IdentityFrom(ctx)
 	if id.Anonymous() {
 		return nil, deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
@@ -58,7 +64,7 @@ func (e *Engine) Submit(ctx context.Context, raw []byte, opts deploy.SubmitOptio
 	if err := e.cfg.CheckSource(d.Artifact.Source); err != nil {
 		return nil, err
 	}
-	eff, err := e.effective(d)
+	eff, err := e.effectiveAtSubmit(ctx, id, d)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +84,7 @@ func (e *Engine) Submit(ctx context.Context, raw []byte, opts deploy.SubmitOptio
 		ID: d.ID, Tenant: d.Tenant, Application: d.Application, Environment: d.Environment,
 		State: deploy.StateEnqueued, Requester: id.Subject, CreatedAt: now, UpdatedAt: now,
 		DryRun: d.DryRun, Artifact: d.Artifact, Descriptor: *d, Effective: eff, Plan: plan,
-		Decision: decision,
+		Decision: decision, Release: opts.Release,
 	}
 	// A resubmit returns the existing deploy before the dependency checks,
 	// which could refuse it now that its dependencies have ended.
@@ -88,7 +94,7 @@ func (e *Engine) Submit(ctx context.Context, raw []byte, opts deploy.SubmitOptio
 		}
 		return &deploy.Submission{Deployment: *existing}, nil
 	}
-	wait, err := e.planWait(ctx, id, d, decision, now)
+	wait, err := e.planWait(ctx, id, d, decision, now, opts.SkipAfterCheckFor)
 	if err != nil {
 		return nil, err
 	}

@@ -47,7 +47,21 @@ func (r *run) execute(ctx context.Context, step deploy.PlannedStep) (stepResult,
 // configuration; its output records which file and revision were used.
 func (r *run) config(ctx context.Context) (stepResult, error) {
 	d := r.in.Descriptor
-	eff, err := r.e.effective(&d)
+	who := deploy.Identity{Subject: r.in.Requester, Groups: r.in.RequesterGroups}
+	// Imports are resolved before the merge: their targets and parameters
+	// are descriptor additions. The step's result persists them, so a
+	// resumed deploy uses the same values.
+	applied, imported, _, err := r.e.withImports(ctx, who, &d)
+	if err == nil && len(d.Imports) > 0 && len(imported.Sources) == 0 {
+		err = fmt.Errorf("imports of the deploy are not ready yet")
+	}
+	if err != nil {
+		if deploy.ErrorCode(err) == deploy.EUNPROCESSABLE {
+			return stepResult{}, deploy.Permanent(err)
+		}
+		return stepResult{}, err
+	}
+	eff, err := r.e.effective(applied)
 	if err != nil {
 		if deploy.ErrorCode(err) == deploy.EUNPROCESSABLE {
 			return stepResult{}, deploy.Permanent(err)
@@ -63,12 +77,14 @@ func (r *run) config(ctx context.Context) (stepResult, error) {
 	}
 	r.logf(ctx, deploy.StepConfig, "info", "configuration %s (revision %s), plugin %s, %d target(s)",
 		eff.ConfigSource, short(eff.ConfigRevision), eff.Plugin, len(eff.Targets))
-	return stepResult{Effective: &eff, Output: map[string]string{
+	out := map[string]string{
 		"source":   eff.ConfigSource,
 		"revision": eff.ConfigRevision,
 		"plugin":   eff.Plugin,
 		"targets":  strconv.Itoa(len(eff.Targets)),
-	}}, nil
+	}
+	sourcesOutput(imported, out)
+	return stepResult{Effective: &eff, Output: out}, nil
 }
 
 // checkFreeze runs governance again at execution: a freeze window that
@@ -298,6 +314,9 @@ func (r *run) deploy(ctx context.Context, step deploy.PlannedStep) (stepResult, 
 	if err != nil {
 		return stepResult{}, err
 	}
+	if err := checkOutputKeys(step.Name, res.Outputs); err != nil {
+		return stepResult{}, err
+	}
 	return stepResult{Output: res.Outputs}, nil
 }
 
@@ -308,6 +327,9 @@ func (r *run) activate(ctx context.Context, step deploy.PlannedStep) (stepResult
 	}
 	res, err := p.Activate(ctx, req)
 	if err != nil {
+		return stepResult{}, err
+	}
+	if err := checkOutputKeys(step.Name, res.Outputs); err != nil {
 		return stepResult{}, err
 	}
 	return stepResult{Output: res.Outputs}, nil

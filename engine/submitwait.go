@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"manent.dev/manent/deploy"
@@ -19,12 +20,14 @@ type plannedWait struct {
 // the requester, not be a dry-run and not have ended without success) and
 // decides the first state: WAITING_DEPENDENCY, DELAYED, AWAITING_APPROVAL,
 // or nil for a deploy queued at once.
-func (e *Engine) planWait(ctx context.Context, who deploy.Identity, d *deploy.Descriptor, dec deploy.Decision, now time.Time) (*plannedWait, error) {
+// skip lists dependencies not checked (deploys of the same release): they
+// count as not succeeded yet, and the wait reads their states.
+func (e *Engine) planWait(ctx context.Context, who deploy.Identity, d *deploy.Descriptor, dec deploy.Decision, now time.Time, skip []string) (*plannedWait, error) {
 	if d.Schedule != nil && d.Schedule.Cron != "" {
 		return nil, &deploy.Error{Code: deploy.EUNPROCESSABLE, Message: "deploy refused",
 			Fields: []deploy.FieldError{{Path: "schedule.cron", Message: "recurring schedules are not supported by this server yet; use schedule.at"}}}
 	}
-	pending, err := e.checkDependencies(ctx, who, d)
+	pending, err := e.checkDependencies(ctx, who, d, skip)
 	if err != nil {
 		return nil, err
 	}
@@ -68,10 +71,14 @@ func (e *Engine) planWait(ctx context.Context, who deploy.Identity, d *deploy.De
 }
 
 // checkDependencies returns how many dependencies have not succeeded yet.
-func (e *Engine) checkDependencies(ctx context.Context, who deploy.Identity, d *deploy.Descriptor) (int, error) {
+func (e *Engine) checkDependencies(ctx context.Context, who deploy.Identity, d *deploy.Descriptor, skip []string) (int, error) {
 	var fields []deploy.FieldError
 	pending := 0
 	for i, id := range d.After {
+		if slices.Contains(skip, id) {
+			pending++
+			continue
+		}
 		path := fmt.Sprintf("after[%d]", i)
 		dep, err := e.store.Get(ctx, id)
 		if err != nil && deploy.ErrorCode(err) != deploy.ENOTFOUND {

@@ -160,6 +160,9 @@ func (e *Engine) chainsPollInterval() time.Duration {
 // wakeDependents tells the deploys waiting on id that it ended: they read
 // the states again at once instead of at their next poll.
 func (e *Engine) wakeDependents(ctx context.Context, id string) {
+	// The release the deploy belongs to, if any, applies onFailure before
+	// its dependents look (release.go).
+	e.wakeRelease(ctx, id)
 	ids, err := e.store.Dependents(ctx, id)
 	if err != nil {
 		e.log.Warn("list dependents", "deployment", id, "error", err)

@@ -72,7 +72,29 @@ func (e *Engine) deployWorkflow(ctx dbos.Context, in DeployInput) (DeployResult,
 			rest = remaining(in.Plan.Steps, i)
 			break
 		}
-		r.apply(res)
+		r.apply(step.Name, res)
+	}
+
+	// Exports are checked when the deploy succeeds: a value outside its
+	// format or pattern fails it, so its dependents never start with it.
+	if outcome.State == deploy.StateSuccess && len(in.Descriptor.Exports) > 0 && !in.Descriptor.DryRun {
+		msg, err := dbos.RunAsStep(ctx, func(c context.Context) (string, error) {
+			exports, err := exportsOf(in.Descriptor, r.outputs)
+			if err != nil {
+				if deploy.IsPermanent(err) || deploy.ErrorCode(err) == deploy.EUNPROCESSABLE {
+					r.logf(c, "", "error", "%s", deploy.ErrorMessage(err))
+					return deploy.ErrorMessage(err), nil
+				}
+				return "", err
+			}
+			return "", e.store.SetExports(c, in.ID, exports)
+		}, dbos.WithStepName("manent.exports"), dbos.WithStepMaxRetries(5))
+		if err != nil {
+			return DeployResult{}, fmt.Errorf("record exports: %w", err)
+		}
+		if msg != "" {
+			outcome = DeployResult{State: deploy.StateError, Error: msg}
+		}
 	}
 
 	skipped := deploy.StepSkipped

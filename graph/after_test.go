@@ -47,3 +47,34 @@ func TestAfterField(t *testing.T) {
 		})
 	}
 }
+
+func TestExportsField(t *testing.T) {
+	tests := []struct {
+		name    string
+		exports []deploy.Export
+		want    string
+	}{
+		{name: "none", want: `{"exports":[]}`},
+		{name: "sorted by name, format defaults to string", exports: []deploy.Export{
+			{Name: "vms", Format: deploy.ExportTargets, Value: `[{"host":"10.20.0.1"}]`, Public: true},
+			{Name: "db_host", Value: "db.internal"},
+		}, want: `{"exports":[{"name":"db_host","format":"string","value":"db.internal","public":false},` +
+			`{"name":"vms","format":"targets","value":"[{\"host\":\"10.20.0.1\"}]","public":true}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := newDeployBoard().d
+			d.State = deploy.StateSuccess
+			d.Exports = tt.exports
+			svc := &fakeService{get: func(context.Context, string) (*deploy.Deployment, error) { return &d, nil }}
+			srv := newTestServer(t, svc, newFakeEvents())
+			resp := srv.query(t, "admin", `{ deployment(id: "hello-1") { exports { name format value public } } }`, nil)
+			if len(resp.Errors) > 0 {
+				t.Fatalf("errors: %+v", resp.Errors)
+			}
+			if got := string(resp.Data["deployment"]); got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package graph
 import (
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"manent.dev/manent/deploy"
@@ -44,7 +45,21 @@ func toModelDeployment(d *deploy.Deployment) *model.Deployment {
 		Status:          st,
 		Approval:        toModelApproval(st.Approval),
 		After:           toModelAfter(st.After),
+		Exports:         toModelExports(d.Exports),
 	}
+}
+
+func toModelExports(es []deploy.Export) []model.Export {
+	out := make([]model.Export, len(es))
+	for i, e := range es {
+		format := e.Format
+		if format == "" {
+			format = deploy.ExportString
+		}
+		out[i] = model.Export{Name: e.Name, Format: format, Value: e.Value, Public: e.Public}
+	}
+	slices.SortFunc(out, func(a, b model.Export) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }
 
 func toModelAfter(a *deploy.AfterStatus) *model.AfterStatus {

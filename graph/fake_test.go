@@ -33,6 +33,8 @@ type fakeService struct {
 	reject    func(ctx context.Context, id, comment string) (*deploy.Deployment, error)
 	pending   func(ctx context.Context) ([]deploy.Deployment, error)
 	freezes   func(ctx context.Context, res deploy.Resource, from, to time.Time) ([]deploy.FreezeWindow, error)
+	// releaseFakes: the release methods (release_test.go).
+	releaseFakes
 }
 
 var errNotFaked = errors.New("fake: method not set by the test")

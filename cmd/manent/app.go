@@ -129,6 +129,8 @@ Exit codes: 0 success, 1 the deploy did not succeed (or another error),
 		a.approvalListCmd(),
 		a.inventoryListCmd(),
 		a.freezeListCmd(),
+		a.releaseCmd(),
+		a.rollbackCmd(),
 		a.viewerGetCmd(),
 		a.versionGetCmd(),
 	)

@@ -86,10 +86,70 @@ func statusTable(w io.Writer, d *client.DeploymentDetail) error {
 			return err
 		}
 	}
+	if len(d.Exports) > 0 {
+		if _, err := fmt.Fprintln(w); err != nil {
+			return err
+		}
+		if err := exportsTable(w, d.Exports); err != nil {
+			return err
+		}
+	}
 	if _, err := fmt.Fprintln(w); err != nil {
 		return err
 	}
 	return stepsTable(w, pipeline(d))
+}
+
+// exportsTable lists the exports of a succeeded deploy; a targets export
+// shows its hosts (-o json gives the whole targets).
+func exportsTable(w io.Writer, exports []client.Export) error {
+	tw := newTable(w)
+	row(tw, "EXPORT", "FORMAT", "VALUE")
+	for _, e := range exports {
+		format := e.Format
+		if e.Public {
+			format += ", public"
+		}
+		row(tw, e.Name, format, exportValue(e))
+	}
+	return tw.Flush()
+}
+
+// exportValue is one line for a table: the hosts of a targets export, a
+// string with its line breaks escaped so the columns hold.
+func exportValue(e client.Export) string {
+	if e.Format != deploy.ExportTargets {
+		return strings.NewReplacer("\r", `\r`, "\n", `\n`, "\t", `\t`).Replace(e.Value)
+	}
+	var targets []json.RawMessage
+	if json.Unmarshal([]byte(e.Value), &targets) != nil {
+		return e.Value
+	}
+	hosts := make([]string, 0, len(targets))
+	for _, raw := range targets {
+		var host string
+		if json.Unmarshal(raw, &host) == nil {
+			hosts = append(hosts, host)
+			continue
+		}
+		var t struct {
+			Host string `json:"host"`
+			Port int    `json:"port"`
+			User string `json:"user"`
+		}
+		if json.Unmarshal(raw, &t) != nil {
+			return e.Value
+		}
+		h := t.Host
+		if t.User != "" {
+			h = t.User + "@" + h
+		}
+		if t.Port != 0 {
+			h += fmt.Sprintf(":%d", t.Port)
+		}
+		hosts = append(hosts, h)
+	}
+	return strings.Join(hosts, ", ")
 }
 
 // governanceRows add the governance decision as validate prints it, and the
@@ -142,11 +202,7 @@ func afterRows(tw *tabwriter.Writer, a *client.AfterDetail) {
 	deps := make([]string, len(a.Dependencies))
 	done := 0
 	for i, dep := range a.Dependencies {
-		state := string(dep.State)
-		if state == "" {
-			state = "removed" // by retention: the server has no state for it
-		}
-		deps[i] = dep.Id + " (" + state + ")"
+		deps[i] = dep.Id + " (" + dependencyState(dep) + ")"
 		if dep.State == client.DeploymentStateSuccess {
 			done++
 		}

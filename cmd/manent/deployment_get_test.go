@@ -86,6 +86,25 @@ func TestStatusTableSections(t *testing.T) {
 			},
 			want: []string{"Approval    expired, 0 of 1\n", "Expired     2025-01-03T03:04:05Z\n"},
 		},
+		{
+			name: "exports",
+			change: func(d *client.DeploymentDetail) {
+				d.State = client.DeploymentStateSuccess
+				d.Exports = []client.Export{
+					{Name: "db_host", Format: "string", Value: "db.internal"},
+					{Name: "notes", Format: "string", Value: "a\nb"},
+					{Name: "vms", Format: "targets", Public: true,
+						Value: `[{"host":"10.20.0.1"},{"host":"10.20.0.2","port":2222,"user":"deploy"},"10.20.0.3"]`},
+				}
+			},
+			want: []string{
+				"EXPORT   FORMAT           VALUE\n",
+				"db_host  string           db.internal\n",
+				"notes    string           a\\nb\n",
+				"vms      targets, public  10.20.0.1, deploy@10.20.0.2:2222, 10.20.0.3\n",
+			},
+		},
+		{name: "no exports", change: func(*client.DeploymentDetail) {}, notWant: []string{"EXPORT"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

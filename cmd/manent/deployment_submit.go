@@ -15,6 +15,8 @@ func (a *app) deploymentSubmitCmd() *cobra.Command {
 		dryRun  bool
 		noWait  bool
 		timeout time.Duration
+		after   []string
+		imports []string
 	)
 	cmd := &cobra.Command{
 		Use:   "deploy -f FILE",
@@ -28,21 +30,30 @@ Exit codes: 0 SUCCESS, 1 any other final state, 2 refused (invalid descriptor,
 
 With -o json|yaml the final status goes to stdout and the progress to stderr.
 Under GitHub Actions ($GITHUB_OUTPUT set) the state, the deploy ID and the
-exports are written as step outputs.`,
+exports (export_<name>) are written as step outputs.
+
+--after ID (repeatable) adds ID to the descriptor's after: the deploy waits
+(WAITING_DEPENDENCY) until ID succeeds. --import NAME=ID (repeatable) binds
+the import NAME to the exports of the deploy ID and adds ID to after, so
+deploy.targetsFrom and deploy.paramsFrom can read NAME without declaring it.`,
 		Example: `  manent deploy -f deploy.yml
   manent deploy -f deploy.yml --dry-run
   ID=$(manent deploy -f deploy.yml --no-wait)
-  manent deploy -f deploy.yml -o json --timeout 15m > status.json`,
+  manent deploy -f deploy.yml -o json --timeout 15m > status.json
+  manent deploy -f api.yml --after shop-db-42-prod
+  manent deploy -f os-config.yml --import infra=$INFRA_DEPLOYMENT_ID`,
 		Args: noArgs,
 		RunE: a.runE(func(cmd *cobra.Command, _ []string) error {
+			edits, err := newDescriptorEdits(dryRun, after, imports)
+			if err != nil {
+				return err
+			}
 			doc, err := a.readDescriptor(file)
 			if err != nil {
 				return err
 			}
-			if dryRun {
-				if doc, err = withDryRun(doc); err != nil {
-					return err
-				}
+			if doc, err = editDescriptor(doc, edits); err != nil {
+				return err
 			}
 			ctx := cmd.Context()
 			if timeout > 0 {
@@ -57,6 +68,8 @@ exports are written as step outputs.`,
 	f.StringVarP(&file, "file", "f", "", "descriptor file (YAML or JSON), - for stdin")
 	f.BoolVar(&dryRun, "dry-run", false, "run the pipeline without changing the targets (sets dryRun: true)")
 	f.BoolVar(&noWait, "no-wait", false, "return once the deploy is accepted")
+	f.StringArrayVar(&after, "after", nil, "run after the deploy ID has succeeded (adds it to after; repeatable)")
+	f.StringArrayVar(&imports, "import", nil, "bind the import NAME to the exports of the deploy ID and run after it: NAME=ID (repeatable)")
 	f.DurationVar(&timeout, "timeout", 0, "stop following after this long and exit 124 (e.g. 15m; 0: no limit)")
 	_ = cmd.MarkFlagRequired("file")
 	return cmd
@@ -91,7 +104,7 @@ func (a *app) submitAndFollow(ctx context.Context, doc []byte, noWait bool, time
 		}
 		return nil
 	}
-	last, err := a.followDeploy(ctx, c, d.Id, &d)
+	last, err := a.followDeploy(ctx, c, d.Id, &d, scheduledAt(doc))
 	timedOut := errors.Is(err, context.DeadlineExceeded)
 	if last != nil && (err == nil || timedOut) {
 		a.publish(last.Id, string(last.State), last.Status)

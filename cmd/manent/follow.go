@@ -15,10 +15,12 @@ const tickInterval = 100 * time.Millisecond
 
 // followDeploy follows a deploy to its end, showing progress on stderr, and
 // returns it as it ended (or as last seen, with the error that stopped the
-// following). first, when known, is shown before the first event.
-func (a *app) followDeploy(ctx context.Context, c *client.Client, id string, first *client.DeploymentDetail) (*client.DeploymentDetail, error) {
+// following). first, when known, is shown before the first event; at is
+// the descriptor's schedule.at, shown while the deploy is DELAYED.
+func (a *app) followDeploy(ctx context.Context, c *client.Client, id string, first *client.DeploymentDetail, at time.Time) (*client.DeploymentDetail, error) {
 	var mu sync.Mutex
 	p := newProgress(a.stderr, a.live, a.width, a.now)
+	p.at = at
 	if first != nil {
 		p.Update(*first)
 	}

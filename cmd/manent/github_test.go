@@ -33,3 +33,18 @@ $`)
 		t.Fatalf("GITHUB_OUTPUT:\n%s", b)
 	}
 }
+
+func TestGitHubOutputsTargets(t *testing.T) {
+	status := json.RawMessage(`{"exports":{"vms":[{"host":"10.20.0.1","port":22},"10.20.0.2"],"db_host":"db.internal"}}`)
+	got := githubOutputs("d1", "SUCCESS", status)
+	want := []output{{"state", "SUCCESS"}, {"deployment_id", "d1"}, {"export_db_host", "db.internal"},
+		{"export_vms", `[{"host":"10.20.0.1","port":22},"10.20.0.2"]`}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("output %d = %v, want %v", i, got[i], want[i])
+		}
+	}
+}

@@ -24,6 +24,10 @@ type progress struct {
 	id    string
 	state client.DeploymentState
 	steps []client.StepDetail
+	// at is the descriptor's schedule.at (zero if none); wait says what a
+	// DELAYED or WAITING_DEPENDENCY deploy waits for, "" otherwise.
+	at   time.Time
+	wait string
 	// seenAt is when the last update arrived: a running step's duration is
 	// its durationMs then plus the time since, on this machine's clock alone.
 	seenAt time.Time
@@ -58,13 +62,22 @@ func (p *progress) Update(d client.DeploymentDetail) {
 	p.steps = steps
 	changed := d.State != p.state
 	p.state = d.State
+	wait := waitSummary(d, p.at)
+	waitChanged := wait != p.wait
+	p.wait = wait
 	if p.live {
 		p.redraw()
 		return
 	}
 	terminal := client.Terminal(d.State)
-	if changed && !terminal {
+	switch {
+	case changed && !terminal && wait != "":
+		p.printf("deployment %s: %s: %s\n", d.Id, d.State, wait)
+	case changed && !terminal:
 		p.printf("deployment %s: %s\n", d.Id, d.State)
+	case waitChanged && wait != "":
+		// A dependency moved on while this deploy still waits.
+		p.printf("deployment %s: %s\n", d.Id, wait)
 	}
 	for _, s := range steps {
 		p.plainStep(s)
@@ -95,6 +108,39 @@ func (p *progress) plainStep(s client.StepDetail) {
 		}
 	}
 	p.printf("%s\n", line)
+}
+
+// waitSummary says what a deploy that has not started waits for: the
+// schedule.at time (DELAYED) and the dependencies of after with their
+// states, as the status JSON's after section gives them.
+func waitSummary(d client.DeploymentDetail, at time.Time) string {
+	var parts []string
+	if d.State == client.DeploymentStateDelayed && !at.IsZero() {
+		parts = append(parts, "starts at "+timestamp(at))
+	}
+	a := d.After
+	waiting := d.State == client.DeploymentStateWaitingDependency || d.State == client.DeploymentStateDelayed
+	if waiting && a != nil && a.Status == "waiting" && len(a.Dependencies) > 0 {
+		deps := make([]string, len(a.Dependencies))
+		for i, dep := range a.Dependencies {
+			deps[i] = dep.Id + " " + dependencyState(dep)
+		}
+		w := "waits for " + strings.Join(deps, ", ")
+		if d.State == client.DeploymentStateWaitingDependency && !a.ExpiresAt.IsZero() {
+			w += " (until " + timestamp(a.ExpiresAt) + ")"
+		}
+		parts = append(parts, w)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// dependencyState is a dependency's state; the server has none for a deploy
+// removed by retention.
+func dependencyState(dep client.Dependency) string {
+	if dep.State == "" {
+		return "removed"
+	}
+	return string(dep.State)
 }
 
 // outcomeLine is the last line of a followed deploy.
@@ -191,6 +237,9 @@ func (p *progress) liveLines() []string {
 		head = spin + " " + head + "  " + clock(p.now().Sub(p.start))
 	}
 	lines := []string{head}
+	if p.wait != "" && !client.Terminal(p.state) {
+		lines = append(lines, "  "+p.wait)
+	}
 	// Wide enough for the standard steps, so the columns do not shift as
 	// steps appear.
 	nameWidth := len("activation")

@@ -69,6 +69,24 @@ step deploy: SKIPPED
 deployment hello-1: ERROR (3.2s): step qa failed
 `,
 		},
+		{
+			name: "waits for its dependencies, one moves on, one fails",
+			events: []client.DeploymentDetail{
+				waiting(client.DeploymentStateWaitingDependency, client.DeploymentStatePending, client.DeploymentStatePending),
+				// A dependency moved on: the deploy still waits, for less.
+				waiting(client.DeploymentStateWaitingDependency, client.DeploymentStateSuccess, client.DeploymentStatePending),
+				waiting(client.DeploymentStateWaitingDependency, client.DeploymentStateSuccess, client.DeploymentStatePending),
+				func() client.DeploymentDetail {
+					x := d(client.DeploymentStateDependencyFailed)
+					x.Error = "dependency did not succeed: net-1 ended ERROR"
+					return x
+				}(),
+			},
+			want: `deployment hello-1: WAITING_DEPENDENCY: waits for db-1 PENDING, net-1 PENDING (until 2025-01-03T03:04:05Z)
+deployment hello-1: waits for db-1 SUCCESS, net-1 PENDING (until 2025-01-03T03:04:05Z)
+deployment hello-1: DEPENDENCY_FAILED (3.2s): dependency did not succeed: net-1 ended ERROR
+`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,6 +101,51 @@ deployment hello-1: ERROR (3.2s): step qa failed
 				t.Fatalf("got:\n%s\nwant:\n%s", buf.String(), tt.want)
 			}
 		})
+	}
+}
+
+// waiting is hello-1 in state, waiting for db-1 and net-1 in the states given.
+func waiting(state, db, net client.DeploymentState) client.DeploymentDetail {
+	return client.DeploymentDetail{Id: "hello-1", State: state, After: &client.AfterDetail{
+		Status: "waiting", ExpiresAt: t0.Add(24 * time.Hour),
+		Dependencies: []client.Dependency{{Id: "db-1", State: db}, {Id: "net-1", State: net}},
+	}}
+}
+
+func TestWaitSummary(t *testing.T) {
+	at := t0.Add(2 * time.Hour)
+	delayed := waiting(client.DeploymentStateDelayed, client.DeploymentStateSuccess, "")
+	tests := []struct {
+		name string
+		d    client.DeploymentDetail
+		at   time.Time
+		want string
+	}{
+		{name: "delayed", d: client.DeploymentDetail{State: client.DeploymentStateDelayed}, at: at, want: "starts at 2025-01-02T05:04:05Z"},
+		{name: "delayed and after, a dependency removed", d: delayed, at: at,
+			want: "starts at 2025-01-02T05:04:05Z; waits for db-1 SUCCESS, net-1 removed"},
+		{name: "running", d: waiting(client.DeploymentStatePending, client.DeploymentStateSuccess, client.DeploymentStateSuccess), at: at},
+		{name: "after satisfied, awaiting approval", d: func() client.DeploymentDetail {
+			x := waiting(client.DeploymentStateAwaitingApproval, client.DeploymentStateSuccess, client.DeploymentStateSuccess)
+			x.After.Status = "satisfied"
+			return x
+		}()},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := waitSummary(tt.d, tt.at); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestProgressLiveWaiting(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(&buf, true, 200, func() time.Time { return t0 })
+	p.Update(waiting(client.DeploymentStateWaitingDependency, client.DeploymentStatePending, client.DeploymentStateSuccess))
+	if out := buf.String(); !strings.Contains(out, "WAITING_DEPENDENCY") || !strings.Contains(out, "  waits for db-1 PENDING, net-1 SUCCESS") {
+		t.Fatalf("live output %q", out)
 	}
 }
 

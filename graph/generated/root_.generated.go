@@ -26,6 +26,7 @@ type ResolverRoot interface {
 	Deployment() DeploymentResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
+	ReleaseDeploy() ReleaseDeployResolver
 	Subscription() SubscriptionResolver
 }
 
@@ -83,6 +84,7 @@ type ComplexityRoot struct {
 		Effective       func(childComplexity int) int
 		Environment     func(childComplexity int) int
 		Error           func(childComplexity int) int
+		Exports         func(childComplexity int) int
 		FinishedAt      func(childComplexity int) int
 		ID              func(childComplexity int) int
 		Labels          func(childComplexity int) int
@@ -124,6 +126,13 @@ type ComplexityRoot struct {
 		Plugin         func(childComplexity int) int
 		SecretNames    func(childComplexity int) int
 		Targets        func(childComplexity int) int
+	}
+
+	Export struct {
+		Format func(childComplexity int) int
+		Name   func(childComplexity int) int
+		Public func(childComplexity int) int
+		Value  func(childComplexity int) int
 	}
 
 	FreezeCalendar struct {
@@ -187,9 +196,12 @@ type ComplexityRoot struct {
 	Mutation struct {
 		ApproveDeployment func(childComplexity int, id string, comment *string) int
 		CancelDeployment  func(childComplexity int, id string) int
+		CancelRelease     func(childComplexity int, id string) int
 		Noop              func(childComplexity int) int
 		RejectDeployment  func(childComplexity int, id string, comment *string) int
+		Rollback          func(childComplexity int, application string, environment string, tenant *string, to *string, id *string) int
 		SubmitDeployment  func(childComplexity int, descriptor string, validateOnly *bool) int
+		SubmitRelease     func(childComplexity int, descriptor string) int
 	}
 
 	PageInfo struct {
@@ -216,7 +228,43 @@ type ComplexityRoot struct {
 		FreezeCalendar   func(childComplexity int, tenant *string, application string, environment string, from *time.Time, to *time.Time) int
 		Inventory        func(childComplexity int) int
 		PendingApprovals func(childComplexity int) int
+		Release          func(childComplexity int, id string) int
+		Releases         func(childComplexity int, first *int, after *string) int
 		Viewer           func(childComplexity int) int
+	}
+
+	Release struct {
+		CreatedAt  func(childComplexity int) int
+		Deploys    func(childComplexity int) int
+		Edges      func(childComplexity int) int
+		Error      func(childComplexity int) int
+		FinishedAt func(childComplexity int) int
+		ID         func(childComplexity int) int
+		OnFailure  func(childComplexity int) int
+		Requester  func(childComplexity int) int
+		State      func(childComplexity int) int
+	}
+
+	ReleaseConnection struct {
+		Nodes    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	ReleaseDeploy struct {
+		After                func(childComplexity int) int
+		Deployment           func(childComplexity int) int
+		DeploymentID         func(childComplexity int) int
+		Error                func(childComplexity int) int
+		Name                 func(childComplexity int) int
+		RollbackDeploymentID func(childComplexity int) int
+		RollbackError        func(childComplexity int) int
+		RollbackState        func(childComplexity int) int
+		State                func(childComplexity int) int
+	}
+
+	ReleaseEdge struct {
+		From func(childComplexity int) int
+		To   func(childComplexity int) int
 	}
 
 	Step struct {
@@ -243,6 +291,7 @@ type ComplexityRoot struct {
 		DeploymentEvents func(childComplexity int, id string, logsAfter *int) int
 		Noop             func(childComplexity int) int
 		PendingApprovals func(childComplexity int) int
+		ReleaseEvents    func(childComplexity int, id string) int
 	}
 
 	Target struct {
@@ -482,6 +531,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Deployment.Error(childComplexity), true
+	case "Deployment.exports":
+		if e.ComplexityRoot.Deployment.Exports == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deployment.Exports(childComplexity), true
 	case "Deployment.finishedAt":
 		if e.ComplexityRoot.Deployment.FinishedAt == nil {
 			break
@@ -665,6 +720,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EffectiveDeploy.Targets(childComplexity), true
+
+	case "Export.format":
+		if e.ComplexityRoot.Export.Format == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Export.Format(childComplexity), true
+	case "Export.name":
+		if e.ComplexityRoot.Export.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Export.Name(childComplexity), true
+	case "Export.public":
+		if e.ComplexityRoot.Export.Public == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Export.Public(childComplexity), true
+	case "Export.value":
+		if e.ComplexityRoot.Export.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Export.Value(childComplexity), true
 
 	case "FreezeCalendar.from":
 		if e.ComplexityRoot.FreezeCalendar.From == nil {
@@ -917,6 +997,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CancelDeployment(childComplexity, args["id"].(string)), true
+	case "Mutation.cancelRelease":
+		if e.ComplexityRoot.Mutation.CancelRelease == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_cancelRelease_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CancelRelease(childComplexity, args["id"].(string)), true
 	case "Mutation._noop":
 		if e.ComplexityRoot.Mutation.Noop == nil {
 			break
@@ -934,6 +1025,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RejectDeployment(childComplexity, args["id"].(string), args["comment"].(*string)), true
+	case "Mutation.rollback":
+		if e.ComplexityRoot.Mutation.Rollback == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_rollback_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.Rollback(childComplexity, args["application"].(string), args["environment"].(string), args["tenant"].(*string), args["to"].(*string), args["id"].(*string)), true
 	case "Mutation.submitDeployment":
 		if e.ComplexityRoot.Mutation.SubmitDeployment == nil {
 			break
@@ -945,6 +1047,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.SubmitDeployment(childComplexity, args["descriptor"].(string), args["validateOnly"].(*bool)), true
+	case "Mutation.submitRelease":
+		if e.ComplexityRoot.Mutation.SubmitRelease == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_submitRelease_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.SubmitRelease(childComplexity, args["descriptor"].(string)), true
 
 	case "PageInfo.endCursor":
 		if e.ComplexityRoot.PageInfo.EndCursor == nil {
@@ -1054,12 +1167,170 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.PendingApprovals(childComplexity), true
+	case "Query.release":
+		if e.ComplexityRoot.Query.Release == nil {
+			break
+		}
+
+		args, err := ec.field_Query_release_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Release(childComplexity, args["id"].(string)), true
+	case "Query.releases":
+		if e.ComplexityRoot.Query.Releases == nil {
+			break
+		}
+
+		args, err := ec.field_Query_releases_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Releases(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Query.viewer":
 		if e.ComplexityRoot.Query.Viewer == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Query.Viewer(childComplexity), true
+
+	case "Release.createdAt":
+		if e.ComplexityRoot.Release.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Release.CreatedAt(childComplexity), true
+	case "Release.deploys":
+		if e.ComplexityRoot.Release.Deploys == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Release.Deploys(childComplexity), true
+	case "Release.edges":
+		if e.ComplexityRoot.Release.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Release.Edges(childComplexity), true
+	case "Release.error":
+		if e.ComplexityRoot.Release.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Release.Error(childComplexity), true
+	case "Release.finishedAt":
+		if e.ComplexityRoot.Release.FinishedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Release.FinishedAt(childComplexity), true
+	case "Release.id":
+		if e.ComplexityRoot.Release.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Release.ID(childComplexity), true
+	case "Release.onFailure":
+		if e.ComplexityRoot.Release.OnFailure == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Release.OnFailure(childComplexity), true
+	case "Release.requester":
+		if e.ComplexityRoot.Release.Requester == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Release.Requester(childComplexity), true
+	case "Release.state":
+		if e.ComplexityRoot.Release.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Release.State(childComplexity), true
+
+	case "ReleaseConnection.nodes":
+		if e.ComplexityRoot.ReleaseConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReleaseConnection.Nodes(childComplexity), true
+	case "ReleaseConnection.pageInfo":
+		if e.ComplexityRoot.ReleaseConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReleaseConnection.PageInfo(childComplexity), true
+
+	case "ReleaseDeploy.after":
+		if e.ComplexityRoot.ReleaseDeploy.After == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReleaseDeploy.After(childComplexity), true
+	case "ReleaseDeploy.deployment":
+		if e.ComplexityRoot.ReleaseDeploy.Deployment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReleaseDeploy.Deployment(childComplexity), true
+	case "ReleaseDeploy.deploymentId":
+		if e.ComplexityRoot.ReleaseDeploy.DeploymentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReleaseDeploy.DeploymentID(childComplexity), true
+	case "ReleaseDeploy.error":
+		if e.ComplexityRoot.ReleaseDeploy.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReleaseDeploy.Error(childComplexity), true
+	case "ReleaseDeploy.name":
+		if e.ComplexityRoot.ReleaseDeploy.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReleaseDeploy.Name(childComplexity), true
+	case "ReleaseDeploy.rollbackDeploymentId":
+		if e.ComplexityRoot.ReleaseDeploy.RollbackDeploymentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReleaseDeploy.RollbackDeploymentID(childComplexity), true
+	case "ReleaseDeploy.rollbackError":
+		if e.ComplexityRoot.ReleaseDeploy.RollbackError == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReleaseDeploy.RollbackError(childComplexity), true
+	case "ReleaseDeploy.rollbackState":
+		if e.ComplexityRoot.ReleaseDeploy.RollbackState == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReleaseDeploy.RollbackState(childComplexity), true
+	case "ReleaseDeploy.state":
+		if e.ComplexityRoot.ReleaseDeploy.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReleaseDeploy.State(childComplexity), true
+
+	case "ReleaseEdge.from":
+		if e.ComplexityRoot.ReleaseEdge.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReleaseEdge.From(childComplexity), true
+	case "ReleaseEdge.to":
+		if e.ComplexityRoot.ReleaseEdge.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReleaseEdge.To(childComplexity), true
 
 	case "Step.attempts":
 		if e.ComplexityRoot.Step.Attempts == nil {
@@ -1170,6 +1441,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Subscription.PendingApprovals(childComplexity), true
+	case "Subscription.releaseEvents":
+		if e.ComplexityRoot.Subscription.ReleaseEvents == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_releaseEvents_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.ReleaseEvents(childComplexity, args["id"].(string)), true
 
 	case "Target.host":
 		if e.ComplexityRoot.Target.Host == nil {
@@ -1607,6 +1889,22 @@ extend type Deployment {
   "The after section; null when the deploy runs after no other."
   after: AfterStatus
 }
+
+"A checked export of a succeeded deploy: a value the deploys after it can import."
+type Export {
+  name: String!
+  "string or targets."
+  format: String!
+  "The string, or the JSON list of targets ({host, port, user, labels} or plain hosts)."
+  value: String!
+  "Readable from other tenants through current imports."
+  public: Boolean!
+}
+
+extend type Deployment {
+  "The exports, sorted by name; empty until the deploy succeeds, and always for a dry run."
+  exports: [Export!]!
+}
 `, BuiltIn: false},
 	{Name: "../schema/freeze.graphqls", Input: `"One window of a freeze calendar, [start, end): no deploy runs in it without an override."
 type FreezeWindow {
@@ -1640,6 +1938,79 @@ extend type Query {
   UNPROCESSABLE when the governance cannot list its windows (a Rego policy).
   """
   freezeCalendar(tenant: String, application: String!, environment: String!, from: Time, to: Time): FreezeCalendar!
+}
+`, BuiltIn: false},
+	{Name: "../schema/release.graphqls", Input: `enum ReleaseState {
+  PENDING
+  SUCCESS
+  ERROR
+  CANCELLED
+}
+
+"A composite release (kind: Release): deploys with the dependencies between them, followed as a whole."
+type Release {
+  id: ID!
+  state: ReleaseState!
+  "stop, continue or rollback."
+  onFailure: String!
+  requester: String!
+  createdAt: Time!
+  finishedAt: Time
+  "The deploys that did not succeed; null unless ERROR or CANCELLED."
+  error: String
+  "The deploys in the order of the descriptor."
+  deploys: [ReleaseDeploy!]!
+  "The dependencies between the deploys, by name (from runs before to)."
+  edges: [ReleaseEdge!]!
+}
+
+"One deploy of a release."
+type ReleaseDeploy {
+  name: String!
+  deploymentId: ID!
+  "Null until the release queued the deploy."
+  state: DeploymentState
+  "The deploy's error, or why the release did not queue it."
+  error: String
+  "The deploy; null until it is queued."
+  deployment: Deployment
+  "Names of the deploys of the release it follows."
+  after: [String!]!
+  "The state of its rollback deploy (onFailure: rollback), REFUSED or SKIPPED; null when none."
+  rollbackState: String
+  rollbackDeploymentId: ID
+  rollbackError: String
+}
+
+type ReleaseEdge {
+  from: String!
+  to: String!
+}
+
+type ReleaseConnection {
+  nodes: [Release!]!
+  pageInfo: PageInfo!
+}
+
+extend type Query {
+  "A release whose every deploy the viewer may read (NOT_FOUND otherwise)."
+  release(id: ID!): Release
+  "The releases whose every deploy the viewer may read, newest first."
+  releases(first: Int = 50, after: String): ReleaseConnection!
+}
+
+extend type Mutation {
+  "Submit a kind: Release document, every deploy's descriptor inline. Resubmitting returns the existing release."
+  submitRelease(descriptor: String!): Release!
+  "Stop the release, then cancel its deploys that have not finished."
+  cancelRelease(id: ID!): Release!
+  "Redeploy the previous release in service of an environment (or the deploy to) as a new deploy."
+  rollback(application: String!, environment: String!, tenant: String, to: ID, id: ID): Deployment!
+}
+
+extend type Subscription {
+  "The release now, then again whenever it or one of its deploys changes; completes when it ends."
+  releaseEvents(id: ID!): Release!
 }
 `, BuiltIn: false},
 	{Name: "../schema/schema.graphqls", Input: `# manent's GraphQL API. Lists are Relay cursor connections; errors carry
@@ -1808,6 +2179,8 @@ func (ec *executionContext) childFields_Deployment(ctx context.Context, field gr
 		return ec.fieldContext_Deployment_canApprove(ctx, field)
 	case "after":
 		return ec.fieldContext_Deployment_after(ctx, field)
+	case "exports":
+		return ec.fieldContext_Deployment_exports(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Deployment", field.Name)
 }
@@ -1864,6 +2237,20 @@ func (ec *executionContext) childFields_EffectiveDeploy(ctx context.Context, fie
 		return ec.fieldContext_EffectiveDeploy_configRevision(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EffectiveDeploy", field.Name)
+}
+
+func (ec *executionContext) childFields_Export(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_Export_name(ctx, field)
+	case "format":
+		return ec.fieldContext_Export_format(ctx, field)
+	case "value":
+		return ec.fieldContext_Export_value(ctx, field)
+	case "public":
+		return ec.fieldContext_Export_public(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Export", field.Name)
 }
 
 func (ec *executionContext) childFields_FreezeCalendar(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2014,6 +2401,74 @@ func (ec *executionContext) childFields_PlannedStep(ctx context.Context, field g
 		return ec.fieldContext_PlannedStep_mandatory(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PlannedStep", field.Name)
+}
+
+func (ec *executionContext) childFields_Release(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Release_id(ctx, field)
+	case "state":
+		return ec.fieldContext_Release_state(ctx, field)
+	case "onFailure":
+		return ec.fieldContext_Release_onFailure(ctx, field)
+	case "requester":
+		return ec.fieldContext_Release_requester(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Release_createdAt(ctx, field)
+	case "finishedAt":
+		return ec.fieldContext_Release_finishedAt(ctx, field)
+	case "error":
+		return ec.fieldContext_Release_error(ctx, field)
+	case "deploys":
+		return ec.fieldContext_Release_deploys(ctx, field)
+	case "edges":
+		return ec.fieldContext_Release_edges(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Release", field.Name)
+}
+
+func (ec *executionContext) childFields_ReleaseConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_ReleaseConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ReleaseConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReleaseConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ReleaseDeploy(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_ReleaseDeploy_name(ctx, field)
+	case "deploymentId":
+		return ec.fieldContext_ReleaseDeploy_deploymentId(ctx, field)
+	case "state":
+		return ec.fieldContext_ReleaseDeploy_state(ctx, field)
+	case "error":
+		return ec.fieldContext_ReleaseDeploy_error(ctx, field)
+	case "deployment":
+		return ec.fieldContext_ReleaseDeploy_deployment(ctx, field)
+	case "after":
+		return ec.fieldContext_ReleaseDeploy_after(ctx, field)
+	case "rollbackState":
+		return ec.fieldContext_ReleaseDeploy_rollbackState(ctx, field)
+	case "rollbackDeploymentId":
+		return ec.fieldContext_ReleaseDeploy_rollbackDeploymentId(ctx, field)
+	case "rollbackError":
+		return ec.fieldContext_ReleaseDeploy_rollbackError(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReleaseDeploy", field.Name)
+}
+
+func (ec *executionContext) childFields_ReleaseEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "from":
+		return ec.fieldContext_ReleaseEdge_from(ctx, field)
+	case "to":
+		return ec.fieldContext_ReleaseEdge_to(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ReleaseEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_Step(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

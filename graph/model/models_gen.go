@@ -88,6 +88,8 @@ type Deployment struct {
 	Approval *ApprovalStatus `json:"approval,omitempty"`
 	// The after section; null when the deploy runs after no other.
 	After *AfterStatus `json:"after,omitempty"`
+	// The exports, sorted by name; empty until the deploy succeeds, and always for a dry run.
+	Exports []Export `json:"exports"`
 }
 
 type DeploymentConnection struct {
@@ -130,6 +132,17 @@ type EffectiveDeploy struct {
 	SecretNames    []string   `json:"secretNames"`
 	ConfigSource   *string    `json:"configSource,omitempty"`
 	ConfigRevision *string    `json:"configRevision,omitempty"`
+}
+
+// A checked export of a succeeded deploy: a value the deploys after it can import.
+type Export struct {
+	Name string `json:"name"`
+	// string or targets.
+	Format string `json:"format"`
+	// The string, or the JSON list of targets ({host, port, user, labels} or plain hosts).
+	Value string `json:"value"`
+	// Readable from other tenants through current imports.
+	Public bool `json:"public"`
 }
 
 // The freeze windows of an environment in a range of time.
@@ -226,6 +239,49 @@ type PlannedStep struct {
 }
 
 type Query struct {
+}
+
+// A composite release (kind: Release): deploys with the dependencies between them, followed as a whole.
+type Release struct {
+	ID    string       `json:"id"`
+	State ReleaseState `json:"state"`
+	// stop, continue or rollback.
+	OnFailure  string     `json:"onFailure"`
+	Requester  string     `json:"requester"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	FinishedAt *time.Time `json:"finishedAt,omitempty"`
+	// The deploys that did not succeed; null unless ERROR or CANCELLED.
+	Error *string `json:"error,omitempty"`
+	// The deploys in the order of the descriptor.
+	Deploys []ReleaseDeploy `json:"deploys"`
+	// The dependencies between the deploys, by name (from runs before to).
+	Edges []ReleaseEdge `json:"edges"`
+}
+
+type ReleaseConnection struct {
+	Nodes    []Release `json:"nodes"`
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// One deploy of a release.
+type ReleaseDeploy struct {
+	Name         string `json:"name"`
+	DeploymentID string `json:"deploymentId"`
+	// Null until the release queued the deploy.
+	State *DeploymentState `json:"state,omitempty"`
+	// The deploy's error, or why the release did not queue it.
+	Error *string `json:"error,omitempty"`
+	// Names of the deploys of the release it follows.
+	After []string `json:"after"`
+	// The state of its rollback deploy (onFailure: rollback), REFUSED or SKIPPED; null when none.
+	RollbackState        *string `json:"rollbackState,omitempty"`
+	RollbackDeploymentID *string `json:"rollbackDeploymentId,omitempty"`
+	RollbackError        *string `json:"rollbackError,omitempty"`
+}
+
+type ReleaseEdge struct {
+	From string `json:"from"`
+	To   string `json:"to"`
 }
 
 type Step struct {
@@ -339,6 +395,65 @@ func (e *DeploymentState) UnmarshalJSON(b []byte) error {
 }
 
 func (e DeploymentState) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type ReleaseState string
+
+const (
+	ReleaseStatePending   ReleaseState = "PENDING"
+	ReleaseStateSuccess   ReleaseState = "SUCCESS"
+	ReleaseStateError     ReleaseState = "ERROR"
+	ReleaseStateCancelled ReleaseState = "CANCELLED"
+)
+
+var AllReleaseState = []ReleaseState{
+	ReleaseStatePending,
+	ReleaseStateSuccess,
+	ReleaseStateError,
+	ReleaseStateCancelled,
+}
+
+func (e ReleaseState) IsValid() bool {
+	switch e {
+	case ReleaseStatePending, ReleaseStateSuccess, ReleaseStateError, ReleaseStateCancelled:
+		return true
+	}
+	return false
+}
+
+func (e ReleaseState) String() string {
+	return string(e)
+}
+
+func (e *ReleaseState) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ReleaseState(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ReleaseState", str)
+	}
+	return nil
+}
+
+func (e ReleaseState) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ReleaseState) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ReleaseState) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -38,6 +38,7 @@ type deploymentRow struct {
 	CancelRequested bool              `bun:"cancel_requested,notnull"`
 	ApprovalExpires *time.Time        `bun:"approval_expires_at"`
 	AfterExpires    *time.Time        `bun:"after_expires_at"`
+	Exports         []deploy.Export   `bun:"exports,type:jsonb,notnull"`
 	// LogSeq is maintained by AppendLog alone.
 	LogSeq int64 `bun:"log_seq,scanonly"`
 }
@@ -111,7 +112,7 @@ func toDeploymentRow(d deploy.Deployment) *deploymentRow {
 		Artifact: d.Artifact, SHA256: d.SHA256, Descriptor: d.Descriptor, Effective: d.Effective,
 		Plan: d.Plan, Decision: d.Decision, CurrentStep: d.CurrentStep, Error: d.Error,
 		CancelRequested: d.CancelRequested, ApprovalExpires: microPtr(d.ApprovalExpiresAt),
-		AfterExpires: microPtr(d.AfterExpiresAt),
+		AfterExpires: microPtr(d.AfterExpiresAt), Exports: nonNilExports(d.Exports),
 	}
 }
 
@@ -124,7 +125,7 @@ func fromDeploymentRow(r *deploymentRow) deploy.Deployment {
 		Artifact: r.Artifact, SHA256: r.SHA256, Descriptor: r.Descriptor, Effective: r.Effective,
 		Plan: r.Plan, Decision: r.Decision, CurrentStep: r.CurrentStep, Error: r.Error,
 		CancelRequested: r.CancelRequested, ApprovalExpiresAt: utcPtr(r.ApprovalExpires),
-		AfterExpiresAt: utcPtr(r.AfterExpires),
+		AfterExpiresAt: utcPtr(r.AfterExpires), Exports: emptyToNil(r.Exports),
 	}
 	if r.Release != nil {
 		d.Release = *r.Release
@@ -190,4 +191,18 @@ func utcPtr(t *time.Time) *time.Time {
 	}
 	u := t.UTC()
 	return &u
+}
+
+func nonNilExports(e []deploy.Export) []deploy.Export {
+	if e == nil {
+		return []deploy.Export{}
+	}
+	return e
+}
+
+func emptyToNil(e []deploy.Export) []deploy.Export {
+	if len(e) == 0 {
+		return nil
+	}
+	return e
 }

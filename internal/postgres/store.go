@@ -181,6 +181,15 @@ func (s *Store) SetEffective(ctx context.Context, id string, e deploy.Effective)
 }
 
 // SetSHA256 implements deploy.Store.
+// SetExports implements deploy.Store.
+func (s *Store) SetExports(ctx context.Context, id string, exports []deploy.Export) error {
+	b, err := json.Marshal(nonNilExports(exports))
+	if err != nil {
+		return fmt.Errorf("encode exports: %w", err)
+	}
+	return s.setColumn(ctx, id, "exports = ?::jsonb", string(b))
+}
+
 func (s *Store) SetSHA256(ctx context.Context, id, sha string) error {
 	return s.setColumn(ctx, id, "sha256 = ?", sha)
 }

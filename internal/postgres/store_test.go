@@ -141,7 +141,8 @@ func TestMarkStarted(t *testing.T) {
 		code     deploy.Code
 	}{
 		{"enqueued starts", "q", true, ""},
-		{"already started", "q", false, ""},
+		// Idempotent: the step may run again after a crash.
+		{"already started", "q", true, ""},
 		{"cancelled while queued", "c", false, ""},
 		{"unknown", "nope", false, deploy.ENOTFOUND},
 	}

@@ -258,8 +258,9 @@ func appendJournal(dir, op string, req deploy.PluginRequest) error {
 	if err != nil {
 		return fmt.Errorf("open journal: %w", err)
 	}
+	// The key is the target's own: one line per target and operation.
 	_, err = fmt.Fprintf(f, "%s %s %s %s %s\n", time.Now().UTC().Format(time.RFC3339Nano), op,
-		req.DeploymentID, req.IdempotencyKey, req.Artifact.Version)
+		req.DeploymentID, req.TargetKey(deploy.Target{Path: dir}), req.Artifact.Version)
 	// Close can be where a write fails (a full disk, a network file system):
 	// its error counts as much as the write's.
 	if cerr := f.Close(); err == nil {

@@ -12,6 +12,7 @@ import { ApprovalActions } from "../approvals/ApprovalActions";
 import { ApprovalSummary } from "../approvals/ApprovalSummary";
 import { canAnswer } from "../approvals/inbox";
 import { CancelDeployment } from "./CancelDeployment";
+import { Exports, WaitsFor } from "./DeploymentChain";
 import { DeploymentFacts } from "./DeploymentFacts";
 import { emptyLive, liveReducer } from "./liveDeployment";
 import { LogViewer } from "./LogViewer";
@@ -111,6 +112,8 @@ function DeploymentView({ id }: { id: string }) {
       )}
       <div className={styles.grid}>
         <div className={styles.side}>
+          {d.after && <WaitsFor after={d.after} />}
+          {d.exports.length > 0 && <Exports exports={d.exports} />}
           <DeploymentFacts deployment={d} />
         </div>
         <div className={styles.main}>

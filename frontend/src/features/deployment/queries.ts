@@ -72,6 +72,21 @@ export const DeploymentViewFragment = graphql(`
         time
       }
     }
+    after {
+      status
+      expiresAt
+      reason
+      dependencies {
+        id
+        state
+      }
+    }
+    exports {
+      name
+      format
+      value
+      public
+    }
     currentStep
     error
     cancelRequested

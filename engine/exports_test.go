@@ -1,0 +1,96 @@
+package engine_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"manent.dev/manent/deploy"
+)
+
+func producer(id, pattern string) string {
+	return `apiVersion: manent/v1
+id: ` + id + `
+application: web
+environment: staging
+artifact: {type: application, name: web, version: "1.0.0", source: "file:web-1.tar.gz"}
+exports:
+  dirs: {from: deploy.targets, format: targets}
+  release: {from: deploy.release, pattern: '` + pattern + `'}
+`
+}
+
+func TestExportsFlowToImports(t *testing.T) {
+	e := newEnv(t)
+	writeArtifact(t, filepath.Join(e.dir, "artifacts/web-1.tar.gz"))
+	var got []deploy.Target
+	e.plugin.deploy = func(_ context.Context, req deploy.PluginRequest) error {
+		if req.DeploymentID == "consumer" {
+			got = req.Targets
+		}
+		return nil
+	}
+	if _, err := e.eng.Submit(e.ctx, []byte(producer("infra", `[0-9]+\.[0-9]+\.[0-9]+`)), deploy.SubmitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	consumer := `apiVersion: manent/v1
+id: consumer
+application: app
+environment: chain
+after: [infra]
+imports:
+  infra: {deployment: infra}
+artifact: {type: application, name: app, version: "1.0.0", source: "file:app-1.tar.gz"}
+deploy:
+  targetsFrom: [{import: infra, export: dirs}]
+`
+	sub, err := e.eng.Submit(e.ctx, []byte(consumer), deploy.SubmitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sub.Deployment.State != deploy.StateWaitingDependency && sub.Deployment.State != deploy.StateEnqueued {
+		t.Fatalf("consumer state %s", sub.Deployment.State)
+	}
+	p := e.waitState("infra", deploy.StateSuccess)
+	if st := deploy.NewStatus(p); st.Exports["release"] != "1.0.0" || st.Exports["dirs"] == nil {
+		t.Fatalf("producer exports = %v", st.Exports)
+	}
+	d := e.waitState("consumer", deploy.StateSuccess)
+	if len(got) != 1 || got[0].Path != filepath.Join(e.dir, "targets/web") {
+		t.Fatalf("consumer deployed to %+v, want the producer's target", got)
+	}
+	if src := step(d, "config").Output["import.infra"]; src != "infra@1.0.0" {
+		t.Fatalf("config output import.infra = %q", src)
+	}
+}
+
+func TestExportOutsideItsPattern(t *testing.T) {
+	e := newEnv(t)
+	writeArtifact(t, filepath.Join(e.dir, "artifacts/web-1.tar.gz"))
+	if _, err := e.eng.Submit(e.ctx, []byte(producer("infra-bad", `v[0-9]+`)), deploy.SubmitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	consumer := strings.ReplaceAll(`apiVersion: manent/v1
+id: consumer-bad
+application: app
+environment: chain
+after: [infra-bad]
+imports:
+  infra: {deployment: infra-bad}
+artifact: {type: application, name: app, version: "1.0.0", source: "file:app-1.tar.gz"}
+deploy:
+  targetsFrom: [{import: infra, export: dirs}]
+`, "\t", "  ")
+	if _, err := e.eng.Submit(e.ctx, []byte(consumer), deploy.SubmitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	d := e.waitState("infra-bad", deploy.StateError)
+	if !strings.Contains(d.Error, "exports of the deploy not valid") {
+		t.Fatalf("producer error = %q", d.Error)
+	}
+	e.waitState("consumer-bad", deploy.StateDependencyFailed)
+	if n := e.plugin.callCount("consumer-bad"); n != 0 {
+		t.Fatalf("consumer ran with a bad export")
+	}
+}

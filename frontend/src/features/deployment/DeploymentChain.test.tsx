@@ -1,0 +1,83 @@
+import { render, screen, within } from "@testing-library/react";
+import { MemoryRouter } from "react-router";
+import { describe, expect, it } from "vitest";
+import { targetLines } from "./chain";
+import { Exports, WaitsFor } from "./DeploymentChain";
+
+describe("WaitsFor", () => {
+  it("lists each dependency with its state and a link to it", () => {
+    render(
+      <MemoryRouter>
+        <WaitsFor
+          after={{
+            status: "waiting",
+            expiresAt: "2026-10-12T14:00:00Z",
+            reason: null,
+            dependencies: [
+              { id: "shop-db-42-prod", state: "PENDING" },
+              { id: "net-1", state: "SUCCESS" },
+              { id: "gone-1", state: null },
+            ],
+          }}
+        />
+      </MemoryRouter>,
+    );
+    const list = screen.getByRole("list", { name: "Dependencies" });
+    const items = within(list).getAllByRole("listitem");
+    expect(items).toHaveLength(3);
+    const [db, net, gone] = items as [HTMLElement, HTMLElement, HTMLElement];
+    expect(within(db).getByRole("link", { name: "shop-db-42-prod" })).toHaveAttribute("href", "/deployments/shop-db-42-prod");
+    expect(db.querySelector("[data-state]")?.getAttribute("data-state")).toBe("PENDING");
+    expect(net.querySelector("[data-state]")?.getAttribute("data-state")).toBe("SUCCESS");
+    expect(gone).toHaveTextContent("removed");
+    expect(screen.getByText("Waiting for its dependencies")).toBeInTheDocument();
+    expect(screen.getByText(/gives up/)).toBeInTheDocument();
+  });
+
+  it("says why the wait failed", () => {
+    render(
+      <MemoryRouter>
+        <WaitsFor
+          after={{
+            status: "failed",
+            expiresAt: "2026-10-12T14:00:00Z",
+            reason: "dependency shop-db-42-prod ended ERROR",
+            dependencies: [{ id: "shop-db-42-prod", state: "ERROR" }],
+          }}
+        />
+      </MemoryRouter>,
+    );
+    expect(screen.getByText("A dependency did not succeed")).toBeInTheDocument();
+    expect(screen.getByText("dependency shop-db-42-prod ended ERROR")).toBeInTheDocument();
+    expect(screen.queryByText(/gives up/)).toBeNull();
+  });
+});
+
+describe("Exports", () => {
+  it("shows a string as it is and a targets export as a list of targets", () => {
+    render(
+      <Exports
+        exports={[
+          { name: "db_host", format: "string", value: "db.internal", public: false },
+          {
+            name: "vms",
+            format: "targets",
+            value: '[{"host":"10.20.0.1"},{"host":"10.20.0.2","port":2222,"user":"deploy"},"10.20.0.3"]',
+            public: true,
+          },
+        ]}
+      />,
+    );
+    expect(screen.getByText("db.internal")).toBeInTheDocument();
+    const targets = screen.getByRole("list", { name: "Targets of vms" });
+    expect(within(targets).getAllByRole("listitem").map((li) => li.textContent)).toEqual(["10.20.0.1", "deploy@10.20.0.2:2222", "10.20.0.3"]);
+    expect(screen.getByText("targets, public")).toBeInTheDocument();
+  });
+});
+
+describe("targetLines", () => {
+  it("keeps a value that is not a list of targets as it is", () => {
+    expect(targetLines("not json")).toEqual(["not json"]);
+    expect(targetLines('{"host":"a"}')).toEqual(['{"host":"a"}']);
+  });
+});
