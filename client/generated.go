@@ -1127,6 +1127,56 @@ type ReleaseEventsResponse struct {
 // GetReleaseEvents returns ReleaseEventsResponse.ReleaseEvents, and is useful for accessing the field via an interface.
 func (v *ReleaseEventsResponse) GetReleaseEvents() ReleaseDetail { return v.ReleaseEvents }
 
+// ReleaseExportsRelease includes the requested fields of the GraphQL type Release.
+// The GraphQL type's documentation follows.
+//
+// A composite release (kind: Release): deploys with the dependencies between them, followed as a whole.
+type ReleaseExportsRelease struct {
+	// The deploys in the order of the descriptor.
+	Deploys []ReleaseExportsReleaseDeploysReleaseDeploy `json:"deploys"`
+}
+
+// GetDeploys returns ReleaseExportsRelease.Deploys, and is useful for accessing the field via an interface.
+func (v *ReleaseExportsRelease) GetDeploys() []ReleaseExportsReleaseDeploysReleaseDeploy {
+	return v.Deploys
+}
+
+// ReleaseExportsReleaseDeploysReleaseDeploy includes the requested fields of the GraphQL type ReleaseDeploy.
+// The GraphQL type's documentation follows.
+//
+// One deploy of a release.
+type ReleaseExportsReleaseDeploysReleaseDeploy struct {
+	Name string `json:"name"`
+	// The deploy; null until it is queued.
+	Deployment *ReleaseExportsReleaseDeploysReleaseDeployDeployment `json:"deployment"`
+}
+
+// GetName returns ReleaseExportsReleaseDeploysReleaseDeploy.Name, and is useful for accessing the field via an interface.
+func (v *ReleaseExportsReleaseDeploysReleaseDeploy) GetName() string { return v.Name }
+
+// GetDeployment returns ReleaseExportsReleaseDeploysReleaseDeploy.Deployment, and is useful for accessing the field via an interface.
+func (v *ReleaseExportsReleaseDeploysReleaseDeploy) GetDeployment() *ReleaseExportsReleaseDeploysReleaseDeployDeployment {
+	return v.Deployment
+}
+
+// ReleaseExportsReleaseDeploysReleaseDeployDeployment includes the requested fields of the GraphQL type Deployment.
+type ReleaseExportsReleaseDeploysReleaseDeployDeployment struct {
+	// The exports, sorted by name; empty until the deploy succeeds, and always for a dry run.
+	Exports []Export `json:"exports"`
+}
+
+// GetExports returns ReleaseExportsReleaseDeploysReleaseDeployDeployment.Exports, and is useful for accessing the field via an interface.
+func (v *ReleaseExportsReleaseDeploysReleaseDeployDeployment) GetExports() []Export { return v.Exports }
+
+// ReleaseExportsResponse is returned by ReleaseExports on success.
+type ReleaseExportsResponse struct {
+	// A release whose every deploy the viewer may read (NOT_FOUND otherwise).
+	Release *ReleaseExportsRelease `json:"release"`
+}
+
+// GetRelease returns ReleaseExportsResponse.Release, and is useful for accessing the field via an interface.
+func (v *ReleaseExportsResponse) GetRelease() *ReleaseExportsRelease { return v.Release }
+
 type ReleaseState string
 
 const (
@@ -1671,6 +1721,14 @@ type __ReleaseEventsInput struct {
 
 // GetId returns __ReleaseEventsInput.Id, and is useful for accessing the field via an interface.
 func (v *__ReleaseEventsInput) GetId() string { return v.Id }
+
+// __ReleaseExportsInput is used internally by genqlient
+type __ReleaseExportsInput struct {
+	Id string `json:"id"`
+}
+
+// GetId returns __ReleaseExportsInput.Id, and is useful for accessing the field via an interface.
+func (v *__ReleaseExportsInput) GetId() string { return v.Id }
 
 // __RollbackInput is used internally by genqlient
 type __RollbackInput struct {
@@ -3067,6 +3125,52 @@ func ReleaseEventsForwardData(interfaceChan interface{}, jsonRawMsg json.RawMess
 	}
 	dataChan_ <- wsResp
 	return nil
+}
+
+// The query executed by ReleaseExports.
+const ReleaseExports_Operation = `
+query ReleaseExports ($id: ID!) {
+	release(id: $id) {
+		deploys {
+			name
+			deployment {
+				exports {
+					name
+					format
+					value
+					public
+				}
+			}
+		}
+	}
+}
+`
+
+// The exports of a release's deploys: `manent release status` shows them with
+// the release, which does not carry them itself.
+func ReleaseExports(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+) (data_ *ReleaseExportsResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "ReleaseExports",
+		Query:  ReleaseExports_Operation,
+		Variables: &__ReleaseExportsInput{
+			Id: id,
+		},
+	}
+
+	data_ = &ReleaseExportsResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
 }
 
 // The mutation executed by Rollback.

@@ -30,6 +30,25 @@ func (c *Client) Release(ctx context.Context, id string) (*ReleaseDetail, error)
 	return resp.Release, nil
 }
 
+// ReleaseExports returns the exports of a release's deploys by deploy name;
+// a deploy not queued yet, or without exports, has none. NOT_FOUND as Release.
+func (c *Client) ReleaseExports(ctx context.Context, id string) (map[string][]Export, error) {
+	resp, err := ReleaseExports(ctx, c.gql, id)
+	if err != nil {
+		return nil, err
+	}
+	if resp.Release == nil {
+		return nil, &APIError{Code: "NOT_FOUND", Message: "release " + id + " not found"}
+	}
+	out := make(map[string][]Export, len(resp.Release.Deploys))
+	for _, d := range resp.Release.Deploys {
+		if d.Deployment != nil && len(d.Deployment.Exports) > 0 {
+			out[d.Name] = d.Deployment.Exports
+		}
+	}
+	return out, nil
+}
+
 // Releases returns up to limit releases, newest first.
 func (c *Client) Releases(ctx context.Context, limit int) ([]ReleaseDetail, error) {
 	var out []ReleaseDetail

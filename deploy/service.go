@@ -25,10 +25,15 @@ type Submission struct {
 	Created bool
 	// Validated is true for a validation: nothing was stored.
 	Validated bool
+	// Schedule is set for a schedule.cron descriptor: a recurring schedule
+	// was created or updated (HTTP 201), and Deployment describes it with
+	// the state SCHEDULED.
+	Schedule *RecurringSchedule
 }
 
 // Service is what the APIs call: every method authorizes the identity in ctx.
 type Service interface {
+	ScheduleService
 	// ReleaseService handles composite releases and manual rollbacks.
 	ReleaseService
 	// Submit runs the submission checks in the spec's order and enqueues the

@@ -73,6 +73,7 @@ type CancelResult struct {
 // Methods return *Error with ENOTFOUND for an unknown deploy and ECONFLICT
 // where they say so; any other error is internal.
 type Store interface {
+	ScheduleStore
 	// ReleaseStore holds composite releases.
 	ReleaseStore
 	// CreateDeployment inserts d and, in the same transaction, calls enqueue
@@ -152,8 +153,9 @@ type Store interface {
 	// executor when force): only one caller wins, and it alone takes over
 	// the deploys.
 	FenceExecutor(ctx context.Context, executorID, by string, before time.Time, force bool) (bool, error)
-	// ExecutorDeploys lists the deploy and wait workflows DBOS runs on the
-	// executor (PENDING in its tables), with their queue partition.
+	// ExecutorDeploys lists the deploy, wait, release and schedule workflows
+	// DBOS runs on the executor (PENDING in its tables), with their queue
+	// partition.
 	ExecutorDeploys(ctx context.Context, executorID string) ([]ExecutorDeploy, error)
 	// MarkRecoveryExceeded moves every non-terminal deploy whose workflow DBOS
 	// stopped resuming to MAX_RECOVERY_ATTEMPTS_EXCEEDED and returns their IDs.

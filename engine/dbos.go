@@ -37,6 +37,9 @@ func (e *Engine) setupDBOS(ctx context.Context, url string) error {
 		dbos.WithWorkflowName(deployWorkflow),
 		dbos.WithMaxRecoveryAttempts(e.cfg.Engine.MaxRecoveryAttempts))
 
+	dbos.RegisterWorkflow(c, e.scheduleWorkflowFn,
+		dbos.WithWorkflowName(scheduleWorkflow),
+		dbos.WithMaxRecoveryAttempts(e.cfg.Engine.MaxRecoveryAttempts))
 	dbos.RegisterWorkflow(c, e.approvalWorkflowFn,
 		dbos.WithWorkflowName(approvalWorkflow),
 		dbos.WithMaxRecoveryAttempts(e.cfg.Engine.MaxRecoveryAttempts))

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -107,8 +106,8 @@ func (e *Engine) heartbeat(ctx context.Context) {
 
 // Recovered is one executor taken over and the deploys put back on their queues.
 type Recovered struct {
-	ExecutorID  string   `json:"executor_id"`
-	Deployments []string `json:"deployments"`
+	ExecutorID string   `json:"executor_id"`
+	Workflows  []string `json:"workflows"`
 }
 
 // RecoverExecutors takes over the deploys of dead executors: those named
@@ -141,14 +140,15 @@ func (e *Engine) RecoverExecutors(ctx context.Context, executorIDs []string, for
 			return out, err
 		}
 		byQueue := map[string][]string{}
-		rec := Recovered{ExecutorID: id, Deployments: []string{}}
+		rec := Recovered{ExecutorID: id, Workflows: []string{}}
 		for _, d := range deploys {
 			q := e.queueFor(d.Partition)
-			if d.Workflow == approvalWorkflow {
+			if d.Workflow != deployWorkflow {
+				// Waits, releases and schedules live on the wait queue.
 				q = waitQueue
 			}
 			byQueue[q] = append(byQueue[q], d.ID)
-			rec.Deployments = append(rec.Deployments, strings.TrimSuffix(d.ID, ":approval"))
+			rec.Workflows = append(rec.Workflows, d.ID)
 		}
 		queues := make([]string, 0, len(byQueue))
 		for q := range byQueue {
@@ -162,8 +162,8 @@ func (e *Engine) RecoverExecutors(ctx context.Context, executorIDs []string, for
 				return out, fmt.Errorf("resume deploys of executor %s: %w", id, err)
 			}
 		}
-		if len(rec.Deployments) > 0 {
-			e.log.Warn("took over the deploys of a dead executor", "executor_id", id, "deployments", rec.Deployments)
+		if len(rec.Workflows) > 0 {
+			e.log.Warn("took over the deploys of a dead executor", "executor_id", id, "workflows", rec.Workflows)
 		}
 		out = append(out, rec)
 	}

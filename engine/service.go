@@ -76,6 +76,15 @@ func (e *Engine) submitDescriptor(ctx context.Context, d *deploy.Descriptor, opt
 	if err != nil {
 		return nil, err
 	}
+	if d.Schedule != nil && d.Schedule.Cron != "" {
+		if opts.ValidateOnly {
+			dep := deploy.Deployment{ID: d.ID, Tenant: d.Tenant, Application: d.Application, Environment: d.Environment,
+				State: deploy.StateScheduled, Requester: id.Subject, Artifact: d.Artifact, Descriptor: *d,
+				Effective: eff, Plan: plan, Decision: decision}
+			return &deploy.Submission{Deployment: dep, Validated: true}, nil
+		}
+		return e.submitSchedule(ctx, id, d, eff, plan, decision)
+	}
 	if d.ID == "" {
 		d.ID = newID(d)
 	}

@@ -23,10 +23,6 @@ type plannedWait struct {
 // skip lists dependencies not checked (deploys of the same release): they
 // count as not succeeded yet, and the wait reads their states.
 func (e *Engine) planWait(ctx context.Context, who deploy.Identity, d *deploy.Descriptor, dec deploy.Decision, now time.Time, skip []string) (*plannedWait, error) {
-	if d.Schedule != nil && d.Schedule.Cron != "" {
-		return nil, &deploy.Error{Code: deploy.EUNPROCESSABLE, Message: "deploy refused",
-			Fields: []deploy.FieldError{{Path: "schedule.cron", Message: "recurring schedules are not supported by this server yet; use schedule.at"}}}
-	}
 	pending, err := e.checkDependencies(ctx, who, d, skip)
 	if err != nil {
 		return nil, err

@@ -46,7 +46,50 @@ func toModelDeployment(d *deploy.Deployment) *model.Deployment {
 		Approval:        toModelApproval(st.Approval),
 		After:           toModelAfter(st.After),
 		Exports:         toModelExports(d.Exports),
+		Imports:         toModelImports(&d.Descriptor),
 	}
+}
+
+// toModelImports lists the descriptor's imports with the exports that
+// targetsFrom and paramsFrom take from each: what a release's graph labels
+// its edges with.
+func toModelImports(d *deploy.Descriptor) []model.DeploymentImport {
+	used := map[string][]string{}
+	add := func(ref deploy.ImportRef) {
+		if !slices.Contains(used[ref.Import], ref.Export) {
+			used[ref.Import] = append(used[ref.Import], ref.Export)
+		}
+	}
+	for _, ref := range d.Deploy.TargetsFrom {
+		add(ref)
+	}
+	for _, ref := range d.Deploy.ParamsFrom {
+		add(ref)
+	}
+	out := make([]model.DeploymentImport, 0, len(d.Imports))
+	for _, name := range slices.Sorted(maps.Keys(d.Imports)) {
+		imp := d.Imports[name]
+		exports := used[name]
+		slices.Sort(exports)
+		if exports == nil {
+			exports = []string{}
+		}
+		m := model.DeploymentImport{Name: name, DeploymentID: optional(imp.Deployment), Exports: exports}
+		if c := imp.Current; c != nil {
+			tenant := c.Tenant
+			if tenant == "" {
+				tenant = d.Tenant
+			}
+			env := c.Environment
+			if env == "" {
+				env = d.Environment
+			}
+			cur := tenant + "/" + c.Application + "/" + env
+			m.Current = &cur
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 func toModelExports(es []deploy.Export) []model.Export {

@@ -41,6 +41,7 @@ func (r *mutationResolver) SubmitDeployment(ctx context.Context, descriptor stri
 	}
 	return &model.SubmitResult{
 		Deployment: toModelDeployment(&sub.Deployment), Created: sub.Created, Validated: sub.Validated,
+		Schedule: toModelSchedule(sub.Schedule),
 	}, nil
 }
 

@@ -35,6 +35,8 @@ type fakeService struct {
 	freezes   func(ctx context.Context, res deploy.Resource, from, to time.Time) ([]deploy.FreezeWindow, error)
 	// releaseFakes: the release methods (release_test.go).
 	releaseFakes
+	// scheduleFakes: the recurring schedule methods (schedule_test.go).
+	scheduleFakes
 }
 
 var errNotFaked = errors.New("fake: method not set by the test")

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"manent.dev/manent/deploy"
 )
@@ -22,6 +23,46 @@ type submitted struct {
 	Created   bool         `json:"created"`
 	StatusURL string       `json:"status_url"`
 	EventsURL string       `json:"events_url"`
+}
+
+// scheduled is the answer to POST /api/v1/deployments for a schedule.cron
+// descriptor, with the status 201: the recurring schedule was created or
+// updated; its ticks are deploys <name>@<UTC time> with IDs of their own,
+// so there is no status URL to follow.
+type scheduled struct {
+	ID       string       `json:"id"`
+	State    deploy.State `json:"state"`
+	Created  bool         `json:"created"`
+	Schedule scheduleJSON `json:"schedule"`
+}
+
+type scheduleJSON struct {
+	Name           string     `json:"name"`
+	Tenant         string     `json:"tenant"`
+	Application    string     `json:"application"`
+	Environment    string     `json:"environment"`
+	Cron           string     `json:"cron"`
+	TimeZone       string     `json:"timezone"`
+	Requester      string     `json:"requester"`
+	State          string     `json:"state"`
+	CreatedAt      time.Time  `json:"created_at"`
+	UpdatedAt      time.Time  `json:"updated_at"`
+	LastTick       *time.Time `json:"last_tick"`
+	NextTick       *time.Time `json:"next_tick"`
+	LastDeployment *string    `json:"last_deployment"`
+}
+
+func toScheduled(sub *deploy.Submission) scheduled {
+	s := sub.Schedule
+	out := scheduled{ID: sub.Deployment.ID, State: sub.Deployment.State, Created: sub.Created, Schedule: scheduleJSON{
+		Name: s.Name, Tenant: s.Tenant, Application: s.Application, Environment: s.Environment, Cron: s.Cron,
+		TimeZone: s.TimeZone, Requester: s.Requester, State: s.State, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt,
+		LastTick: s.LastTick, NextTick: s.NextTick,
+	}}
+	if s.LastDeployment != "" {
+		out.Schedule.LastDeployment = &s.LastDeployment
+	}
+	return out
 }
 
 // planned is the answer to a validation: what would run, nothing stored.
@@ -101,6 +142,10 @@ func (a *api) submit(validateOnly bool) http.HandlerFunc {
 		}
 		if validate {
 			writeJSON(w, http.StatusOK, toPlanned(&sub.Deployment))
+			return
+		}
+		if sub.Schedule != nil {
+			writeJSON(w, http.StatusCreated, toScheduled(sub))
 			return
 		}
 		d := sub.Deployment

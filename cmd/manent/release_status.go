@@ -4,20 +4,79 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"manent.dev/manent/client"
 )
 
 func (a *app) releaseStatusCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:     "status ID",
-		Short:   "Show a release: its deploys with their states and rollback states",
+		Short:   "Show a release: its deploys with their states, rollback states and exports",
 		Example: "  manent release status shop-2026-10 -o json",
 		Args:    exactArgs("ID"),
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {
-			r, err := a.client().Release(cmd.Context(), args[0])
+			c := a.client()
+			r, err := c.Release(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
-			return a.emit(r, func(w io.Writer) error { return writeRelease(w, r) })
+			exports, err := c.ReleaseExports(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			v := newReleaseStatus(r, exports)
+			return a.emit(v, func(w io.Writer) error { return writeReleaseStatus(w, v) })
 		}),
 	}
+}
+
+// releaseStatus is a release with the exports of each of its deploys, which
+// the release itself does not carry: read from each deploy.
+type releaseStatus struct {
+	*client.ReleaseDetail
+	// Deploys shadows the embedded field: encoding/json takes the shallower.
+	Deploys []releaseDeployStatus `json:"deploys"`
+}
+
+type releaseDeployStatus struct {
+	client.ReleaseDeploy
+	// Exports is always a list, empty until the deploy succeeds.
+	Exports []client.Export `json:"exports"`
+}
+
+func newReleaseStatus(r *client.ReleaseDetail, exports map[string][]client.Export) releaseStatus {
+	v := releaseStatus{ReleaseDetail: r, Deploys: make([]releaseDeployStatus, len(r.Deploys))}
+	for i, d := range r.Deploys {
+		es := exports[d.Name]
+		if es == nil {
+			es = []client.Export{}
+		}
+		v.Deploys[i] = releaseDeployStatus{ReleaseDeploy: d, Exports: es}
+	}
+	return v
+}
+
+// writeReleaseStatus prints the release, then its exports when it has some.
+func writeReleaseStatus(w io.Writer, v releaseStatus) error {
+	if err := writeRelease(w, v.ReleaseDetail); err != nil {
+		return err
+	}
+	found := false
+	for _, d := range v.Deploys {
+		found = found || len(d.Exports) > 0
+	}
+	if !found {
+		return nil
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return err
+	}
+	tw := newTable(w)
+	row(tw, "DEPLOY", "EXPORT", "FORMAT", "VALUE")
+	for _, d := range v.Deploys {
+		for _, e := range d.Exports {
+			row(tw, d.Name, e.Name, e.Format, exportValue(e))
+		}
+	}
+	return tw.Flush()
 }

@@ -1084,6 +1084,38 @@ func (ec *executionContext) fieldContext_Deployment_exports(_ context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Deployment_imports(ctx context.Context, field graphql.CollectedField, obj *model.Deployment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Deployment_imports(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Imports, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.DeploymentImport) graphql.Marshaler {
+			return ec.marshalNDeploymentImport2ᚕmanentᚗdevᚋmanentᚋgraphᚋmodelᚐDeploymentImportᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Deployment_imports(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Deployment",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DeploymentImport(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _DeploymentConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.DeploymentConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1320,6 +1352,98 @@ func (ec *executionContext) fieldContext_DeploymentEvent_logLines(_ context.Cont
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _DeploymentImport_name(ctx context.Context, field graphql.CollectedField, obj *model.DeploymentImport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeploymentImport_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeploymentImport_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeploymentImport", field, false, false, "String")
+}
+
+func (ec *executionContext) _DeploymentImport_deploymentId(ctx context.Context, field graphql.CollectedField, obj *model.DeploymentImport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeploymentImport_deploymentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeploymentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeploymentImport_deploymentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeploymentImport", field, false, false, "ID")
+}
+
+func (ec *executionContext) _DeploymentImport_current(ctx context.Context, field graphql.CollectedField, obj *model.DeploymentImport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeploymentImport_current(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Current, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DeploymentImport_current(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeploymentImport", field, false, false, "String")
+}
+
+func (ec *executionContext) _DeploymentImport_exports(ctx context.Context, field graphql.CollectedField, obj *model.DeploymentImport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DeploymentImport_exports(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Exports, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DeploymentImport_exports(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DeploymentImport", field, false, false, "String")
 }
 
 func (ec *executionContext) _EffectiveDeploy_plugin(ctx context.Context, field graphql.CollectedField, obj *model.EffectiveDeploy) (ret graphql.Marshaler) {
@@ -2673,6 +2797,38 @@ func (ec *executionContext) fieldContext_SubmitResult_validated(_ context.Contex
 	return graphql.NewScalarFieldContext("SubmitResult", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _SubmitResult_schedule(ctx context.Context, field graphql.CollectedField, obj *model.SubmitResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SubmitResult_schedule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Schedule, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Schedule) graphql.Marshaler {
+			return ec.marshalOSchedule2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐSchedule(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SubmitResult_schedule(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SubmitResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Schedule(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Target_host(ctx context.Context, field graphql.CollectedField, obj *model.Target) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3189,6 +3345,11 @@ func (ec *executionContext) _Deployment(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "imports":
+			out.Values[i] = ec._Deployment_imports(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -3310,6 +3471,54 @@ func (ec *executionContext) _DeploymentEvent(ctx context.Context, sel ast.Select
 			}
 		case "logLines":
 			out.Values[i] = ec._DeploymentEvent_logLines(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var deploymentImportImplementors = []string{"DeploymentImport"}
+
+func (ec *executionContext) _DeploymentImport(ctx context.Context, sel ast.SelectionSet, obj *model.DeploymentImport) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, deploymentImportImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DeploymentImport")
+		case "name":
+			out.Values[i] = ec._DeploymentImport_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deploymentId":
+			out.Values[i] = ec._DeploymentImport_deploymentId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "current":
+			out.Values[i] = ec._DeploymentImport_current(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "exports":
+			out.Values[i] = ec._DeploymentImport_exports(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -3901,6 +4110,11 @@ func (ec *executionContext) _SubmitResult(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "schedule":
+			out.Values[i] = ec._SubmitResult_schedule(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -4065,6 +4279,26 @@ func (ec *executionContext) marshalNDeploymentEvent2ᚖmanentᚗdevᚋmanentᚋg
 		return graphql.Null
 	}
 	return ec._DeploymentEvent(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDeploymentImport2manentᚗdevᚋmanentᚋgraphᚋmodelᚐDeploymentImport(ctx context.Context, sel ast.SelectionSet, v model.DeploymentImport) graphql.Marshaler {
+	return ec._DeploymentImport(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNDeploymentImport2ᚕmanentᚗdevᚋmanentᚋgraphᚋmodelᚐDeploymentImportᚄ(ctx context.Context, sel ast.SelectionSet, v []model.DeploymentImport) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDeploymentImport2manentᚗdevᚋmanentᚋgraphᚋmodelᚐDeploymentImport(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalNDeploymentState2manentᚗdevᚋmanentᚋgraphᚋmodelᚐDeploymentState(ctx context.Context, v any) (model.DeploymentState, error) {

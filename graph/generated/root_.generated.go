@@ -87,6 +87,7 @@ type ComplexityRoot struct {
 		Exports         func(childComplexity int) int
 		FinishedAt      func(childComplexity int) int
 		ID              func(childComplexity int) int
+		Imports         func(childComplexity int) int
 		Labels          func(childComplexity int) int
 		Logs            func(childComplexity int, after *int, limit *int) int
 		Plan            func(childComplexity int) int
@@ -116,6 +117,13 @@ type ComplexityRoot struct {
 		Deployment func(childComplexity int) int
 		Kind       func(childComplexity int) int
 		LogLines   func(childComplexity int) int
+	}
+
+	DeploymentImport struct {
+		Current      func(childComplexity int) int
+		DeploymentID func(childComplexity int) int
+		Exports      func(childComplexity int) int
+		Name         func(childComplexity int) int
 	}
 
 	EffectiveDeploy struct {
@@ -197,6 +205,7 @@ type ComplexityRoot struct {
 		ApproveDeployment func(childComplexity int, id string, comment *string) int
 		CancelDeployment  func(childComplexity int, id string) int
 		CancelRelease     func(childComplexity int, id string) int
+		DeleteSchedule    func(childComplexity int, name string) int
 		Noop              func(childComplexity int) int
 		RejectDeployment  func(childComplexity int, id string, comment *string) int
 		Rollback          func(childComplexity int, application string, environment string, tenant *string, to *string, id *string) int
@@ -230,6 +239,7 @@ type ComplexityRoot struct {
 		PendingApprovals func(childComplexity int) int
 		Release          func(childComplexity int, id string) int
 		Releases         func(childComplexity int, first *int, after *string) int
+		Schedules        func(childComplexity int) int
 		Viewer           func(childComplexity int) int
 	}
 
@@ -267,6 +277,22 @@ type ComplexityRoot struct {
 		To   func(childComplexity int) int
 	}
 
+	Schedule struct {
+		Application    func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		Cron           func(childComplexity int) int
+		Environment    func(childComplexity int) int
+		LastDeployment func(childComplexity int) int
+		LastTick       func(childComplexity int) int
+		Name           func(childComplexity int) int
+		NextTick       func(childComplexity int) int
+		Requester      func(childComplexity int) int
+		State          func(childComplexity int) int
+		Tenant         func(childComplexity int) int
+		Timezone       func(childComplexity int) int
+		UpdatedAt      func(childComplexity int) int
+	}
+
 	Step struct {
 		Attempts   func(childComplexity int) int
 		DurationMs func(childComplexity int) int
@@ -283,6 +309,7 @@ type ComplexityRoot struct {
 	SubmitResult struct {
 		Created    func(childComplexity int) int
 		Deployment func(childComplexity int) int
+		Schedule   func(childComplexity int) int
 		Validated  func(childComplexity int) int
 	}
 
@@ -549,6 +576,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Deployment.ID(childComplexity), true
+	case "Deployment.imports":
+		if e.ComplexityRoot.Deployment.Imports == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deployment.Imports(childComplexity), true
 	case "Deployment.labels":
 		if e.ComplexityRoot.Deployment.Labels == nil {
 			break
@@ -677,6 +710,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DeploymentEvent.LogLines(childComplexity), true
+
+	case "DeploymentImport.current":
+		if e.ComplexityRoot.DeploymentImport.Current == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeploymentImport.Current(childComplexity), true
+	case "DeploymentImport.deploymentId":
+		if e.ComplexityRoot.DeploymentImport.DeploymentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeploymentImport.DeploymentID(childComplexity), true
+	case "DeploymentImport.exports":
+		if e.ComplexityRoot.DeploymentImport.Exports == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeploymentImport.Exports(childComplexity), true
+	case "DeploymentImport.name":
+		if e.ComplexityRoot.DeploymentImport.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DeploymentImport.Name(childComplexity), true
 
 	case "EffectiveDeploy.configRevision":
 		if e.ComplexityRoot.EffectiveDeploy.ConfigRevision == nil {
@@ -1008,6 +1066,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CancelRelease(childComplexity, args["id"].(string)), true
+	case "Mutation.deleteSchedule":
+		if e.ComplexityRoot.Mutation.DeleteSchedule == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteSchedule_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteSchedule(childComplexity, args["name"].(string)), true
 	case "Mutation._noop":
 		if e.ComplexityRoot.Mutation.Noop == nil {
 			break
@@ -1189,6 +1258,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Releases(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Query.schedules":
+		if e.ComplexityRoot.Query.Schedules == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Schedules(childComplexity), true
 	case "Query.viewer":
 		if e.ComplexityRoot.Query.Viewer == nil {
 			break
@@ -1332,6 +1407,85 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ReleaseEdge.To(childComplexity), true
 
+	case "Schedule.application":
+		if e.ComplexityRoot.Schedule.Application == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Schedule.Application(childComplexity), true
+	case "Schedule.createdAt":
+		if e.ComplexityRoot.Schedule.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Schedule.CreatedAt(childComplexity), true
+	case "Schedule.cron":
+		if e.ComplexityRoot.Schedule.Cron == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Schedule.Cron(childComplexity), true
+	case "Schedule.environment":
+		if e.ComplexityRoot.Schedule.Environment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Schedule.Environment(childComplexity), true
+	case "Schedule.lastDeployment":
+		if e.ComplexityRoot.Schedule.LastDeployment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Schedule.LastDeployment(childComplexity), true
+	case "Schedule.lastTick":
+		if e.ComplexityRoot.Schedule.LastTick == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Schedule.LastTick(childComplexity), true
+	case "Schedule.name":
+		if e.ComplexityRoot.Schedule.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Schedule.Name(childComplexity), true
+	case "Schedule.nextTick":
+		if e.ComplexityRoot.Schedule.NextTick == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Schedule.NextTick(childComplexity), true
+	case "Schedule.requester":
+		if e.ComplexityRoot.Schedule.Requester == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Schedule.Requester(childComplexity), true
+	case "Schedule.state":
+		if e.ComplexityRoot.Schedule.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Schedule.State(childComplexity), true
+	case "Schedule.tenant":
+		if e.ComplexityRoot.Schedule.Tenant == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Schedule.Tenant(childComplexity), true
+	case "Schedule.timezone":
+		if e.ComplexityRoot.Schedule.Timezone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Schedule.Timezone(childComplexity), true
+	case "Schedule.updatedAt":
+		if e.ComplexityRoot.Schedule.UpdatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Schedule.UpdatedAt(childComplexity), true
+
 	case "Step.attempts":
 		if e.ComplexityRoot.Step.Attempts == nil {
 			break
@@ -1405,6 +1559,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.SubmitResult.Deployment(childComplexity), true
+	case "SubmitResult.schedule":
+		if e.ComplexityRoot.SubmitResult.Schedule == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SubmitResult.Schedule(childComplexity), true
 	case "SubmitResult.validated":
 		if e.ComplexityRoot.SubmitResult.Validated == nil {
 			break
@@ -1905,6 +2065,22 @@ extend type Deployment {
   "The exports, sorted by name; empty until the deploy succeeds, and always for a dry run."
   exports: [Export!]!
 }
+
+"An import of a deploy (its descriptor's imports): which deploy or release in service it reads, and what it uses of it."
+type DeploymentImport {
+  name: String!
+  "The deploy it reads (imports.NAME.deployment); null for a current import."
+  deploymentId: ID
+  "The release in service it reads (imports.NAME.current), as tenant/application/environment; null for a deployment import."
+  current: String
+  "The exports it uses in deploy.targetsFrom and deploy.paramsFrom, sorted."
+  exports: [String!]!
+}
+
+extend type Deployment {
+  "The imports of the descriptor, sorted by name; empty when it imports nothing."
+  imports: [DeploymentImport!]!
+}
 `, BuiltIn: false},
 	{Name: "../schema/freeze.graphqls", Input: `"One window of a freeze calendar, [start, end): no deploy runs in it without an override."
 type FreezeWindow {
@@ -2011,6 +2187,51 @@ extend type Mutation {
 extend type Subscription {
   "The release now, then again whenever it or one of its deploys changes; completes when it ends."
   releaseEvents(id: ID!): Release!
+}
+`, BuiltIn: false},
+	{Name: "../schema/schedule.graphqls", Input: `enum ScheduleState {
+  ACTIVE
+  DELETED
+}
+
+"A recurring schedule (schedule.cron): every tick starts a deploy <name>@<UTC time> with the plan captured at submission."
+type Schedule {
+  "The descriptor's id, or <application>-<environment>-schedule."
+  name: String!
+  tenant: String!
+  application: String!
+  environment: String!
+  "5 fields, as in crontab."
+  cron: String!
+  "The IANA time zone the cron expression is read in (default UTC)."
+  timezone: String!
+  "Who submitted the descriptor last; every tick deploys as this identity."
+  requester: String!
+  state: ScheduleState!
+  createdAt: Time!
+  "When the descriptor was last resubmitted (or the schedule created)."
+  updatedAt: Time!
+  "The last tick run; null before the first."
+  lastTick: Time
+  "The next tick; null until the schedule's workflow has computed it."
+  nextTick: Time
+  "The ID of the deploy the last tick started; null before the first."
+  lastDeployment: ID
+}
+
+extend type SubmitResult {
+  "The recurring schedule created or updated (schedule.cron); null for any other submission."
+  schedule: Schedule
+}
+
+extend type Query {
+  "The recurring schedules the viewer may read, by name."
+  schedules: [Schedule!]!
+}
+
+extend type Mutation {
+  "Stop a recurring schedule (deployment.submit on its environment); the deploys already started go on."
+  deleteSchedule(name: String!): Boolean!
 }
 `, BuiltIn: false},
 	{Name: "../schema/schema.graphqls", Input: `# manent's GraphQL API. Lists are Relay cursor connections; errors carry
@@ -2181,6 +2402,8 @@ func (ec *executionContext) childFields_Deployment(ctx context.Context, field gr
 		return ec.fieldContext_Deployment_after(ctx, field)
 	case "exports":
 		return ec.fieldContext_Deployment_exports(ctx, field)
+	case "imports":
+		return ec.fieldContext_Deployment_imports(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Deployment", field.Name)
 }
@@ -2217,6 +2440,20 @@ func (ec *executionContext) childFields_DeploymentEvent(ctx context.Context, fie
 		return ec.fieldContext_DeploymentEvent_logLines(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DeploymentEvent", field.Name)
+}
+
+func (ec *executionContext) childFields_DeploymentImport(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_DeploymentImport_name(ctx, field)
+	case "deploymentId":
+		return ec.fieldContext_DeploymentImport_deploymentId(ctx, field)
+	case "current":
+		return ec.fieldContext_DeploymentImport_current(ctx, field)
+	case "exports":
+		return ec.fieldContext_DeploymentImport_exports(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DeploymentImport", field.Name)
 }
 
 func (ec *executionContext) childFields_EffectiveDeploy(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2471,6 +2708,38 @@ func (ec *executionContext) childFields_ReleaseEdge(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type ReleaseEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_Schedule(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_Schedule_name(ctx, field)
+	case "tenant":
+		return ec.fieldContext_Schedule_tenant(ctx, field)
+	case "application":
+		return ec.fieldContext_Schedule_application(ctx, field)
+	case "environment":
+		return ec.fieldContext_Schedule_environment(ctx, field)
+	case "cron":
+		return ec.fieldContext_Schedule_cron(ctx, field)
+	case "timezone":
+		return ec.fieldContext_Schedule_timezone(ctx, field)
+	case "requester":
+		return ec.fieldContext_Schedule_requester(ctx, field)
+	case "state":
+		return ec.fieldContext_Schedule_state(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Schedule_createdAt(ctx, field)
+	case "updatedAt":
+		return ec.fieldContext_Schedule_updatedAt(ctx, field)
+	case "lastTick":
+		return ec.fieldContext_Schedule_lastTick(ctx, field)
+	case "nextTick":
+		return ec.fieldContext_Schedule_nextTick(ctx, field)
+	case "lastDeployment":
+		return ec.fieldContext_Schedule_lastDeployment(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Schedule", field.Name)
+}
+
 func (ec *executionContext) childFields_Step(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -2505,6 +2774,8 @@ func (ec *executionContext) childFields_SubmitResult(ctx context.Context, field 
 		return ec.fieldContext_SubmitResult_created(ctx, field)
 	case "validated":
 		return ec.fieldContext_SubmitResult_validated(ctx, field)
+	case "schedule":
+		return ec.fieldContext_SubmitResult_schedule(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SubmitResult", field.Name)
 }

@@ -90,6 +90,8 @@ type Deployment struct {
 	After *AfterStatus `json:"after,omitempty"`
 	// The exports, sorted by name; empty until the deploy succeeds, and always for a dry run.
 	Exports []Export `json:"exports"`
+	// The imports of the descriptor, sorted by name; empty when it imports nothing.
+	Imports []DeploymentImport `json:"imports"`
 }
 
 type DeploymentConnection struct {
@@ -121,6 +123,17 @@ type DeploymentFilter struct {
 	CreatedBefore *time.Time        `json:"createdBefore,omitempty"`
 	// Only the deploys running or waiting.
 	Active *bool `json:"active,omitempty"`
+}
+
+// An import of a deploy (its descriptor's imports): which deploy or release in service it reads, and what it uses of it.
+type DeploymentImport struct {
+	Name string `json:"name"`
+	// The deploy it reads (imports.NAME.deployment); null for a current import.
+	DeploymentID *string `json:"deploymentId,omitempty"`
+	// The release in service it reads (imports.NAME.current), as tenant/application/environment; null for a deployment import.
+	Current *string `json:"current,omitempty"`
+	// The exports it uses in deploy.targetsFrom and deploy.paramsFrom, sorted.
+	Exports []string `json:"exports"`
 }
 
 // The deploy as it runs: descriptor merged with the environment configuration.
@@ -284,6 +297,31 @@ type ReleaseEdge struct {
 	To   string `json:"to"`
 }
 
+// A recurring schedule (schedule.cron): every tick starts a deploy <name>@<UTC time> with the plan captured at submission.
+type Schedule struct {
+	// The descriptor's id, or <application>-<environment>-schedule.
+	Name        string `json:"name"`
+	Tenant      string `json:"tenant"`
+	Application string `json:"application"`
+	Environment string `json:"environment"`
+	// 5 fields, as in crontab.
+	Cron string `json:"cron"`
+	// The IANA time zone the cron expression is read in (default UTC).
+	Timezone string `json:"timezone"`
+	// Who submitted the descriptor last; every tick deploys as this identity.
+	Requester string        `json:"requester"`
+	State     ScheduleState `json:"state"`
+	CreatedAt time.Time     `json:"createdAt"`
+	// When the descriptor was last resubmitted (or the schedule created).
+	UpdatedAt time.Time `json:"updatedAt"`
+	// The last tick run; null before the first.
+	LastTick *time.Time `json:"lastTick,omitempty"`
+	// The next tick; null until the schedule's workflow has computed it.
+	NextTick *time.Time `json:"nextTick,omitempty"`
+	// The ID of the deploy the last tick started; null before the first.
+	LastDeployment *string `json:"lastDeployment,omitempty"`
+}
+
 type Step struct {
 	Name       string     `json:"name"`
 	Position   int        `json:"position"`
@@ -304,6 +342,8 @@ type SubmitResult struct {
 	Created bool `json:"created"`
 	// True for validateOnly: nothing was stored.
 	Validated bool `json:"validated"`
+	// The recurring schedule created or updated (schedule.cron); null for any other submission.
+	Schedule *Schedule `json:"schedule,omitempty"`
 }
 
 type Subscription struct {
@@ -454,6 +494,61 @@ func (e *ReleaseState) UnmarshalJSON(b []byte) error {
 }
 
 func (e ReleaseState) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type ScheduleState string
+
+const (
+	ScheduleStateActive  ScheduleState = "ACTIVE"
+	ScheduleStateDeleted ScheduleState = "DELETED"
+)
+
+var AllScheduleState = []ScheduleState{
+	ScheduleStateActive,
+	ScheduleStateDeleted,
+}
+
+func (e ScheduleState) IsValid() bool {
+	switch e {
+	case ScheduleStateActive, ScheduleStateDeleted:
+		return true
+	}
+	return false
+}
+
+func (e ScheduleState) String() string {
+	return string(e)
+}
+
+func (e *ScheduleState) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = ScheduleState(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid ScheduleState", str)
+	}
+	return nil
+}
+
+func (e ScheduleState) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *ScheduleState) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e ScheduleState) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

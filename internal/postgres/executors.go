@@ -94,7 +94,7 @@ func (s *Store) ExecutorDeploys(ctx context.Context, executorID string) ([]deplo
 	}
 	err := s.db.NewRaw(`SELECT workflow_uuid, name, COALESCE(queue_partition_key, '') AS queue_partition_key
 		FROM ?.workflow_status WHERE executor_id = ? AND status = 'PENDING' AND name IN (?)
-		ORDER BY created_at`, bun.Ident(s.dbosSchema), executorID, bun.List([]string{"manent.deploy", "manent.approval"})).Scan(ctx, &rows)
+		ORDER BY created_at`, bun.Ident(s.dbosSchema), executorID, bun.List([]string{"manent.deploy", "manent.approval", "manent.release", "manent.schedule"})).Scan(ctx, &rows)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, wrap("list executor deploys", err)
 	}

@@ -95,6 +95,8 @@ export type Deployment = {
   exports: Array<Export>;
   finishedAt: Maybe<Scalars['Time']['output']>;
   id: Scalars['ID']['output'];
+  /** The imports of the descriptor, sorted by name; empty when it imports nothing. */
+  imports: Array<DeploymentImport>;
   labels: Array<KeyValue>;
   logs: LogConnection;
   plan: Plan;
@@ -149,6 +151,18 @@ export type DeploymentFilter = {
   requester?: InputMaybe<Scalars['String']['input']>;
   states?: InputMaybe<Array<DeploymentState>>;
   tenant?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** An import of a deploy (its descriptor's imports): which deploy or release in service it reads, and what it uses of it. */
+export type DeploymentImport = {
+  __typename?: 'DeploymentImport';
+  /** The release in service it reads (imports.NAME.current), as tenant/application/environment; null for a deployment import. */
+  current: Maybe<Scalars['String']['output']>;
+  /** The deploy it reads (imports.NAME.deployment); null for a current import. */
+  deploymentId: Maybe<Scalars['ID']['output']>;
+  /** The exports it uses in deploy.targetsFrom and deploy.paramsFrom, sorted. */
+  exports: Array<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
 };
 
 export type DeploymentState =
@@ -277,6 +291,8 @@ export type Mutation = {
   cancelDeployment: Deployment;
   /** Stop the release, then cancel its deploys that have not finished. */
   cancelRelease: Release;
+  /** Stop a recurring schedule (deployment.submit on its environment); the deploys already started go on. */
+  deleteSchedule: Scalars['Boolean']['output'];
   /** Reject a deploy AWAITING_APPROVAL: it ends REJECTED. */
   rejectDeployment: Deployment;
   /** Redeploy the previous release in service of an environment (or the deploy to) as a new deploy. */
@@ -301,6 +317,11 @@ export type MutationCancelDeploymentArgs = {
 
 export type MutationCancelReleaseArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationDeleteScheduleArgs = {
+  name: Scalars['String']['input'];
 };
 
 
@@ -370,6 +391,8 @@ export type Query = {
   release: Maybe<Release>;
   /** The releases whose every deploy the viewer may read, newest first. */
   releases: ReleaseConnection;
+  /** The recurring schedules the viewer may read, by name. */
+  schedules: Array<Schedule>;
   /** The signed-in identity. */
   viewer: Viewer;
 };
@@ -466,6 +489,36 @@ export type ReleaseState =
   | 'PENDING'
   | 'SUCCESS';
 
+/** A recurring schedule (schedule.cron): every tick starts a deploy <name>@<UTC time> with the plan captured at submission. */
+export type Schedule = {
+  __typename?: 'Schedule';
+  application: Scalars['String']['output'];
+  createdAt: Scalars['Time']['output'];
+  /** 5 fields, as in crontab. */
+  cron: Scalars['String']['output'];
+  environment: Scalars['String']['output'];
+  /** The ID of the deploy the last tick started; null before the first. */
+  lastDeployment: Maybe<Scalars['ID']['output']>;
+  /** The last tick run; null before the first. */
+  lastTick: Maybe<Scalars['Time']['output']>;
+  /** The descriptor's id, or <application>-<environment>-schedule. */
+  name: Scalars['String']['output'];
+  /** The next tick; null until the schedule's workflow has computed it. */
+  nextTick: Maybe<Scalars['Time']['output']>;
+  /** Who submitted the descriptor last; every tick deploys as this identity. */
+  requester: Scalars['String']['output'];
+  state: ScheduleState;
+  tenant: Scalars['String']['output'];
+  /** The IANA time zone the cron expression is read in (default UTC). */
+  timezone: Scalars['String']['output'];
+  /** When the descriptor was last resubmitted (or the schedule created). */
+  updatedAt: Scalars['Time']['output'];
+};
+
+export type ScheduleState =
+  | 'ACTIVE'
+  | 'DELETED';
+
 export type Step = {
   __typename?: 'Step';
   attempts: Scalars['Int']['output'];
@@ -494,6 +547,8 @@ export type SubmitResult = {
   /** False when a deploy with this ID existed and was returned. */
   created: Scalars['Boolean']['output'];
   deployment: Deployment;
+  /** The recurring schedule created or updated (schedule.cron); null for any other submission. */
+  schedule: Maybe<Schedule>;
   /** True for validateOnly: nothing was stored. */
   validated: Scalars['Boolean']['output'];
 };

@@ -1,0 +1,59 @@
+package deploy
+
+import (
+	"context"
+	"time"
+)
+
+// Schedule states.
+const (
+	ScheduleActive  = "ACTIVE"
+	ScheduleDeleted = "DELETED"
+)
+
+// RecurringSchedule is a schedule.cron: every tick starts a deploy
+// <name>@<UTC time> that runs the plan captured at submission.
+type RecurringSchedule struct {
+	Name        string
+	Tenant      string
+	Application string
+	Environment string
+	Cron        string
+	TimeZone    string
+	Requester   string
+	State       string
+	Generation  int
+	// Template is the deploy every tick starts (descriptor, effective
+	// deploy and plan as submitted), as JSON the engine owns.
+	Template       []byte
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	LastTick       *time.Time
+	NextTick       *time.Time
+	LastDeployment string
+}
+
+// ScheduleStore keeps the recurring schedules.
+type ScheduleStore interface {
+	// UpsertSchedule creates the schedule, or replaces the one of that name
+	// (a new generation), and calls enqueue with the transaction (*sql.Tx)
+	// and the generation, so the schedule workflow starts atomically.
+	UpsertSchedule(ctx context.Context, s RecurringSchedule, enqueue func(tx any, generation int) error) (RecurringSchedule, bool, error)
+	// GetSchedule returns a schedule (ENOTFOUND when none or deleted).
+	GetSchedule(ctx context.Context, name string) (*RecurringSchedule, error)
+	// ListSchedules returns the active schedules, by name.
+	ListSchedules(ctx context.Context) ([]RecurringSchedule, error)
+	// DeleteSchedule marks it deleted (a new generation, so its workflow stops).
+	DeleteSchedule(ctx context.Context, name string) error
+	// RecordTick records a tick of the given generation; false when the
+	// schedule changed meanwhile.
+	RecordTick(ctx context.Context, name string, generation int, tick time.Time, deploymentID string, next *time.Time) (bool, error)
+}
+
+// ScheduleService is the API of recurring schedules.
+type ScheduleService interface {
+	// Schedules lists the schedules the caller may read.
+	Schedules(ctx context.Context) ([]RecurringSchedule, error)
+	// DeleteSchedule stops a schedule: ENOTFOUND, EFORBIDDEN.
+	DeleteSchedule(ctx context.Context, name string) error
+}
