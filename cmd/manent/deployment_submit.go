@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"manent.dev/manent/client"
 )
 
 func (a *app) deploymentSubmitCmd() *cobra.Command {
@@ -84,6 +87,9 @@ func (a *app) submitAndFollow(ctx context.Context, doc []byte, noWait bool, time
 		}
 		return err
 	}
+	if res.Schedule != nil {
+		return a.scheduled(res)
+	}
 	d := res.Deployment.DeploymentDetail
 	// stdout carries only data: the ID in table format, the status JSON
 	// otherwise, so $(manent deploy ...) and `-o json > file` both work.
@@ -116,4 +122,21 @@ func (a *app) submitAndFollow(ctx context.Context, doc []byte, noWait bool, time
 		}
 	}
 	return followOutcome(d.Id, last, err, timeout)
+}
+
+// scheduled reports a schedule.cron submission: there is no deploy to
+// follow, the ticks start deploys of their own. stdout has the schedule's
+// name (or the schedule as JSON or YAML), like the ID of a deploy.
+func (a *app) scheduled(res *client.SubmitResult) error {
+	s := res.Schedule
+	a.progressf("schedule %s %s (cron %s, next tick %s)", s.Name, pick(res.Created, "created", "updated"), scheduleWhen(s), nextTick(s))
+	if path := a.getenv(envGitHubOutput); path != "" {
+		if err := writeGitHubOutputs(path, []output{{"state", string(client.DeploymentStateScheduled)}, {"schedule", s.Name}}); err != nil {
+			a.progressf("manent: %v", err)
+		}
+	}
+	return a.emit(s, func(w io.Writer) error {
+		_, err := fmt.Fprintln(w, s.Name)
+		return err
+	})
 }

@@ -8,6 +8,8 @@ import { DeploymentPage } from "../features/deployment/DeploymentPage";
 import { DeploymentsPage } from "../features/deployments/DeploymentsPage";
 import { EnvironmentPage } from "../features/environments/EnvironmentPage";
 import { EnvironmentsPage } from "../features/environments/EnvironmentsPage";
+import { ReleasePage } from "../features/releases/ReleasePage";
+import { ReleasesPage } from "../features/releases/ReleasesPage";
 import { SignInPage } from "../features/signin/SignInPage";
 import { WallPage } from "../features/wall/WallPage";
 import { graphql } from "../gql";
@@ -28,6 +30,7 @@ const ViewerQuery = graphql(`
 const nav: NavItem[] = [
   { to: "/activity", label: "Activity" },
   { to: "/deployments", label: "Deployments" },
+  { to: "/releases", label: "Releases" },
   { to: "/environments", label: "Environments" },
   { to: "/approvals", label: "Approvals" },
   { to: "/wall", label: "Wall" },
@@ -81,6 +84,8 @@ function SignedIn() {
           <Route path="/activity" element={<ActivityPage />} />
           <Route path="/deployments" element={<DeploymentsPage />} />
           <Route path="/deployments/:id" element={<DeploymentPage />} />
+          <Route path="/releases" element={<ReleasesPage />} />
+          <Route path="/releases/:id" element={<ReleasePage />} />
           <Route path="/environments" element={<EnvironmentsPage />} />
           <Route path="/environments/:tenant/:application/:environment" element={<EnvironmentPage />} />
           <Route path="/approvals" element={<ApprovalsPage />} />

@@ -6,6 +6,8 @@ const titles: [RegExp, (m: RegExpMatchArray) => string][] = [
   [/^\/activity/, () => "Activity"],
   [/^\/deployments\/([^/]+)/, (m) => `Deploy ${decodeURIComponent(m[1] ?? "")}`],
   [/^\/deployments/, () => "Deployments"],
+  [/^\/releases\/([^/]+)/, (m) => `Release ${decodeURIComponent(m[1] ?? "")}`],
+  [/^\/releases/, () => "Releases"],
   [/^\/environments\/[^/]+\/([^/]+)\/([^/]+)/, (m) => `Freezes ${decodeURIComponent(m[1] ?? "")} → ${decodeURIComponent(m[2] ?? "")}`],
   [/^\/environments/, () => "Environments"],
   [/^\/wall/, () => "Wall"],
