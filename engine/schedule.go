@@ -95,7 +95,7 @@ func (e *Engine) submitSchedule(ctx context.Context, who deploy.Identity, d *dep
 		}
 		previous = old.Generation
 	}
-	saved, _, err := e.store.UpsertSchedule(ctx, sc, func(tx any, generation int) error {
+	saved, created, err := e.store.UpsertSchedule(ctx, sc, func(tx any, generation int) error {
 		in := ScheduleInput{Name: name, Generation: generation, Cron: sc.Cron, TimeZone: tz, Template: tmpl, Since: now}
 		_, err := dbos.Enqueue[string](e.dbos, waitQueue, scheduleWorkflow, in,
 			dbos.WithEnqueueWorkflowID(scheduleWorkflowID(name, generation)),
@@ -106,6 +106,13 @@ func (e *Engine) submitSchedule(ctx context.Context, who deploy.Identity, d *dep
 	if err != nil {
 		return nil, err
 	}
+	if saved.NextTick == nil {
+		// What the workflow will compute a moment later, for the answer.
+		if sched, loc, err := parseCron(sc.Cron, tz); err == nil {
+			next := planTick(sched, loc, now, now)
+			saved.NextTick = &next
+		}
+	}
 	if previous > 0 {
 		// The older generation stops at once rather than at its next tick.
 		_ = dbos.Send(e.dbos, scheduleWorkflowID(name, previous), "stop", scheduleTopic)
@@ -113,7 +120,7 @@ func (e *Engine) submitSchedule(ctx context.Context, who deploy.Identity, d *dep
 	dep := deploy.Deployment{ID: name, Tenant: d.Tenant, Application: d.Application, Environment: d.Environment,
 		State: deploy.StateScheduled, Requester: who.Subject, CreatedAt: saved.CreatedAt, UpdatedAt: saved.UpdatedAt,
 		Artifact: d.Artifact, Descriptor: *d, Effective: eff, Plan: plan, Decision: dec}
-	return &deploy.Submission{Deployment: dep, Created: true, Schedule: &saved}, nil
+	return &deploy.Submission{Deployment: dep, Created: created, Schedule: &saved}, nil
 }
 
 type tickPlan struct {

@@ -29,6 +29,14 @@ const environments = {
   prod: "delay", // the approvals spec: examples/ governs it (approval, promotion from staging)
 };
 
+/** The applications of examples/releases/shop.yml (all in staging) and their health check. */
+const shopEnvironments = {
+  "shop-db": "block/shop-db",
+  "shop-api": "delay",
+  "shop-worker": "delay",
+  "shop-web": "delay",
+};
+
 /** @type {{work: string, dbURL: string, dropDB?: () => Promise<void>, stopPG?: () => Promise<void>, health: Awaited<ReturnType<typeof startHealthServer>>, port: number, browser: import("playwright-core").Browser} | null} */
 let world = null;
 /** @type {import("node:child_process").ChildProcess | null} */
@@ -111,6 +119,17 @@ function workspace(healthURL) {
     fs.writeFileSync(
       path.join(work, "deploys", `${env}.yml`),
       `apiVersion: manent/v1\napplication: hello\nenvironment: ${env}\ndescription: Playwright spec deploy\nartifact:\n  type: application\n  name: hello\n  version: 1.0.0\n  source: file:hello-1.0.0.tar.gz\n`,
+    );
+  }
+  // The shop release (examples/releases/shop.yml): its environments with
+  // targets in this copy, db held in post-test until the releases spec
+  // releases it (the graph is on screen before anything succeeds), the others
+  // a second and a half each, so the graph turns green node by node.
+  for (const [app, check] of Object.entries(shopEnvironments)) {
+    const target = path.join(work, "targets", app, "staging");
+    fs.writeFileSync(
+      path.join(work, "envconfig", "demo", app, "staging.yml"),
+      `# Written by e2e/playwright/lib/harness.mjs\nplugin: local\ntargets:\n  - path: ${target}\nhealth:\n  - {url: "${healthURL}/${check}", timeout: 4m}\n`,
     );
   }
   // examples/ freezes prod on Sundays (UTC): the approvals spec submits this
