@@ -58,9 +58,12 @@ func (e *Engine) deployWorkflow(ctx dbos.Context, in DeployInput) (DeployResult,
 		res, err := dbos.RunAsStep(ctx, r.stepFunc(step, i), r.stepOptions(step)...)
 		if err != nil {
 			msg := stepErrorMessage(r, step, err)
-			if _, ferr := dbos.RunAsStep(ctx, func(c context.Context) (bool, error) {
-				return true, r.fail(c, step, i, msg)
-			}, dbos.WithStepName("manent.fail:"+step.Name), dbos.WithStepMaxRetries(5)); ferr != nil {
+			// The message recorded by this step is the one used from here on,
+			// also by a replay (which only has DBOS's text of the error).
+			msg, ferr := dbos.RunAsStep(ctx, func(c context.Context) (string, error) {
+				return msg, r.fail(c, step, i, msg)
+			}, dbos.WithStepName("manent.fail:"+step.Name), dbos.WithStepMaxRetries(5))
+			if ferr != nil {
 				return DeployResult{}, ferr
 			}
 			outcome = DeployResult{State: deploy.StateError, Error: fmt.Sprintf("step %s failed: %s", step.Name, msg)}
