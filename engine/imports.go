@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,6 +17,9 @@ import (
 type source struct {
 	e   *Engine
 	who deploy.Identity
+	// notYet are deploys of the same release that the release creates
+	// later: at its submission they look waiting, as they will be.
+	notYet []string
 }
 
 func (s source) producer(d *deploy.Deployment) chains.Producer {
@@ -30,6 +34,9 @@ func (s source) readable(d *deploy.Deployment) bool {
 
 // Deployment implements chains.Source.
 func (s source) Deployment(ctx context.Context, id string) (chains.Producer, error) {
+	if slices.Contains(s.notYet, id) {
+		return chains.Producer{ID: id, State: deploy.StateWaitingDependency}, nil
+	}
 	d, err := s.e.store.Get(ctx, id)
 	if err != nil {
 		return chains.Producer{}, err
@@ -69,11 +76,11 @@ func (s source) InService(ctx context.Context, tenant, application, environment 
 // returns the descriptor with the imported targets and parameters added
 // (descriptor additions: the merge rules apply to them). ready is false
 // when a producer has not succeeded yet: the config step resolves them.
-func (e *Engine) withImports(ctx context.Context, who deploy.Identity, d *deploy.Descriptor) (*deploy.Descriptor, chains.Resolved, bool, error) {
+func (e *Engine) withImports(ctx context.Context, who deploy.Identity, d *deploy.Descriptor, notYet ...string) (*deploy.Descriptor, chains.Resolved, bool, error) {
 	if len(d.Imports) == 0 {
 		return d, chains.Resolved{}, true, nil
 	}
-	res, err := chains.Resolve(ctx, d, source{e: e, who: who})
+	res, err := chains.Resolve(ctx, d, source{e: e, who: who, notYet: notYet})
 	if errors.Is(err, chains.ErrNotReady) {
 		return d, chains.Resolved{}, false, nil
 	}
@@ -85,12 +92,13 @@ func (e *Engine) withImports(ctx context.Context, who deploy.Identity, d *deploy
 
 // effectiveAtSubmit merges the descriptor, with its imports when they can be
 // resolved now. When targets come from imports not ready yet, "no target"
-// is left to the config step, which resolves them.
-func (e *Engine) effectiveAtSubmit(ctx context.Context, who deploy.Identity, d *deploy.Descriptor) (deploy.Effective, error) {
-	if err := chains.CheckImportsAtSubmit(ctx, d, source{e: e, who: who}); err != nil {
+// is left to the config step, which resolves them. notYet are the deploys
+// of a release being submitted, which do not exist yet.
+func (e *Engine) effectiveAtSubmit(ctx context.Context, who deploy.Identity, d *deploy.Descriptor, notYet []string) (deploy.Effective, error) {
+	if err := chains.CheckImportsAtSubmit(ctx, d, source{e: e, who: who, notYet: notYet}); err != nil {
 		return deploy.Effective{}, err
 	}
-	applied, _, ready, err := e.withImports(ctx, who, d)
+	applied, _, ready, err := e.withImports(ctx, who, d, notYet...)
 	if err != nil {
 		return deploy.Effective{}, err
 	}

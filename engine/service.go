@@ -64,7 +64,7 @@ func (e *Engine) submitDescriptor(ctx context.Context, d *deploy.Descriptor, opt
 	if err := e.cfg.CheckSource(d.Artifact.Source); err != nil {
 		return nil, err
 	}
-	eff, err := e.effectiveAtSubmit(ctx, id, d)
+	eff, err := e.effectiveAtSubmit(ctx, id, d, opts.SkipAfterCheckFor)
 	if err != nil {
 		return nil, err
 	}

@@ -4,8 +4,10 @@ import { layoutRelease, nodeLook, type GraphDeploy, type GraphEdgeInput, type Pl
 import styles from "./Releases.module.css";
 
 export interface ReleaseGraphDeploy extends GraphDeploy {
-  /** A second line under the name: the version, or the step running. */
-  detail?: string | undefined;
+  /** Beside the name: the version. */
+  version?: string | undefined;
+  /** After the state: the step running. */
+  step?: string | undefined;
 }
 
 export interface ReleaseGraphProps {
@@ -88,9 +90,14 @@ export function ReleaseGraph({ releaseId, deploys, edges }: ReleaseGraphProps) {
               <text x={left + 12} y={top + 22} className={styles.nodeName}>
                 {n.name}
               </text>
+              {d.version && (
+                <text x={left + n.width - 12} y={top + 22} className={styles.nodeVersion} textAnchor="end">
+                  {d.version}
+                </text>
+              )}
               <text x={left + 12} y={top + 41} className={styles.nodeState}>
                 {look.label}
-                {d.detail ? ` · ${d.detail}` : ""}
+                {d.step ? ` · ${d.step}` : ""}
               </text>
               {look.rollback && (
                 <text x={left + 12} y={top + 60} className={styles.nodeRollback} data-tone={look.rollback.tone}>

@@ -27,7 +27,8 @@ function graphDeploy(d: Deploy): ReleaseGraphDeploy {
   const dep = d.deployment;
   return {
     ...d,
-    detail: dep ? (d.state === "PENDING" && dep.currentStep ? dep.currentStep : dep.artifact.version) : undefined,
+    version: dep?.artifact.version,
+    step: d.state === "PENDING" ? (dep?.currentStep ?? undefined) : undefined,
   };
 }
 
@@ -99,7 +100,7 @@ function ReleaseView({ id }: { id: string }) {
           deploys live.
         </p>
       </section>
-      <section className="m-card" aria-label="Deploys of the release">
+      <section className={`m-card ${styles.section}`} aria-label="Deploys of the release">
         <div className="m-table-wrap">
           <table className="m-table">
             <thead>
@@ -147,7 +148,7 @@ function ReleaseView({ id }: { id: string }) {
         </div>
       </section>
       {exported.length > 0 && (
-        <section className="m-card" aria-label="Exports">
+        <section className={`m-card ${styles.section}`} aria-label="Exports">
           <div className="m-table-wrap">
             <table className="m-table">
               <thead>

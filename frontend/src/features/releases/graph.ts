@@ -44,7 +44,7 @@ export interface ReleaseLayout {
   height: number;
 }
 
-export const nodeSize = { width: 184, height: 76 };
+export const nodeSize = { width: 224, height: 76 };
 
 /**
  * The rank of every deploy: the length of the longest chain of deploys it
