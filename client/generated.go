@@ -201,7 +201,7 @@ func (v *DeleteScheduleResponse) GetDeleteSchedule() bool { return v.DeleteSched
 // Dependency includes the requested fields of the GraphQL type Dependency.
 // The GraphQL type's documentation follows.
 //
-// A deploy another one runs after, with its state now.
+// One end of an after: a deploy another one runs after, or one that runs after another; with its state now.
 type Dependency struct {
 	Id string `json:"id"`
 	// Null when the deploy no longer exists (removed by retention).
@@ -240,6 +240,8 @@ type DeploymentDetail struct {
 	Approval *ApprovalDetail `json:"approval"`
 	// The after section; null when the deploy runs after no other.
 	After *AfterDetail `json:"after"`
+	// The deploys whose after names this one (waiting, running or ended), oldest first; empty when none.
+	Dependents []Dependency `json:"dependents"`
 	// The exports, sorted by name; empty until the deploy succeeds, and always for a dry run.
 	Exports []Export `json:"exports"`
 	// The status JSON of DESIGN.md (snake_case), as the CLI and REST print it.
@@ -308,6 +310,9 @@ func (v *DeploymentDetail) GetApproval() *ApprovalDetail { return v.Approval }
 
 // GetAfter returns DeploymentDetail.After, and is useful for accessing the field via an interface.
 func (v *DeploymentDetail) GetAfter() *AfterDetail { return v.After }
+
+// GetDependents returns DeploymentDetail.Dependents, and is useful for accessing the field via an interface.
+func (v *DeploymentDetail) GetDependents() []Dependency { return v.Dependents }
 
 // GetExports returns DeploymentDetail.Exports, and is useful for accessing the field via an interface.
 func (v *DeploymentDetail) GetExports() []Export { return v.Exports }
@@ -1486,6 +1491,9 @@ func (v *SubmittedDeployment) GetApproval() *ApprovalDetail { return v.Deploymen
 // GetAfter returns SubmittedDeployment.After, and is useful for accessing the field via an interface.
 func (v *SubmittedDeployment) GetAfter() *AfterDetail { return v.DeploymentDetail.After }
 
+// GetDependents returns SubmittedDeployment.Dependents, and is useful for accessing the field via an interface.
+func (v *SubmittedDeployment) GetDependents() []Dependency { return v.DeploymentDetail.Dependents }
+
 // GetExports returns SubmittedDeployment.Exports, and is useful for accessing the field via an interface.
 func (v *SubmittedDeployment) GetExports() []Export { return v.DeploymentDetail.Exports }
 
@@ -1566,6 +1574,8 @@ type __premarshalSubmittedDeployment struct {
 
 	After *AfterDetail `json:"after"`
 
+	Dependents []Dependency `json:"dependents"`
+
 	Exports []Export `json:"exports"`
 
 	Status json.RawMessage `json:"status"`
@@ -1606,6 +1616,7 @@ func (v *SubmittedDeployment) __premarshalJSON() (*__premarshalSubmittedDeployme
 	retval.Steps = v.DeploymentDetail.Steps
 	retval.Approval = v.DeploymentDetail.Approval
 	retval.After = v.DeploymentDetail.After
+	retval.Dependents = v.DeploymentDetail.Dependents
 	retval.Exports = v.DeploymentDetail.Exports
 	retval.Status = v.DeploymentDetail.Status
 	return &retval, nil
@@ -2006,6 +2017,10 @@ fragment DeploymentDetail on Deployment {
 			state
 		}
 	}
+	dependents {
+		id
+		state
+	}
 	exports {
 		name
 		format
@@ -2123,6 +2138,10 @@ fragment DeploymentDetail on Deployment {
 			id
 			state
 		}
+	}
+	dependents {
+		id
+		state
 	}
 	exports {
 		name
@@ -2331,6 +2350,10 @@ fragment DeploymentDetail on Deployment {
 			state
 		}
 	}
+	dependents {
+		id
+		state
+	}
 	exports {
 		name
 		format
@@ -2537,6 +2560,10 @@ fragment DeploymentDetail on Deployment {
 			id
 			state
 		}
+	}
+	dependents {
+		id
+		state
 	}
 	exports {
 		name
@@ -3170,6 +3197,10 @@ fragment DeploymentDetail on Deployment {
 			state
 		}
 	}
+	dependents {
+		id
+		state
+	}
 	exports {
 		name
 		format
@@ -3407,6 +3438,10 @@ fragment DeploymentDetail on Deployment {
 			state
 		}
 	}
+	dependents {
+		id
+		state
+	}
 	exports {
 		name
 		format
@@ -3586,6 +3621,10 @@ fragment DeploymentDetail on Deployment {
 			id
 			state
 		}
+	}
+	dependents {
+		id
+		state
 	}
 	exports {
 		name

@@ -215,6 +215,9 @@ type Deployment struct {
 	AfterExpiresAt *time.Time
 	// Exports are the checked exports of a succeeded deploy.
 	Exports []Export
+	// Dependents are the deploys that wait (or waited) on this one, with
+	// their states: what its after has made depend on it.
+	Dependents []Dependency
 }
 
 // Step is the record of one step of a deploy.

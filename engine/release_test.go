@@ -371,3 +371,27 @@ func TestManualRollback(t *testing.T) {
 		t.Fatalf("to a deploy of another environment: %v", err)
 	}
 }
+
+// TestReleaseSurvivesRestart: the server stops while the release runs and
+// starts again with the same executor ID: the release and its deploys go on
+// from where they were, and nothing runs twice but the step interrupted.
+func TestReleaseSurvivesRestart(t *testing.T) {
+	first := newReleaseEnv(t, "db", "api", "worker", "web")
+	g := newGates(first, []string{"again.db"})
+	first.submitRelease(releaseDoc("again", "stop", shop(member{})...))
+	<-g.started["again.db"]
+	close(g.hold["again.db"])
+	_ = first.eng.Shutdown(5 * time.Second)
+
+	second := newEnvWith(t, envOptions{url: first.url, dir: first.dir, executorID: "test", plugin: first.plugin,
+		engineYAML: "chains: {poll_interval: 5m}"})
+	r := second.waitRelease("again")
+	if r.State != deploy.ReleaseSuccess {
+		t.Fatalf("release %s %q, deploys %v", r.State, r.Error, memberStates(r))
+	}
+	for _, name := range []string{"api", "worker", "web"} {
+		if n := second.plugin.callCount("again." + name); n != 1 {
+			t.Errorf("%s ran %d times, want once", name, n)
+		}
+	}
+}

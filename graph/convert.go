@@ -45,6 +45,7 @@ func toModelDeployment(d *deploy.Deployment) *model.Deployment {
 		Status:          st,
 		Approval:        toModelApproval(st.Approval),
 		After:           toModelAfter(st.After),
+		Dependents:      toModelDependencies(d.Dependents),
 		Exports:         toModelExports(d.Exports),
 		Imports:         toModelImports(&d.Descriptor),
 	}
@@ -109,15 +110,21 @@ func toModelAfter(a *deploy.AfterStatus) *model.AfterStatus {
 	if a == nil {
 		return nil
 	}
-	out := &model.AfterStatus{
+	return &model.AfterStatus{
 		Status: a.Status, ExpiresAt: a.ExpiresAt, Reason: optional(a.Reason),
-		Dependencies: make([]model.Dependency, len(a.Dependencies)),
+		Dependencies: toModelDependencies(a.Dependencies),
 	}
-	for i, dep := range a.Dependencies {
-		out.Dependencies[i] = model.Dependency{ID: dep.ID}
+}
+
+// toModelDependencies never returns nil: the lists are non-null in the
+// schema. A deploy without a state is one removed by retention.
+func toModelDependencies(deps []deploy.Dependency) []model.Dependency {
+	out := make([]model.Dependency, len(deps))
+	for i, dep := range deps {
+		out[i] = model.Dependency{ID: dep.ID}
 		if dep.State != "" {
 			state := model.DeploymentState(dep.State)
-			out.Dependencies[i].State = &state
+			out[i].State = &state
 		}
 	}
 	return out

@@ -1052,6 +1052,38 @@ func (ec *executionContext) fieldContext_Deployment_after(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _Deployment_dependents(ctx context.Context, field graphql.CollectedField, obj *model.Deployment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Deployment_dependents(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Dependents, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Dependency) graphql.Marshaler {
+			return ec.marshalNDependency2ᚕmanentᚗdevᚋmanentᚋgraphᚋmodelᚐDependencyᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Deployment_dependents(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Deployment",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Dependency(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Deployment_exports(ctx context.Context, field graphql.CollectedField, obj *model.Deployment) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3338,6 +3370,11 @@ func (ec *executionContext) _Deployment(ctx context.Context, sel ast.SelectionSe
 		case "after":
 			out.Values[i] = ec._Deployment_after(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "dependents":
+			out.Values[i] = ec._Deployment_dependents(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "exports":

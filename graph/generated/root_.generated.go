@@ -80,6 +80,7 @@ type ComplexityRoot struct {
 		CreatedAt       func(childComplexity int) int
 		CurrentStep     func(childComplexity int) int
 		Decision        func(childComplexity int) int
+		Dependents      func(childComplexity int) int
 		DryRun          func(childComplexity int) int
 		Effective       func(childComplexity int) int
 		Environment     func(childComplexity int) int
@@ -534,6 +535,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Deployment.Decision(childComplexity), true
+	case "Deployment.dependents":
+		if e.ComplexityRoot.Deployment.Dependents == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deployment.Dependents(childComplexity), true
 	case "Deployment.dryRun":
 		if e.ComplexityRoot.Deployment.DryRun == nil {
 			break
@@ -2027,7 +2034,7 @@ extend type Subscription {
   activity: DeploymentEvent!
 }
 
-"A deploy another one runs after, with its state now."
+"One end of an after: a deploy another one runs after, or one that runs after another; with its state now."
 type Dependency {
   id: ID!
   "Null when the deploy no longer exists (removed by retention)."
@@ -2048,6 +2055,11 @@ type AfterStatus {
 extend type Deployment {
   "The after section; null when the deploy runs after no other."
   after: AfterStatus
+}
+
+extend type Deployment {
+  "The deploys whose after names this one (waiting, running or ended), oldest first; empty when none."
+  dependents: [Dependency!]!
 }
 
 "A checked export of a succeeded deploy: a value the deploys after it can import."
@@ -2400,6 +2412,8 @@ func (ec *executionContext) childFields_Deployment(ctx context.Context, field gr
 		return ec.fieldContext_Deployment_canApprove(ctx, field)
 	case "after":
 		return ec.fieldContext_Deployment_after(ctx, field)
+	case "dependents":
+		return ec.fieldContext_Deployment_dependents(ctx, field)
 	case "exports":
 		return ec.fieldContext_Deployment_exports(ctx, field)
 	case "imports":

@@ -51,7 +51,7 @@ type Artifact struct {
 	PinnedSha256 *string `json:"pinnedSha256,omitempty"`
 }
 
-// A deploy another one runs after, with its state now.
+// One end of an after: a deploy another one runs after, or one that runs after another; with its state now.
 type Dependency struct {
 	ID string `json:"id"`
 	// Null when the deploy no longer exists (removed by retention).
@@ -88,6 +88,8 @@ type Deployment struct {
 	Approval *ApprovalStatus `json:"approval,omitempty"`
 	// The after section; null when the deploy runs after no other.
 	After *AfterStatus `json:"after,omitempty"`
+	// The deploys whose after names this one (waiting, running or ended), oldest first; empty when none.
+	Dependents []Dependency `json:"dependents"`
 	// The exports, sorted by name; empty until the deploy succeeds, and always for a dry run.
 	Exports []Export `json:"exports"`
 	// The imports of the descriptor, sorted by name; empty when it imports nothing.

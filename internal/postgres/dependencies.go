@@ -80,3 +80,21 @@ func (s *Store) Transition(ctx context.Context, id string, from []deploy.State, 
 	})
 	return moved, wrap("change deployment state", err)
 }
+
+// dependentsOf returns every deploy whose after names id, with its state.
+func (s *Store) dependentsOf(ctx context.Context, id string) ([]deploy.Dependency, error) {
+	var rows []struct {
+		ID    string `bun:"id"`
+		State string `bun:"state"`
+	}
+	err := s.db.NewRaw(`SELECT d.id, d.state FROM manent.dependencies AS x JOIN manent.deployments AS d ON d.id = x.deployment_id
+		WHERE x.depends_on = ? ORDER BY d.created_at, d.id LIMIT 500`, id).Scan(ctx, &rows)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, wrap("list dependents", err)
+	}
+	var out []deploy.Dependency
+	for _, r := range rows {
+		out = append(out, deploy.Dependency{ID: r.ID, State: deploy.State(r.State)})
+	}
+	return out, nil
+}

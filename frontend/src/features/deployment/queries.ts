@@ -81,6 +81,10 @@ export const DeploymentViewFragment = graphql(`
         state
       }
     }
+    dependents {
+      id
+      state
+    }
     exports {
       name
       format
