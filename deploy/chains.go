@@ -83,6 +83,9 @@ type Export struct {
 type Dependency struct {
 	ID    string `json:"id"`
 	State State  `json:"state"`
+	// Resource is where the deploy is, for the read check of its viewers
+	// (dependents only; never serialised).
+	Resource Resource `json:"-"`
 }
 
 // AfterStatus is the after section of the status JSON.

@@ -277,6 +277,15 @@ func (e *Engine) Get(ctx context.Context, deployID string) (*deploy.Deployment, 
 	if ok, err := e.authz.Allowed(id, resourceOf(d), deploy.PermRead); err != nil || !ok {
 		return nil, deploy.Errorf(deploy.ENOTFOUND, "deploy %q not found", deployID)
 	}
+	// Another team may wait on this deploy: its deploys are shown only to
+	// those who may read them.
+	readable := d.Dependents[:0:0]
+	for _, dep := range d.Dependents {
+		if ok, err := e.authz.Allowed(id, dep.Resource, deploy.PermRead); err == nil && ok {
+			readable = append(readable, dep)
+		}
+	}
+	d.Dependents = readable
 	return d, nil
 }
 

@@ -48,6 +48,36 @@ func TestAfterField(t *testing.T) {
 	}
 }
 
+func TestDependentsField(t *testing.T) {
+	tests := []struct {
+		name       string
+		dependents []deploy.Dependency
+		want       string
+	}{
+		{name: "none", want: `{"dependents":[]}`},
+		{name: "in the store's order, each with its state", dependents: []deploy.Dependency{
+			{ID: "api-1", State: deploy.StateWaitingDependency},
+			{ID: "web-1", State: deploy.StateSuccess},
+			{ID: "gone-1"},
+		}, want: `{"dependents":[{"id":"api-1","state":"WAITING_DEPENDENCY"},{"id":"web-1","state":"SUCCESS"},{"id":"gone-1","state":null}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := newDeployBoard().d
+			d.Dependents = tt.dependents
+			svc := &fakeService{get: func(context.Context, string) (*deploy.Deployment, error) { return &d, nil }}
+			srv := newTestServer(t, svc, newFakeEvents())
+			resp := srv.query(t, "admin", `{ deployment(id: "hello-1") { dependents { id state } } }`, nil)
+			if len(resp.Errors) > 0 {
+				t.Fatalf("errors: %+v", resp.Errors)
+			}
+			if got := string(resp.Data["deployment"]); got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestExportsField(t *testing.T) {
 	tests := []struct {
 		name    string

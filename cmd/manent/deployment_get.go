@@ -72,6 +72,9 @@ func statusTable(w io.Writer, d *client.DeploymentDetail) error {
 	if a := d.After; a != nil {
 		afterRows(tw, a)
 	}
+	if len(d.Dependents) > 0 {
+		row(tw, "Waited on by", dependencyList(d.Dependents))
+	}
 	if a := d.Approval; a != nil {
 		approvalRows(tw, a)
 	}
@@ -199,10 +202,8 @@ func changeTicket(steps []client.StepDetail) string {
 
 // afterRows add the after section: the deploys waited for and their states.
 func afterRows(tw *tabwriter.Writer, a *client.AfterDetail) {
-	deps := make([]string, len(a.Dependencies))
 	done := 0
-	for i, dep := range a.Dependencies {
-		deps[i] = dep.Id + " (" + dependencyState(dep) + ")"
+	for _, dep := range a.Dependencies {
 		if dep.State == client.DeploymentStateSuccess {
 			done++
 		}
@@ -211,8 +212,8 @@ func afterRows(tw *tabwriter.Writer, a *client.AfterDetail) {
 	if a.Status == "waiting" {
 		summary += fmt.Sprintf(" for %d of %d", len(a.Dependencies)-done, len(a.Dependencies))
 	}
-	if len(deps) > 0 {
-		summary += ": " + strings.Join(deps, ", ")
+	if len(a.Dependencies) > 0 {
+		summary += ": " + dependencyList(a.Dependencies)
 	}
 	if a.Reason != "" {
 		summary += "; " + a.Reason
@@ -221,6 +222,15 @@ func afterRows(tw *tabwriter.Writer, a *client.AfterDetail) {
 	if a.Status == "waiting" && !a.ExpiresAt.IsZero() {
 		row(tw, "After expires", timestamp(a.ExpiresAt))
 	}
+}
+
+// dependencyList is "ID (STATE), ..." for either end of an after.
+func dependencyList(deps []client.Dependency) string {
+	out := make([]string, len(deps))
+	for i, dep := range deps {
+		out[i] = dep.Id + " (" + dependencyState(dep) + ")"
+	}
+	return strings.Join(out, ", ")
 }
 
 // approvalRows add the approval section: where it stands, what is still

@@ -41,9 +41,9 @@ func TestStatusTableSections(t *testing.T) {
 			notWant: []string{"Governance", "Requires", "Decision"},
 		},
 		{
-			name:    "no decision, no change, no after",
+			name:    "no decision, no change, no after, no dependents",
 			change:  func(*client.DeploymentDetail) {},
-			notWant: []string{"Governance", "Change ", "After"},
+			notWant: []string{"Governance", "Change ", "After", "Waited on by"},
 		},
 		{
 			name: "after, waiting for one of two",
@@ -66,6 +66,28 @@ func TestStatusTableSections(t *testing.T) {
 			},
 			want:    []string{"After       failed: db-1 (ERROR), old-1 (removed); db-1 ended ERROR\n"},
 			notWant: []string{"After expires"},
+		},
+		{
+			name: "waited on by two deploys",
+			change: func(d *client.DeploymentDetail) {
+				d.State = client.DeploymentStateSuccess
+				d.Dependents = []client.Dependency{
+					{Id: "api-1", State: client.DeploymentStatePending}, {Id: "web-1", State: client.DeploymentStateWaitingDependency}}
+			},
+			want:    []string{"Waited on by  api-1 (PENDING), web-1 (WAITING_DEPENDENCY)\n"},
+			notWant: []string{"After"},
+		},
+		{
+			name: "after and waited on by",
+			change: func(d *client.DeploymentDetail) {
+				d.After = &client.AfterDetail{Status: "satisfied", Dependencies: []client.Dependency{
+					{Id: "db-1", State: client.DeploymentStateSuccess}}}
+				d.Dependents = []client.Dependency{{Id: "web-1", State: client.DeploymentStateError}}
+			},
+			want: []string{
+				"After         satisfied: db-1 (SUCCESS)\n",
+				"Waited on by  web-1 (ERROR)\n",
+			},
 		},
 		{
 			// The status is printed as the server gives it: a cancelled deploy

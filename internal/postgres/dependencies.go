@@ -84,17 +84,22 @@ func (s *Store) Transition(ctx context.Context, id string, from []deploy.State, 
 // dependentsOf returns every deploy whose after names id, with its state.
 func (s *Store) dependentsOf(ctx context.Context, id string) ([]deploy.Dependency, error) {
 	var rows []struct {
-		ID    string `bun:"id"`
-		State string `bun:"state"`
+		ID          string `bun:"id"`
+		State       string `bun:"state"`
+		Tenant      string `bun:"tenant"`
+		Application string `bun:"application"`
+		Environment string `bun:"environment"`
 	}
-	err := s.db.NewRaw(`SELECT d.id, d.state FROM manent.dependencies AS x JOIN manent.deployments AS d ON d.id = x.deployment_id
+	err := s.db.NewRaw(`SELECT d.id, d.state, d.tenant, d.application, d.environment
+		FROM manent.dependencies AS x JOIN manent.deployments AS d ON d.id = x.deployment_id
 		WHERE x.depends_on = ? ORDER BY d.created_at, d.id LIMIT 500`, id).Scan(ctx, &rows)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, wrap("list dependents", err)
 	}
 	var out []deploy.Dependency
 	for _, r := range rows {
-		out = append(out, deploy.Dependency{ID: r.ID, State: deploy.State(r.State)})
+		out = append(out, deploy.Dependency{ID: r.ID, State: deploy.State(r.State),
+			Resource: deploy.Resource{Tenant: r.Tenant, Application: r.Application, Environment: r.Environment}})
 	}
 	return out, nil
 }

@@ -1,8 +1,10 @@
 import { render, screen, within } from "@testing-library/react";
 import { MemoryRouter } from "react-router";
 import { describe, expect, it } from "vitest";
+import type { DeploymentViewFragment } from "../../gql/graphql";
 import { targetLines } from "./chain";
-import { Exports, WaitsFor } from "./DeploymentChain";
+import { Exports, WaitedOnBy, WaitsFor } from "./DeploymentChain";
+import { liveReducer, withDependent, type ChangedDeployment } from "./liveDeployment";
 
 describe("WaitsFor", () => {
   it("lists each dependency with its state and a link to it", () => {
@@ -50,6 +52,59 @@ describe("WaitsFor", () => {
     expect(screen.getByText("A dependency did not succeed")).toBeInTheDocument();
     expect(screen.getByText("dependency shop-db-42-prod ended ERROR")).toBeInTheDocument();
     expect(screen.queryByText(/gives up/)).toBeNull();
+  });
+});
+
+describe("WaitedOnBy", () => {
+  // Only the fields the chain reads: the rest of the view does not matter here.
+  const db = {
+    id: "shop-db-42-prod",
+    state: "SUCCESS",
+    updatedAt: "2026-10-12T13:00:00Z",
+    dependents: [
+      { id: "shop-api-7-prod", state: "WAITING_DEPENDENCY" },
+      { id: "shop-web-3-prod", state: "PENDING" },
+    ],
+  } as unknown as DeploymentViewFragment;
+  const after = (id: string, state: ChangedDeployment["state"], ...deps: string[]): ChangedDeployment => ({
+    id,
+    state,
+    after: deps.length ? { dependencies: deps.map((dep) => ({ id: dep })) } : null,
+  });
+  const states = () =>
+    within(screen.getByRole("list", { name: "Dependents" }))
+      .getAllByRole("listitem")
+      .map((li) => li.querySelector("[data-state]")?.getAttribute("data-state"));
+  const show = (d: DeploymentViewFragment) => (
+    <MemoryRouter>
+      <WaitedOnBy dependents={d.dependents} />
+    </MemoryRouter>
+  );
+
+  it("lists each dependent with its state and a link to it", () => {
+    render(show(db));
+    expect(screen.getByRole("heading", { name: "Waited on by" })).toBeInTheDocument();
+    expect(screen.getByRole("link", { name: "shop-api-7-prod" })).toHaveAttribute("href", "/deployments/shop-api-7-prod");
+    expect(screen.getByRole("link", { name: "shop-web-3-prod" })).toHaveAttribute("href", "/deployments/shop-web-3-prod");
+    expect(states()).toEqual(["WAITING_DEPENDENCY", "PENDING"]);
+  });
+
+  it("follows the dependents' changes from the activity feed", () => {
+    const { rerender } = render(show(db));
+    let live = liveReducer({ deployment: db, lines: [] }, { type: "changed", deployment: after("shop-api-7-prod", "PENDING", "shop-db-42-prod") });
+    live = liveReducer(live, { type: "changed", deployment: after("shop-cache-1-prod", "WAITING_DEPENDENCY", "net-1", "shop-db-42-prod") });
+    rerender(show(live.deployment!));
+    expect(states()).toEqual(["PENDING", "PENDING", "WAITING_DEPENDENCY"]);
+    expect(screen.getByRole("link", { name: "shop-cache-1-prod" })).toHaveAttribute("href", "/deployments/shop-cache-1-prod");
+  });
+
+  it.each([
+    ["a deploy that does not run after it", after("other-1", "PENDING", "net-1")],
+    ["a deploy without after", after("other-2", "SUCCESS")],
+    ["the deploy itself", after("shop-db-42-prod", "ERROR", "shop-db-42-prod")],
+    ["a dependent whose state did not change", after("shop-web-3-prod", "PENDING", "shop-db-42-prod")],
+  ])("ignores %s", (_, changed) => {
+    expect(withDependent(db, changed)).toBe(db);
   });
 });
 

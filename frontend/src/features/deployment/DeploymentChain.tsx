@@ -7,6 +7,23 @@ import styles from "./DeploymentPage.module.css";
 
 type After = NonNullable<DeploymentViewFragment["after"]>;
 type Export = DeploymentViewFragment["exports"][number];
+type Dependency = DeploymentViewFragment["dependents"][number];
+
+/** The deploys at the other end of an after, each with its state now (none once removed by retention) and a link to it. */
+function DeployList({ label, deploys }: { label: string; deploys: Dependency[] }) {
+  return (
+    <ul className={styles.targets} aria-label={label}>
+      {deploys.map((dep) => (
+        <li key={dep.id} className={styles.dependency}>
+          <Link to={`/deployments/${encodeURIComponent(dep.id)}`} className="m-mono">
+            {dep.id}
+          </Link>{" "}
+          {dep.state ? <StateBadge state={dep.state} size="small" /> : <span className="m-muted">removed</span>}
+        </li>
+      ))}
+    </ul>
+  );
+}
 
 /** The deploys this one waits for (after), each with its state now and a link to it. */
 export function WaitsFor({ after }: { after: After }) {
@@ -25,16 +42,19 @@ export function WaitsFor({ after }: { after: After }) {
         )}
       </p>
       {after.reason && <p className="m-mono">{after.reason}</p>}
-      <ul className={styles.targets} aria-label="Dependencies">
-        {after.dependencies.map((dep) => (
-          <li key={dep.id} className={styles.dependency}>
-            <Link to={`/deployments/${encodeURIComponent(dep.id)}`} className="m-mono">
-              {dep.id}
-            </Link>{" "}
-            {dep.state ? <StateBadge state={dep.state} size="small" /> : <span className="m-muted">removed</span>}
-          </li>
-        ))}
-      </ul>
+      <DeployList label="Dependencies" deploys={after.dependencies} />
+    </section>
+  );
+}
+
+/** The deploys whose after names this one, each with its state now and a link to it. */
+export function WaitedOnBy({ dependents }: { dependents: Dependency[] }) {
+  return (
+    <section className="m-card m-card-pad" aria-labelledby="dependents-title">
+      <h2 id="dependents-title" className={styles.sideTitle}>
+        Waited on by
+      </h2>
+      <DeployList label="Dependents" deploys={dependents} />
     </section>
   );
 }

@@ -12,11 +12,11 @@ import { ApprovalActions } from "../approvals/ApprovalActions";
 import { ApprovalSummary } from "../approvals/ApprovalSummary";
 import { canAnswer } from "../approvals/inbox";
 import { CancelDeployment } from "./CancelDeployment";
-import { Exports, WaitsFor } from "./DeploymentChain";
+import { Exports, WaitedOnBy, WaitsFor } from "./DeploymentChain";
 import { DeploymentFacts } from "./DeploymentFacts";
 import { emptyLive, liveReducer } from "./liveDeployment";
 import { LogViewer } from "./LogViewer";
-import { DeploymentLiveSubscription, DeploymentPageQuery } from "./queries";
+import { DependentsFeedSubscription, DeploymentLiveSubscription, DeploymentPageQuery } from "./queries";
 import { StepsTimeline } from "./StepsTimeline";
 import styles from "./DeploymentPage.module.css";
 
@@ -56,9 +56,18 @@ function DeploymentView({ id }: { id: string }) {
     { pause: logsAfter === null, onError: setLiveError },
   );
 
+  // The dependents' changes come from the activity feed, followed only while
+  // one of them may still change or a new one is likely (this deploy has not
+  // ended): the feed carries every readable deploy. A dependent submitted
+  // after everything ended shows on the next load.
+  const d = live.deployment;
+  const watchDependents = !!d && (!isFinal(d.state) || d.dependents.some((dep) => dep.state && !isFinal(dep.state)));
+  useSubscriptionEvents(DependentsFeedSubscription, {}, (data) => dispatch({ type: "changed", deployment: data.activity.deployment }), {
+    pause: !watchDependents,
+  });
+
   useOnReconnect(() => refetch({ requestPolicy: "network-only" }));
 
-  const d = live.deployment;
   if (!d) {
     if (result.error) return <ErrorMessage error={result.error} context="Loading the deploy" onRetry={() => refetch({ requestPolicy: "network-only" })} />;
     if (result.fetching || !result.data) return <Loading label="Loading the deploy…" />;
@@ -113,6 +122,7 @@ function DeploymentView({ id }: { id: string }) {
       <div className={styles.grid}>
         <div className={styles.side}>
           {d.after && <WaitsFor after={d.after} />}
+          {d.dependents.length > 0 && <WaitedOnBy dependents={d.dependents} />}
           {d.exports.length > 0 && <Exports exports={d.exports} />}
           <DeploymentFacts deployment={d} />
         </div>

@@ -1,4 +1,4 @@
-import type { DeploymentViewFragment, LogLineViewFragment } from "../../gql/graphql";
+import type { DependentsFeedSubscription, DeploymentViewFragment, LogLineViewFragment } from "../../gql/graphql";
 
 /** A deploy as the page shows it: the newest of what the query and the subscription said. */
 export interface LiveState {
@@ -8,7 +8,11 @@ export interface LiveState {
 
 export type LiveAction =
   | { type: "deployment"; deployment: DeploymentViewFragment }
-  | { type: "lines"; lines: LogLineViewFragment[] };
+  | { type: "lines"; lines: LogLineViewFragment[] }
+  | { type: "changed"; deployment: ChangedDeployment };
+
+/** A deploy of the activity feed: one that runs after the page's deploy is one of its dependents. */
+export type ChangedDeployment = DependentsFeedSubscription["activity"]["deployment"];
 
 export const emptyLive: LiveState = { deployment: null, lines: [] };
 
@@ -30,10 +34,30 @@ export function mergeLines(current: LogLineViewFragment[], incoming: LogLineView
   return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
 }
 
+/**
+ * Applies a change of another deploy to the dependents: a new state, or a
+ * new dependent (added last, as the server lists them oldest first). The
+ * same deployment object comes back when the change is not about it.
+ */
+export function withDependent(d: DeploymentViewFragment, changed: ChangedDeployment): DeploymentViewFragment {
+  if (changed.id === d.id || !changed.after?.dependencies.some((dep) => dep.id === d.id)) return d;
+  const known = d.dependents.find((dep) => dep.id === changed.id);
+  if (known?.state === changed.state) return d;
+  const dependents = known
+    ? d.dependents.map((dep) => (dep === known ? { ...dep, state: changed.state } : dep))
+    : [...d.dependents, { id: changed.id, state: changed.state }];
+  return { ...d, dependents };
+}
+
 export function liveReducer(state: LiveState, action: LiveAction): LiveState {
   switch (action.type) {
     case "deployment":
       return newer(state.deployment, action.deployment) ? { ...state, deployment: action.deployment } : state;
+    case "changed": {
+      if (!state.deployment) return state;
+      const deployment = withDependent(state.deployment, action.deployment);
+      return deployment === state.deployment ? state : { ...state, deployment };
+    }
     case "lines": {
       const lines = mergeLines(state.lines, action.lines);
       return lines === state.lines ? state : { ...state, lines };

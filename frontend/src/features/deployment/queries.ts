@@ -152,6 +152,27 @@ export const DeploymentLiveSubscription = graphql(`
   }
 `);
 
+/**
+ * Changes of the deploys that run after one: the deploy's own events do not
+ * carry them, and its own subscription ends with its final state, which is
+ * when they start.
+ */
+export const DependentsFeedSubscription = graphql(`
+  subscription DependentsFeed {
+    activity {
+      deployment {
+        id
+        state
+        after {
+          dependencies {
+            id
+          }
+        }
+      }
+    }
+  }
+`);
+
 export const CancelDeploymentMutation = graphql(`
   mutation CancelDeployment($id: ID!) {
     cancelDeployment(id: $id) {
