@@ -89,11 +89,11 @@ func (v *Approval) GetTime() time.Time { return v.Time }
 //
 // The approvals a deploy needs and those it got.
 type ApprovalDetail struct {
-	// waiting, approved, rejected or expired.
+	// waiting, approved, rejected, expired, or the final state (lower case) of a deploy that ended before its approvals.
 	Status string `json:"status"`
 	// How many distinct identities other than the requester must approve.
 	Required int `json:"required"`
-	// When set, approvers must belong to one of these groups.
+	// When set (with roles), approvers must belong to one of these groups or hold one of the roles.
 	Groups    []string   `json:"groups"`
 	Approvals []Approval `json:"approvals"`
 	// When the wait for approvals ends (EXPIRED).

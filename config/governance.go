@@ -70,6 +70,9 @@ type ApprovalRule struct {
 	Count int `yaml:"count"`
 	// Groups, when set, restricts approvers to members of one of them.
 	Groups []string `yaml:"groups"`
+	// Roles, when set, lets holders of one of these RBAC roles approve
+	// too (with groups: a member of a group or a holder of a role).
+	Roles []string `yaml:"roles"`
 	// Expiry is how long the deploy waits before it is EXPIRED (default 24h).
 	Expiry time.Duration `yaml:"expiry"`
 }
@@ -204,6 +207,11 @@ func (c *Config) validateGovernance(errs *yamltree.Errors) {
 		checkMatch(errs, p+".match", r.Match)
 		if r.Count < 1 || r.Count > maxApprovals {
 			errs.Add(p+".count", "must be between 1 and %d", maxApprovals)
+		}
+		for j, ro := range r.Roles {
+			if !groupPattern.MatchString(ro) && !strings.HasPrefix(ro, "role:") {
+				errs.Add(yamltree.Index(p+".roles", j), "must be an RBAC role name")
+			}
 		}
 		for j, gr := range r.Groups {
 			if !groupPattern.MatchString(gr) {

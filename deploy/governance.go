@@ -11,8 +11,10 @@ import (
 type ApprovalRequirement struct {
 	// Count distinct identities other than the requester must approve.
 	Count int `json:"count"`
-	// Groups, when set, restricts approvers to members of one of them.
+	// Groups and Roles, when set, restrict approvers to members of one of
+	// the groups or holders of one of the RBAC roles (either will do).
 	Groups []string `json:"groups,omitempty"`
+	Roles  []string `json:"roles,omitempty"`
 	// Expiry is how long approvals may take before the deploy is EXPIRED.
 	Expiry time.Duration `json:"expiry"`
 }
@@ -22,6 +24,7 @@ type ApprovalRequirement struct {
 type approvalRequirementJSON struct {
 	Count  int             `json:"count"`
 	Groups []string        `json:"groups,omitempty"`
+	Roles  []string        `json:"roles,omitempty"`
 	Expiry json.RawMessage `json:"expiry"`
 }
 
@@ -31,7 +34,7 @@ func (a ApprovalRequirement) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(approvalRequirementJSON{Count: a.Count, Groups: a.Groups, Expiry: exp})
+	return json.Marshal(approvalRequirementJSON{Count: a.Count, Groups: a.Groups, Roles: a.Roles, Expiry: exp})
 }
 
 // UnmarshalJSON reads the expiry as a duration string, or as nanoseconds
@@ -41,7 +44,7 @@ func (a *ApprovalRequirement) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
 	}
-	a.Count, a.Groups, a.Expiry = raw.Count, raw.Groups, 0
+	a.Count, a.Groups, a.Roles, a.Expiry = raw.Count, raw.Groups, raw.Roles, 0
 	if len(raw.Expiry) == 0 || string(raw.Expiry) == "null" {
 		return nil
 	}

@@ -37,6 +37,9 @@ func (r Resource) Object() string { return r.Application + "/" + r.Environment }
 type Authorizer interface {
 	// Allowed reports whether id holds perm on res (directly or through a group).
 	Allowed(id Identity, res Resource, perm string) (bool, error)
+	// HasRole reports whether id (or one of its groups) holds the RBAC role
+	// in the tenant, directly or through other roles.
+	HasRole(id Identity, tenant, role string) (bool, error)
 }
 
 // Authenticator turns a bearer credential into an identity.

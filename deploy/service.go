@@ -51,6 +51,9 @@ type Service interface {
 	Inventory(ctx context.Context) ([]InventoryEntry, error)
 	// Can reports whether the caller holds perm on res (for UI affordances).
 	Can(ctx context.Context, res Resource, perm string) bool
+	// HasRole reports whether the caller holds the RBAC role in the tenant
+	// (for UI affordances: approvals restricted to roles).
+	HasRole(ctx context.Context, tenant, role string) bool
 	// Approve records the caller's approval of a deploy AWAITING_APPROVAL.
 	// ENOTFOUND, EFORBIDDEN (no deployment.approve, the requester, not in
 	// the required groups), ECONFLICT (not awaiting approval).

@@ -39,6 +39,7 @@ type StatusApproval struct {
 	Status    string     `json:"status"`
 	Required  int        `json:"required"`
 	Groups    []string   `json:"groups,omitempty"`
+	Roles     []string   `json:"roles,omitempty"`
 	Approvals []Approval `json:"approvals"`
 	ExpiresAt *time.Time `json:"expires_at"`
 }
@@ -156,7 +157,7 @@ func utc(t *time.Time) *time.Time {
 }
 
 func newStatusApproval(d *Deployment, req *ApprovalRequirement) *StatusApproval {
-	a := &StatusApproval{Required: req.Count, Groups: req.Groups, Approvals: []Approval{}, ExpiresAt: utc(d.ApprovalExpiresAt)}
+	a := &StatusApproval{Required: req.Count, Groups: req.Groups, Roles: req.Roles, Approvals: []Approval{}, ExpiresAt: utc(d.ApprovalExpiresAt)}
 	approved := 0
 	for _, ap := range d.Approvals {
 		a.Approvals = append(a.Approvals, ap)

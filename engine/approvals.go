@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
@@ -273,12 +274,30 @@ func (e *Engine) mayAnswer(who deploy.Identity, d *deploy.Deployment) error {
 	if who.Subject == d.Requester {
 		return deploy.Errorf(deploy.EFORBIDDEN, "you requested deployment %q: another identity must approve it", d.ID)
 	}
-	if groups := d.Decision.Approvals.Groups; len(groups) > 0 && !slices.ContainsFunc(who.Groups, func(g string) bool {
-		return slices.Contains(groups, g)
-	}) {
-		return deploy.Errorf(deploy.EFORBIDDEN, "approvals of %q must come from a member of %v", d.ID, groups)
+	req := d.Decision.Approvals
+	if len(req.Groups) == 0 && len(req.Roles) == 0 {
+		return nil
 	}
-	return nil
+	if slices.ContainsFunc(who.Groups, func(g string) bool { return slices.Contains(req.Groups, g) }) {
+		return nil
+	}
+	for _, role := range req.Roles {
+		ok, err := e.authz.HasRole(who, d.Tenant, role)
+		if err != nil {
+			return fmt.Errorf("read roles: %w", err)
+		}
+		if ok {
+			return nil
+		}
+	}
+	var from []string
+	if len(req.Groups) > 0 {
+		from = append(from, "a member of "+strings.Join(req.Groups, ", "))
+	}
+	if len(req.Roles) > 0 {
+		from = append(from, "a holder of "+strings.Join(req.Roles, ", "))
+	}
+	return deploy.Errorf(deploy.EFORBIDDEN, "approvals of %q must come from %s", d.ID, strings.Join(from, " or "))
 }
 
 // PendingApprovals implements deploy.Service.

@@ -177,3 +177,29 @@ func TestFreezeThatStartsWhileQueued(t *testing.T) {
 		t.Fatalf("frozen deploy ran %d times", n)
 	}
 }
+
+func TestApproversRestrictedByGroupOrRole(t *testing.T) {
+	gov := &fakeGovernor{decide: func(in deploy.GovernanceInput) (deploy.Decision, error) {
+		return deploy.Decision{Rule: "gated", Approvals: &deploy.ApprovalRequirement{Count: 1, Expiry: time.Hour,
+			Groups: []string{"release-managers"}, Roles: []string{"role:approver"}}}, nil
+	}}
+	e := newEnvWith(t, envOptions{governor: gov})
+	e.submit("rr-1", "app", "prod")
+	// token:lead holds deployment.approve, but neither the group nor the role.
+	if _, err := e.eng.Approve(as(e, "token:lead"), "rr-1", ""); deploy.ErrorCode(err) != deploy.EFORBIDDEN ||
+		!strings.Contains(deploy.ErrorMessage(err), "role:approver") {
+		t.Fatalf("approval by another role: %v, want FORBIDDEN", err)
+	}
+	// A member of the group may approve.
+	rm := deploy.WithIdentity(e.ctx, deploy.Identity{Subject: "token:lead", Groups: []string{"release-managers"}})
+	if _, err := e.eng.Approve(rm, "rr-1", ""); err != nil {
+		t.Fatalf("approval by a member of the group: %v", err)
+	}
+	e.waitState("rr-1", deploy.StateSuccess)
+	// A holder of the role may approve.
+	e.submit("rr-2", "app", "prod")
+	if _, err := e.eng.Approve(as(e, "token:ops1"), "rr-2", ""); err != nil {
+		t.Fatalf("approval by a holder of the role: %v", err)
+	}
+	e.waitState("rr-2", deploy.StateSuccess)
+}

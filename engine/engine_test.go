@@ -118,6 +118,9 @@ g, token:ci, role:deployer, demo
 g, token:ci, role:approver, demo
 g, token:ops1, role:approver, demo
 g, token:ops2, role:approver, demo
+p, role:lead, demo, *, deployment.approve
+p, role:lead, demo, *, deployment.read
+g, token:lead, role:lead, demo
 p, role:admin, *, *, admin
 g, token:admin, role:admin, *
 g, token:viewer, role:viewer, demo

@@ -112,7 +112,7 @@ func (e *Engine) effectiveAtSubmit(ctx context.Context, who deploy.Identity, d *
 	}
 	rest := de.Fields[:0:0]
 	for _, f := range de.Fields {
-		if !(f.Path == "deploy.targets" && strings.Contains(f.Message, "no target")) {
+		if f.Path != "deploy.targets" || !strings.Contains(f.Message, "no target") {
 			rest = append(rest, f)
 		}
 	}

@@ -178,8 +178,8 @@ func (r *releaseRefusal) add(path string, err error) {
 	var de *deploy.Error
 	if errors.As(err, &de) && len(de.Fields) > 0 {
 		for _, f := range de.Fields {
-			switch {
-			case f.Path == "":
+			switch f.Path {
+			case "":
 				f.Path = path + ".descriptor"
 			default:
 				f.Path = path + ".descriptor." + f.Path

@@ -343,6 +343,16 @@ func (e *Engine) Can(ctx context.Context, res deploy.Resource, perm string) bool
 	return err == nil && ok
 }
 
+// HasRole implements deploy.Service.
+func (e *Engine) HasRole(ctx context.Context, tenant, role string) bool {
+	id := deploy.IdentityFrom(ctx)
+	if id.Anonymous() {
+		return false
+	}
+	ok, err := e.authz.HasRole(id, tenant, role)
+	return err == nil && ok
+}
+
 func (e *Engine) require(id deploy.Identity, res deploy.Resource, perm string) error {
 	ok, err := e.authz.Allowed(id, res, perm)
 	if err != nil {

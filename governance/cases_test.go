@@ -2,6 +2,7 @@ package governance_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"reflect"
 	"testing"
@@ -216,8 +217,8 @@ func TestCases(t *testing.T) {
 				g := govs[kind]
 				got, err := g.Decide(ctx, tc.in)
 				if tc.refused != nil {
-					e, ok := err.(*deploy.Error)
-					if !ok || e.Code != deploy.EUNPROCESSABLE || !reflect.DeepEqual(e.Fields, tc.refused) {
+					var e *deploy.Error
+					if !errors.As(err, &e) || e.Code != deploy.EUNPROCESSABLE || !reflect.DeepEqual(e.Fields, tc.refused) {
 						t.Errorf("%s: Decide = %+v, %v; want refusal %+v", kind, got, err, tc.refused)
 					}
 				} else if err != nil {

@@ -131,8 +131,13 @@ func reason(d deploy.Decision) string {
 	}
 	if a := d.Approvals; a != nil {
 		s := fmt.Sprintf("waits for %d approval(s) by other identities within %s", a.Count, FormatDuration(a.Expiry))
-		if len(a.Groups) > 0 {
+		switch {
+		case len(a.Groups) > 0 && len(a.Roles) > 0:
+			s += " from groups " + strings.Join(a.Groups, ", ") + " or roles " + strings.Join(a.Roles, ", ")
+		case len(a.Groups) > 0:
 			s += " from " + strings.Join(a.Groups, ", ")
+		case len(a.Roles) > 0:
+			s += " from roles " + strings.Join(a.Roles, ", ")
 		}
 		parts = append(parts, s)
 	}

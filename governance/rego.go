@@ -89,6 +89,7 @@ type regoDecision struct {
 	Approvals *struct {
 		Count         *int     `json:"count"`
 		Groups        []string `json:"groups"`
+		Roles         []string `json:"roles"`
 		ExpirySeconds *float64 `json:"expiry_seconds"`
 	} `json:"approvals"`
 	Change *struct {
@@ -146,6 +147,9 @@ func (rd *regoDecision) outcome() (*outcome, error) {
 		req := &deploy.ApprovalRequirement{Count: config.DefaultApprovalCount, Groups: a.Groups, Expiry: config.DefaultApprovalExpiry}
 		if len(req.Groups) == 0 {
 			req.Groups = nil
+		}
+		if len(a.Roles) > 0 {
+			req.Roles = a.Roles
 		}
 		if a.Count != nil {
 			req.Count = *a.Count

@@ -102,7 +102,7 @@ func (r *Rules) Decide(ctx context.Context, in deploy.GovernanceInput) (deploy.D
 	for _, a := range r.cfg.Approvals {
 		if matches(a.Match, in) {
 			o.rules = append(o.rules, a.Name)
-			o.approvals = &deploy.ApprovalRequirement{Count: a.Count, Groups: slices.Clone(a.Groups), Expiry: a.Expiry}
+			o.approvals = &deploy.ApprovalRequirement{Count: a.Count, Groups: slices.Clone(a.Groups), Roles: slices.Clone(a.Roles), Expiry: a.Expiry}
 			break
 		}
 	}

@@ -28,8 +28,14 @@ func canApprove(ctx context.Context, svc deploy.Service, d *model.Deployment) bo
 			return false
 		}
 	}
-	if len(d.Approval.Groups) > 0 && !slices.ContainsFunc(id.Groups, func(g string) bool { return slices.Contains(d.Approval.Groups, g) }) {
-		return false
+	// With groups or roles, an approver is a member of a group or a holder
+	// of a role (the server decides the same way on the mutation).
+	if len(d.Approval.Groups) > 0 || len(d.Approval.Roles) > 0 {
+		ok := slices.ContainsFunc(id.Groups, func(g string) bool { return slices.Contains(d.Approval.Groups, g) }) ||
+			slices.ContainsFunc(d.Approval.Roles, func(r string) bool { return svc.HasRole(ctx, d.Tenant, r) })
+		if !ok {
+			return false
+		}
 	}
 	res := deploy.Resource{Tenant: d.Tenant, Application: d.Application, Environment: d.Environment}
 	return svc.Can(ctx, res, deploy.PermApprove)
@@ -40,7 +46,7 @@ func toModelApproval(a *deploy.StatusApproval) *model.ApprovalStatus {
 		return nil
 	}
 	out := &model.ApprovalStatus{
-		Status: a.Status, Required: a.Required, Groups: nonNilStrings(a.Groups),
+		Status: a.Status, Required: a.Required, Groups: nonNilStrings(a.Groups), Roles: nonNilStrings(a.Roles),
 		Approvals: make([]model.Approval, len(a.Approvals)), ExpiresAt: a.ExpiresAt,
 	}
 	for i, ap := range a.Approvals {

@@ -29,6 +29,7 @@ type fakeService struct {
 	logs      func(ctx context.Context, id string, after int64, limit int) ([]deploy.LogLine, error)
 	inventory func(ctx context.Context) ([]deploy.InventoryEntry, error)
 	can       func(ctx context.Context, res deploy.Resource, perm string) bool
+	hasRole   func(ctx context.Context, tenant, role string) bool
 	approve   func(ctx context.Context, id, comment string) (*deploy.Deployment, error)
 	reject    func(ctx context.Context, id, comment string) (*deploy.Deployment, error)
 	pending   func(ctx context.Context) ([]deploy.Deployment, error)
@@ -85,6 +86,10 @@ func (f *fakeService) Inventory(ctx context.Context) ([]deploy.InventoryEntry, e
 
 func (f *fakeService) Can(ctx context.Context, res deploy.Resource, perm string) bool {
 	return f.can != nil && f.can(ctx, res, perm)
+}
+
+func (f *fakeService) HasRole(ctx context.Context, tenant, role string) bool {
+	return f.hasRole != nil && f.hasRole(ctx, tenant, role)
 }
 
 func (f *fakeService) Approve(ctx context.Context, id, comment string) (*deploy.Deployment, error) {

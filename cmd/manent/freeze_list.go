@@ -74,18 +74,21 @@ func toFreezeCalendarView(tenant, application, environment string, c *client.Fre
 }
 
 func freezeTable(w io.Writer, v freezeCalendarView) error {
+	var err error
 	switch {
 	case v.FrozenNow != nil:
-		fmt.Fprintf(w, "Frozen now until %s, by %s.\n", v.FrozenNow.End, v.FrozenNow.Rule)
+		_, err = fmt.Fprintf(w, "Frozen now until %s, by %s.\n", v.FrozenNow.End, v.FrozenNow.Rule)
 	case v.Next != nil:
-		fmt.Fprintf(w, "Not frozen. Next freeze %s, by %s.\n", v.Next.Start, v.Next.Rule)
+		_, err = fmt.Fprintf(w, "Not frozen. Next freeze %s, by %s.\n", v.Next.Start, v.Next.Rule)
 	default:
-		fmt.Fprintf(w, "No freeze from %s to %s.\n", v.From, v.To)
+		_, err = fmt.Fprintf(w, "No freeze from %s to %s.\n", v.From, v.To)
 	}
-	if len(v.Windows) == 0 {
-		return nil
+	if err != nil || len(v.Windows) == 0 {
+		return err
 	}
-	fmt.Fprintln(w)
+	if _, err := fmt.Fprintln(w); err != nil {
+		return err
+	}
 	tw := newTable(w)
 	row(tw, "WINDOW", "START", "END", "SCHEDULE")
 	for _, x := range v.Windows {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,7 +44,8 @@ func TestInlineReleaseFiles(t *testing.T) {
 	for name, file := range tests {
 		t.Run(name, func(t *testing.T) {
 			_, err := inlineReleaseFiles([]byte(strings.Replace(doc, "release/db.yml", file, 1)), dir)
-			if _, ok := err.(*usageError); !ok {
+			var ue *usageError
+			if !errors.As(err, &ue) {
 				t.Fatalf("got %v, want a usage error", err)
 			}
 		})

@@ -185,6 +185,29 @@ func (ec *executionContext) fieldContext_ApprovalStatus_groups(_ context.Context
 	return graphql.NewScalarFieldContext("ApprovalStatus", field, false, false, "String")
 }
 
+func (ec *executionContext) _ApprovalStatus_roles(ctx context.Context, field graphql.CollectedField, obj *model.ApprovalStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApprovalStatus_roles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Roles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApprovalStatus_roles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApprovalStatus", field, false, false, "String")
+}
+
 func (ec *executionContext) _ApprovalStatus_approvals(ctx context.Context, field graphql.CollectedField, obj *model.ApprovalStatus) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -323,6 +346,11 @@ func (ec *executionContext) _ApprovalStatus(ctx context.Context, sel ast.Selecti
 			}
 		case "groups":
 			out.Values[i] = ec._ApprovalStatus_groups(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "roles":
+			out.Values[i] = ec._ApprovalStatus_roles(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -53,6 +53,7 @@ type ComplexityRoot struct {
 		ExpiresAt func(childComplexity int) int
 		Groups    func(childComplexity int) int
 		Required  func(childComplexity int) int
+		Roles     func(childComplexity int) int
 		Status    func(childComplexity int) int
 	}
 
@@ -424,6 +425,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ApprovalStatus.Required(childComplexity), true
+	case "ApprovalStatus.roles":
+		if e.ComplexityRoot.ApprovalStatus.Roles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovalStatus.Roles(childComplexity), true
 	case "ApprovalStatus.status":
 		if e.ComplexityRoot.ApprovalStatus.Status == nil {
 			break
@@ -1777,12 +1784,14 @@ type Approval {
 
 "The approvals a deploy needs and those it got."
 type ApprovalStatus {
-  "waiting, approved, rejected or expired."
+  "waiting, approved, rejected, expired, or the final state (lower case) of a deploy that ended before its approvals."
   status: String!
   "How many distinct identities other than the requester must approve."
   required: Int!
-  "When set, approvers must belong to one of these groups."
+  "When set (with roles), approvers must belong to one of these groups or hold one of the roles."
   groups: [String!]!
+  "RBAC roles whose holders may approve (with groups: either will do)."
+  roles: [String!]!
   approvals: [Approval!]!
   "When the wait for approvals ends (EXPIRED)."
   expiresAt: Time
@@ -2320,6 +2329,8 @@ func (ec *executionContext) childFields_ApprovalStatus(ctx context.Context, fiel
 		return ec.fieldContext_ApprovalStatus_required(ctx, field)
 	case "groups":
 		return ec.fieldContext_ApprovalStatus_groups(ctx, field)
+	case "roles":
+		return ec.fieldContext_ApprovalStatus_roles(ctx, field)
 	case "approvals":
 		return ec.fieldContext_ApprovalStatus_approvals(ctx, field)
 	case "expiresAt":

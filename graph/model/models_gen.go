@@ -31,12 +31,14 @@ type Approval struct {
 
 // The approvals a deploy needs and those it got.
 type ApprovalStatus struct {
-	// waiting, approved, rejected or expired.
+	// waiting, approved, rejected, expired, or the final state (lower case) of a deploy that ended before its approvals.
 	Status string `json:"status"`
 	// How many distinct identities other than the requester must approve.
 	Required int `json:"required"`
-	// When set, approvers must belong to one of these groups.
-	Groups    []string   `json:"groups"`
+	// When set (with roles), approvers must belong to one of these groups or hold one of the roles.
+	Groups []string `json:"groups"`
+	// RBAC roles whose holders may approve (with groups: either will do).
+	Roles     []string   `json:"roles"`
 	Approvals []Approval `json:"approvals"`
 	// When the wait for approvals ends (EXPIRED).
 	ExpiresAt *time.Time `json:"expiresAt,omitempty"`

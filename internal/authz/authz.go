@@ -119,6 +119,29 @@ func (a *Authorizer) Allowed(id deploy.Identity, res deploy.Resource, perm strin
 	return false, nil
 }
 
+// HasRole implements deploy.Authorizer: roles granted in the tenant or in
+// every tenant (*), directly or through other roles, to the identity or
+// one of its groups.
+func (a *Authorizer) HasRole(id deploy.Identity, tenant, role string) (bool, error) {
+	if id.Anonymous() || !strings.Contains(id.Subject, ":") {
+		return false, nil
+	}
+	subjects := []string{id.Subject}
+	for _, g := range id.Groups {
+		subjects = append(subjects, GroupPrefix+g)
+	}
+	for _, s := range subjects {
+		roles, err := a.e.GetImplicitRolesForUser(s, tenant)
+		if err != nil {
+			return false, fmt.Errorf("read roles: %w", err)
+		}
+		if slices.Contains(roles, role) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // DomainMatch reports whether a tenant matches a policy domain: itself or *.
 func DomainMatch(tenant, pattern string) bool {
 	return pattern == "*" || tenant == pattern

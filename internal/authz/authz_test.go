@@ -238,3 +238,28 @@ func TestConcurrentUse(t *testing.T) {
 		}
 	}
 }
+
+func TestHasRole(t *testing.T) {
+	a := demo(t)
+	tests := []struct {
+		name   string
+		id     deploy.Identity
+		tenant string
+		role   string
+		want   bool
+	}{
+		{"through a group", deploy.Identity{Subject: "token:demo-ci", Groups: []string{"ci"}}, "demo", "deployer", true},
+		{"not in another tenant", deploy.Identity{Subject: "token:demo-ci", Groups: []string{"ci"}}, "shop", "deployer", false},
+		{"granted in every tenant", deploy.Identity{Subject: "token:demo-admin"}, "anything", "admin", true},
+		{"another role", deploy.Identity{Subject: "token:demo-ci", Groups: []string{"ci"}}, "demo", "admin", false},
+		{"anonymous", deploy.Identity{}, "demo", "deployer", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := a.HasRole(tt.id, tt.tenant, tt.role)
+			if err != nil || got != tt.want {
+				t.Fatalf("HasRole = %v, %v; want %v", got, err, tt.want)
+			}
+		})
+	}
+}

@@ -241,7 +241,9 @@ func (c *Connector) call(ctx context.Context, method, path string, body []byte, 
 	if err != nil {
 		return nil, transportError(what, err, time.Since(start), scrub)
 	}
-	defer resp.Body.Close()
+	// The body is read to the end or to the limit before it is closed, so a
+	// failed Close cannot change the answer.
+	defer func() { _ = resp.Body.Close() }()
 	data, readErr := readLimited(resp.Body, MaxResponseBytes)
 	if err := statusError(what, resp.StatusCode, data, scrub); err != nil {
 		return nil, err

@@ -76,7 +76,7 @@ func parseBody(s string, allowed map[string]bool) (*bodyTemplate, error) {
 	dec.UseNumber()
 	var doc any
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("must be a JSON object: %v", err)
+		return nil, fmt.Errorf("must be a JSON object: %w", err)
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("must be a single JSON object")

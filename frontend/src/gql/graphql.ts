@@ -45,11 +45,13 @@ export type ApprovalStatus = {
   approvals: Array<Approval>;
   /** When the wait for approvals ends (EXPIRED). */
   expiresAt: Maybe<Scalars['Time']['output']>;
-  /** When set, approvers must belong to one of these groups. */
+  /** When set (with roles), approvers must belong to one of these groups or hold one of the roles. */
   groups: Array<Scalars['String']['output']>;
   /** How many distinct identities other than the requester must approve. */
   required: Scalars['Int']['output'];
-  /** waiting, approved, rejected or expired. */
+  /** RBAC roles whose holders may approve (with groups: either will do). */
+  roles: Array<Scalars['String']['output']>;
+  /** waiting, approved, rejected, expired, or the final state (lower case) of a deploy that ended before its approvals. */
   status: Scalars['String']['output'];
 };
 
