@@ -159,3 +159,17 @@ func TestChangeRejectedInTheITSM(t *testing.T) {
 		t.Fatalf("a rejected change ran %d times", n)
 	}
 }
+
+func TestChangeClosedWithTheOutcomeOnError(t *testing.T) {
+	e, itsmSrv := newChangeEnv(t)
+	itsmSrv.set("approved", 0)
+	e.plugin.deploy = func(context.Context, deploy.PluginRequest) error { return deploy.Permanentf("broken") }
+	e.submit("c-error", "app", "prod")
+	d := e.waitState("c-error", deploy.StateError)
+	if s := step(d, "change:close"); s.State != deploy.StepSuccess || s.Output["outcome"] != "error" {
+		t.Fatalf("change:close = %+v", s)
+	}
+	if got := itsmSrv.closes(); got["t1"] != "error" {
+		t.Fatalf("ITSM closes = %v", got)
+	}
+}

@@ -395,3 +395,39 @@ func TestReleaseSurvivesRestart(t *testing.T) {
 		}
 	}
 }
+
+// TestReleaseMemberRefusedWhenQueued: a freeze starts between the release's
+// acceptance and the queuing of its deploys: the refused deploy is ERROR,
+// the following ones CANCELLED, the release ERROR, and nothing runs.
+func TestReleaseMemberRefusedWhenQueued(t *testing.T) {
+	// The governor accepts the four deploys when the release is checked,
+	// then a freeze starts: every later decision refuses.
+	calls := 0
+	gov := &fakeGovernor{decide: func(in deploy.GovernanceInput) (deploy.Decision, error) {
+		calls++
+		if calls <= 4 {
+			return deploy.Decision{}, nil
+		}
+		return deploy.Decision{}, &deploy.Error{Code: deploy.EUNPROCESSABLE, Message: "refused by governance",
+			Fields: []deploy.FieldError{{Path: "governance.freeze", Message: "prod is frozen by window \"sale\""}}}
+	}}
+	e := newEnvWith(t, envOptions{governor: gov, engineYAML: "chains: {poll_interval: 5m}"})
+	for _, app := range []string{"db", "api", "worker", "web"} {
+		writeFile(t, filepath.Join(e.dir, "envconfig/demo", app, "prod.yml"), "plugin: test\ntargets: [{path: /nowhere}]\n")
+	}
+	sub := e.submitRelease(releaseDoc("frozen", "stop", shop(member{})...))
+	if sub.Release.State != deploy.ReleasePending {
+		t.Fatalf("release = %+v", sub.Release)
+	}
+	r := e.waitRelease("frozen")
+	got := memberStates(r)
+	if r.State != deploy.ReleaseError || got["db"] != "ERROR" || got["api"] != "CANCELLED" || got["web"] != "CANCELLED" ||
+		!strings.Contains(r.Error, "frozen") {
+		t.Fatalf("release %s %q, deploys %v", r.State, r.Error, got)
+	}
+	for _, name := range []string{"db", "api", "worker", "web"} {
+		if n := e.plugin.callCount("frozen." + name); n != 0 {
+			t.Errorf("%s ran %d times", name, n)
+		}
+	}
+}
