@@ -204,3 +204,38 @@ func TestTooManyPluginOutputs(t *testing.T) {
 		t.Fatalf("deploy step = %+v", s)
 	}
 }
+
+// TestApprovalAfterDependencies: approvals are requested only once the
+// dependencies have succeeded, so approvers are asked only for a deploy
+// that can really start.
+func TestApprovalAfterDependencies(t *testing.T) {
+	gov := &fakeGovernor{decide: func(in deploy.GovernanceInput) (deploy.Decision, error) {
+		if in.Environment != "staging" {
+			return deploy.Decision{}, nil
+		}
+		return deploy.Decision{Rule: "staging-approval", Approvals: &deploy.ApprovalRequirement{Count: 1, Expiry: time.Hour}}, nil
+	}}
+	e := newEnvWith(t, envOptions{governor: gov})
+	gates := blockDeploys(e, "gate-dep")
+	e.submit("gate-dep", "app", "prod")
+	<-gates["gate-dep:started"]
+	sub, err := e.eng.Submit(e.ctx, []byte(withAfter(descriptorFor("gated", "app", "staging"), "gate-dep")), deploy.SubmitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sub.Deployment.State != deploy.StateWaitingDependency || sub.Deployment.ApprovalExpiresAt != nil {
+		t.Fatalf("submitted: %s, approval expires %v", sub.Deployment.State, sub.Deployment.ApprovalExpiresAt)
+	}
+	if _, err := e.eng.Approve(as(e, "token:ops1"), "gated", "too early"); deploy.ErrorCode(err) != deploy.ECONFLICT {
+		t.Fatalf("approval while waiting for dependencies: %v, want CONFLICT", err)
+	}
+	close(gates["gate-dep"])
+	d := e.waitState("gated", deploy.StateAwaitingApproval)
+	if d.ApprovalExpiresAt == nil {
+		t.Fatal("no approval expiry once approvals were requested")
+	}
+	if _, err := e.eng.Approve(as(e, "token:ops1"), "gated", "ok"); err != nil {
+		t.Fatal(err)
+	}
+	e.waitState("gated", deploy.StateSuccess)
+}

@@ -94,3 +94,46 @@ deploy:
 		t.Fatalf("consumer ran with a bad export")
 	}
 }
+
+// TestImportFromTheReleaseInService: a current import reads the exports of
+// the release in service of another application (inventory).
+func TestImportFromTheReleaseInService(t *testing.T) {
+	e := newEnv(t)
+	writeArtifact(t, filepath.Join(e.dir, "artifacts/web-1.tar.gz"))
+	var got []deploy.Target
+	e.plugin.deploy = func(_ context.Context, req deploy.PluginRequest) error {
+		if req.DeploymentID == "reader" {
+			got = req.Targets
+		}
+		return nil
+	}
+	if _, err := e.eng.Submit(e.ctx, []byte(producer("web-live", `[0-9.]+`)), deploy.SubmitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.waitState("web-live", deploy.StateSuccess)
+	reader := `apiVersion: manent/v1
+id: reader
+application: app
+environment: chain
+imports:
+  web: {current: {application: web, environment: staging}}
+artifact: {type: application, name: app, version: "1.0.0", source: "file:app-1.tar.gz"}
+deploy:
+  targetsFrom: [{import: web, export: dirs}]
+`
+	if _, err := e.eng.Submit(e.ctx, []byte(reader), deploy.SubmitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	d := e.waitState("reader", deploy.StateSuccess)
+	if len(got) != 1 || got[0].Path != filepath.Join(e.dir, "targets/web") {
+		t.Fatalf("reader deployed to %+v", got)
+	}
+	if src := step(d, "config").Output["import.web"]; src != "web-live@1.0.0" {
+		t.Fatalf("config output import.web = %q", src)
+	}
+	// An environment without a release in service refuses at submission.
+	missing := strings.Replace(strings.Replace(reader, "id: reader", "id: reader-2", 1), "environment: staging}", "environment: prod}", 1)
+	if _, err := e.eng.Submit(e.ctx, []byte(missing), deploy.SubmitOptions{}); deploy.ErrorCode(err) != deploy.EUNPROCESSABLE {
+		t.Fatalf("import from an environment with nothing in service: %v, want UNPROCESSABLE", err)
+	}
+}

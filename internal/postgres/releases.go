@@ -97,7 +97,9 @@ func nonNilStrings(s []string) []string {
 const releaseQuery = `SELECT r.id, r.requester, r.on_failure, r.state, r.descriptor::text AS descriptor,
 		r.created_at, r.finished_at, r.updated_at, r.error,
 		m.name, m.deployment_id, m.tenant, m.application, m.environment, m.after::text AS after,
-		COALESCE(d.state, m.state) AS member_state,
+		-- A deploy accepted with its release shows ENQUEUED until the release
+		-- workflow has queued it (its row does not exist before).
+		COALESCE(d.state, NULLIF(m.state, ''), CASE WHEN r.state = 'PENDING' THEN 'ENQUEUED' ELSE '' END) AS member_state,
 		CASE WHEN m.error <> '' THEN m.error ELSE COALESCE(d.error, '') END AS member_error,
 		m.rollback_deployment_id,
 		CASE WHEN m.rollback_deployment_id <> '' THEN COALESCE(rb.state, m.rollback_state) ELSE m.rollback_state END AS rollback_state,
