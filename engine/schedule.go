@@ -227,10 +227,8 @@ func (e *Engine) tick(ctx context.Context, in ScheduleInput, tick time.Time) (bo
 		Environment: di.Descriptor.Environment, State: deploy.StateEnqueued, Requester: di.Requester,
 		CreatedAt: now, UpdatedAt: now, Artifact: di.Descriptor.Artifact, Descriptor: di.Descriptor,
 		Effective: di.Effective, Plan: di.Plan}
-	if _, created, err := e.store.CreateDeployment(ctx, dep, func(tx any) error { return e.enqueueDeploy(di, tx) }); err != nil {
+	if _, _, err := e.store.CreateDeployment(ctx, dep, func(tx any) error { return e.enqueueDeploy(di, tx) }); err != nil {
 		return false, err
-	} else if created {
-		e.audit(ctx, di.Requester, "deployment.submit", di.ID, map[string]any{"schedule": in.Name, "tick": tick})
 	}
 	sched, loc, err := parseCron(in.Cron, in.TimeZone)
 	if err != nil {

@@ -139,10 +139,6 @@ func (e *Engine) submitDescriptor(ctx context.Context, d *deploy.Descriptor, opt
 		}
 		return &deploy.Submission{Deployment: *existing}, nil
 	}
-	e.audit(ctx, id.Subject, "deployment.submit", d.ID, map[string]any{
-		"application": d.Application, "environment": d.Environment, "tenant": d.Tenant,
-		"version": d.Artifact.Version, "dry_run": d.DryRun, "governance": decision,
-	})
 	got, err := e.store.Get(ctx, d.ID)
 	if err != nil {
 		return nil, fmt.Errorf("read submitted deploy: %w", err)
@@ -150,27 +146,29 @@ func (e *Engine) submitDescriptor(ctx context.Context, d *deploy.Descriptor, opt
 	return &deploy.Submission{Deployment: *got, Created: true}, nil
 }
 
-// effective reads the environment configuration and merges the descriptor
-// into it under the descriptor policy; a missing configuration, a conflict,
-// a forbidden parameter or no target is EUNPROCESSABLE.
-func (e *Engine) effective(d *deploy.Descriptor) (deploy.Effective, error) {
-	env, err := e.cfg.LoadEnvConfig(d.Tenant, d.Application, d.Environment)
+// effective reads the environment configuration, with its imports resolved
+// for who, and merges the descriptor into it under the descriptor policy; a
+// missing configuration, an import that cannot be resolved, a conflict, a
+// forbidden parameter or no target is EUNPROCESSABLE. sources records the
+// releases the environment configuration imported (envconfig.import.<name>).
+func (e *Engine) effective(ctx context.Context, who deploy.Identity, d *deploy.Descriptor) (eff deploy.Effective, sources map[string]string, err error) {
+	env, sources, err := e.envConfig(ctx, who, d)
 	if err != nil {
-		return deploy.Effective{}, err
+		return deploy.Effective{}, nil, err
 	}
-	eff, err := config.Merge(d, env, e.cfg.Pipeline.DescriptorPolicy, e.cfg.Server.DefaultTenant)
+	eff, err = config.Merge(d, env, e.cfg.Pipeline.DescriptorPolicy, e.cfg.Server.DefaultTenant)
 	if err != nil {
-		return deploy.Effective{}, err
+		return deploy.Effective{}, nil, err
 	}
 	p, ok := e.plugins[eff.Plugin]
 	if !ok {
-		return deploy.Effective{}, &deploy.Error{Code: deploy.EUNPROCESSABLE, Message: "environment configuration refused",
+		return deploy.Effective{}, nil, &deploy.Error{Code: deploy.EUNPROCESSABLE, Message: "environment configuration refused",
 			Fields: []deploy.FieldError{{Path: "plugin", Message: fmt.Sprintf("unknown plugin %q", eff.Plugin)}}}
 	}
 	if errs := p.ValidateTargets(eff.Targets, eff.Params); len(errs) > 0 {
-		return deploy.Effective{}, &deploy.Error{Code: deploy.EUNPROCESSABLE, Message: "targets refused by plugin " + p.Name(), Fields: errs}
+		return deploy.Effective{}, nil, &deploy.Error{Code: deploy.EUNPROCESSABLE, Message: "targets refused by plugin " + p.Name(), Fields: errs}
 	}
-	return eff, nil
+	return eff, sources, nil
 }
 
 // decide runs governance: freeze windows, mandatory promotion, approvals

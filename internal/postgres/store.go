@@ -136,6 +136,19 @@ func (s *Store) CreateDeployment(ctx context.Context, d deploy.Deployment, enque
 			return nil, false, fmt.Errorf("record dependency: %w", err)
 		}
 	}
+	// The submission is audited in the transaction that stores it: a deploy
+	// never exists without its deployment.submit entry.
+	details := map[string]any{"tenant": d.Tenant, "application": d.Application, "environment": d.Environment,
+		"version": d.Artifact.Version, "dry_run": d.DryRun, "state": d.State}
+	if d.Release != "" {
+		details["release"] = d.Release
+	}
+	if d.Decision.Rule != "" {
+		details["governance"] = d.Decision
+	}
+	if err := insertAudit(ctx, tx, deploy.AuditEntry{Actor: d.Requester, Action: "deployment.submit", Target: d.ID, Details: details}); err != nil {
+		return nil, false, fmt.Errorf("audit submission: %w", err)
+	}
 	if err := notify(ctx, tx, deploy.EventDeployment, d.ID); err != nil {
 		return nil, false, fmt.Errorf("create deployment: %w", err)
 	}
