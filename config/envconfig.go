@@ -28,6 +28,12 @@ type EnvConfig struct {
 	StepParams map[string]map[string]string
 	Secrets    []deploy.SecretRef
 	Health     []deploy.HealthCheck
+	// Imports (current only), TargetsFrom and ParamsFrom take targets and
+	// parameters from releases in service; the engine resolves them before
+	// the merge and puts the result in Targets and Params.
+	Imports     map[string]deploy.Import
+	TargetsFrom []deploy.ImportRef
+	ParamsFrom  map[string]deploy.ImportRef
 	// Source is the file read and Revision the hex SHA-256 of its bytes:
 	// the config step records both so a deploy says what it ran with.
 	Source   string
@@ -41,6 +47,10 @@ type rawEnvConfig struct {
 	StepParams map[string]map[string]string `yaml:"step_params"`
 	Secrets    []rawSecret                  `yaml:"secrets"`
 	Health     []rawHealth                  `yaml:"health"`
+
+	Imports     map[string]rawEnvImport    `yaml:"imports"`
+	TargetsFrom []rawEnvImportRef          `yaml:"targets_from"`
+	ParamsFrom  map[string]rawEnvImportRef `yaml:"params_from"`
 }
 
 type rawSecret struct {
@@ -132,15 +142,19 @@ func (c *Config) ParseEnvConfig(data []byte) (*EnvConfig, error) {
 	descriptor.CheckStepParams(&errs, "step_params", raw.StepParams)
 	c.checkSecrets(&errs, raw.Secrets)
 	checkHealth(&errs, raw.Health)
+	checkEnvImports(&errs, &raw)
 	if errs.Len() > 0 {
 		return nil, invalid(errs.List())
 	}
 	ec := &EnvConfig{
-		Plugin:     raw.Plugin,
-		Targets:    descriptor.Targets(raw.Targets),
-		Params:     raw.Params,
-		StepParams: raw.StepParams,
-		Revision:   hex.EncodeToString(sum[:]),
+		Plugin:      raw.Plugin,
+		Targets:     descriptor.Targets(raw.Targets),
+		Params:      raw.Params,
+		StepParams:  raw.StepParams,
+		Imports:     envImports(raw.Imports),
+		TargetsFrom: envTargetsFrom(raw.TargetsFrom),
+		ParamsFrom:  envParamsFrom(raw.ParamsFrom),
+		Revision:    hex.EncodeToString(sum[:]),
 	}
 	for _, s := range raw.Secrets {
 		ec.Secrets = append(ec.Secrets, deploy.SecretRef{Name: s.Name, Ref: s.Ref})

@@ -158,3 +158,137 @@ stepParams: {}
 		})
 	}
 }
+
+func TestParseEnvConfigImports(t *testing.T) {
+	c, err := config.Parse([]byte("secrets: {file_root: /run/secrets}\n"), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("valid", func(t *testing.T) {
+		doc := `
+plugin: ansible
+imports:
+  infra: {current: {application: infra-web}}
+  dns: {current: {application: dns, environment: shared, artifact: bind, tenant: ops}}
+targets_from: [{import: infra, export: vms}]
+params: {log_level: info}
+params_from:
+  db_host: {import: infra, export: db_host}
+  zone: {import: dns, export: zone}
+`
+		got, err := c.ParseEnvConfig([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantImports := map[string]deploy.Import{
+			"infra": {Current: &deploy.CurrentImport{Application: "infra-web"}},
+			"dns":   {Current: &deploy.CurrentImport{Application: "dns", Environment: "shared", Artifact: "bind", Tenant: "ops"}},
+		}
+		if !reflect.DeepEqual(got.Imports, wantImports) {
+			t.Errorf("imports = %+v", got.Imports)
+		}
+		if want := []deploy.ImportRef{{Import: "infra", Export: "vms"}}; !reflect.DeepEqual(got.TargetsFrom, want) {
+			t.Errorf("targets_from = %+v", got.TargetsFrom)
+		}
+		wantParams := map[string]deploy.ImportRef{"db_host": {Import: "infra", Export: "db_host"}, "zone": {Import: "dns", Export: "zone"}}
+		if !reflect.DeepEqual(got.ParamsFrom, wantParams) {
+			t.Errorf("params_from = %+v", got.ParamsFrom)
+		}
+		if got.Targets != nil {
+			t.Errorf("targets = %+v, want none before the engine resolves the imports", got.Targets)
+		}
+	})
+	tests := []struct {
+		name string
+		doc  string
+		want []string
+	}{
+		{
+			name: "a deployment import",
+			doc:  "plugin: local\nimports: {infra: {deployment: infra-42}}\ntargets_from: [{import: infra, export: vms}]\n",
+			want: []string{"imports.infra.deployment: an environment configuration can only import releases in service (current)"},
+		},
+		{
+			name: "deployment and current",
+			doc:  "plugin: local\nimports: {infra: {deployment: infra-42, current: {application: infra}}}\ntargets_from: [{import: infra, export: vms}]\n",
+			want: []string{"imports.infra.deployment: an environment configuration can only import releases in service (current)"},
+		},
+		{
+			name: "neither",
+			doc:  "plugin: local\nimports: {infra: {}}\ntargets_from: [{import: infra, export: vms}]\n",
+			want: []string{"imports.infra: needs current (the release in service of an application)"},
+		},
+		{
+			name: "an unused import",
+			doc:  "plugin: local\ntargets: [{path: /a}]\nimports: {infra: {current: {application: infra}}}\n",
+			want: []string{"imports.infra: is not used by targets_from or params_from"},
+		},
+		{
+			name: "bad names in the import",
+			doc:  "plugin: local\nimports: {Infra: {current: {environment: Prod, artifact: -x, tenant: a_b}}}\ntargets_from: [{import: Infra, export: vms}]\n",
+			want: []string{
+				"imports.Infra: name must be 1 to 63 characters of a-z, 0-9 and _, starting with a letter",
+				"imports.Infra.current.application: is required",
+				"imports.Infra.current.environment: must be 1 to 63 characters of a-z, 0-9 and -, starting with a letter or digit",
+				"imports.Infra.current.artifact: must be 1 to 63 characters of a-z, 0-9 and -, starting with a letter or digit",
+				"imports.Infra.current.tenant: must be 1 to 63 characters of a-z, 0-9 and -, starting with a letter or digit",
+			},
+		},
+		{
+			name: "targets and targets_from",
+			doc:  "plugin: local\ntargets: [{path: /a}]\nimports: {infra: {current: {application: infra}}}\ntargets_from: [{import: infra, export: vms}]\n",
+			want: []string{"targets_from: conflicts with targets: the targets come either from the file or from imports, not both"},
+		},
+		{
+			name: "references to undeclared imports and bad exports",
+			doc: `plugin: local
+imports: {infra: {current: {application: infra}}}
+targets_from:
+  - {import: infra, export: vms}
+  - {import: infra, export: vms}
+  - {import: other, export: Vms}
+  - {}
+params_from:
+  db_host: {import: infra, export: db_host}
+  x: {import: nope, export: y}
+`,
+			want: []string{
+				"targets_from[1]: infra.vms is already listed (targets_from[0])",
+				"targets_from[2].import: other is not declared in imports",
+				"targets_from[2].export: name must be 1 to 63 characters of a-z, 0-9 and _, starting with a letter",
+				"targets_from[3].import: is required",
+				"targets_from[3].export: is required",
+				"params_from.x.import: nope is not declared in imports",
+			},
+		},
+		{
+			name: "a parameter in params and params_from",
+			doc:  "plugin: local\nparams: {db_host: a}\nimports: {infra: {current: {application: infra}}}\nparams_from: {db_host: {import: infra, export: db_host}, Bad: {import: infra, export: x}}\n",
+			want: []string{
+				"params_from.Bad: name must be 1 to 63 characters of a-z, 0-9 and _, starting with a letter",
+				"params_from.db_host: is also in params: a parameter comes either from the file or from an import",
+			},
+		},
+		{
+			name: "camelCase keys of the descriptor",
+			doc:  "plugin: local\ntargetsFrom: []\n",
+			want: []string{"targetsFrom: unknown field (did you mean targets_from?)"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := c.ParseEnvConfig([]byte(tt.doc))
+			var e *deploy.Error
+			if !errors.As(err, &e) || e.Code != deploy.EUNPROCESSABLE {
+				t.Fatalf("err = %v", err)
+			}
+			got := make([]string, len(e.Fields))
+			for i, f := range e.Fields {
+				got[i] = f.String()
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("problems:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
+			}
+		})
+	}
+}

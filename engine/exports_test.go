@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -136,4 +137,76 @@ deploy:
 	if _, err := e.eng.Submit(e.ctx, []byte(missing), deploy.SubmitOptions{}); deploy.ErrorCode(err) != deploy.EUNPROCESSABLE {
 		t.Fatalf("import from an environment with nothing in service: %v, want UNPROCESSABLE", err)
 	}
+}
+
+// TestEnvironmentConfigurationImports: the environment configuration takes
+// its targets from the release in service of another application; a plain
+// deploy runs on them, and a descriptor giving its own targets conflicts.
+func TestEnvironmentConfigurationImports(t *testing.T) {
+	e := newEnv(t)
+	writeArtifact(t, filepath.Join(e.dir, "artifacts/web-1.tar.gz"))
+	writeFile(t, filepath.Join(e.dir, "envconfig/demo/app/fromenv.yml"), `plugin: test
+imports: {web: {current: {application: web, environment: staging}}}
+targets_from: [{import: web, export: dirs}]
+`)
+	var got []deploy.Target
+	e.plugin.deploy = func(_ context.Context, req deploy.PluginRequest) error {
+		if req.DeploymentID == "plain" {
+			got = req.Targets
+		}
+		return nil
+	}
+	plain := `apiVersion: manent/v1
+id: plain
+application: app
+environment: fromenv
+artifact: {type: application, name: app, version: "1.0.0", source: "file:app-1.tar.gz"}
+`
+	// Nothing in service yet: refused at submission, on the file's key.
+	_, err := e.eng.Submit(e.ctx, []byte(plain), deploy.SubmitOptions{})
+	if path := fieldPath(err); deploy.ErrorCode(err) != deploy.EUNPROCESSABLE || path != "envconfig.imports.web" {
+		t.Fatalf("deploy before the producer: %v (path %q), want UNPROCESSABLE on envconfig.imports.web", err, path)
+	}
+
+	if _, err := e.eng.Submit(e.ctx, []byte(producer("web-live", `[0-9.]+`)), deploy.SubmitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.waitState("web-live", deploy.StateSuccess)
+	sub, err := e.eng.Submit(e.ctx, []byte(plain), deploy.SubmitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(e.dir, "targets/web")
+	if ts := sub.Deployment.Effective.Targets; len(ts) != 1 || ts[0].Path != want {
+		t.Fatalf("effective targets at submission = %+v, want the producer's", ts)
+	}
+	d := e.waitState("plain", deploy.StateSuccess)
+	if len(got) != 1 || got[0].Path != want {
+		t.Fatalf("plain deploy ran on %+v, want the producer's target", got)
+	}
+	out := step(d, "config").Output
+	if src := out["envconfig.import.web"]; src != "web-live@1.0.0" {
+		t.Fatalf("config output envconfig.import.web = %q (output %v)", src, out)
+	}
+	if _, ok := out["import.web"]; ok {
+		t.Fatalf("config output %v: the file's import is recorded as the descriptor's", out)
+	}
+
+	// With targets_from, the descriptor's own targets are a conflict.
+	own := strings.Replace(plain, "id: plain", "id: own", 1) + "deploy: {targets: [{path: /mine}]}\n"
+	_, err = e.eng.Submit(e.ctx, []byte(own), deploy.SubmitOptions{})
+	var de *deploy.Error
+	if !errors.As(err, &de) || de.Code != deploy.EUNPROCESSABLE || len(de.Fields) != 1 ||
+		de.Fields[0].Path != "deploy.targets" || !strings.HasPrefix(de.Fields[0].Message, "conflict") {
+		t.Fatalf("descriptor with its own targets: %v, want a conflict on deploy.targets", err)
+	}
+}
+
+// fieldPath is the path of the only problem of a *deploy.Error, "" otherwise.
+func fieldPath(err error) string {
+	var de *deploy.Error
+	if !errors.As(err, &de) || len(de.Fields) != 1 {
+		return ""
+	}
+	return de.Fields[0].Path
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -102,7 +103,7 @@ func (e *Engine) effectiveAtSubmit(ctx context.Context, who deploy.Identity, d *
 	if err != nil {
 		return deploy.Effective{}, err
 	}
-	eff, err := e.effective(applied)
+	eff, _, err := e.effective(ctx, who, applied)
 	if err == nil || ready || len(d.Deploy.TargetsFrom) == 0 {
 		return eff, err
 	}
@@ -122,7 +123,7 @@ func (e *Engine) effectiveAtSubmit(ctx context.Context, who deploy.Identity, d *
 	// Only the imported targets are missing: merge again with a stand-in in
 	// the environment configuration to learn the rest of the effective
 	// deploy; its targets are the config step's.
-	env, err := e.cfg.LoadEnvConfig(d.Tenant, d.Application, d.Environment)
+	env, _, err := e.envConfig(ctx, who, d)
 	if err != nil {
 		return deploy.Effective{}, err
 	}
@@ -130,6 +131,75 @@ func (e *Engine) effectiveAtSubmit(ctx context.Context, who deploy.Identity, d *
 	eff, err = config.Merge(d, env, e.cfg.Pipeline.DescriptorPolicy, e.cfg.Server.DefaultTenant)
 	eff.Targets = nil
 	return eff, err
+}
+
+// envConfig reads the environment configuration of d and resolves its
+// imports (releases in service only) for who, before the merge: the targets
+// and parameters they give become the file's own, so the merge rules apply
+// (with targets_from, targets in the descriptor are a conflict). sources
+// is for the config step's output, prefixed envconfig. to tell them from
+// the descriptor's imports.
+func (e *Engine) envConfig(ctx context.Context, who deploy.Identity, d *deploy.Descriptor) (*config.EnvConfig, map[string]string, error) {
+	env, err := e.cfg.LoadEnvConfig(d.Tenant, d.Application, d.Environment)
+	if err != nil || len(env.Imports) == 0 {
+		return env, nil, err
+	}
+	tenant := d.Tenant
+	if tenant == "" {
+		tenant = e.cfg.Server.DefaultTenant
+	}
+	// The imports are the file's, read for this deploy: its application,
+	// environment and tenant give the defaults of current and tell an
+	// import of its own release in service.
+	importer := &deploy.Descriptor{
+		Tenant: tenant, Application: d.Application, Environment: d.Environment, Artifact: d.Artifact,
+		Imports: env.Imports,
+		Deploy:  deploy.DeploySection{TargetsFrom: env.TargetsFrom, ParamsFrom: env.ParamsFrom},
+	}
+	res, err := chains.Resolve(ctx, importer, source{e: e, who: who})
+	if err != nil {
+		return nil, nil, envImportsError(err)
+	}
+	env.Targets = append(slices.Clone(env.Targets), res.Targets...)
+	if len(res.Params) > 0 {
+		params := maps.Clone(env.Params)
+		if params == nil {
+			params = make(map[string]string, len(res.Params))
+		}
+		maps.Copy(params, res.Params)
+		env.Params = params
+	}
+	sources := make(map[string]string, len(res.Sources))
+	for k, v := range res.Sources {
+		sources["envconfig."+k] = v
+	}
+	return env, sources, nil
+}
+
+// envImportsError speaks of the environment configuration's keys in the
+// refusals of chains.Resolve, which names the descriptor's.
+func envImportsError(err error) error {
+	var de *deploy.Error
+	if !errors.As(err, &de) || de.Code != deploy.EUNPROCESSABLE || de.Message != chains.MsgImportsUnresolved {
+		return err
+	}
+	out := *de
+	out.Message = "imports of the environment configuration cannot be resolved"
+	out.Fields = make([]deploy.FieldError, len(de.Fields))
+	for i, f := range de.Fields {
+		for _, r := range [][2]string{
+			{"imports", "envconfig.imports"},
+			{"deploy.targetsFrom", "envconfig.targets_from"},
+			{"deploy.paramsFrom", "envconfig.params_from"},
+		} {
+			if rest, ok := strings.CutPrefix(f.Path, r[0]); ok && (rest == "" || rest[0] == '.' || rest[0] == '[') {
+				f.Path = r[1] + rest
+				break
+			}
+		}
+		out.Fields[i] = f
+	}
+	return &out
 }
 
 // exportsOf checks the declared exports against the outputs of the steps.

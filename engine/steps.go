@@ -61,7 +61,7 @@ func (r *run) config(ctx context.Context) (stepResult, error) {
 		}
 		return stepResult{}, err
 	}
-	eff, err := r.e.effective(applied)
+	eff, envSources, err := r.e.effective(ctx, who, applied)
 	if err != nil {
 		if deploy.ErrorCode(err) == deploy.EUNPROCESSABLE {
 			return stepResult{}, deploy.Permanent(err)
@@ -84,6 +84,9 @@ func (r *run) config(ctx context.Context) (stepResult, error) {
 		"targets":  strconv.Itoa(len(eff.Targets)),
 	}
 	sourcesOutput(imported, out)
+	for k, v := range envSources {
+		out[k] = v
+	}
 	return stepResult{Effective: &eff, Output: out}, nil
 }
 
