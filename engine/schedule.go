@@ -13,10 +13,11 @@ import (
 	"manent.dev/manent/deploy"
 )
 
-// Recurring schedules (schedule.cron): the manent.schedule workflow, one
-// per schedule and generation, on the wait queue, sleeps until the next tick
-// (a durable timer: a restart neither loses nor doubles it), then starts the
-// deploy <name>@<UTC time> with the plan captured at submission.
+// Recurring schedules (schedule.cron): a manent.schedule workflow, one per
+// tick of a schedule generation, on the wait queue, sleeps until its tick
+// (a durable timer: a restart neither loses nor doubles it), starts the
+// deploy <name>@<UTC time> with the plan captured at submission, and
+// enqueues the workflow of the next tick.
 //
 // A tick missed while no worker ran (downtime) is run once when a worker
 // comes back, not once per missed tick: the latest missed tick runs, and
@@ -89,7 +90,9 @@ func (e *Engine) submitSchedule(ctx context.Context, who deploy.Identity, d *dep
 	sc := deploy.RecurringSchedule{Name: name, Tenant: d.Tenant, Application: d.Application, Environment: d.Environment,
 		Cron: d.Schedule.Cron, TimeZone: tz, Requester: who.Subject, Template: raw}
 	var previous int
+	var previousTick *time.Time
 	if old, err := e.store.GetSchedule(ctx, name); err == nil {
+		previousTick = old.LastTick
 		if ok, _ := e.authz.Allowed(who, deploy.Resource{Tenant: old.Tenant, Application: old.Application, Environment: old.Environment}, deploy.PermSubmit); !ok {
 			return nil, deploy.Errorf(deploy.ECONFLICT, "schedule %q belongs to another application", name)
 		}
@@ -115,7 +118,7 @@ func (e *Engine) submitSchedule(ctx context.Context, who deploy.Identity, d *dep
 	}
 	if previous > 0 {
 		// The older generation stops at once rather than at its next tick.
-		_ = dbos.Send(e.dbos, scheduleWorkflowID(name, previous), "stop", scheduleTopic)
+		e.stopSchedule(name, previous, previousTick)
 	}
 	dep := deploy.Deployment{ID: name, Tenant: d.Tenant, Application: d.Application, Environment: d.Environment,
 		State: deploy.StateScheduled, Requester: who.Subject, CreatedAt: saved.CreatedAt, UpdatedAt: saved.UpdatedAt,
@@ -128,39 +131,64 @@ type tickPlan struct {
 	Tick time.Time `json:"tick"`
 }
 
+// scheduleWorkflowFn waits for one tick, starts its deploy, and hands over
+// to the workflow of the next tick: each workflow stays short (DBOS replays
+// a workflow's whole history when it recovers it), and its sequence of
+// steps depends only on recorded results, never on the clock.
 func (e *Engine) scheduleWorkflowFn(ctx dbos.Context, in ScheduleInput) (string, error) {
+	p, err := dbos.RunAsStep(ctx, func(c context.Context) (tickPlan, error) {
+		return e.nextTick(c, in)
+	}, dbos.WithStepName("manent.schedule.next"), dbos.WithStepMaxRetries(10))
+	if err != nil {
+		return "", err
+	}
+	if p.Stop {
+		return "stopped", nil
+	}
 	for {
-		p, err := dbos.RunAsStep(ctx, func(c context.Context) (tickPlan, error) {
-			return e.nextTick(c, in)
-		}, dbos.WithStepName("manent.schedule.next"), dbos.WithStepMaxRetries(10))
+		// Always one Recv, then a recorded decision: a resumed workflow
+		// replays the same steps whatever the time is now.
+		msg, err := dbos.Recv[string](ctx, scheduleTopic, max(time.Until(p.Tick), 0)+20*time.Millisecond)
+		if err != nil && !errors.Is(err, dbos.ErrTimeout) {
+			return "", fmt.Errorf("wait for the next tick: %w", err)
+		}
+		if msg == "stop" {
+			return "stopped", nil
+		}
+		reached, err := dbos.RunAsStep(ctx, func(context.Context) (bool, error) {
+			return !time.Now().Before(p.Tick), nil
+		}, dbos.WithStepName("manent.schedule.reached"))
 		if err != nil {
 			return "", err
 		}
-		if p.Stop {
-			return "stopped", nil
+		if reached {
+			break
 		}
-		for {
-			wait := time.Until(p.Tick)
-			if wait <= 0 {
-				break
-			}
-			msg, err := dbos.Recv[string](ctx, scheduleTopic, wait+20*time.Millisecond)
-			if err != nil && !errors.Is(err, dbos.ErrTimeout) {
-				return "", fmt.Errorf("wait for the next tick: %w", err)
-			}
-			if msg == "stop" {
-				return "stopped", nil
-			}
-		}
-		stop, err := dbos.RunAsStep(ctx, func(c context.Context) (bool, error) {
-			return e.tick(c, in, p.Tick)
-		}, dbos.WithStepName("manent.schedule.tick"), dbos.WithStepMaxRetries(10))
-		if err != nil {
-			return "", err
-		}
-		if stop {
-			return "stopped", nil
-		}
+	}
+	stop, err := dbos.RunAsStep(ctx, func(c context.Context) (bool, error) {
+		return e.tick(c, in, p.Tick)
+	}, dbos.WithStepName("manent.schedule.tick"), dbos.WithStepMaxRetries(10))
+	if err != nil {
+		return "", err
+	}
+	if stop {
+		return "stopped", nil
+	}
+	return "ticked", nil
+}
+
+// scheduleTickWorkflowID is the workflow that follows the tick since: one
+// ID per tick, so a step that runs again enqueues nothing twice.
+func scheduleTickWorkflowID(name string, generation int, since time.Time) string {
+	return fmt.Sprintf("%s:schedule:%d:%s", name, generation, since.UTC().Format("20060102-150405"))
+}
+
+// stopSchedule tells the workflows a schedule generation may be waiting in
+// to stop now rather than at their tick.
+func (e *Engine) stopSchedule(name string, generation int, lastTick *time.Time) {
+	_ = dbos.Send(e.dbos, scheduleWorkflowID(name, generation), "stop", scheduleTopic)
+	if lastTick != nil {
+		_ = dbos.Send(e.dbos, scheduleTickWorkflowID(name, generation, *lastTick), "stop", scheduleTopic)
 	}
 }
 
@@ -236,7 +264,17 @@ func (e *Engine) tick(ctx context.Context, in ScheduleInput, tick time.Time) (bo
 	}
 	next := sched.Next(tick.In(loc)).UTC()
 	ok, err := e.store.RecordTick(ctx, in.Name, in.Generation, tick, di.ID, &next)
-	return !ok, err
+	if err != nil || !ok {
+		return !ok, err
+	}
+	successor := in
+	successor.Since = tick
+	if _, err := dbos.Enqueue[string](e.dbos, waitQueue, scheduleWorkflow, successor,
+		dbos.WithEnqueueWorkflowID(scheduleTickWorkflowID(in.Name, in.Generation, tick)),
+		dbos.WithEnqueueApplicationVersion(e.cfg.Engine.ApplicationVersion)); err != nil {
+		return false, fmt.Errorf("hand over to the next tick: %w", err)
+	}
+	return false, nil
 }
 
 // Schedules implements deploy.Service.
@@ -282,6 +320,6 @@ func (e *Engine) DeleteSchedule(ctx context.Context, name string) error {
 		return err
 	}
 	e.audit(ctx, who.Subject, "schedule.delete", name, nil)
-	_ = dbos.Send(e.dbos, scheduleWorkflowID(name, sc.Generation), "stop", scheduleTopic)
+	e.stopSchedule(name, sc.Generation, sc.LastTick)
 	return nil
 }

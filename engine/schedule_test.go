@@ -63,3 +63,41 @@ func TestRecurringSchedule(t *testing.T) {
 		t.Fatalf("second delete: %v, want NOT_FOUND", err)
 	}
 }
+
+// TestScheduleSurvivesRestart: a schedule goes on ticking after its worker
+// restarted with the same executor ID.
+func TestScheduleSurvivesRestart(t *testing.T) {
+	t.Parallel() // waits for wall-clock minutes
+	first := newEnvWith(t, envOptions{executorID: "cron"})
+	doc := strings.Replace(descriptorFor("every-minute", "app", "qa"), "artifact:", "schedule: {cron: \"* * * * *\"}\nartifact:", 1)
+	if _, err := first.eng.Submit(first.ctx, []byte(doc), deploy.SubmitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitTick := func(e *env, not string) string {
+		ctx, cancel := context.WithTimeout(e.ctx, 150*time.Second)
+		defer cancel()
+		events := e.events.Subscribe(ctx, "")
+		for {
+			page, err := e.store.List(ctx, deploy.ListFilter{})
+			if err == nil {
+				for _, d := range page.Items {
+					if strings.HasPrefix(d.ID, "every-minute@") && d.ID != not {
+						return d.ID
+					}
+				}
+			}
+			select {
+			case <-events:
+			case <-ctx.Done():
+				t.Fatalf("no tick after %q", not)
+			}
+		}
+	}
+	one := waitTick(first, "")
+	first.waitState(one, deploy.StateSuccess)
+	_ = first.eng.Shutdown(5 * time.Second)
+
+	second := newEnvWith(t, envOptions{url: first.url, dir: first.dir, executorID: "cron", plugin: first.plugin})
+	two := waitTick(second, one)
+	second.waitState(two, deploy.StateSuccess)
+}
