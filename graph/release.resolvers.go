@@ -80,6 +80,11 @@ func (r *releaseDeployResolver) Deployment(ctx context.Context, obj *model.Relea
 	if err != nil {
 		return nil, err
 	}
+	// A deploy of that ID that no release created is not this member (the
+	// release refused the ID as in use); a deploy ID belongs to one release.
+	if d.Release == "" {
+		return nil, nil
+	}
 	return toModelDeployment(d), nil
 }
 

@@ -67,6 +67,15 @@ func (s *Store) CreateRelease(ctx context.Context, r deploy.Release, enqueue fun
 			return nil, false, fmt.Errorf("create release deploy: %w", err)
 		}
 	}
+	ids := make([]string, len(r.Deploys))
+	for i, m := range r.Deploys {
+		ids[i] = m.DeploymentID
+	}
+	// Audited in the transaction that stores it, like a deploy's submission.
+	if err := insertAudit(ctx, tx, deploy.AuditEntry{Actor: r.Requester, Action: "release.submit", Target: r.ID,
+		Details: map[string]any{"on_failure": r.OnFailure, "deploys": ids}}); err != nil {
+		return nil, false, fmt.Errorf("audit release submission: %w", err)
+	}
 	if err := notify(ctx, tx, deploy.EventRelease, r.ID); err != nil {
 		return nil, false, err
 	}
