@@ -437,8 +437,27 @@ func ResolveReleaseMembers(r *deploy.ReleaseDescriptor, ds []*deploy.Descriptor)
 		return nil, errors.New("resolve release members: one descriptor per deploy is needed")
 	}
 	ids := make(map[string]string, len(ds))
+	members := make(map[string]string, len(ds))
 	for i, m := range r.Deploys {
 		ids[m.Name] = ReleaseDeployID(r.ID, m.Name, ds[i])
+		members[ids[m.Name]] = m.Name
+	}
+	// A deploy's own after may name deploys outside the release only: inside
+	// it, the order is the release's after, by name, where self-dependencies
+	// and cycles are checked (an ID would slip past both).
+	var fields []deploy.FieldError
+	for i := range r.Deploys {
+		for j, id := range ds[i].After {
+			if name, ok := members[id]; ok {
+				fields = append(fields, deploy.FieldError{
+					Path:    fmt.Sprintf("deploys[%d].descriptor.after[%d]", i, j),
+					Message: fmt.Sprintf("%q is a deploy of this release: write after: [%s] in the release instead", id, name),
+				})
+			}
+		}
+	}
+	if len(fields) > 0 {
+		return nil, &deploy.Error{Code: deploy.EINVALID, Message: "invalid release", Fields: fields}
 	}
 	out := make([]*deploy.Descriptor, len(ds))
 	for i, m := range r.Deploys {

@@ -407,3 +407,29 @@ func TestValidateReleaseMembers(t *testing.T) {
 		}
 	})
 }
+
+func TestResolveReleaseMembersRefusesIDsOfTheRelease(t *testing.T) {
+	doc := `apiVersion: manent/v1
+kind: Release
+id: shop
+deploys:
+  - name: api
+    descriptor: {apiVersion: manent/v1, application: api, environment: prod, after: [shop.web], artifact: {type: application, name: api, version: "1", source: "file:a.tgz"}}
+  - name: web
+    descriptor: {apiVersion: manent/v1, application: web, environment: prod, artifact: {type: application, name: web, version: "1", source: "file:a.tgz"}}
+    after: [api]
+`
+	r, err := descriptor.ParseRelease([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := descriptor.ValidateReleaseMembers(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = descriptor.ResolveReleaseMembers(r, ds)
+	var de *deploy.Error
+	if !errors.As(err, &de) || len(de.Fields) != 1 || de.Fields[0].Path != "deploys[0].descriptor.after[0]" {
+		t.Fatalf("got %v, want the member ID in after refused", err)
+	}
+}
