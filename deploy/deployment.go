@@ -216,7 +216,7 @@ type Deployment struct {
 	// Exports are the checked exports of a succeeded deploy.
 	Exports []Export
 	// Dependents are the deploys that wait (or waited) on this one, with
-	// their states: what its after has made depend on it.
+	// their states: read by the service for its callers, not by Store.Get.
 	Dependents []Dependency
 }
 

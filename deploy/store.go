@@ -132,6 +132,9 @@ type Store interface {
 	// DependencyStates returns the states of the deploys, in one query; an
 	// unknown ID is absent from the map.
 	DependencyStates(ctx context.Context, ids []string) (map[string]State, error)
+	// DependentsOf lists every deploy whose after names id, with its state
+	// and resource (at most 500): what a viewer of id sees waiting on it.
+	DependentsOf(ctx context.Context, id string) ([]Dependency, error)
 	// Dependents lists the deploys still waiting on id (after).
 	Dependents(ctx context.Context, id string) ([]string, error)
 	// Transition moves a waiting deploy from one of the states to another

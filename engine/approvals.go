@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -129,14 +128,11 @@ func (e *Engine) approvalWorkflowFn(ctx dbos.Context, in ApprovalInput) (DeployR
 		// timeout is computed from the stored expiry, so a resumed wait ends
 		// at the same instant.
 		wait := time.Until(in.ExpiresAt)
-		if wait < 0 {
-			wait = 0
-		}
 		if ticket != nil && wait > e.changePollInterval() {
 			// The ITSM does not call back: ask it again after a while.
 			wait = e.changePollInterval()
 		}
-		if _, err := dbos.Recv[string](ctx, governanceTopic, wait+50*time.Millisecond); err != nil && !errors.Is(err, dbos.ErrTimeout) {
+		if _, err := sleepOrWake(ctx, governanceTopic, wait); err != nil {
 			return DeployResult{}, fmt.Errorf("wait for approvals: %w", err)
 		}
 	}

@@ -292,7 +292,7 @@ func (e *Engine) releaseWorkflowFn(ctx dbos.Context, in ReleaseInput) (ReleaseRe
 		if st.allEnded(in) {
 			break
 		}
-		if _, err := dbos.Recv[string](ctx, releaseTopic, poll); err != nil && !errors.Is(err, dbos.ErrTimeout) {
+		if _, err := sleepOrWake(ctx, releaseTopic, poll); err != nil {
 			return ReleaseResult{}, fmt.Errorf("wait for the release's deploys: %w", err)
 		}
 		poll = min(2*poll, deploy.MaxChainsPollBackoff)

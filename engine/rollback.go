@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -278,7 +277,7 @@ func (e *Engine) waitRollback(ctx dbos.Context, id string) (deploy.State, error)
 		if st.Terminal() {
 			return st, nil
 		}
-		if _, err := dbos.Recv[string](ctx, releaseTopic, poll); err != nil && !errors.Is(err, dbos.ErrTimeout) {
+		if _, err := sleepOrWake(ctx, releaseTopic, poll); err != nil {
 			return "", fmt.Errorf("wait for rollback %s: %w", id, err)
 		}
 		poll = min(2*poll, deploy.MaxChainsPollBackoff)

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -148,8 +147,8 @@ func (e *Engine) scheduleWorkflowFn(ctx dbos.Context, in ScheduleInput) (string,
 	for {
 		// Always one Recv, then a recorded decision: a resumed workflow
 		// replays the same steps whatever the time is now.
-		msg, err := dbos.Recv[string](ctx, scheduleTopic, max(time.Until(p.Tick), 0)+20*time.Millisecond)
-		if err != nil && !errors.Is(err, dbos.ErrTimeout) {
+		msg, err := sleepOrWake(ctx, scheduleTopic, time.Until(p.Tick))
+		if err != nil {
 			return "", fmt.Errorf("wait for the next tick: %w", err)
 		}
 		if msg == "stop" {

@@ -275,23 +275,19 @@ func (e *Engine) Get(ctx context.Context, deployID string) (*deploy.Deployment, 
 	if ok, err := e.authz.Allowed(id, resourceOf(d), deploy.PermRead); err != nil || !ok {
 		return nil, deploy.Errorf(deploy.ENOTFOUND, "deploy %q not found", deployID)
 	}
-	// Another team may wait on this deploy: its deploys are shown only to
-	// those who may read them.
-	readable := d.Dependents[:0:0]
-	for _, dep := range d.Dependents {
-		if ok, err := e.authz.Allowed(id, dep.Resource, deploy.PermRead); err == nil && ok {
-			readable = append(readable, dep)
+	// Another team may wait on this deploy, or this one on another team's:
+	// only what the caller may read is shown.
+	deps, err := e.store.DependentsOf(ctx, deployID)
+	if err != nil {
+		return nil, err
+	}
+	for _, dep := range deps {
+		if e.readable(id, dep.Resource) {
+			d.Dependents = append(d.Dependents, dep)
 		}
 	}
-	d.Dependents = readable
-	// The states of dependencies the caller may not read are not shown: the
-	// outcome of a wait must not reveal another team's deploys.
 	for i, dep := range d.Dependencies {
-		other, err := e.store.Get(ctx, dep.ID)
-		if err != nil {
-			continue
-		}
-		if ok, err := e.authz.Allowed(id, resourceOf(other), deploy.PermRead); err != nil || !ok {
+		if !e.readable(id, dep.Resource) {
 			d.Dependencies[i].State = ""
 		}
 	}
@@ -359,6 +355,11 @@ func (e *Engine) HasRole(ctx context.Context, tenant, role string) bool {
 		return false
 	}
 	ok, err := e.authz.HasRole(id, tenant, role)
+	return err == nil && ok
+}
+
+func (e *Engine) readable(id deploy.Identity, res deploy.Resource) bool {
+	ok, err := e.authz.Allowed(id, res, deploy.PermRead)
 	return err == nil && ok
 }
 

@@ -13,6 +13,19 @@ import (
 	"manent.dev/manent/deploy"
 )
 
+// sleepOrWake waits for a message on topic, or for d to pass: a durable
+// timer (DBOS records when it ends, so a resumed workflow wakes at the same
+// instant) that a Send interrupts. A timeout is not an error. Every wait of
+// the engine goes through it, so the sequence of a workflow's steps never
+// depends on the clock.
+func sleepOrWake(ctx dbos.Context, topic string, d time.Duration) (string, error) {
+	msg, err := dbos.Recv[string](ctx, topic, max(d, 0)+20*time.Millisecond)
+	if err != nil && !errors.Is(err, dbos.ErrTimeout) {
+		return "", err
+	}
+	return msg, nil
+}
+
 // waitingStates are the states of a deploy its wait workflow owns.
 var waitingStates = []deploy.State{deploy.StateWaitingDependency, deploy.StateDelayed, deploy.StateAwaitingApproval}
 
@@ -46,10 +59,7 @@ func (e *Engine) waitDependencies(ctx dbos.Context, in ApprovalInput) (DeployRes
 			return res, true, err
 		}
 		wait := min(poll, time.Until(in.AfterExpiresAt))
-		if wait < 0 {
-			wait = 0
-		}
-		if _, err := dbos.Recv[string](ctx, governanceTopic, wait+20*time.Millisecond); err != nil && !errors.Is(err, dbos.ErrTimeout) {
+		if _, err := sleepOrWake(ctx, governanceTopic, wait); err != nil {
 			return DeployResult{}, true, fmt.Errorf("wait for dependencies: %w", err)
 		}
 		poll = min(2*poll, deploy.MaxChainsPollBackoff)
@@ -126,8 +136,8 @@ func (e *Engine) waitUntil(ctx dbos.Context, in ApprovalInput) (DeployResult, bo
 		case "satisfied":
 			return DeployResult{}, false, nil
 		}
-		wait := max(time.Until(*in.At), 0)
-		if _, err := dbos.Recv[string](ctx, governanceTopic, wait+20*time.Millisecond); err != nil && !errors.Is(err, dbos.ErrTimeout) {
+		wait := time.Until(*in.At)
+		if _, err := sleepOrWake(ctx, governanceTopic, wait); err != nil {
 			return DeployResult{}, true, fmt.Errorf("wait for schedule.at: %w", err)
 		}
 	}

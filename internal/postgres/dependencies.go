@@ -11,18 +11,39 @@ import (
 	"manent.dev/manent/deploy"
 )
 
-// dependencyStates returns the states of ids in their order; an ID with no
-// deploy (deleted by retention) has an empty state.
+// dependencyStates returns the dependencies ids in their order, with their
+// states and where they are (for the read check of a viewer), in one query;
+// an ID with no deploy (deleted by retention) has an empty state.
 func (s *Store) dependencyStates(ctx context.Context, ids []string) ([]deploy.Dependency, error) {
-	states, err := s.DependencyStates(ctx, ids)
-	if err != nil {
-		return nil, err
+	var rows []dependencyRow
+	err := s.db.NewRaw(`SELECT id, state, tenant, application, environment FROM manent.deployments WHERE id IN (?)`,
+		bun.List(ids)).Scan(ctx, &rows)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, wrap("read dependencies", err)
+	}
+	byID := make(map[string]deploy.Dependency, len(rows))
+	for _, r := range rows {
+		byID[r.ID] = r.dependency()
 	}
 	out := make([]deploy.Dependency, len(ids))
 	for i, id := range ids {
-		out[i] = deploy.Dependency{ID: id, State: states[id]}
+		out[i] = byID[id]
+		out[i].ID = id
 	}
 	return out, nil
+}
+
+type dependencyRow struct {
+	ID          string `bun:"id"`
+	State       string `bun:"state"`
+	Tenant      string `bun:"tenant"`
+	Application string `bun:"application"`
+	Environment string `bun:"environment"`
+}
+
+func (r dependencyRow) dependency() deploy.Dependency {
+	return deploy.Dependency{ID: r.ID, State: deploy.State(r.State),
+		Resource: deploy.Resource{Tenant: r.Tenant, Application: r.Application, Environment: r.Environment}}
 }
 
 // DependencyStates implements deploy.Store: one query for all the deploys.
@@ -81,15 +102,9 @@ func (s *Store) Transition(ctx context.Context, id string, from []deploy.State, 
 	return moved, wrap("change deployment state", err)
 }
 
-// dependentsOf returns every deploy whose after names id, with its state.
-func (s *Store) dependentsOf(ctx context.Context, id string) ([]deploy.Dependency, error) {
-	var rows []struct {
-		ID          string `bun:"id"`
-		State       string `bun:"state"`
-		Tenant      string `bun:"tenant"`
-		Application string `bun:"application"`
-		Environment string `bun:"environment"`
-	}
+// DependentsOf implements deploy.Store: every deploy whose after names id.
+func (s *Store) DependentsOf(ctx context.Context, id string) ([]deploy.Dependency, error) {
+	var rows []dependencyRow
 	err := s.db.NewRaw(`SELECT d.id, d.state, d.tenant, d.application, d.environment
 		FROM manent.dependencies AS x JOIN manent.deployments AS d ON d.id = x.deployment_id
 		WHERE x.depends_on = ? ORDER BY d.created_at, d.id LIMIT 500`, id).Scan(ctx, &rows)
@@ -98,8 +113,7 @@ func (s *Store) dependentsOf(ctx context.Context, id string) ([]deploy.Dependenc
 	}
 	var out []deploy.Dependency
 	for _, r := range rows {
-		out = append(out, deploy.Dependency{ID: r.ID, State: deploy.State(r.State),
-			Resource: deploy.Resource{Tenant: r.Tenant, Application: r.Application, Environment: r.Environment}})
+		out = append(out, r.dependency())
 	}
 	return out, nil
 }

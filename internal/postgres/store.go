@@ -417,9 +417,6 @@ func (s *Store) Get(ctx context.Context, id string) (*deploy.Deployment, error) 
 			return nil, err
 		}
 	}
-	if d.Dependents, err = s.dependentsOf(ctx, id); err != nil {
-		return nil, err
-	}
 	return &d, nil
 }
 
