@@ -20,6 +20,7 @@ import (
 	"manent.dev/manent/internal/authz"
 	"manent.dev/manent/internal/pgtest"
 	"manent.dev/manent/internal/postgres"
+	"manent.dev/manent/service"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -66,7 +67,7 @@ type setup struct {
 // manent is an engine on a fresh database of its own, with the no-op
 // plugin on every environment.
 type manent struct {
-	eng    *engine.Engine
+	eng    *service.Service
 	cfg    *config.Config
 	store  *postgres.Store
 	events *postgres.Events
@@ -109,13 +110,20 @@ func newManent(b *testing.B, s setup) *manent {
 		b.Fatal(err)
 	}
 	store := postgres.NewStore(db)
+	plugins := []deploy.Plugin{noopPlugin{}}
+	svc, err := service.New(service.Options{Config: cfg, Store: store, Authorizer: az, Plugins: plugins, Logger: quietLogger()})
+	if err != nil {
+		b.Fatal(err)
+	}
 	eng, err := engine.New(ctx, engine.Options{
-		Config: cfg, Store: store, Authorizer: az, DatabaseURL: url, Worker: s.worker,
-		Plugins: []deploy.Plugin{noopPlugin{}}, Logger: quietLogger(),
+		Config: cfg, Store: store, Recorder: postgres.NewRecorder(), DatabaseURL: url, Worker: s.worker,
+		Plugins: plugins, Logger: quietLogger(),
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
+	svc.Use(eng)
+	eng.Use(svc)
 	if err := eng.Launch(); err != nil {
 		b.Fatal(err)
 	}
@@ -125,7 +133,7 @@ func newManent(b *testing.B, s setup) *manent {
 	if err := events.Ready(rctx); err != nil {
 		b.Fatal(err)
 	}
-	return &manent{eng: eng, cfg: cfg, store: store, events: events, url: url,
+	return &manent{eng: svc, cfg: cfg, store: store, events: events, url: url,
 		ctx: deploy.WithIdentity(ctx, deploy.Identity{Subject: "token:bench"})}
 }
 
@@ -254,4 +262,14 @@ func median(ds []time.Duration) time.Duration {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// planSteps is how many steps the plan of a deploy to environment has.
+func (m *manent) planSteps(b *testing.B, environment string) int {
+	b.Helper()
+	sub, err := m.eng.Submit(m.ctx, descriptorFor("plan", environment), deploy.SubmitOptions{ValidateOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return len(sub.Deployment.Plan.Steps)
 }

@@ -63,7 +63,7 @@ func checkExport(name string, spec deploy.ExportSpec, outputs map[string]map[str
 	if problem != "" {
 		return deploy.Export{}, []string{problem}
 	}
-	step, key, ok := strings.Cut(spec.From, ".")
+	step, key, ok := SplitFrom(spec.From)
 	if !ok || step == "" || key == "" {
 		return deploy.Export{}, []string{"from must be <step>.<key>"}
 	}
@@ -134,4 +134,10 @@ func CompilePattern(pattern string) (*regexp.Regexp, error) {
 		return nil, fmt.Errorf("export pattern: %w", err)
 	}
 	return regexp.Compile(`^(?:` + pattern + `)$`)
+}
+
+// SplitFrom reads an export's from, <step>.<key>: the step whose output
+// gives the value, and the key of that output.
+func SplitFrom(from string) (step, key string, ok bool) {
+	return strings.Cut(from, ".")
 }

@@ -156,6 +156,10 @@ type DescriptorPolicy struct {
 	Params []string `yaml:"params"`
 	// StepParams lists, per step, the parameters a descriptor may set.
 	StepParams map[string][]string `yaml:"step_params"`
+	// Rollback allows a descriptor's rollback to replace the automatic
+	// rollback policy of its environment configuration. Off by default:
+	// whether a failed deploy is undone is the platform's decision.
+	Rollback bool `yaml:"rollback"`
 }
 
 // Queues tunes the deploy queue.

@@ -102,6 +102,7 @@ pipeline:
     targets: false
     params: [log_level]
     step_params: {deploy: ["*"]}
+    rollback: true
 queues:
   poll_interval: 10ms
   worker_concurrency: 4
@@ -139,7 +140,8 @@ secrets: {file_root: /run/secrets, env_prefix: SHOP_}
 	if got := c.Auth.Tokens[0]; got.Name != "ci" || !reflect.DeepEqual(got.Groups, []string{"ci", "deployers"}) {
 		t.Errorf("token = %+v", got)
 	}
-	if !c.Pipeline.DescriptorPolicy.AllowsStepParam("deploy", "anything") || c.Pipeline.DescriptorPolicy.AllowsParam("other") {
+	if !c.Pipeline.DescriptorPolicy.AllowsStepParam("deploy", "anything") || c.Pipeline.DescriptorPolicy.AllowsParam("other") ||
+		!c.Pipeline.DescriptorPolicy.Rollback {
 		t.Errorf("policy = %+v", c.Pipeline.DescriptorPolicy)
 	}
 }
@@ -262,8 +264,9 @@ pipeline:
 		},
 		{
 			name: "descriptor policy",
-			doc:  "pipeline: {descriptor_policy: {params: [LogLevel, '*'], step_params: {db-migrate: [x], deploy: ['a-b']}}}\n",
+			doc:  "pipeline: {descriptor_policy: {params: [LogLevel, '*'], step_params: {db-migrate: [x], deploy: ['a-b']}, rollback: yes}}\n",
 			want: []string{
+				"pipeline.descriptor_policy.rollback: must be true or false",
 				"pipeline.descriptor_policy.params[0]: must be * or a parameter name (a-z, 0-9 and _, starting with a letter)",
 				"pipeline.descriptor_policy.step_params.db-migrate: no such step in pipeline.steps",
 				"pipeline.descriptor_policy.step_params.deploy[0]: must be * or a parameter name (a-z, 0-9 and _, starting with a letter)",

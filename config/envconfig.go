@@ -34,6 +34,14 @@ type EnvConfig struct {
 	Imports     map[string]deploy.Import
 	TargetsFrom []deploy.ImportRef
 	ParamsFrom  map[string]deploy.ImportRef
+	// Rollback is the environment's automatic rollback policy, defaults
+	// applied: off without the key, deploy.DefaultRollbackOn (the steps of
+	// it the pipeline has) when enabled without on.
+	Rollback deploy.RollbackPolicy
+	// PipelineSteps are the names of pipeline.steps, in order, that the
+	// file was read against: what a descriptor's rollback.on may name in
+	// Merge, as the file's own was checked against them.
+	PipelineSteps []string
 	// Source is the file read and Revision the hex SHA-256 of its bytes:
 	// the config step records both so a deploy says what it ran with.
 	Source   string
@@ -51,6 +59,8 @@ type rawEnvConfig struct {
 	Imports     map[string]rawEnvImport    `yaml:"imports"`
 	TargetsFrom []rawEnvImportRef          `yaml:"targets_from"`
 	ParamsFrom  map[string]rawEnvImportRef `yaml:"params_from"`
+
+	Rollback *rawEnvRollback `yaml:"rollback"`
 }
 
 type rawSecret struct {
@@ -113,7 +123,8 @@ func (c *Config) LoadEnvConfig(tenant, app, env string) (*EnvConfig, error) {
 
 // ParseEnvConfig validates an environment configuration; Revision is set,
 // Source is left to the caller. Secret references are checked against the
-// secrets section (env: prefix, file: inside secrets.file_root).
+// secrets section (env: prefix, file: inside secrets.file_root), and
+// rollback.on against pipeline.steps.
 func (c *Config) ParseEnvConfig(data []byte) (*EnvConfig, error) {
 	sum := sha256.Sum256(data)
 	invalid := func(fields []deploy.FieldError) error {
@@ -143,18 +154,24 @@ func (c *Config) ParseEnvConfig(data []byte) (*EnvConfig, error) {
 	c.checkSecrets(&errs, raw.Secrets)
 	checkHealth(&errs, raw.Health)
 	checkEnvImports(&errs, &raw)
+	steps := c.pipelineSteps()
+	if raw.Rollback != nil {
+		checkRollbackOn(&errs, "rollback.on", raw.Rollback.On, steps)
+	}
 	if errs.Len() > 0 {
 		return nil, invalid(errs.List())
 	}
 	ec := &EnvConfig{
-		Plugin:      raw.Plugin,
-		Targets:     descriptor.Targets(raw.Targets),
-		Params:      raw.Params,
-		StepParams:  raw.StepParams,
-		Imports:     envImports(raw.Imports),
-		TargetsFrom: envTargetsFrom(raw.TargetsFrom),
-		ParamsFrom:  envParamsFrom(raw.ParamsFrom),
-		Revision:    hex.EncodeToString(sum[:]),
+		Plugin:        raw.Plugin,
+		Targets:       descriptor.Targets(raw.Targets),
+		Params:        raw.Params,
+		StepParams:    raw.StepParams,
+		Imports:       envImports(raw.Imports),
+		TargetsFrom:   envTargetsFrom(raw.TargetsFrom),
+		ParamsFrom:    envParamsFrom(raw.ParamsFrom),
+		Rollback:      raw.Rollback.policy(steps),
+		PipelineSteps: steps,
+		Revision:      hex.EncodeToString(sum[:]),
 	}
 	for _, s := range raw.Secrets {
 		ec.Secrets = append(ec.Secrets, deploy.SecretRef{Name: s.Name, Ref: s.Ref})

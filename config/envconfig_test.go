@@ -34,6 +34,8 @@ secrets:
 health:
   - {url: "http://127.0.0.1:8081/health", expect_status: 204, timeout: 5s}
   - {url: "https://hello.example.com/"}
+rollback:
+  enabled: true
 `
 	path := filepath.Join(dir, "envconfig", "shop", "hello", "prod.yml")
 	mustWrite(t, path, doc)
@@ -59,8 +61,10 @@ health:
 			{URL: "http://127.0.0.1:8081/health", ExpectStatus: 204, Timeout: 5 * time.Second},
 			{URL: "https://hello.example.com/"},
 		},
-		Source:   path,
-		Revision: hex.EncodeToString(sum[:]),
+		Rollback:      deploy.RollbackPolicy{Enabled: true, On: []string{"deploy", "post-test", "activation"}},
+		PipelineSteps: []string{"secrets", "artifacts", "qa", "deploy", "post-test", "activation"},
+		Source:        path,
+		Revision:      hex.EncodeToString(sum[:]),
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)

@@ -64,6 +64,10 @@ func TestExamples(t *testing.T) {
 	if eff.Partition() != "demo/hello/staging" || eff.Plugin != "local" || eff.ConfigRevision == "" {
 		t.Errorf("effective = %+v", eff)
 	}
+	// The demo configures no automatic rollback: it is off unless configured.
+	if eff.Rollback.Enabled {
+		t.Errorf("rollback = %+v", eff.Rollback)
+	}
 	// Kept as written: the engine resolves it against the manent.yml directory.
 	if len(eff.Targets) != 1 || eff.Targets[0].Path != "../.manent/targets/hello/staging" {
 		t.Errorf("targets = %+v", eff.Targets)

@@ -22,8 +22,12 @@ func (p DescriptorPolicy) AllowsStepParam(step, name string) bool {
 // Merge returns the deploy as it will run: the descriptor over its
 // environment configuration, under the descriptor policy. A descriptor never
 // overrides the environment configuration: giving what it already gives is a
-// conflict unless the values are equal. Every refusal is listed in one
-// EUNPROCESSABLE *deploy.Error.
+// conflict unless the values are equal. The rollback policy is the one
+// exception: a descriptor allowed to change it replaces the environment's,
+// and its rollback.on must name steps of env.PipelineSteps. Every refusal is
+// listed in one EUNPROCESSABLE *deploy.Error. Merge reads nothing but its
+// arguments: the config step merges again when the deploy runs and must
+// find what the submission found.
 func Merge(d *deploy.Descriptor, env *EnvConfig, policy DescriptorPolicy, defaultTenant string) (deploy.Effective, error) {
 	tenant := d.Tenant
 	if tenant == "" {
@@ -55,6 +59,7 @@ func Merge(d *deploy.Descriptor, env *EnvConfig, policy DescriptorPolicy, defaul
 			eff.StepParams[step] = merged
 		}
 	}
+	eff.Rollback = mergeRollback(&errs, d.Rollback, env, policy.Rollback)
 	if errs.Len() > 0 {
 		return deploy.Effective{}, &deploy.Error{
 			Code:    deploy.EUNPROCESSABLE,

@@ -65,6 +65,9 @@ type Descriptor struct {
 	// Imports and Exports pass data along a chain.
 	Imports map[string]Import     `json:"imports,omitempty"`
 	Exports map[string]ExportSpec `json:"exports,omitempty"`
+	// Rollback changes the environment's rollback policy, where the
+	// descriptor policy allows it.
+	Rollback *RollbackOverride `json:"rollback,omitempty"`
 }
 
 // FreezeOverride is the descriptor's request to deploy in a freeze.
@@ -110,6 +113,8 @@ type Effective struct {
 	Health      []HealthCheck                `json:"health,omitempty"`
 	Labels      map[string]string            `json:"labels,omitempty"`
 	DryRun      bool                         `json:"dry_run,omitempty"`
+	// Rollback is the automatic rollback policy decided for the deploy.
+	Rollback RollbackPolicy `json:"rollback"`
 	// ConfigSource and ConfigRevision record which environment configuration
 	// was used: its file and the SHA-256 of its content.
 	ConfigSource   string `json:"config_source,omitempty"`
@@ -201,6 +206,9 @@ type Deployment struct {
 	// CurrentStep is the step running now, empty otherwise.
 	CurrentStep string
 	Error       string
+	// Rollback is the outcome of the automatic rollback (RollbackCompleted,
+	// ...), "" until the deploy ends or compensates.
+	Rollback string
 	// CancelRequested is set when a cancel reached a running deploy: it
 	// stops at the start of its next step.
 	CancelRequested bool
@@ -220,18 +228,27 @@ type Deployment struct {
 	Dependents []Dependency
 }
 
-// Step is the record of one step of a deploy.
+// Step is the record of one operation of a deploy (see StepKey): a step of
+// the plan, or its checkpoint or compensation, in a pass and batch.
 type Step struct {
 	DeploymentID string
-	Name         string
-	Position     int
-	Type         string
-	State        StepState
-	Attempts     int
-	StartedAt    *time.Time
-	FinishedAt   *time.Time
-	Output       map[string]string
-	Error        string
+	// Name is the planned step's (deploy, activation, change:open).
+	Name     string
+	Pass     int
+	Batch    int
+	Target   string
+	Kind     StepKind
+	Position int
+	Type     string
+	State    StepState
+	Attempts int
+	// Runs counts the processes that started the operation: more than one
+	// means a worker stopped while it ran (see MAX_RECOVERY_ATTEMPTS_EXCEEDED).
+	Runs       int
+	StartedAt  *time.Time
+	FinishedAt *time.Time
+	Output     map[string]string
+	Error      string
 }
 
 // LogLine is one line of a deploy's log.
@@ -254,6 +271,10 @@ type InventoryEntry struct {
 	SHA256       string
 	DeployedAt   time.Time
 	DeployedBy   string
+	// LastFailure is the last deploy of the environment that failed, if
+	// any; an entry with a failure and no deploy in service has an empty
+	// DeploymentID.
+	LastFailure *LastFailure
 }
 
 // AuditEntry is one append-only audit record.

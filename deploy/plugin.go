@@ -5,6 +5,9 @@ import "context"
 // PluginRequest is what a plugin receives for one operation on its targets.
 type PluginRequest struct {
 	DeploymentID string
+	// Step is the step of the operation: deploy or activation, also for
+	// their checkpoints and compensations.
+	Step string
 	// IdempotencyKey is unique per deploy, step, pass, batch and kind of
 	// attempt (run, dry-run, rollback); TargetKey makes it unique per target
 	// too. A plugin that sees a target's key twice must leave that target as
@@ -30,7 +33,9 @@ type Result struct {
 	Outputs map[string]string
 }
 
-// Checkpoint is the state to go back to, recorded before a step that can be undone.
+// Checkpoint is the state to go back to, recorded before a step that can be
+// undone. Data is the plugin's own (shown in the step's output, so it holds
+// releases and paths, never a secret).
 type Checkpoint struct {
 	Data map[string]string `json:"data"`
 }
@@ -47,9 +52,14 @@ type Plugin interface {
 	Deploy(ctx context.Context, req PluginRequest) (Result, error)
 	// Activate puts the deployed release in service.
 	Activate(ctx context.Context, req PluginRequest) (Result, error)
-	// Checkpoint records what is in service now.
+	// Checkpoint records, before req.Step runs, what its compensation needs
+	// to undo it: for activation the release in service, for deploy also
+	// whether the release was already on the targets. It changes nothing.
 	Checkpoint(ctx context.Context, req PluginRequest) (Checkpoint, error)
-	// Rollback brings the targets back to the checkpoint.
+	// Rollback undoes req.Step on the targets, back to the checkpoint taken
+	// before it: activation puts the checkpoint's release back in service,
+	// deploy removes a release the step added. It must also undo a step that
+	// failed part-way, and leave a target it never reached as it is.
 	Rollback(ctx context.Context, req PluginRequest, cp Checkpoint) (Result, error)
 }
 

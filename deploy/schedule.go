@@ -57,3 +57,15 @@ type ScheduleService interface {
 	// DeleteSchedule stops a schedule: ENOTFOUND, EFORBIDDEN.
 	DeleteSchedule(ctx context.Context, name string) error
 }
+
+// ScheduleGeneration is one generation of a recurring schedule as its
+// workflow runs it: every tick starts a deploy of Template.
+type ScheduleGeneration struct {
+	Name       string `json:"name"`
+	Generation int    `json:"generation"`
+	Cron       string `json:"cron"`
+	TimeZone   string `json:"timezone"`
+	Template   Job    `json:"template"`
+	// Since is when the generation started: its first tick comes after it.
+	Since time.Time `json:"since"`
+}

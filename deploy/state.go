@@ -1,5 +1,7 @@
 package deploy
 
+import "slices"
+
 // State is the state of a deploy, as the spec names it.
 type State string
 
@@ -28,28 +30,18 @@ var States = []State{
 	StateRejected, StateExpired, StateDependencyFailed, StateMaxRecoveryAttemptsExceeded,
 }
 
-// Terminal reports whether nothing more will happen to a deploy in this state.
-func (s State) Terminal() bool {
-	switch s {
-	case StateSuccess, StateError, StateCancelled, StateRejected, StateExpired,
-		StateDependencyFailed, StateMaxRecoveryAttemptsExceeded:
-		return true
-	}
-	return false
-}
+// Terminal reports whether nothing more will happen to a deploy in this
+// state (one of Final).
+func (s State) Terminal() bool { return slices.Contains(Final, s) }
 
 // Active reports whether the deploy is running or waiting (what Activity shows).
 func (s State) Active() bool { return s != "" && !s.Terminal() }
 
 // Valid reports whether s is one of the known states.
-func (s State) Valid() bool {
-	for _, k := range States {
-		if s == k {
-			return true
-		}
-	}
-	return false
-}
+func (s State) Valid() bool { return slices.Contains(States, s) }
+
+// Waiting reports whether the deploy is held by its wait workflow.
+func (s State) Waiting() bool { return slices.Contains(Waiting, s) }
 
 // StepState is the state of one step of a deploy.
 type StepState string
@@ -67,3 +59,17 @@ const (
 func (s StepState) Terminal() bool {
 	return s == StepSuccess || s == StepError || s == StepSkipped || s == StepCancelled
 }
+
+// StepKind says what an operation of a step does: its run (or dry run),
+// the checkpoint taken before it, or its compensation.
+type StepKind string
+
+const (
+	KindRun        StepKind = "run"
+	KindDryRun     StepKind = "dry-run"
+	KindCheckpoint StepKind = "checkpoint"
+	KindRollback   StepKind = "rollback"
+)
+
+// StepKinds lists every kind.
+var StepKinds = []StepKind{KindRun, KindDryRun, KindCheckpoint, KindRollback}

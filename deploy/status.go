@@ -29,6 +29,7 @@ type Status struct {
 	Plan        []string        `json:"plan"`
 	CurrentStep *string         `json:"current_step"`
 	Steps       []StatusStep    `json:"steps"`
+	Rollback    *RollbackStatus `json:"rollback,omitempty"`
 	Exports     map[string]any  `json:"exports,omitempty"`
 	Error       *string         `json:"error"`
 }
@@ -53,10 +54,12 @@ type StatusArtifact struct {
 	SHA256  *string `json:"sha256"`
 }
 
-// StatusStep is one step of the status JSON.
+// StatusStep is one step of the status JSON: a run of a planned step (or
+// its dry run), or the checkpoint taken before it.
 type StatusStep struct {
 	Name       string            `json:"name"`
 	Type       string            `json:"type"`
+	Kind       StepKind          `json:"kind"`
 	State      StepState         `json:"state"`
 	Attempts   int               `json:"attempts"`
 	StartedAt  *time.Time        `json:"started_at"`
@@ -116,34 +119,19 @@ func NewStatus(d *Deployment) Status {
 			st.Exports[e.Name] = v
 		}
 	}
-	recorded := make(map[string]Step, len(d.Steps))
-	for _, s := range d.Steps {
-		recorded[s.Name] = s
-	}
-	seen := make(map[string]bool, len(d.Plan.Steps))
-	add := func(s Step) {
+	for _, s := range d.Timeline() {
 		out := s.Output
 		if out == nil {
 			out = map[string]string{}
 		}
 		st.Steps = append(st.Steps, StatusStep{
-			Name: s.Name, Type: s.Type, State: s.State, Attempts: s.Attempts,
+			Name: s.Key().Name(), Type: s.Type, Kind: s.Key().Kind, State: s.State, Attempts: s.Attempts,
 			StartedAt: utc(s.StartedAt), FinishedAt: utc(s.FinishedAt),
 			Output: out, Error: optional(s.Error),
 		})
 	}
-	for _, p := range d.Plan.Steps {
-		seen[p.Name] = true
-		if s, ok := recorded[p.Name]; ok {
-			add(s)
-			continue
-		}
-		add(Step{Name: p.Name, Type: p.Type, State: StepPending})
-	}
-	for _, s := range d.Steps {
-		if !seen[s.Name] {
-			add(s)
-		}
+	if d.Rollback != "" || len(d.Compensations()) > 0 {
+		st.Rollback = newRollbackStatus(d)
 	}
 	return st
 }
@@ -208,4 +196,65 @@ func newAfterStatus(d *Deployment) *AfterStatus {
 		a.Status = "waiting"
 	}
 	return a
+}
+
+func newRollbackStatus(d *Deployment) *RollbackStatus {
+	r := &RollbackStatus{State: d.Rollback, Steps: []RollbackStatusStep{}}
+	for _, s := range d.Compensations() {
+		r.Steps = append(r.Steps, RollbackStatusStep{Name: s.Key().Name(), State: s.State,
+			StartedAt: utc(s.StartedAt), FinishedAt: utc(s.FinishedAt), Error: optional(s.Error)})
+	}
+	if r.State == "" {
+		r.State = RollbackRunning
+	}
+	return r
+}
+
+// Timeline lists what a deploy did and will do, for its status: its
+// change:open, then every planned step in order (its checkpoint, then its
+// runs, or a PENDING placeholder while none began), then the records of
+// steps outside the plan (change:close). Compensations are apart.
+func (d *Deployment) Timeline() []Step {
+	kind := KindRun
+	if d.DryRun {
+		kind = KindDryRun
+	}
+	byPosition := map[int][]Step{}
+	var before, after []Step
+	for _, s := range d.Steps {
+		switch {
+		case s.Kind == KindRollback:
+		case s.Position < 0:
+			before = append(before, s)
+		case s.Position >= len(d.Plan.Steps):
+			after = append(after, s)
+		default:
+			byPosition[s.Position] = append(byPosition[s.Position], s)
+		}
+	}
+	out := before
+	for i, p := range d.Plan.Steps {
+		recs := byPosition[i]
+		ran := false
+		for _, s := range recs {
+			ran = ran || s.Kind != KindCheckpoint
+		}
+		out = append(out, recs...)
+		if !ran {
+			out = append(out, Step{DeploymentID: d.ID, Name: p.Name, Position: i, Type: p.Type, Kind: kind, State: StepPending})
+		}
+	}
+	return append(out, after...)
+}
+
+// Compensations lists the compensations of the automatic rollback in the
+// order they ran.
+func (d *Deployment) Compensations() []Step {
+	var out []Step
+	for _, s := range d.Steps {
+		if s.Kind == KindRollback {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -2,8 +2,17 @@ package deploy
 
 import (
 	"context"
+	"errors"
 	"time"
 )
+
+// ErrUnavailable is wrapped by the errors of a store or of DBOS that could
+// not reach the database: an infrastructure fault, never a failure of a
+// deploy; the engine waits for the database and goes on.
+var ErrUnavailable = errors.New("the database is unavailable")
+
+// Unavailable reports whether err means the database could not be reached.
+func Unavailable(err error) bool { return errors.Is(err, ErrUnavailable) }
 
 // ListFilter selects deploys. Zero fields match everything.
 type ListFilter struct {
@@ -56,6 +65,17 @@ type Outcome struct {
 	FinishedAt time.Time
 	// Actor is who the deploy.finish audit entry names (the requester).
 	Actor string
+	// Rollback is the outcome of the automatic rollback ("" for a wait
+	// that ended the deploy).
+	Rollback string
+	// FailedStep is the step that failed; with an ERROR state it makes the
+	// deploy the last failure of its environment.
+	FailedStep string
+	// InService makes a successful deploy the release in service (a plan
+	// without activation: activation does it otherwise, see StepEffects).
+	InService bool
+	// Exports are the checked exports of a succeeded deploy.
+	Exports []Export
 }
 
 // CancelResult says what a cancel request did.
@@ -67,68 +87,26 @@ type CancelResult struct {
 	Immediate bool
 }
 
-// Store is the product's read model in PostgreSQL. Every write that changes
-// a deploy, a step or the log also notifies subscribers (see Events).
-//
-// Methods return *Error with ENOTFOUND for an unknown deploy and ECONFLICT
-// where they say so; any other error is internal.
-type Store interface {
-	ScheduleStore
-	// ReleaseStore holds composite releases.
-	ReleaseStore
-	// CreateDeployment inserts d and, in the same transaction, calls enqueue
-	// with the transaction (a *sql.Tx) so the workflow is enqueued atomically
-	// with the row. When a deploy with d.ID exists, nothing is written and the
-	// existing deploy is returned with created false.
-	CreateDeployment(ctx context.Context, d Deployment, enqueue func(tx any) error) (existing *Deployment, created bool, err error)
-	// MarkStarted moves an ENQUEUED deploy to PENDING. It returns false when the
-	// deploy is no longer ENQUEUED (cancelled while queued, or already started).
-	MarkStarted(ctx context.Context, id string, at time.Time) (started bool, err error)
-	// BeginStep records an attempt of step: RUNNING, attempts+1, started_at
-	// kept from the first attempt. It reports whether a cancel was requested,
-	// in which case nothing is written and the step must not run.
-	BeginStep(ctx context.Context, id string, step PlannedStep, position int, at time.Time) (cancelRequested bool, err error)
-	// FinishStep records the end of a step.
-	FinishStep(ctx context.Context, s Step) error
-	// SkipSteps marks the steps not run (after a failure or a cancel).
-	SkipSteps(ctx context.Context, id string, steps []PlannedStep, state StepState) error
-	// SetEffective records the effective deploy computed by the config step.
-	SetEffective(ctx context.Context, id string, e Effective) error
-	// SetExports records the checked exports of a deploy.
-	SetExports(ctx context.Context, id string, exports []Export) error
-	// SetSHA256 records the digest of the downloaded artifact.
-	SetSHA256(ctx context.Context, id, sha string) error
-	// FinishDeployment records the outcome of a deploy that is not terminal yet,
-	// updates the inventory on SUCCESS (one current release per environment)
-	// and appends the deployment.finish audit entry, in one transaction.
-	FinishDeployment(ctx context.Context, o Outcome) error
-	// RequestCancel cancels an ENQUEUED deploy at once, or flags a PENDING one
-	// to stop at its next step. ECONFLICT when the deploy already ended.
-	RequestCancel(ctx context.Context, id, actor string) (CancelResult, error)
-	// AppendLog appends lines to a deploy's log; Seq is assigned by the store.
-	AppendLog(ctx context.Context, lines ...LogLine) error
+// The product's read model in PostgreSQL is reached through the narrow
+// roles below; each consumer names the ones it uses. Every write that
+// changes a deploy, a step or the log also notifies subscribers (see
+// Events). Methods return *Error with ENOTFOUND for an unknown deploy and
+// ECONFLICT where they say so; an error that wraps ErrUnavailable means the
+// database could not be reached (retrying later helps); any other error is
+// internal.
 
-	// Get returns a deploy with its steps.
+// DeploymentReader reads deploys.
+type DeploymentReader interface {
+	// Get returns a deploy with its steps, approvals and the states of its
+	// dependencies.
 	Get(ctx context.Context, id string) (*Deployment, error)
 	// List returns a page of deploys matching f, newest first.
 	List(ctx context.Context, f ListFilter) (Page, error)
 	// Logs returns up to limit lines with Seq > after, in order.
 	Logs(ctx context.Context, id string, after int64, limit int) ([]LogLine, error)
-	// Inventory returns the releases in service, optionally for one tenant.
+	// Inventory returns the releases in service and the last failures of
+	// environments, optionally for one tenant.
 	Inventory(ctx context.Context, tenant string) ([]InventoryEntry, error)
-	// AppendAudit appends an audit entry.
-	AppendAudit(ctx context.Context, e AuditEntry) error
-	// AddApproval records an identity's answer to a deploy AWAITING_APPROVAL
-	// (ECONFLICT otherwise) and its audit entry. A second answer of the same
-	// identity changes nothing and returns false.
-	AddApproval(ctx context.Context, a Approval) (added bool, err error)
-	// Approvals returns the answers given to a deploy, oldest first.
-	Approvals(ctx context.Context, id string) ([]Approval, error)
-	// ReleaseApproved moves a waiting deploy (WAITING_DEPENDENCY, DELAYED,
-	// AWAITING_APPROVAL) to ENQUEUED and, in the same transaction, calls
-	// enqueue with it (a *sql.Tx). False when it was no longer waiting
-	// (cancelled meanwhile).
-	ReleaseApproved(ctx context.Context, id string, enqueue func(tx any) error) (bool, error)
 	// DependencyStates returns the states of the deploys, in one query; an
 	// unknown ID is absent from the map.
 	DependencyStates(ctx context.Context, ids []string) (map[string]State, error)
@@ -137,18 +115,62 @@ type Store interface {
 	DependentsOf(ctx context.Context, id string) ([]Dependency, error)
 	// Dependents lists the deploys still waiting on id (after).
 	Dependents(ctx context.Context, id string) ([]string, error)
-	// Transition moves a waiting deploy from one of the states to another
-	// (recording the approval expiry when it enters AWAITING_APPROVAL);
-	// false when it was in none of them.
-	Transition(ctx context.Context, id string, from []State, to State, approvalExpires *time.Time) (bool, error)
+}
+
+// Submissions records what the API accepts.
+type Submissions interface {
+	// CreateDeployment inserts d, its deployment.submit audit entry and, in
+	// the same transaction, calls enqueue with the transaction (a *sql.Tx)
+	// so the workflow is enqueued atomically with the row. When a deploy
+	// with d.ID exists, nothing is written and the existing deploy is
+	// returned with created false.
+	CreateDeployment(ctx context.Context, d Deployment, enqueue func(tx any) error) (existing *Deployment, created bool, err error)
+	// RequestCancel cancels a deploy not started yet at once, or flags a
+	// PENDING one to stop at its next step. ECONFLICT when it already ended.
+	RequestCancel(ctx context.Context, id, actor string) (CancelResult, error)
+	// AddApproval records an identity's answer to a deploy AWAITING_APPROVAL
+	// (ECONFLICT otherwise) and its audit entry. A second answer of the same
+	// identity changes nothing and returns false.
+	AddApproval(ctx context.Context, a Approval) (added bool, err error)
+}
+
+// WaitStore moves waiting deploys along the lifecycle.
+type WaitStore interface {
+	// Transition moves a deploy to the state to, from any state the
+	// lifecycle allows (or to itself), recording the approval expiry when
+	// it enters AWAITING_APPROVAL; false when it was in none of them.
+	Transition(ctx context.Context, id string, to State, approvalExpires *time.Time) (bool, error)
+	// EnqueueWaiting moves a waiting deploy to ENQUEUED and, in the same
+	// transaction, calls enqueue with it (a *sql.Tx); false when it was no
+	// longer waiting (cancelled meanwhile).
+	EnqueueWaiting(ctx context.Context, id string, enqueue func(tx any) error) (bool, error)
+	// FinishDeployment ends a deploy that is not final yet (a wait that
+	// ended it, a workflow that failed) and appends its deployment.finish
+	// audit entry, in one transaction. A deploy already final is left alone.
+	FinishDeployment(ctx context.Context, o Outcome) error
+}
+
+// AuditLog appends to the append-only audit log.
+type AuditLog interface {
+	AppendAudit(ctx context.Context, e AuditEntry) error
+}
+
+// LogStore appends to deploy logs.
+type LogStore interface {
+	// AppendLog appends lines to the logs of their deploys in one
+	// transaction; Seq is assigned by the store. The lines of a deploy that
+	// no longer exists (retention) are dropped.
+	AppendLog(ctx context.Context, lines ...LogLine) error
+}
+
+// ExecutorStore keeps the liveness of worker processes and their fences.
+type ExecutorStore interface {
 	// RegisterExecutor records a worker process that starts with this
 	// executor ID: alive now, and no longer fenced.
 	RegisterExecutor(ctx context.Context, executorID, hostname string, pid int) error
 	// Heartbeat records that the executor is alive. It reports fenced when
 	// another worker took over its deploys: the process must stop running them.
 	Heartbeat(ctx context.Context, executorID string) (fenced bool, err error)
-	// ExecutorFenced reports whether another worker took over the executor's deploys.
-	ExecutorFenced(ctx context.Context, executorID string) (bool, error)
 	// StaleExecutors lists the executors silent since before and not fenced
 	// since before.
 	StaleExecutors(ctx context.Context, before time.Time) ([]string, error)
@@ -156,20 +178,22 @@ type Store interface {
 	// executor when force): only one caller wins, and it alone takes over
 	// the deploys.
 	FenceExecutor(ctx context.Context, executorID, by string, before time.Time, force bool) (bool, error)
-	// ExecutorDeploys lists the deploy, wait, release and schedule workflows
-	// DBOS runs on the executor (PENDING in its tables), with their queue
+	// ExecutorWorkflows lists the workflows of the given names that DBOS
+	// runs on the executor (PENDING in its tables), with their queue and
 	// partition.
-	ExecutorDeploys(ctx context.Context, executorID string) ([]ExecutorDeploy, error)
-	// MarkRecoveryExceeded moves every non-terminal deploy whose workflow DBOS
-	// stopped resuming to MAX_RECOVERY_ATTEMPTS_EXCEEDED and returns their IDs.
-	MarkRecoveryExceeded(ctx context.Context) ([]string, error)
+	ExecutorWorkflows(ctx context.Context, executorID string, names []string) ([]ExecutorDeploy, error)
+	// FailAbandoned ends the deploys whose workflow, or the wait workflow
+	// of ID <deploy><waitSuffix>, DBOS ended without them (ERROR: a failure
+	// of manent's own, or MAX_RECOVERY_ATTEMPTS_EXCEEDED), and returns
+	// their IDs.
+	FailAbandoned(ctx context.Context, waitSuffix string) ([]string, error)
 }
 
-// ExecutorDeploy is a deploy workflow running on an executor.
+// ExecutorDeploy is a workflow running on an executor.
 type ExecutorDeploy struct {
-	// ID is the workflow's: the deploy's, or <deploy>:approval for its wait.
 	ID        string
 	Workflow  string
+	Queue     string
 	Partition string
 }
 

@@ -29,6 +29,11 @@ func FuzzParse(f *testing.F) {
 		minimal + "exports: {vms: {from: deploy.vms, format: targets, pattern: '(a'}, h: {from: x}}\n",
 		minimal + "imports: {me: {current: {application: hello}}, x: {deployment: y, current: {}}}\n",
 		minimal + "deploy: {targets: [{path: /a}], targetsFrom: [{import: a}], paramsFrom: {p: ~}}\n",
+		minimal + "rollback: {enabled: true, on: [deploy, activation]}\n",
+		minimal + "rollback: {enabled: yes, on: [Deploy, deploy, deploy, [x], ~]}\n",
+		minimal + "rollback: {on: []}\nx: &r {}\n",
+		minimal + "rollback: &r {on: *r}\n",
+		`{"apiVersion":"manent/v1","application":"a","environment":"b","artifact":{"type":"t","name":"n","version":"1","source":"file:x"},"rollback":{"enabled":false,"on":null}}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -58,6 +63,8 @@ func FuzzParseRelease(f *testing.F) {
 		"apiVersion: manent/v1\nkind: Release\nid: r\ndeploys: [{name: a, descriptor: {x: *y}}]\ny: &y 1\n",
 		`{"apiVersion":"manent/v1","kind":"Release","id":"r","deploys":[{"name":"a","descriptor":"kind: Release"}]}`,
 		"kind: Release\ndeploys: [[], {after: {}}]\n",
+		"apiVersion: manent/v1\nkind: Release\nid: r\ndeploys: [{name: a, descriptor: {apiVersion: manent/v1, application: a, environment: b, " +
+			"artifact: {type: t, name: n, version: '1', source: 'file:x'}, rollback: {enabled: true, on: [deploy, deploy]}}}]\n",
 		"",
 	} {
 		f.Add([]byte(seed))

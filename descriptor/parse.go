@@ -36,6 +36,7 @@ type rawDescriptor struct {
 	Schedule     *rawSchedule         `yaml:"schedule"`
 	Imports      map[string]rawImport `yaml:"imports"`
 	Exports      map[string]rawExport `yaml:"exports"`
+	Rollback     *rawRollback         `yaml:"rollback"`
 
 	afterTimeout time.Duration
 }
@@ -150,6 +151,7 @@ func check(errs *yamltree.Errors, d *rawDescriptor) {
 			errs.Add("freezeOverride.reason", "must not contain control characters")
 		}
 	}
+	checkRollback(errs, d.Rollback)
 }
 
 // required records a missing field unless the field was already reported
@@ -271,6 +273,7 @@ func (d *rawDescriptor) descriptor() *deploy.Descriptor {
 		Schedule:     d.Schedule.schedule(),
 		Imports:      imports(d.Imports),
 		Exports:      exports(d.Exports),
+		Rollback:     d.Rollback.override(),
 	}
 	if d.FreezeOverride != nil {
 		out.FreezeOverride = &deploy.FreezeOverride{Reason: d.FreezeOverride.Reason}

@@ -1,8 +1,11 @@
-// Package engine runs deploys as DBOS workflows: the submission checks in the
-// spec's order, the deploy queue partitioned per environment, and the steps
-// of the pipeline (config, secrets, artifacts, qa, deploy, post-test,
-// activation, cleanup), each a DBOS step. *Engine implements deploy.Service.
+// Package engine holds manent's durable side, as DBOS workflows and steps:
+// the deploy (its pipeline, checkpoints and automatic rollback), the wait
+// before its queue (dependencies, time, approvals, change ticket), composite
+// releases, recurring schedules, and the takeover of dead workers. It
+// implements the service's port (enqueue, wake, cancel) and calls the
+// service back through Checks; the kinds of steps live in engine/steps.
 //
-// It may import deploy, descriptor, config and the standard library, DBOS,
-// and engine/plugins; never server, graph or internal/postgres.
+// It may import deploy, config, engine/steps, engine/plugins, engine/secrets,
+// internal/dberr, internal/crontick, internal/safehttp, DBOS, pgx and the
+// standard library; never service, server, graph or internal/postgres.
 package engine

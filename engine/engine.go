@@ -5,33 +5,34 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
+	"sort"
+	"sync"
 	"time"
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/engine/plugins/local"
 	"manent.dev/manent/engine/secrets"
+	"manent.dev/manent/engine/steps"
 	"manent.dev/manent/internal/safehttp"
 )
 
 // Options wires an Engine.
 type Options struct {
-	Config     *config.Config
-	Store      deploy.Store
-	Authorizer deploy.Authorizer
+	Config   *config.Config
+	Store    Store
+	Recorder Recorder
 	// DatabaseURL is the PostgreSQL that holds both the manent schema and
-	// DBOS's system schema (one database, so a submit is one transaction).
+	// DBOS's system schema: one database, so that a submission and the
+	// record of a step are each one transaction with DBOS's own writes.
 	DatabaseURL string
 	// Plugins and Secrets default to the local plugin and the env: and file:
 	// providers.
 	Plugins []deploy.Plugin
 	Secrets []deploy.SecretProvider
-	// Governor evaluates freezes, promotion, approvals and change rules;
-	// nil means no governance.
-	Governor deploy.Governor
 	// Changes are the ITSM connectors that change rules name.
 	Changes map[string]deploy.ChangeConnector
 	// Worker makes this process dequeue and run deploys (roles all and worker).
@@ -39,42 +40,46 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Engine is the deploy service.
+// Engine runs deploys, waits, releases and schedules as DBOS workflows.
 type Engine struct {
 	cfg     *config.Config
-	store   deploy.Store
-	authz   deploy.Authorizer
-	gov     deploy.Governor
+	store   Store
+	rec     Recorder
+	checks  Checks
+	kinds   *steps.Registry
+	env     *steps.Env
 	changes map[string]deploy.ChangeConnector
-	plugins map[string]deploy.Plugin
-	secrets map[string]deploy.SecretProvider
 	log     *slog.Logger
-	dbos    dbos.Context
-	http    *http.Client
+	logs    *logWriter
 	worker  bool
-	stop    context.CancelFunc
-	done    chan struct{}
+
+	dbos dbos.Context
+	pool *pgxpool.Pool
+	ds   *dbos.DataSource
+
+	stop context.CancelFunc
+	done chan struct{}
 	// stopping is closed by Shutdown; fenced when another worker took over.
 	stopping chan struct{}
 	fenced   fence
+	gate     gate
+	// abortCtx ends when a shutdown stops waiting for the steps running:
+	// their work is cancelled then.
+	abortCtx context.Context
+	abort    context.CancelFunc
+
+	shutdownOnce sync.Once
+	shutdownErr  error
 }
 
-var _ deploy.Service = (*Engine)(nil)
-
 // New creates the DBOS context and registers the workflows and queues. Call
-// Launch to start recovering and running deploys.
+// Use, then Launch, to start recovering and running deploys.
 func New(ctx context.Context, o Options) (*Engine, error) {
-	if o.Config == nil || o.Store == nil || o.Authorizer == nil {
-		return nil, errors.New("engine: config, store and authorizer are required")
+	if o.Config == nil || o.Store == nil || o.Recorder == nil {
+		return nil, errors.New("engine: config, store and recorder are required")
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
-	}
-	e := &Engine{
-		cfg: o.Config, store: o.Store, authz: o.Authorizer, gov: o.Governor, changes: o.Changes, log: o.Logger,
-		plugins: map[string]deploy.Plugin{}, secrets: map[string]deploy.SecretProvider{},
-		worker: o.Worker, http: safehttp.New(safehttp.Options{Timeout: 5 * time.Minute}),
-		stopping: make(chan struct{}), fenced: fence{ch: make(chan struct{})},
 	}
 	if o.Plugins == nil {
 		o.Plugins = []deploy.Plugin{local.New(o.Config.Dir)}
@@ -85,21 +90,138 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 			secrets.File{Root: o.Config.Secrets.FileRoot},
 		}
 	}
+	e := &Engine{
+		cfg: o.Config, store: o.Store, rec: o.Recorder, changes: o.Changes, log: o.Logger, worker: o.Worker,
+		stopping: make(chan struct{}), fenced: fence{ch: make(chan struct{})}, gate: gate{idle: make(chan struct{})},
+	}
+	e.abortCtx, e.abort = context.WithCancel(context.Background())
+	e.env = &steps.Env{
+		Config: o.Config, Plugins: map[string]deploy.Plugin{}, Secrets: map[string]deploy.SecretProvider{},
+		HTTP: safehttp.New(safehttp.Options{Timeout: 5 * time.Minute}),
+	}
 	for _, p := range o.Plugins {
-		e.plugins[p.Name()] = p
+		e.env.Plugins[p.Name()] = p
 	}
 	for _, s := range o.Secrets {
-		e.secrets[s.Scheme()] = s
+		e.env.Secrets[s.Scheme()] = s
 	}
+	e.kinds = steps.Standard()
+	e.logs = newLogWriter(o.Store, o.Logger)
 	if err := e.setupDBOS(ctx, o.DatabaseURL); err != nil {
 		return nil, err
 	}
 	return e, nil
 }
 
+// Use gives the engine the checks of the service, which the config step
+// and releases call. It must be called before Launch.
+func (e *Engine) Use(c Checks) {
+	e.checks = c
+	e.env.Checks = c
+}
+
+// Kinds is the registry of step kinds: the next kinds (custom steps,
+// rollout batches) register there before Launch.
+func (e *Engine) Kinds() *steps.Registry { return e.kinds }
+
+func (e *Engine) setupDBOS(ctx context.Context, url string) error {
+	pcfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return fmt.Errorf("parse database url: %w", err)
+	}
+	pcfg.MaxConns = 20
+	pcfg.MaxConnIdleTime = 5 * time.Minute
+	pcfg.MaxConnLifetime = time.Hour
+	pcfg.ConnConfig.ConnectTimeout = 10 * time.Second
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return fmt.Errorf("open the DBOS pool: %w", err)
+	}
+	c, err := dbos.NewContext(ctx, dbos.Config{
+		AppName:      appName,
+		SystemDBPool: pool,
+		Logger:       e.log.With("component", "dbos"),
+		// Pinned: DBOS defaults to a hash of the binary, and a rebuilt server
+		// would then never recover the deploys in flight.
+		ApplicationVersion: e.cfg.Engine.ApplicationVersion,
+		ExecutorID:         e.cfg.Server.ExecutorID,
+	})
+	if err != nil {
+		pool.Close()
+		return fmt.Errorf("create dbos context: %w", err)
+	}
+	e.dbos, e.pool = c, pool
+	// The data source is DBOS's own pool: a step's record and the writes of
+	// the read model it makes are one transaction.
+	if e.ds, err = dbos.NewDataSource(c, pool, dbos.WithDataSourceName("manent")); err != nil {
+		return fmt.Errorf("create dbos data source: %w", err)
+	}
+	// DBOS counts every dispatch of a workflow, a graceful restart as much
+	// as a crash, and a wait can live through any number of restarts: its
+	// own limit is off, and the deploy workflow counts the runs of its
+	// steps instead (run.go).
+	noLimit := dbos.WithMaxRecoveryAttempts(0)
+	dbos.RegisterWorkflow(c, e.deployWorkflow, dbos.WithWorkflowName(deployWorkflowName), noLimit)
+	dbos.RegisterWorkflow(c, e.waitWorkflow, dbos.WithWorkflowName(waitWorkflowName), noLimit)
+	dbos.RegisterWorkflow(c, e.releaseWorkflow, dbos.WithWorkflowName(releaseWorkflowName), noLimit)
+	dbos.RegisterWorkflow(c, e.scheduleWorkflow, dbos.WithWorkflowName(scheduleWorkflowName), noLimit)
+	// No concurrency limit on the wait queue: a waiting deploy costs a
+	// sleeping Recv.
+	if _, err := dbos.RegisterQueue(c, waitQueue,
+		dbos.WithQueueBasePollingInterval(e.cfg.Queues.PollInterval),
+		dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate)); err != nil {
+		return fmt.Errorf("register queue %s: %w", waitQueue, err)
+	}
+	names := []string{waitQueue}
+	for _, n := range e.queueConcurrencies() {
+		name := queueName(n)
+		_, err := dbos.RegisterQueue(c, name,
+			dbos.WithPartitionConcurrency(n),
+			dbos.WithWorkerConcurrency(e.cfg.Queues.WorkerConcurrency),
+			dbos.WithQueueBasePollingInterval(e.cfg.Queues.PollInterval),
+			dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate))
+		if err != nil {
+			return fmt.Errorf("register queue %s: %w", name, err)
+		}
+		names = append(names, name)
+	}
+	if !e.worker {
+		// An api process enqueues but never dequeues: it listens to a queue
+		// that does not exist.
+		names = []string{noQueue}
+	}
+	c.ListenQueues(c, names...)
+	return nil
+}
+
+// queueConcurrencies lists the distinct per-environment concurrencies: one
+// DBOS queue each, since DBOS's partition limit is queue-wide.
+func (e *Engine) queueConcurrencies() []int {
+	set := map[int]bool{1: true}
+	for _, n := range e.cfg.Queues.Environments {
+		if n > 0 {
+			set[n] = true
+		}
+	}
+	out := make([]int, 0, len(set))
+	for n := range set {
+		out = append(out, n)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// queueFor returns the queue of a partition (tenant/application/environment).
+func (e *Engine) queueFor(partition string) string {
+	return queueName(e.cfg.Queues.Environments[partition])
+}
+
 // Launch starts DBOS: it recovers this executor's workflows and, in a
 // worker, starts dequeuing deploys.
 func (e *Engine) Launch() error {
+	if e.checks == nil {
+		return errors.New("engine: Use must give the service's checks before Launch")
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	if e.worker {
 		// Registering clears a fence left from an earlier life of this
@@ -109,6 +231,7 @@ func (e *Engine) Launch() error {
 			return err
 		}
 	}
+	e.logs.start()
 	if err := dbos.Launch(e.dbos); err != nil {
 		cancel()
 		return fmt.Errorf("launch dbos: %w", err)
@@ -119,22 +242,55 @@ func (e *Engine) Launch() error {
 	return nil
 }
 
-// Shutdown stops DBOS, waiting up to timeout for running steps.
+// Shutdown stops the engine. A graceful stop is never a crash: no step
+// begins any more, the steps running are given up to timeout to finish and
+// be recorded, and only then is DBOS stopped; a workflow parked this way
+// resumes where it stopped at the next start, and its steps do not count
+// it as a recovery.
 func (e *Engine) Shutdown(timeout time.Duration) error {
+	e.shutdownOnce.Do(func() { e.shutdownErr = e.shutdown(timeout) })
+	return e.shutdownErr
+}
+
+func (e *Engine) shutdown(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
 	select {
 	case <-e.stopping:
 	default:
 		close(e.stopping)
 	}
+	if e.worker {
+		e.Drain()
+	}
+	wait := timeout
+	select {
+	case <-e.fenced.ch:
+		// The steps of a fenced process belong to its successor now.
+		wait = 0
+	default:
+	}
+	if !e.gate.close(wait) {
+		e.log.Warn("steps still running at shutdown: they run again at the next start", "timeout", timeout)
+	}
+	e.abort()
 	if e.stop != nil {
 		e.stop()
 		<-e.done
 	}
-	return dbos.Shutdown(e.dbos, timeout)
+	err := dbos.Shutdown(e.dbos, max(time.Until(deadline), time.Second))
+	flush, cancel := context.WithTimeout(context.Background(), max(time.Until(deadline), time.Second))
+	defer cancel()
+	if ferr := e.logs.close(flush); ferr != nil {
+		e.log.Warn("deploy log lines not stored at shutdown", "error", ferr)
+	}
+	if e.pool != nil {
+		e.pool.Close()
+	}
+	return err
 }
 
-// reconcile moves the deploys whose workflow DBOS gave up on to
-// MAX_RECOVERY_ATTEMPTS_EXCEEDED. DBOS writes that status in its own table
+// reconcile ends the deploys whose workflow DBOS ended without them (a
+// failure of manent's own): DBOS writes that status in its own table
 // without running any of our code, so the read model has to look.
 func (e *Engine) reconcile(ctx context.Context) {
 	defer close(e.done)
@@ -142,6 +298,7 @@ func (e *Engine) reconcile(ctx context.Context) {
 		return
 	}
 	go e.heartbeat(ctx)
+	go e.watchFence(ctx)
 	t := time.NewTicker(15 * time.Second)
 	defer t.Stop()
 	for {
@@ -149,13 +306,75 @@ func (e *Engine) reconcile(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			ids, err := e.store.MarkRecoveryExceeded(ctx)
+			ids, err := e.store.FailAbandoned(ctx, waitSuffix)
 			if err != nil && ctx.Err() == nil {
-				e.log.Warn("reconcile recovery attempts", "error", err)
+				e.log.Warn("reconcile abandoned deploys", "error", err)
 			}
 			for _, id := range ids {
-				e.log.Error("deploy exceeded its recovery attempts", "deployment", id)
+				e.log.Error("deploy ended ERROR: its workflow failed (see the error above in this log)", "deployment", id)
 			}
 		}
 	}
+}
+
+// gate counts the steps that do work on targets, so that a shutdown lets
+// them finish, and refuses new ones once closed.
+type gate struct {
+	mu      sync.Mutex
+	closed  bool
+	running int
+	idle    chan struct{}
+}
+
+// open reports whether steps may still begin.
+func (g *gate) open() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return !g.closed
+}
+
+// enter reports false once the gate is closed: the step must not begin.
+func (g *gate) enter() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.running++
+	return true
+}
+
+func (g *gate) leave() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.running--
+	if g.closed && g.running == 0 {
+		close(g.idle)
+	}
+}
+
+// close refuses new steps and waits up to timeout for the running ones;
+// false when some still run.
+func (g *gate) close(timeout time.Duration) bool {
+	g.mu.Lock()
+	if !g.closed {
+		g.closed = true
+		if g.running == 0 {
+			close(g.idle)
+		}
+	}
+	g.mu.Unlock()
+	select {
+	case <-g.idle:
+		return true
+	case <-time.After(timeout):
+		return false
+	}
+}
+
+// parked blocks a workflow that may not begin its next step (the process
+// is stopping) until DBOS interrupts it: it resumes at the next start.
+func parked(ctx dbos.Context) error {
+	<-ctx.Done()
+	return fmt.Errorf("stopped before the next step: %w", context.Cause(ctx))
 }

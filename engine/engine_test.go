@@ -20,6 +20,7 @@ import (
 	"manent.dev/manent/internal/authz"
 	"manent.dev/manent/internal/pgtest"
 	"manent.dev/manent/internal/postgres"
+	"manent.dev/manent/service"
 )
 
 // testPlugin is a hand-written plugin whose Deploy behaviour each test
@@ -91,9 +92,16 @@ func (p *testPlugin) span(id string) [2]time.Time {
 	return p.spans[id]
 }
 
+// core is the service with its engine, as the server wires them: tests
+// call the service's methods and the engine's (Shutdown, Drain) on it.
+type core struct {
+	*service.Service
+	*engine.Engine
+}
+
 type env struct {
 	t      *testing.T
-	eng    *engine.Engine
+	eng    core
 	store  *postgres.Store
 	events *postgres.Events
 	plugin *testPlugin
@@ -214,19 +222,27 @@ queues: {poll_interval: 20ms, environments: {"demo/app/qa": 2}}
 	if plugin == nil {
 		plugin = newTestPlugin()
 	}
+	plugins := []deploy.Plugin{plugin, local.New(dir)}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})).With("executor", o.executorID)
+	svc, err := service.New(service.Options{Config: cfg, Store: store, Authorizer: az, Governor: o.governor,
+		Changes: o.changes, Plugins: plugins, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
 	eng, err := engine.New(ctx, engine.Options{
-		Config: cfg, Store: store, Authorizer: az, DatabaseURL: url, Worker: true, Governor: o.governor, Changes: o.changes,
-		Plugins: []deploy.Plugin{plugin, local.New(dir)},
-		Logger:  slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Config: cfg, Store: store, Recorder: postgres.NewRecorder(), DatabaseURL: url, Worker: true, Changes: o.changes,
+		Plugins: plugins, Logger: logger,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	svc.Use(eng)
+	eng.Use(svc)
 	if err := eng.Launch(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = eng.Shutdown(3 * time.Second) })
-	return &env{t: t, eng: eng, store: store, events: events, plugin: plugin, dir: dir, url: url,
+	return &env{t: t, eng: core{svc, eng}, store: store, events: events, plugin: plugin, dir: dir, url: url,
 		ctx: deploy.WithIdentity(ctx, deploy.Identity{Subject: "token:ci"})}
 }
 

@@ -17,7 +17,9 @@ import (
 // engine.executor_timeout: it fences the dead executor (one winner, decided
 // by PostgreSQL) and puts its workflows back on their queues with
 // ResumeWorkflows, where DBOS replays their completed steps. A process that
-// was only paused finds itself fenced at its next step and stops there.
+// was only paused finds itself fenced when it records the start of its
+// next step (the Recorder reads the fence in that transaction) and stops
+// there; DBOS itself refuses the records of a workflow another process owns.
 
 // fence is closed when this process learns it was fenced.
 type fence struct {
@@ -45,27 +47,6 @@ func (e *Engine) tripFence() {
 // deploys: the process must stop (the server exits with an error).
 func (e *Engine) Fenced() <-chan struct{} { return e.fenced.ch }
 
-// checkFence is called before every step: a process that was paused past
-// executor_timeout may wake up mid-workflow, and must not run the step
-// its successor is running. It never returns when fenced: an error would be
-// recorded by DBOS as the step's outcome, beside the successor's. The
-// process stops (the server exits on Fenced), and a deploy it dequeued in
-// the meantime is taken over again once it is silent.
-func (e *Engine) checkFence(ctx context.Context) error {
-	if !e.worker {
-		return nil
-	}
-	fenced, err := e.store.ExecutorFenced(ctx, e.cfg.Server.ExecutorID)
-	if err != nil {
-		return fmt.Errorf("check executor fence: %w", err)
-	}
-	if !fenced {
-		return nil
-	}
-	e.tripFence()
-	select {}
-}
-
 // register records this worker and starts its heartbeat.
 func (e *Engine) register(ctx context.Context) error {
 	host, _ := os.Hostname()
@@ -73,6 +54,30 @@ func (e *Engine) register(ctx context.Context) error {
 		return fmt.Errorf("register executor: %w", err)
 	}
 	return nil
+}
+
+// fencePoll is how often a worker looks whether another took over its
+// deploys, beside its heartbeat (which may be rarer).
+const fencePoll = time.Second
+
+// watchFence trips the fence as soon as the executor's row says another
+// worker took over its deploys: the process then begins no more steps.
+func (e *Engine) watchFence(ctx context.Context) {
+	t := time.NewTicker(min(fencePoll, e.cfg.Engine.HeartbeatInterval))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-e.fenced.ch:
+			return
+		case <-t.C:
+		}
+		if fenced, err := e.store.ExecutorFenced(ctx, e.cfg.Server.ExecutorID); err == nil && fenced {
+			e.tripFence()
+			return
+		}
+	}
 }
 
 // heartbeat runs until ctx ends: heartbeats, and recovery passes when enabled.
@@ -135,7 +140,7 @@ func (e *Engine) RecoverExecutors(ctx context.Context, executorIDs []string, for
 		if !won {
 			continue
 		}
-		deploys, err := e.store.ExecutorDeploys(ctx, id)
+		deploys, err := e.store.ExecutorWorkflows(ctx, id, workflowNames)
 		if err != nil {
 			return out, err
 		}
@@ -143,7 +148,7 @@ func (e *Engine) RecoverExecutors(ctx context.Context, executorIDs []string, for
 		rec := Recovered{ExecutorID: id, Workflows: []string{}}
 		for _, d := range deploys {
 			q := e.queueFor(d.Partition)
-			if d.Workflow != deployWorkflow {
+			if d.Workflow != deployWorkflowName {
 				// Waits, releases and schedules live on the wait queue.
 				q = waitQueue
 			}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,207 +9,16 @@ import (
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
 
 	"manent.dev/manent/deploy"
-	"manent.dev/manent/descriptor"
 )
 
-// A composite release is followed by the manent.release workflow on the wait
-// queue: it never takes a deploy slot. Its ID is the release's with
-// ":release", since release and deploy IDs are separate namespaces and a
-// deploy's workflow already has the deploy's ID.
-const (
-	releaseWorkflow = "manent.release"
-	releaseTopic    = "release"
-)
-
-func releaseWorkflowID(id string) string { return id + ":release" }
-
-// ReleaseInput is the input of the release workflow, stored by DBOS: the
-// deploys as they are submitted (IDs and after resolved), in topological
-// order, and who submitted them, whose identity the deploys and the
-// rollbacks run with.
-type ReleaseInput struct {
-	ID              string               `json:"id"`
-	Requester       string               `json:"requester"`
-	RequesterGroups []string             `json:"requester_groups,omitempty"`
-	OnFailure       string               `json:"on_failure"`
-	Members         []ReleaseMemberInput `json:"members"`
-}
-
-// ReleaseMemberInput is one deploy of a release input.
-type ReleaseMemberInput struct {
-	Name       string            `json:"name"`
-	Descriptor deploy.Descriptor `json:"descriptor"`
-}
+// A composite release is followed by its release workflow on the wait
+// queue: it never takes a deploy slot. It queues the release's deploys with
+// the requester's identity, follows them and applies onFailure.
 
 // ReleaseResult is the release workflow's output.
 type ReleaseResult struct {
 	State deploy.ReleaseState `json:"state"`
 	Error string              `json:"error,omitempty"`
-}
-
-func (in ReleaseInput) identity() deploy.Identity {
-	return deploy.Identity{Subject: in.Requester, Groups: in.RequesterGroups}
-}
-
-func (in ReleaseInput) memberIDs() []string {
-	ids := make([]string, len(in.Members))
-	for i, m := range in.Members {
-		ids[i] = m.Descriptor.ID
-	}
-	return ids
-}
-
-// notStarted are the states of a deploy that onFailure stop cancels: it
-// waits and has not run anything.
-var notStarted = []deploy.State{deploy.StateScheduled, deploy.StateDelayed, deploy.StateWaitingDependency,
-	deploy.StateAwaitingApproval, deploy.StateEnqueued}
-
-// SubmitRelease implements deploy.Service: the release is checked as a
-// whole, then every deploy with the submission checks of a single deploy
-// (its dependencies inside the release excepted), and only then accepted.
-func (e *Engine) SubmitRelease(ctx context.Context, raw []byte) (*deploy.ReleaseSubmission, error) {
-	rd, err := descriptor.ParseRelease(raw)
-	if err != nil {
-		return nil, err
-	}
-	who := deploy.IdentityFrom(ctx)
-	if who.Anonymous() {
-		return nil, deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
-	}
-	ds, err := descriptor.ValidateReleaseMembers(rd)
-	if err != nil {
-		return nil, err
-	}
-	resolved, err := descriptor.ResolveReleaseMembers(rd, ds)
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range resolved {
-		if d.Tenant == "" {
-			d.Tenant = e.cfg.Server.DefaultTenant
-		}
-	}
-	// A resubmit returns the existing release before the checks, which
-	// could refuse it now that its deploys exist.
-	if existing, err := e.store.GetRelease(ctx, rd.ID); err == nil {
-		if !e.mayReadRelease(who, existing) {
-			return nil, deploy.Errorf(deploy.ECONFLICT, "release ID %q is already in use", rd.ID)
-		}
-		return &deploy.ReleaseSubmission{Release: *existing}, nil
-	} else if deploy.ErrorCode(err) != deploy.ENOTFOUND {
-		return nil, err
-	}
-	ids := make([]string, len(resolved))
-	for i, d := range resolved {
-		ids[i] = d.ID
-	}
-	var refusal releaseRefusal
-	for i, d := range resolved {
-		p := fmt.Sprintf("deploys[%d]", i)
-		cp := *d
-		sub, err := e.submitDescriptor(ctx, &cp, deploy.SubmitOptions{ValidateOnly: true, SkipAfterCheckFor: ids, Release: rd.ID})
-		switch {
-		case err != nil && deploy.ErrorCode(err) == deploy.EINTERNAL:
-			return nil, err
-		case err != nil:
-			refusal.add(p, err)
-		case !sub.Validated:
-			refusal.add(p, deploy.Errorf(deploy.ECONFLICT, "deploy ID %q is already in use", d.ID))
-		}
-		if rd.OnFailure == deploy.OnFailureRollback {
-			res := deploy.Resource{Tenant: d.Tenant, Application: d.Application, Environment: d.Environment}
-			if err := e.require(who, res, deploy.PermRollback); err != nil {
-				if deploy.ErrorCode(err) == deploy.EINTERNAL {
-					return nil, err
-				}
-				refusal.add(p, &deploy.Error{Code: deploy.ErrorCode(err), Message: "onFailure rollback: " + deploy.ErrorMessage(err)})
-			}
-		}
-	}
-	if err := refusal.err(); err != nil {
-		return nil, err
-	}
-	order, err := descriptor.TopoOrder(rd)
-	if err != nil {
-		return nil, err
-	}
-	byName := make(map[string]int, len(rd.Deploys))
-	rel := deploy.Release{ID: rd.ID, Requester: who.Subject, OnFailure: rd.OnFailure, State: deploy.ReleasePending, Descriptor: *rd}
-	for i, m := range rd.Deploys {
-		byName[m.Name] = i
-		d := resolved[i]
-		rel.Deploys = append(rel.Deploys, deploy.ReleaseDeploy{Name: m.Name, DeploymentID: d.ID, Tenant: d.Tenant,
-			Application: d.Application, Environment: d.Environment, After: m.After})
-	}
-	in := ReleaseInput{ID: rd.ID, Requester: who.Subject, RequesterGroups: who.Groups, OnFailure: rd.OnFailure}
-	for _, name := range order {
-		in.Members = append(in.Members, ReleaseMemberInput{Name: name, Descriptor: *resolved[byName[name]]})
-	}
-	existing, created, err := e.store.CreateRelease(ctx, rel, func(tx any) error { return e.enqueueRelease(in, tx) })
-	if err != nil {
-		return nil, err
-	}
-	if !created {
-		if !e.mayReadRelease(who, existing) {
-			return nil, deploy.Errorf(deploy.ECONFLICT, "release ID %q is already in use", rd.ID)
-		}
-		return &deploy.ReleaseSubmission{Release: *existing}, nil
-	}
-	return &deploy.ReleaseSubmission{Release: *existing, Created: true}, nil
-}
-
-// releaseRefusal gathers the refusals of every deploy of a release, so the
-// author sees them all at once.
-type releaseRefusal struct {
-	code   deploy.Code
-	fields []deploy.FieldError
-}
-
-// codeRank orders the codes of a refusal: the answer carries the first.
-var codeRank = []deploy.Code{deploy.EUNAUTHENTICATED, deploy.EFORBIDDEN, deploy.EINVALID, deploy.ECONFLICT, deploy.EUNPROCESSABLE}
-
-func (r *releaseRefusal) add(path string, err error) {
-	code := deploy.ErrorCode(err)
-	if r.code == "" || slices.Index(codeRank, code) < slices.Index(codeRank, r.code) {
-		r.code = code
-	}
-	var de *deploy.Error
-	if errors.As(err, &de) && len(de.Fields) > 0 {
-		for _, f := range de.Fields {
-			switch f.Path {
-			case "":
-				f.Path = path + ".descriptor"
-			default:
-				f.Path = path + ".descriptor." + f.Path
-			}
-			if de.Message != "" {
-				f.Message = de.Message + ": " + f.Message
-			}
-			r.fields = append(r.fields, f)
-		}
-		return
-	}
-	r.fields = append(r.fields, deploy.FieldError{Path: path, Message: deploy.ErrorMessage(err)})
-}
-
-func (r *releaseRefusal) err() error {
-	if len(r.fields) == 0 {
-		return nil
-	}
-	return &deploy.Error{Code: r.code, Message: "release refused", Fields: r.fields}
-}
-
-// enqueueRelease enqueues the release workflow on the wait queue, on the
-// caller's transaction.
-func (e *Engine) enqueueRelease(in ReleaseInput, tx any) error {
-	_, err := dbos.Enqueue[ReleaseResult](e.dbos, waitQueue, releaseWorkflow, in,
-		dbos.WithEnqueueWorkflowID(releaseWorkflowID(in.ID)),
-		dbos.WithEnqueueApplicationVersion(e.cfg.Engine.ApplicationVersion),
-		dbos.WithEnqueueTransaction(tx))
-	if err != nil {
-		return fmt.Errorf("enqueue release workflow: %w", err)
-	}
-	return nil
 }
 
 // releaseQueued is what the first step of a release did.
@@ -229,7 +37,7 @@ type releaseReading struct {
 	Errors map[string]string       `json:"errors,omitempty"`
 }
 
-func (r releaseReading) allEnded(in ReleaseInput) bool {
+func (r releaseReading) allEnded(in deploy.ReleasePlan) bool {
 	for _, m := range in.Members {
 		if !r.States[m.Name].Terminal() {
 			return false
@@ -239,7 +47,7 @@ func (r releaseReading) allEnded(in ReleaseInput) bool {
 }
 
 // failed lists the deploys that ended without success, in topological order.
-func (r releaseReading) failed(in ReleaseInput) []string {
+func (r releaseReading) failed(in deploy.ReleasePlan) []string {
 	var out []string
 	for _, m := range in.Members {
 		if st := r.States[m.Name]; st.Terminal() && st != deploy.StateSuccess {
@@ -252,10 +60,10 @@ func (r releaseReading) failed(in ReleaseInput) []string {
 // releaseWorkflowFn queues the deploys as its first step, then follows
 // them, woken when one ends (wakeRelease) and by a safety poll, and applies
 // onFailure. It only orchestrates: every side effect is a step.
-func (e *Engine) releaseWorkflowFn(ctx dbos.Context, in ReleaseInput) (ReleaseResult, error) {
-	q, err := dbos.RunAsStep(ctx, func(c context.Context) (releaseQueued, error) {
+func (e *Engine) releaseWorkflow(ctx dbos.Context, in deploy.ReleasePlan) (ReleaseResult, error) {
+	q, err := readStep(ctx, stepReleaseQueue, func(c context.Context) (releaseQueued, error) {
 		return e.queueReleaseMembers(c, in)
-	}, dbos.WithStepName("manent.release.queue"), dbos.WithStepMaxRetries(10))
+	})
 	if err != nil {
 		return ReleaseResult{}, err
 	}
@@ -269,9 +77,9 @@ func (e *Engine) releaseWorkflowFn(ctx dbos.Context, in ReleaseInput) (ReleaseRe
 	stopped := false
 	var st releaseReading
 	for {
-		st, err = dbos.RunAsStep(ctx, func(c context.Context) (releaseReading, error) {
+		st, err = readStep(ctx, stepReleaseEvaluate, func(c context.Context) (releaseReading, error) {
 			return e.readRelease(c, in)
-		}, dbos.WithStepName("manent.release.evaluate"), dbos.WithStepMaxRetries(10))
+		})
 		if err != nil {
 			return ReleaseResult{}, err
 		}
@@ -281,9 +89,9 @@ func (e *Engine) releaseWorkflowFn(ctx dbos.Context, in ReleaseInput) (ReleaseRe
 		if !stopped && in.OnFailure != deploy.OnFailureContinue && len(st.failed(in)) > 0 {
 			// stop and rollback: the deploys not started yet are cancelled,
 			// those running finish.
-			if _, err := dbos.RunAsStep(ctx, func(c context.Context) (bool, error) {
+			if _, err := readStep(ctx, stepReleaseStop, func(c context.Context) (bool, error) {
 				return true, e.stopRelease(c, in, st)
-			}, dbos.WithStepName("manent.release.stop"), dbos.WithStepMaxRetries(10)); err != nil {
+			}); err != nil {
 				return ReleaseResult{}, err
 			}
 			stopped = true
@@ -292,7 +100,7 @@ func (e *Engine) releaseWorkflowFn(ctx dbos.Context, in ReleaseInput) (ReleaseRe
 		if st.allEnded(in) {
 			break
 		}
-		if _, err := sleepOrWake(ctx, releaseTopic, poll); err != nil {
+		if _, err := sleepOrWake(ctx, topicRelease, poll); err != nil {
 			return ReleaseResult{}, fmt.Errorf("wait for the release's deploys: %w", err)
 		}
 		poll = min(2*poll, deploy.MaxChainsPollBackoff)
@@ -315,9 +123,9 @@ func (e *Engine) releaseWorkflowFn(ctx dbos.Context, in ReleaseInput) (ReleaseRe
 // gets them back (Submit is idempotent by ID). A deploy refused now (a
 // freeze started meanwhile) ends the release: those already queued are
 // cancelled, the refused one is ERROR, the following ones CANCELLED.
-func (e *Engine) queueReleaseMembers(ctx context.Context, in ReleaseInput) (releaseQueued, error) {
-	ids := in.memberIDs()
-	cctx := deploy.WithIdentity(ctx, in.identity())
+func (e *Engine) queueReleaseMembers(ctx context.Context, in deploy.ReleasePlan) (releaseQueued, error) {
+	ids := in.MemberIDs()
+	cctx := deploy.WithIdentity(ctx, in.Identity())
 	for i, m := range in.Members {
 		// A cancel of the release stops the queuing between two deploys.
 		rel, err := e.store.GetRelease(ctx, in.ID)
@@ -329,13 +137,12 @@ func (e *Engine) queueReleaseMembers(ctx context.Context, in ReleaseInput) (rele
 		}
 		// A step run again after a crash finds the deploys it already
 		// created: they are not submitted (nor checked) again.
-		if existing, err := e.store.Get(ctx, m.Descriptor.ID); err == nil && existing.Release == in.ID {
+		if existing, err := e.store.Get(ctx, m.Deploy.ID); err == nil && existing.Release == in.ID {
 			continue
 		}
-		d := m.Descriptor
-		sub, err := e.submitDescriptor(cctx, &d, deploy.SubmitOptions{SkipAfterCheckFor: ids, Release: in.ID})
+		sub, err := e.checks.SubmitMember(cctx, m.Deploy, deploy.SubmitOptions{SkipAfterCheckFor: ids, Release: in.ID})
 		if err == nil && sub.Deployment.Release != in.ID {
-			err = deploy.Errorf(deploy.ECONFLICT, "deploy ID %q is already in use", d.ID)
+			err = deploy.Errorf(deploy.ECONFLICT, "deploy ID %q is already in use", m.Deploy.ID)
 		}
 		if err == nil {
 			continue
@@ -353,7 +160,7 @@ func (e *Engine) queueReleaseMembers(ctx context.Context, in ReleaseInput) (rele
 			}
 		}
 		for _, earlier := range in.Members[:i] {
-			if err := e.cancelInternal(ctx, earlier.Descriptor.ID, in.Requester, nil); err != nil {
+			if err := e.cancel(ctx, earlier.Deploy.ID, in.Requester, nil); err != nil {
 				return releaseQueued{}, err
 			}
 		}
@@ -363,7 +170,7 @@ func (e *Engine) queueReleaseMembers(ctx context.Context, in ReleaseInput) (rele
 }
 
 // readRelease reads the release and the states of its deploys in one query.
-func (e *Engine) readRelease(ctx context.Context, in ReleaseInput) (releaseReading, error) {
+func (e *Engine) readRelease(ctx context.Context, in deploy.ReleasePlan) (releaseReading, error) {
 	rel, err := e.store.GetRelease(ctx, in.ID)
 	if err != nil {
 		return releaseReading{}, err
@@ -388,10 +195,10 @@ func (e *Engine) readRelease(ctx context.Context, in ReleaseInput) (releaseReadi
 }
 
 // stopRelease cancels the deploys of the release that have not started.
-func (e *Engine) stopRelease(ctx context.Context, in ReleaseInput, st releaseReading) error {
+func (e *Engine) stopRelease(ctx context.Context, in deploy.ReleasePlan, st releaseReading) error {
 	for _, m := range in.Members {
-		if slices.Contains(notStarted, st.States[m.Name]) {
-			if err := e.cancelInternal(ctx, m.Descriptor.ID, in.Requester, notStarted); err != nil {
+		if slices.Contains(deploy.NotStarted, st.States[m.Name]) {
+			if err := e.cancel(ctx, m.Deploy.ID, in.Requester, deploy.NotStarted); err != nil {
 				return err
 			}
 		}
@@ -399,158 +206,16 @@ func (e *Engine) stopRelease(ctx context.Context, in ReleaseInput, st releaseRea
 	return nil
 }
 
-// cancelInternal cancels a deploy on behalf of a release (no permission
-// check: the release's own policy, or a cancel already authorized). only
-// restricts it to deploys in those states; a deploy that ended meanwhile
-// is left alone.
-func (e *Engine) cancelInternal(ctx context.Context, id, actor string, only []deploy.State) error {
-	d, err := e.store.Get(ctx, id)
-	if deploy.ErrorCode(err) == deploy.ENOTFOUND {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if d.State.Terminal() || (only != nil && !slices.Contains(only, d.State)) {
-		return nil
-	}
-	res, err := e.store.RequestCancel(ctx, id, actor)
-	if deploy.ErrorCode(err) == deploy.ECONFLICT {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if res.Immediate {
-		e.wakeDependents(ctx, id)
-		if slices.Contains(waitingStates, res.Before) {
-			e.wake(id)
-		} else {
-			if err := dbos.CancelWorkflow(e.dbos, id); err != nil {
-				e.log.Warn("cancel queued workflow", "deployment", id, "error", err)
-			}
-			e.closeChangeOfCancelled(ctx, d)
-		}
-	}
-	return nil
-}
-
-func (e *Engine) finishRelease(ctx dbos.Context, in ReleaseInput, state deploy.ReleaseState, reason string) (ReleaseResult, error) {
-	_, err := dbos.RunAsStep(ctx, func(c context.Context) (bool, error) {
+func (e *Engine) finishRelease(ctx dbos.Context, in deploy.ReleasePlan, state deploy.ReleaseState, reason string) (ReleaseResult, error) {
+	_, err := readStep(ctx, stepReleaseFinish, func(c context.Context) (bool, error) {
 		return e.store.FinishRelease(c, in.ID, state, reason, in.Requester)
-	}, dbos.WithStepName("manent.release.finish"), dbos.WithStepMaxRetries(10))
+	})
 	if err != nil {
 		return ReleaseResult{}, fmt.Errorf("record release outcome: %w", err)
 	}
 	return ReleaseResult{State: state, Error: reason}, nil
 }
 
-// wakeRelease tells the release workflow of a deploy (or of a rollback of
-// it) that the deploy ended: it reads the states again at once.
-//
-// When a deploy of a release under stop or rollback did not succeed, the
-// deploys not started yet are cancelled here, before the deploy's
-// dependents are woken: they then find themselves CANCELLED, as the spec's
-// table says, instead of racing to DEPENDENCY_FAILED. The workflow's own
-// stop step does the same for the cases without a wake-up.
-func (e *Engine) wakeRelease(ctx context.Context, deploymentID string) {
-	rel, err := e.store.DeploymentRelease(ctx, deploymentID)
-	if err != nil || rel == "" {
-		return
-	}
-	if err := e.stopOnFailure(ctx, rel, deploymentID); err != nil {
-		e.log.Warn("stop release", "release", rel, "deployment", deploymentID, "error", err)
-	}
-	if err := dbos.Send(e.dbos, releaseWorkflowID(rel), "look", releaseTopic); err != nil {
-		// The release may have ended (cancelled): nothing waits any more.
-		e.log.Debug("wake release workflow", "release", rel, "deployment", deploymentID, "error", err)
-	}
-}
-
-// mayReadRelease reports whether who holds deployment.read on every deploy.
-func (e *Engine) mayReadRelease(who deploy.Identity, r *deploy.Release) bool {
-	for _, m := range r.Deploys {
-		if ok, err := e.authz.Allowed(who, m.Resource(), deploy.PermRead); err != nil || !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// GetRelease implements deploy.Service: a release one of whose deploys the
-// caller may not read is not found.
-func (e *Engine) GetRelease(ctx context.Context, id string) (*deploy.Release, error) {
-	who := deploy.IdentityFrom(ctx)
-	if who.Anonymous() {
-		return nil, deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
-	}
-	r, err := e.store.GetRelease(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if !e.mayReadRelease(who, r) {
-		return nil, deploy.Errorf(deploy.ENOTFOUND, "release %q not found", id)
-	}
-	return r, nil
-}
-
-// ListReleases implements deploy.Service: only fully readable releases.
-func (e *Engine) ListReleases(ctx context.Context, f deploy.ReleaseFilter) (deploy.ReleasePage, error) {
-	who := deploy.IdentityFrom(ctx)
-	if who.Anonymous() {
-		return deploy.ReleasePage{}, deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
-	}
-	f.Readable = func(r deploy.Resource) bool {
-		ok, err := e.authz.Allowed(who, r, deploy.PermRead)
-		return err == nil && ok
-	}
-	return e.store.ListReleases(ctx, f)
-}
-
-// CancelRelease implements deploy.Service: the workflow is stopped first,
-// so it queues or rolls back nothing more, then the unfinished deploys are
-// cancelled (those running stop at their next step).
-func (e *Engine) CancelRelease(ctx context.Context, id string) (*deploy.Release, error) {
-	who := deploy.IdentityFrom(ctx)
-	r, err := e.GetRelease(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	for _, m := range r.Deploys {
-		if err := e.require(who, m.Resource(), deploy.PermCancel); err != nil {
-			return nil, err
-		}
-	}
-	if r.State.Terminal() {
-		return nil, deploy.Errorf(deploy.ECONFLICT, "release %q already ended: %s", id, r.State)
-	}
-	if err := dbos.CancelWorkflow(e.dbos, releaseWorkflowID(id)); err != nil {
-		e.log.Warn("cancel release workflow", "release", id, "error", err)
-	}
-	if _, err := e.store.FinishRelease(ctx, id, deploy.ReleaseCancelled, "cancelled by "+who.Subject, who.Subject); err != nil {
-		return nil, err
-	}
-	// Read again: the workflow may have queued deploys until it stopped.
-	if r, err = e.store.GetRelease(ctx, id); err != nil {
-		return nil, err
-	}
-	// Only deploys of this release: a state comes from a deploy that
-	// carries the release (or its rollback), never from another deploy
-	// that took the same ID.
-	for _, m := range r.Deploys {
-		if m.State.Active() {
-			if err := e.cancelInternal(ctx, m.DeploymentID, who.Subject, nil); err != nil {
-				return nil, err
-			}
-		}
-		if st := deploy.State(m.RollbackState); m.RollbackDeploymentID != "" && st.Valid() && !st.Terminal() {
-			if err := e.cancelInternal(ctx, m.RollbackDeploymentID, who.Subject, nil); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return e.store.GetRelease(ctx, id)
-}
 
 // stopOnFailure cancels the deploys of the release not started yet when
 // deploymentID, one of its deploys, ended without success and the release
@@ -573,8 +238,8 @@ func (e *Engine) stopOnFailure(ctx context.Context, releaseID, deploymentID stri
 		return nil
 	}
 	for _, m := range r.Deploys {
-		if slices.Contains(notStarted, m.State) {
-			if err := e.cancelInternal(ctx, m.DeploymentID, r.Requester, notStarted); err != nil {
+		if slices.Contains(deploy.NotStarted, m.State) {
+			if err := e.cancel(ctx, m.DeploymentID, r.Requester, deploy.NotStarted); err != nil {
 				return err
 			}
 		}

@@ -3,283 +3,218 @@ package engine
 import (
 	"context"
 	"fmt"
-	"slices"
+	"strings"
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
 
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/engine/steps"
 )
 
-// NonRollbackArtifactTypes are the artifact types a manual rollback refuses:
-// redeploying the previous version of a database migration does not undo
-// it. A release with onFailure: rollback stops its sequence of rollbacks there.
-var NonRollbackArtifactTypes = []string{"migration"}
+// rollbackPosition is where compensations are recorded, after the plan's
+// steps, in the order they run.
+const rollbackPosition = 500
 
-// RollbackTo implements deploy.Service: a manual rollback redeploys the
-// previous release in service of an environment (or r.To) through the normal
-// pipeline, as a new deploy with that deploy's descriptor, without its
-// dependencies (after) and deployment imports.
-func (e *Engine) RollbackTo(ctx context.Context, r deploy.RollbackRequest) (*deploy.Submission, error) {
-	return e.rollback(ctx, r, "", "")
-}
-
-// rollback is RollbackTo for a release too: from is the deploy being
-// undone (default the one in service) and release the release the rollback
-// deploy belongs to, so that its end wakes the release.
-func (e *Engine) rollback(ctx context.Context, r deploy.RollbackRequest, from, release string) (*deploy.Submission, error) {
-	who := deploy.IdentityFrom(ctx)
-	if who.Anonymous() {
-		return nil, deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
-	}
-	if r.Tenant == "" {
-		r.Tenant = e.cfg.Server.DefaultTenant
-	}
-	res := deploy.Resource{Tenant: r.Tenant, Application: r.Application, Environment: r.Environment}
-	if err := e.require(who, res, deploy.PermRollback); err != nil {
-		return nil, err
-	}
-	// A rollback submitted again (a resumed release step) is the existing one.
-	if r.ID != "" {
-		if d, err := e.store.Get(ctx, r.ID); err == nil {
-			if ok, _ := e.authz.Allowed(who, resourceOf(d), deploy.PermRead); !ok {
-				return nil, deploy.Errorf(deploy.ECONFLICT, "deploy ID %q is already in use", r.ID)
-			}
-			return &deploy.Submission{Deployment: *d}, nil
-		}
-	}
-	current, err := e.currentDeploy(ctx, res, from)
-	if err != nil {
-		return nil, err
-	}
-	target, err := e.rollbackTarget(ctx, res, current, r.To)
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range []*deploy.Deployment{current, target} {
-		if slices.Contains(NonRollbackArtifactTypes, d.Artifact.Type) {
-			return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "%s: artifact type %s cannot be rolled back", d.ID, d.Artifact.Type)
-		}
-	}
-	d := rollbackDescriptor(target.Descriptor, r.ID, current.ID)
-	sub, err := e.submitDescriptor(ctx, &d, deploy.SubmitOptions{Release: release})
-	if err != nil {
-		return nil, err
-	}
-	if sub.Created {
-		e.audit(ctx, who.Subject, "deployment.rollback", sub.Deployment.ID, map[string]any{
-			"tenant": r.Tenant, "application": r.Application, "environment": r.Environment,
-			"from": current.ID, "to": target.ID, "version": target.Artifact.Version, "release": release,
-		})
-	}
-	return sub, nil
-}
-
-// currentDeploy is the deploy a rollback undoes: from, or the release in
-// service of the environment.
-func (e *Engine) currentDeploy(ctx context.Context, res deploy.Resource, from string) (*deploy.Deployment, error) {
-	if from == "" {
-		inv, err := e.store.Inventory(ctx, res.Tenant)
-		if err != nil {
-			return nil, fmt.Errorf("read inventory: %w", err)
-		}
-		for _, in := range inv {
-			if in.Application == res.Application && in.Environment == res.Environment {
-				from = in.DeploymentID
-			}
-		}
-		if from == "" {
-			return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "nothing to roll back: %s/%s has no release in service", res.Application, res.Environment)
-		}
-	}
-	d, err := e.store.Get(ctx, from)
-	if err != nil {
-		return nil, err
-	}
-	return d, nil
-}
-
-// rollbackTarget is to, which must be a succeeded deploy of the same
-// environment, or else the last succeeded deploy of the environment
-// created before current.
-func (e *Engine) rollbackTarget(ctx context.Context, res deploy.Resource, current *deploy.Deployment, to string) (*deploy.Deployment, error) {
-	if to != "" {
-		d, err := e.store.Get(ctx, to)
-		if deploy.ErrorCode(err) == deploy.ENOTFOUND {
-			return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "no deploy %q to roll back to", to)
-		}
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case resourceOf(d) != res:
-			return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "%s is a deploy of %s/%s, not of %s/%s", to, d.Application, d.Environment, res.Application, res.Environment)
-		case d.State != deploy.StateSuccess || d.DryRun:
-			return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "%s did not succeed (%s): nothing to roll back to", to, d.State)
-		case d.ID == current.ID:
-			return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "%s is the release in service", to)
-		}
-		return d, nil
-	}
-	f := deploy.ListFilter{Tenant: res.Tenant, Application: res.Application, Environment: res.Environment,
-		States: []deploy.State{deploy.StateSuccess}, CreatedBefore: &current.CreatedAt, First: 100}
-	for {
-		page, err := e.store.List(ctx, f)
-		if err != nil {
-			return nil, err
-		}
-		for i := range page.Items {
-			d := page.Items[i]
-			if d.ID == current.ID || d.DryRun || !d.CreatedAt.Before(current.CreatedAt) && !d.CreatedAt.Equal(current.CreatedAt) {
-				continue
-			}
-			return e.store.Get(ctx, d.ID)
-		}
-		if !page.HasNextPage {
-			return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "nothing to roll back to: no deploy of %s/%s succeeded before %s",
-				res.Application, res.Environment, current.ID)
-		}
-		f.After = page.EndCursor
-	}
-}
-
-// rollbackDescriptor is the descriptor of the rollback deploy: the
-// target's, without what belongs to its own run (dependencies, deployment
-// imports, schedule, freeze override).
-func rollbackDescriptor(src deploy.Descriptor, id, from string) deploy.Descriptor {
-	d := src
-	d.ID = id
-	d.Description = fmt.Sprintf("rollback of %s to %s (%s)", from, src.ID, src.Artifact.Version)
-	d.After, d.AfterTimeout, d.Schedule, d.FreezeOverride, d.DryRun = nil, 0, nil, nil, false
-	dropped := map[string]bool{}
-	if len(src.Imports) > 0 {
-		d.Imports = map[string]deploy.Import{}
-		for name, imp := range src.Imports {
-			if imp.Deployment != "" {
-				dropped[name] = true
-				continue
-			}
-			d.Imports[name] = imp
-		}
-	}
-	d.Deploy.TargetsFrom = nil
-	for _, ref := range src.Deploy.TargetsFrom {
-		if !dropped[ref.Import] {
-			d.Deploy.TargetsFrom = append(d.Deploy.TargetsFrom, ref)
-		}
-	}
-	if len(src.Deploy.ParamsFrom) > 0 {
-		d.Deploy.ParamsFrom = map[string]deploy.ImportRef{}
-		for k, ref := range src.Deploy.ParamsFrom {
-			if !dropped[ref.Import] {
-				d.Deploy.ParamsFrom[k] = ref
-			}
-		}
-	}
-	return d
-}
-
-// rollbackStarted is what one rollback step of a release did.
-type rollbackStarted struct {
-	ID      string `json:"id,omitempty"`
-	Refused string `json:"refused,omitempty"`
-}
-
-// rollbackRelease rolls back the deploys of the release that succeeded,
-// from the most dependent to the least (reverse topological order), one at
-// a time, stopping at the first that is refused or does not succeed; the
-// rest are SKIPPED.
-func (e *Engine) rollbackRelease(ctx dbos.Context, in ReleaseInput, st releaseReading) error {
-	var todo []ReleaseMemberInput
-	for i := len(in.Members) - 1; i >= 0; i-- {
-		if st.States[in.Members[i].Name] == deploy.StateSuccess {
-			todo = append(todo, in.Members[i])
-		}
-	}
-	for i, m := range todo {
-		started, err := dbos.RunAsStep(ctx, func(c context.Context) (rollbackStarted, error) {
-			return e.startMemberRollback(c, in, m)
-		}, dbos.WithStepName("manent.release.rollback:"+m.Name), dbos.WithStepMaxRetries(10))
-		if err != nil {
-			return err
-		}
-		ok := started.Refused == ""
-		if ok {
-			final, err := e.waitRollback(ctx, started.ID)
-			if err != nil {
-				return err
-			}
-			ok = final == deploy.StateSuccess
-		}
-		if ok {
+// compensations lists what an automatic rollback undoes: the steps that
+// can be undone and began (the one that failed part-way too), most recent
+// first, each with the checkpoint taken before it.
+func (r *run) compensations() []unit {
+	var out []unit
+	for i := len(r.ran) - 1; i >= 0; i-- {
+		u := r.ran[i]
+		if u.key.Kind != deploy.KindRun || !r.e.kinds.Undoable(u.step) {
 			continue
 		}
-		rest := todo[i+1:]
-		if len(rest) == 0 {
-			return nil
+		if _, ok := r.checkpoints[u.key.Step]; !ok {
+			continue
 		}
-		_, err = dbos.RunAsStep(ctx, func(c context.Context) (bool, error) {
-			for _, r := range rest {
-				if err := e.store.SetReleaseRollback(c, in.ID, r.Name, "", deploy.RollbackSkipped,
-					"not rolled back: the rollback of "+m.Name+" did not succeed"); err != nil {
-					return false, err
-				}
+		out = append(out, u)
+	}
+	return out
+}
+
+// compensate undoes the steps already started, in reverse order, each an
+// operation with its own retries, record and idempotency key; it stops at
+// the first compensation that fails. It returns the rollback's outcome.
+func (r *run) compensate(ctx dbos.Context, f *failure) (string, error) {
+	todo := r.compensations()
+	names := make([]string, len(todo))
+	for i, u := range todo {
+		names[i] = deploy.StepKey{Step: u.key.Step, Kind: deploy.KindRollback}.Name()
+	}
+	r.e.logLine(r.in.ID, "", "warn", "%s failed: rolling back (%s)", f.step, strings.Join(names, ", "))
+	var begun *deploy.Begun
+	for i, u := range todo {
+		o := r.compensationOp(u, i)
+		if begun == nil {
+			if !r.e.gate.open() {
+				return "", parked(ctx)
 			}
-			return true, nil
-		}, dbos.WithStepName("manent.release.rollback.skip"), dbos.WithStepMaxRetries(10))
-		return err
-	}
-	return nil
-}
-
-// startMemberRollback submits the manual rollback <release>.rollback.<name>
-// with the requester's identity, or records why it was refused.
-func (e *Engine) startMemberRollback(ctx context.Context, in ReleaseInput, m ReleaseMemberInput) (rollbackStarted, error) {
-	d := m.Descriptor
-	cctx := deploy.WithIdentity(ctx, in.identity())
-	id := in.ID + ".rollback." + m.Name
-	sub, err := e.rollback(cctx, deploy.RollbackRequest{Tenant: d.Tenant, Application: d.Application,
-		Environment: d.Environment, ID: id}, d.ID, in.ID)
-	if err != nil {
-		if deploy.ErrorCode(err) == deploy.EINTERNAL {
-			return rollbackStarted{}, err
-		}
-		msg := deploy.ErrorMessage(err)
-		if err := e.store.SetReleaseRollback(ctx, in.ID, m.Name, "", deploy.RollbackRefused, msg); err != nil {
-			return rollbackStarted{}, err
-		}
-		return rollbackStarted{Refused: msg}, nil
-	}
-	if err := e.store.SetReleaseRollback(ctx, in.ID, m.Name, sub.Deployment.ID, "", ""); err != nil {
-		return rollbackStarted{}, err
-	}
-	return rollbackStarted{ID: sub.Deployment.ID}, nil
-}
-
-// waitRollback waits until the rollback deploy ends: woken by its end
-// (it belongs to the release) and by the safety poll.
-func (e *Engine) waitRollback(ctx dbos.Context, id string) (deploy.State, error) {
-	poll := e.chainsPollInterval()
-	for {
-		st, err := dbos.RunAsStep(ctx, func(c context.Context) (deploy.State, error) {
-			states, err := e.store.DependencyStates(c, []string{id})
+			b, live, err := r.e.beginOp(ctx, o)
 			if err != nil {
 				return "", err
 			}
-			s, ok := states[id]
-			if !ok {
-				return deploy.StateCancelled, nil
-			}
-			return s, nil
-		}, dbos.WithStepName("manent.release.rollback.evaluate"), dbos.WithStepMaxRetries(10))
+			r.begunHere[o.key] = live
+			begun = &b
+		}
+		if !r.e.gate.enter() {
+			return "", parked(ctx)
+		}
+		w, err := r.e.workOp(ctx, o, r.begunHere[o.key])
+		if err != nil {
+			r.e.gate.leave()
+			return "", err
+		}
+		var fx deploy.StepEffects
+		if !w.Failed && u.key.Step == deploy.StepActivation {
+			// The release in service before is back on the targets: so it
+			// is in the inventory.
+			prev := r.inServiceBefore
+			fx.Restore = &prev
+		}
+		var next *op
+		if !w.Failed && i+1 < len(todo) {
+			n := r.compensationOp(todo[i+1], i+1)
+			next = &n
+		}
+		rec, err := r.e.endOp(ctx, o, w, fx, next)
+		r.e.gate.leave()
 		if err != nil {
 			return "", err
 		}
-		if st.Terminal() {
-			return st, nil
+		if w.Failed {
+			r.e.logLine(r.in.ID, o.key.Name(), "error", "rollback stopped: %s failed", o.key.Name())
+			return deploy.RollbackFailed, nil
 		}
-		if _, err := sleepOrWake(ctx, releaseTopic, poll); err != nil {
-			return "", fmt.Errorf("wait for rollback %s: %w", id, err)
+		if rec.live && rec.Next != nil && next != nil {
+			r.begunHere[next.key] = true
 		}
-		poll = min(2*poll, deploy.MaxChainsPollBackoff)
+		begun = rec.Next
 	}
+	r.e.logLine(r.in.ID, "", "info", "rolled back: the targets are back at their checkpoints")
+	return deploy.RollbackCompleted, nil
+}
+
+// compensationOp is the compensation of the run u, the i-th of a rollback.
+func (r *run) compensationOp(u unit, i int) op {
+	key := deploy.StepKey{Step: u.key.Step, Pass: u.key.Pass, Batch: u.key.Batch, Target: u.key.Target, Kind: deploy.KindRollback}
+	o := op{deployID: r.in.ID, key: key, step: u.step, pos: rollbackPosition + i}
+	cp := r.checkpoints[u.key.Step]
+	o.do = func(ctx context.Context, attempt int) (steps.Result, error) {
+		kind, ok := r.e.kinds.Lookup(u.step)
+		if !ok {
+			return steps.Result{}, deploy.Permanentf("unknown kind of step %q", u.step.Kind())
+		}
+		undo, ok := kind.(steps.Undoable)
+		if !ok {
+			return steps.Result{}, deploy.Permanentf("step %s cannot be undone", u.step.Name)
+		}
+		c := r.context(unit{key: key, pos: o.pos, step: u.step}, attempt)
+		return undo.Compensate(ctx, c, cp)
+	}
+	return o
+}
+
+// cleanup runs the cleanup step; a failure is recorded and logged but does
+// not change the outcome.
+func (r *run) cleanup(ctx dbos.Context) error {
+	o := r.cleanupOp()
+	begun := r.cleanupBegun
+	if begun == nil {
+		if !r.e.gate.open() {
+			return parked(ctx)
+		}
+		b, live, err := r.e.beginOp(ctx, o)
+		if err != nil {
+			return err
+		}
+		r.begunHere[o.key] = live
+		begun = &b
+	}
+	if !r.e.gate.enter() {
+		return parked(ctx)
+	}
+	defer r.e.gate.leave()
+	w, err := r.e.workOp(ctx, o, r.begunHere[o.key])
+	if err != nil {
+		return err
+	}
+	_, err = r.e.endOp(ctx, o, w, deploy.StepEffects{}, nil)
+	return err
+}
+
+// finish records the outcome: the steps that did not run, the state, the
+// inventory, the last failure and the audit entry, in one transaction;
+// then it wakes what waits on the deploy.
+func (r *run) finish(ctx dbos.Context, out DeployResult, f *failure) error {
+	id := r.in.ID
+	level := "info"
+	if out.State != deploy.StateSuccess {
+		level = "error"
+	}
+	msg := "deploy finished: " + string(out.State)
+	if out.Error != "" {
+		msg += " (" + out.Error + ")"
+	}
+	if out.Rollback != deploy.RollbackNotNeeded {
+		msg += ", rollback " + out.Rollback
+	}
+	r.e.logLine(id, "", level, "%s", msg)
+	// The log is complete before the state is final: whoever follows the
+	// deploy up to its end reads every line.
+	if err := r.e.logs.flush(ctx); err != nil {
+		return err
+	}
+	o := deploy.Outcome{ID: id, State: out.State, Error: out.Error, SHA256: r.sha, Actor: r.in.Requester,
+		Rollback: out.Rollback, Exports: r.exports}
+	if f != nil {
+		o.FailedStep = f.step
+	}
+	o.InService = out.State == deploy.StateSuccess && !r.in.Descriptor.DryRun && !r.hasActivation()
+	skipped := r.notRun(out.State)
+	fin, err := dbos.RunAsTransaction(ctx, r.e.ds, func(c context.Context, tx dbos.Tx) (deploy.Finished, error) {
+		if err := r.e.unfenced(c); err != nil {
+			return deploy.Finished{}, err
+		}
+		if err := r.e.rec.SkipSteps(c, tx, id, skipped); err != nil {
+			return deploy.Finished{}, err
+		}
+		return r.e.rec.FinishRun(c, tx, o)
+	}, r.e.txOptions(stepFinish)...)
+	if err != nil {
+		return fmt.Errorf("record the outcome: %w", err)
+	}
+	return r.e.wakeAfter(ctx, id, fin)
+}
+
+func (r *run) hasActivation() bool {
+	for _, s := range r.in.Plan.Steps {
+		if s.Name == deploy.StepActivation {
+			return true
+		}
+	}
+	return false
+}
+
+// notRun lists the records of the planned steps that never began: SKIPPED
+// after a failure, CANCELLED after a cancel.
+func (r *run) notRun(state deploy.State) []deploy.Step {
+	mark := deploy.StepSkipped
+	if state == deploy.StateCancelled {
+		mark = deploy.StepCancelled
+	}
+	began := map[int]bool{}
+	for _, u := range r.ran {
+		began[u.pos] = true
+	}
+	var out []deploy.Step
+	for i, s := range r.in.Plan.Steps {
+		if s.Name == deploy.StepCleanup || began[i] {
+			continue
+		}
+		u := r.runUnit(i)
+		o := r.op(u)
+		out = append(out, o.record(mark))
+	}
+	return out
 }

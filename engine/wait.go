@@ -13,6 +13,13 @@ import (
 	"manent.dev/manent/deploy"
 )
 
+// The wait workflow holds a deploy, on the wait queue (no deploy slot),
+// until it may run: its dependencies (after), then its time (schedule.at),
+// then its approvals and its change ticket. It then moves the deploy to
+// ENQUEUED and enqueues its deploy workflow in one transaction, or ends it
+// (DEPENDENCY_FAILED, REJECTED, EXPIRED). Its ID is the deploy's with
+// ":wait": the deploy workflow keeps the deploy's own ID.
+
 // sleepOrWake waits for a message on topic, or for d to pass: a durable
 // timer (DBOS records when it ends, so a resumed workflow wakes at the same
 // instant) that a Send interrupts. A timeout is not an error. Every wait of
@@ -26,13 +33,51 @@ func sleepOrWake(ctx dbos.Context, topic string, d time.Duration) (string, error
 	return msg, nil
 }
 
-// waitingStates are the states of a deploy its wait workflow owns.
-var waitingStates = []deploy.State{deploy.StateWaitingDependency, deploy.StateDelayed, deploy.StateAwaitingApproval}
-
-// depsState is one reading of the dependencies.
-type depsState struct {
-	Outcome string `json:"outcome"` // waiting, satisfied, failed, gone
+// waitReading is one reading of what a deploy waits for.
+type waitReading struct {
+	Outcome string `json:"outcome"` // waiting, satisfied (approved), failed, rejected, expired, gone
 	Reason  string `json:"reason,omitempty"`
+	// ChangeRejected is set when the ITSM rejected the change.
+	ChangeRejected bool `json:"change_rejected,omitempty"`
+}
+
+// Outcomes of a reading.
+const (
+	readWaiting   = "waiting"
+	readSatisfied = "satisfied"
+	readFailed    = "failed"
+	readRejected  = "rejected"
+	readExpired   = "expired"
+	readGone      = "gone"
+)
+
+// readStep is a step of a wait that reads (and may move) the deploy: the
+// database being away only delays it.
+func readStep[T any](ctx dbos.Context, name string, fn func(c context.Context) (T, error)) (T, error) {
+	return dbos.RunAsStep(ctx, func(c context.Context) (T, error) {
+		return untilAvailable(c, func() (T, error) { return fn(c) })
+	}, dbos.WithStepName(name))
+}
+
+// waitWorkflow waits for the dependencies, the time, the approvals and the
+// change ticket of a deploy, in that order.
+func (e *Engine) waitWorkflow(ctx dbos.Context, in WaitInput) (DeployResult, error) {
+	if len(in.Wait.After) > 0 {
+		res, done, err := e.waitDependencies(ctx, in)
+		if err != nil || done {
+			return res, err
+		}
+	}
+	if in.Wait.At != nil {
+		res, done, err := e.waitUntil(ctx, in)
+		if err != nil || done {
+			return res, err
+		}
+	}
+	if !in.Wait.Approvals && in.Wait.Change == nil {
+		return e.enqueueWaited(ctx, in)
+	}
+	return e.waitApprovals(ctx, in)
 }
 
 // waitDependencies waits until every deploy of after succeeded: woken at
@@ -40,48 +85,48 @@ type depsState struct {
 // chains.poll_interval doubling up to 5 minutes, for the cases without a
 // notification (a deploy deleted by retention). done reports that the wait
 // ended the deploy (dependency failed, expired, or cancelled).
-func (e *Engine) waitDependencies(ctx dbos.Context, in ApprovalInput) (DeployResult, bool, error) {
+func (e *Engine) waitDependencies(ctx dbos.Context, in WaitInput) (DeployResult, bool, error) {
 	poll := e.chainsPollInterval()
 	for {
-		st, err := dbos.RunAsStep(ctx, func(c context.Context) (depsState, error) {
+		st, err := readStep(ctx, stepAfterEvaluate, func(c context.Context) (waitReading, error) {
 			return e.evaluateDependencies(c, in)
-		}, dbos.WithStepName("manent.after.evaluate"), dbos.WithStepMaxRetries(10))
+		})
 		if err != nil {
 			return DeployResult{}, true, err
 		}
 		switch st.Outcome {
-		case "gone":
+		case readGone:
 			return DeployResult{State: deploy.StateCancelled}, true, nil
-		case "satisfied":
+		case readSatisfied:
 			return DeployResult{}, false, nil
-		case "failed":
-			res, err := e.endWait(ctx, in, nil, deploy.StateDependencyFailed, st.Reason)
+		case readFailed:
+			res, err := e.endWait(ctx, in, deploy.StateDependencyFailed, st.Reason)
 			return res, true, err
 		}
-		wait := min(poll, time.Until(in.AfterExpiresAt))
-		if _, err := sleepOrWake(ctx, governanceTopic, wait); err != nil {
+		wait := min(poll, time.Until(in.Wait.AfterExpiresAt))
+		if _, err := sleepOrWake(ctx, topicWait, wait); err != nil {
 			return DeployResult{}, true, fmt.Errorf("wait for dependencies: %w", err)
 		}
 		poll = min(2*poll, deploy.MaxChainsPollBackoff)
 	}
 }
 
-// evaluateDependencies reads the deploy and its dependencies with one query.
-func (e *Engine) evaluateDependencies(ctx context.Context, in ApprovalInput) (depsState, error) {
+// evaluateDependencies reads the deploy and the states of its dependencies.
+func (e *Engine) evaluateDependencies(ctx context.Context, in WaitInput) (waitReading, error) {
 	d, err := e.store.Get(ctx, in.Deploy.ID)
 	if err != nil {
-		return depsState{}, err
+		return waitReading{}, err
 	}
 	if d.State.Terminal() {
-		return depsState{Outcome: "gone"}, nil
+		return waitReading{Outcome: readGone}, nil
 	}
-	states, err := e.store.DependencyStates(ctx, in.After)
+	states, err := e.store.DependencyStates(ctx, in.Wait.After)
 	if err != nil {
-		return depsState{}, err
+		return waitReading{}, err
 	}
 	var failed []string
 	pending := 0
-	for _, id := range in.After {
+	for _, id := range in.Wait.After {
 		st, ok := states[id]
 		switch {
 		case !ok:
@@ -95,69 +140,222 @@ func (e *Engine) evaluateDependencies(ctx context.Context, in ApprovalInput) (de
 	}
 	if len(failed) > 0 {
 		sort.Strings(failed)
-		return depsState{Outcome: "failed", Reason: "dependency did not succeed: " + strings.Join(failed, ", ")}, nil
+		return waitReading{Outcome: readFailed, Reason: "dependency did not succeed: " + strings.Join(failed, ", ")}, nil
 	}
 	if pending == 0 {
-		return depsState{Outcome: "satisfied"}, nil
+		return waitReading{Outcome: readSatisfied}, nil
 	}
-	if !time.Now().Before(in.AfterExpiresAt) {
-		return depsState{Outcome: "failed", Reason: fmt.Sprintf("the wait for %d dependenc(ies) expired at %s",
-			pending, in.AfterExpiresAt.UTC().Format(time.RFC3339))}, nil
+	if !time.Now().Before(in.Wait.AfterExpiresAt) {
+		return waitReading{Outcome: readFailed, Reason: fmt.Sprintf("the wait for %d dependenc(ies) expired at %s",
+			pending, in.Wait.AfterExpiresAt.UTC().Format(time.RFC3339))}, nil
 	}
-	return depsState{Outcome: "waiting"}, nil
+	return waitReading{Outcome: readWaiting}, nil
 }
 
 // waitUntil holds the deploy DELAYED until schedule.at. The wait is a
 // durable timer (DBOS records when it ends), interrupted by a cancel.
-func (e *Engine) waitUntil(ctx dbos.Context, in ApprovalInput) (DeployResult, bool, error) {
+func (e *Engine) waitUntil(ctx dbos.Context, in WaitInput) (DeployResult, bool, error) {
+	at := *in.Wait.At
 	for {
-		st, err := dbos.RunAsStep(ctx, func(c context.Context) (depsState, error) {
+		st, err := readStep(ctx, stepAtEvaluate, func(c context.Context) (waitReading, error) {
 			d, err := e.store.Get(c, in.Deploy.ID)
 			if err != nil {
-				return depsState{}, err
+				return waitReading{}, err
 			}
 			if d.State.Terminal() {
-				return depsState{Outcome: "gone"}, nil
+				return waitReading{Outcome: readGone}, nil
 			}
-			if !time.Now().Before(*in.At) {
-				return depsState{Outcome: "satisfied"}, nil
+			if !time.Now().Before(at) {
+				return waitReading{Outcome: readSatisfied}, nil
 			}
-			if _, err := e.store.Transition(c, in.Deploy.ID, waitingStates, deploy.StateDelayed, nil); err != nil {
-				return depsState{}, err
+			if _, err := e.store.Transition(c, in.Deploy.ID, deploy.StateDelayed, nil); err != nil {
+				return waitReading{}, err
 			}
-			return depsState{Outcome: "waiting"}, nil
-		}, dbos.WithStepName("manent.schedule.at"), dbos.WithStepMaxRetries(10))
+			return waitReading{Outcome: readWaiting}, nil
+		})
 		if err != nil {
 			return DeployResult{}, true, err
 		}
 		switch st.Outcome {
-		case "gone":
+		case readGone:
 			return DeployResult{State: deploy.StateCancelled}, true, nil
-		case "satisfied":
+		case readSatisfied:
 			return DeployResult{}, false, nil
 		}
-		wait := time.Until(*in.At)
-		if _, err := sleepOrWake(ctx, governanceTopic, wait); err != nil {
+		if _, err := sleepOrWake(ctx, topicWait, time.Until(at)); err != nil {
 			return DeployResult{}, true, fmt.Errorf("wait for schedule.at: %w", err)
 		}
 	}
 }
 
-// release moves the deploy to ENQUEUED and enqueues its workflow, in one
-// transaction.
-func (e *Engine) release(ctx dbos.Context, in ApprovalInput) (DeployResult, error) {
-	released, err := dbos.RunAsStep(ctx, func(c context.Context) (bool, error) {
-		return e.store.ReleaseApproved(c, in.Deploy.ID, func(tx any) error {
-			return e.enqueueDeploy(in.Deploy, tx)
-		})
-	}, dbos.WithStepName("manent.wait.release"), dbos.WithStepMaxRetries(10))
+// waitApprovals requests the approvals (and opens the change ticket) now
+// that the deploy can really start, and waits for them: woken by every
+// answer and by a cancel (Send), by its expiry (the Recv timeout, a durable
+// sleep), and by a poll of the ITSM, which does not call back.
+func (e *Engine) waitApprovals(ctx dbos.Context, in WaitInput) (DeployResult, error) {
+	w := in.Wait
+	expires, err := readStep(ctx, stepApprovalsRequest, func(c context.Context) (time.Time, error) {
+		if !w.ExpiresAt.IsZero() {
+			return w.ExpiresAt, nil
+		}
+		at := time.Now().UTC().Add(w.Require.Expiry)
+		_, err := e.store.Transition(c, in.Deploy.ID, deploy.StateAwaitingApproval, &at)
+		return at, err
+	})
 	if err != nil {
 		return DeployResult{}, err
 	}
-	if !released {
+	in.Wait.ExpiresAt = expires
+	var ticket *deploy.ChangeTicket
+	if w.Change != nil {
+		t, failed, err := e.openChange(ctx, in)
+		if err != nil {
+			return DeployResult{}, err
+		}
+		if failed != "" {
+			// Without a ticket the deploy does not start.
+			return e.endWait(ctx, in, deploy.StateError, "change:open failed: "+failed)
+		}
+		if t == nil {
+			return DeployResult{State: deploy.StateCancelled}, nil
+		}
+		ticket = t
+		in.Deploy.Change = ticket
+	}
+	for {
+		st, err := readStep(ctx, stepApprovalsEvaluate, func(c context.Context) (waitReading, error) {
+			return e.evaluateApprovals(c, in, ticket)
+		})
+		if err != nil {
+			return DeployResult{}, err
+		}
+		switch st.Outcome {
+		case readGone:
+			if ticket != nil {
+				e.closeChange(ctx, in.Deploy.ID, ticket, "cancelled")
+			}
+			return DeployResult{State: deploy.StateCancelled}, nil
+		case readSatisfied:
+			return e.enqueueWaited(ctx, in)
+		case readRejected, readExpired:
+			state := deploy.StateRejected
+			if st.Outcome == readExpired {
+				state = deploy.StateExpired
+			}
+			// A change the ITSM rejected needs no closing; one still open does.
+			if ticket != nil && !st.ChangeRejected {
+				e.closeChange(ctx, in.Deploy.ID, ticket, "cancelled")
+			}
+			return e.endWait(ctx, in, state, st.Reason)
+		}
+		// The timeout is computed from the stored expiry, so a resumed wait
+		// ends at the same instant.
+		wait := time.Until(in.Wait.ExpiresAt)
+		if ticket != nil && wait > e.changePollInterval() {
+			wait = e.changePollInterval()
+		}
+		if _, err := sleepOrWake(ctx, topicWait, wait); err != nil {
+			return DeployResult{}, fmt.Errorf("wait for approvals: %w", err)
+		}
+	}
+}
+
+// evaluateApprovals reads the deploy, its answers and the state of its
+// change ticket once.
+func (e *Engine) evaluateApprovals(ctx context.Context, in WaitInput, ticket *deploy.ChangeTicket) (waitReading, error) {
+	d, err := e.store.Get(ctx, in.Deploy.ID)
+	if err != nil {
+		return waitReading{}, err
+	}
+	if d.State.Terminal() {
+		return waitReading{Outcome: readGone}, nil
+	}
+	changeApproved := ticket == nil
+	if ticket != nil {
+		cs, err := e.changes[ticket.Connector].Status(ctx, ticket.ID)
+		switch {
+		case err != nil && deploy.IsPermanent(err):
+			return waitReading{Outcome: readRejected, ChangeRejected: true,
+				Reason: fmt.Sprintf("change %s: %v", ticketLabel(ticket), err)}, nil
+		case err != nil:
+			// A temporary ITSM failure: look again at the next poll.
+			e.log.Warn("read change state", "deployment", in.Deploy.ID, "ticket", ticket.ID, "error", err)
+		case cs == deploy.ChangeRejected:
+			return waitReading{Outcome: readRejected, ChangeRejected: true,
+				Reason: fmt.Sprintf("change %s rejected in the ITSM", ticketLabel(ticket))}, nil
+		case cs == deploy.ChangeApproved:
+			changeApproved = true
+		}
+	}
+	required := in.Wait.Require.Count
+	if !in.Wait.Approvals {
+		required = 0
+	}
+	approvers := 0
+	for _, a := range d.Approvals {
+		if a.Identity == d.Requester {
+			continue // refused at Approve; never counted even if written by hand
+		}
+		if !a.Approved {
+			reason := fmt.Sprintf("rejected by %s", a.Identity)
+			if a.Comment != "" {
+				reason += ": " + a.Comment
+			}
+			return waitReading{Outcome: readRejected, Reason: reason}, nil
+		}
+		approvers++
+	}
+	if approvers >= required && changeApproved {
+		return waitReading{Outcome: readSatisfied}, nil
+	}
+	if !time.Now().Before(in.Wait.ExpiresAt) {
+		reason := fmt.Sprintf("%d of %d approvals before %s", approvers, required, in.Wait.ExpiresAt.UTC().Format(time.RFC3339))
+		if !changeApproved {
+			reason = fmt.Sprintf("change %s not approved in the ITSM before %s", ticketLabel(ticket), in.Wait.ExpiresAt.UTC().Format(time.RFC3339))
+		}
+		return waitReading{Outcome: readExpired, Reason: reason}, nil
+	}
+	return waitReading{Outcome: readWaiting}, nil
+}
+
+// enqueueWaited moves the deploy to ENQUEUED and enqueues its workflow, in
+// one transaction.
+func (e *Engine) enqueueWaited(ctx dbos.Context, in WaitInput) (DeployResult, error) {
+	moved, err := readStep(ctx, stepWaitEnqueue, func(c context.Context) (bool, error) {
+		return e.store.EnqueueWaiting(c, in.Deploy.ID, func(tx any) error {
+			return e.EnqueueDeploy(tx, in.Deploy)
+		})
+	})
+	if err != nil {
+		return DeployResult{}, err
+	}
+	if !moved {
 		return DeployResult{State: deploy.StateCancelled}, nil
 	}
 	return DeployResult{State: deploy.StateEnqueued}, nil
+}
+
+// endWait records the end of a wait that did not let the deploy run.
+func (e *Engine) endWait(ctx dbos.Context, in WaitInput, state deploy.State, reason string) (DeployResult, error) {
+	_, err := readStep(ctx, stepWaitFinish, func(c context.Context) (bool, error) {
+		if err := e.store.FinishDeployment(c, deploy.Outcome{ID: in.Deploy.ID, State: state,
+			Error: reason, FinishedAt: time.Now().UTC(), Actor: in.Deploy.Requester}); err != nil {
+			return false, err
+		}
+		if state == deploy.StateDependencyFailed {
+			if err := e.store.AppendAudit(c, deploy.AuditEntry{Time: time.Now().UTC(), Actor: in.Deploy.Requester,
+				Action: "after.finish", Target: in.Deploy.ID,
+				Details: map[string]any{"state": state, "reason": reason, "after": in.Wait.After}}); err != nil {
+				return false, err
+			}
+		}
+		e.wakeWaiters(c, in.Deploy.ID)
+		return true, nil
+	})
+	if err != nil {
+		return DeployResult{}, err
+	}
+	return DeployResult{State: state, Error: reason}, nil
 }
 
 func (e *Engine) chainsPollInterval() time.Duration {
@@ -165,20 +363,4 @@ func (e *Engine) chainsPollInterval() time.Duration {
 		return d
 	}
 	return deploy.DefaultChainsPoll
-}
-
-// wakeDependents tells the deploys waiting on id that it ended: they read
-// the states again at once instead of at their next poll.
-func (e *Engine) wakeDependents(ctx context.Context, id string) {
-	// The release the deploy belongs to, if any, applies onFailure before
-	// its dependents look (release.go).
-	e.wakeRelease(ctx, id)
-	ids, err := e.store.Dependents(ctx, id)
-	if err != nil {
-		e.log.Warn("list dependents", "deployment", id, "error", err)
-		return
-	}
-	for _, dep := range ids {
-		e.wake(dep)
-	}
 }

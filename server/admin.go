@@ -8,8 +8,6 @@ import (
 
 	"manent.dev/manent/config"
 	"manent.dev/manent/engine"
-	"manent.dev/manent/internal/authz"
-	"manent.dev/manent/internal/postgres"
 )
 
 // Recover takes over the deploys of dead workers, as the workers do by
@@ -34,26 +32,9 @@ func Recover(ctx context.Context, c Config, executorIDs []string, force bool) (_
 	if err != nil {
 		return nil, err
 	}
-	az, err := authz.New(cfg.RBAC.Model, cfg.RBAC.Policy)
+	_, eng, err := newCore(ctx, cfg, db, s.databaseURL, false, s.log)
 	if err != nil {
 		return nil, err
-	}
-	store := postgres.NewStore(db)
-	gov, err := newGovernor(cfg, store)
-	if err != nil {
-		return nil, err
-	}
-	changes, err := newChangeConnectors(cfg)
-	if err != nil {
-		return nil, err
-	}
-	eng, err := engine.New(ctx, engine.Options{
-		Changes: changes,
-		Config:  cfg, Store: store, Authorizer: az, DatabaseURL: s.databaseURL, Governor: gov,
-		Worker: false, Logger: s.log,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("create engine: %w", err)
 	}
 	defer func() { err = errors.Join(err, eng.Shutdown(engineShutdown)) }()
 	return eng.RecoverExecutors(ctx, executorIDs, force)

@@ -21,6 +21,7 @@ import (
 	"manent.dev/manent/internal/embeddedpg"
 	"manent.dev/manent/internal/postgres"
 	"manent.dev/manent/internal/tokens"
+	"manent.dev/manent/service"
 )
 
 // engineShutdown is how long Close lets running steps finish; DBOS resumes
@@ -54,32 +55,9 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	store := postgres.NewStore(db)
-	az, err := authz.New(cfg.RBAC.Model, cfg.RBAC.Policy)
+	svc, eng, err := newCore(ctx, cfg, db, s.databaseURL, role != RoleAPI, s.log)
 	if err != nil {
 		return nil, err
-	}
-	gov, err := newGovernor(cfg, store)
-	if err != nil {
-		return nil, err
-	}
-	changes, err := newChangeConnectors(cfg)
-	if err != nil {
-		return nil, err
-	}
-	// The engine outlives ctx, which only bounds the start: DBOS runs until
-	// Close.
-	eng, err := engine.New(context.WithoutCancel(ctx), engine.Options{
-		Governor: gov, Changes: changes,
-		Config: cfg, Store: store, Authorizer: az, DatabaseURL: s.databaseURL,
-		Plugins: []deploy.Plugin{local.New(cfg.Dir)},
-		Secrets: []deploy.SecretProvider{
-			secrets.Env{Prefix: cfg.Secrets.EnvPrefix}, secrets.File{Root: cfg.Secrets.FileRoot},
-		},
-		Worker: role != RoleAPI, Logger: s.log,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("create engine: %w", err)
 	}
 	if err := eng.Launch(); err != nil {
 		_ = eng.Shutdown(engineShutdown)
@@ -102,7 +80,7 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 			return nil, err
 		}
 		a := &api{
-			service: eng, events: events, auth: tokens.New(cfg.Auth.Tokens), ready: ready, log: s.log,
+			service: svc, events: events, auth: tokens.New(cfg.Auth.Tokens), ready: ready, log: s.log,
 			publicURL: cfg.Server.PublicURL, allowIntrospection: cfg.Server.AllowIntrospection,
 			spa: frontend.FS(),
 		}
@@ -140,6 +118,46 @@ func Migrate(ctx context.Context, c Config) (err error) {
 	}
 	s.log.Info("database migrated")
 	return nil
+}
+
+// newCore builds the application service and the engine on one database,
+// each with the port of the other.
+func newCore(ctx context.Context, cfg *config.Config, db *postgres.DB, url string, worker bool, log *slog.Logger) (*service.Service, *engine.Engine, error) {
+	store := postgres.NewStore(db)
+	az, err := authz.New(cfg.RBAC.Model, cfg.RBAC.Policy)
+	if err != nil {
+		return nil, nil, err
+	}
+	gov, err := newGovernor(cfg, store)
+	if err != nil {
+		return nil, nil, err
+	}
+	changes, err := newChangeConnectors(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	plugins := []deploy.Plugin{local.New(cfg.Dir)}
+	svc, err := service.New(service.Options{Config: cfg, Store: store, Authorizer: az, Governor: gov,
+		Changes: changes, Plugins: plugins, Logger: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	// The engine outlives ctx, which only bounds the start: DBOS runs until
+	// Close.
+	eng, err := engine.New(context.WithoutCancel(ctx), engine.Options{
+		Config: cfg, Store: store, Recorder: postgres.NewRecorder(), DatabaseURL: url,
+		Plugins: plugins,
+		Secrets: []deploy.SecretProvider{
+			secrets.Env{Prefix: cfg.Secrets.EnvPrefix}, secrets.File{Root: cfg.Secrets.FileRoot},
+		},
+		Changes: changes, Worker: worker, Logger: log,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("create engine: %w", err)
+	}
+	svc.Use(eng)
+	eng.Use(svc)
+	return svc, eng, nil
 }
 
 // newGovernor builds the governance of manent.yml: the Rego policy when

@@ -47,17 +47,29 @@ type Options struct {
 
 // Instance is a running PostgreSQL.
 type Instance struct {
-	opts     Options
-	cl       cluster
-	log      *slog.Logger
+	opts Options
+	cl   cluster
+	bin  binaries // what Restart launches again
+	log  *slog.Logger
+	// port and password never change after Start: clients keep the URL
+	// across Crash and Restart.
 	port     int
 	password string
-	pid      int
 	// owned is false when Start found the cluster already running: Stop
 	// then leaves it to whoever started it.
 	owned bool
+
+	// mu serialises Crash, Restart and Stop, which replace or read the
+	// postmaster below.
+	mu  sync.Mutex
+	pid int
 	// exited is closed when the postgres child ends (nil when detached).
-	exited   chan struct{}
+	exited chan struct{}
+	// down is set once the postmaster is known to have exited (Crash, a
+	// Restart that failed): its PID may be another process's by then, so
+	// nothing must signal it.
+	down     bool
+	stopped  bool
 	stopOnce sync.Once
 	stopErr  error
 }
@@ -114,7 +126,7 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	inst := &Instance{opts: opts, cl: cl, log: opts.Logger, password: pw}
+	inst := &Instance{opts: opts, cl: cl, bin: bin, log: opts.Logger, password: pw}
 	if err := inst.attachOrLaunch(ctx, bin); err != nil {
 		return nil, err
 	}
@@ -146,7 +158,8 @@ func (i *Instance) attachOrLaunch(ctx context.Context, bin binaries) error {
 				return err
 			}
 		}
-		err = i.launch(ctx, bin, port)
+		i.port = port
+		err = i.launch(ctx, bin)
 		if err == nil {
 			break
 		}
@@ -164,8 +177,9 @@ func (i *Instance) attachOrLaunch(ctx context.Context, bin binaries) error {
 
 var errPortInUse = errors.New("port in use")
 
-// launch starts postgres on port and waits until it accepts connections.
-func (i *Instance) launch(ctx context.Context, bin binaries, port int) error {
+// launch starts postgres on i.port and waits until it accepts connections.
+// It leaves i.port alone, so that URL may be called while Restart runs.
+func (i *Instance) launch(ctx context.Context, bin binaries) error {
 	logf, err := os.OpenFile(i.cl.logPath(), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("open postgres log: %w", err)
@@ -174,7 +188,7 @@ func (i *Instance) launch(ctx context.Context, bin binaries, port int) error {
 	logStart, _ := logf.Seek(0, io.SeekEnd)
 
 	args := []string{
-		"-D", i.cl.pgdata(), "-p", strconv.Itoa(port), "-k", i.cl.runDir(),
+		"-D", i.cl.pgdata(), "-p", strconv.Itoa(i.port), "-k", i.cl.runDir(),
 		"-c", "listen_addresses=127.0.0.1",
 		"-c", "max_connections=300",
 		"-c", "timezone=UTC", "-c", "log_timezone=UTC",
@@ -214,7 +228,7 @@ func (i *Instance) launch(ctx context.Context, bin binaries, port int) error {
 	if err := <-started; err != nil {
 		return fmt.Errorf("start postgres: %w", err)
 	}
-	i.port, i.pid = port, cmd.Process.Pid
+	i.pid = cmd.Process.Pid
 	if err := i.waitReady(ctx, exited, logStart); err != nil {
 		_ = cmd.Process.Signal(syscall.SIGQUIT)
 		<-exited
@@ -291,8 +305,13 @@ func (i *Instance) Dir() string { return i.cl.dir }
 // Stop shuts PostgreSQL down (fast: sessions are ended, data is kept) if this
 // Instance started it, and removes the cluster when Options.Ephemeral. An
 // Instance attached to a server started by another process leaves it running.
+// After Crash without Restart there is nothing to stop, and the cluster is
+// still removed when Ephemeral.
 func (i *Instance) Stop() error {
 	i.stopOnce.Do(func() {
+		i.mu.Lock()
+		defer i.mu.Unlock()
+		i.stopped = true
 		if !i.owned {
 			return
 		}
@@ -303,27 +322,141 @@ func (i *Instance) Stop() error {
 	return i.stopErr
 }
 
+// shutdown runs with i.mu held.
 func (i *Instance) shutdown(ctx context.Context) error {
-	var err error
-	if i.exited != nil {
-		err = stopProcess(ctx, i.pid, func() bool {
-			select {
-			case <-i.exited:
-				return true
-			default:
-				return false
-			}
-		})
-	} else {
-		err = stopProcess(ctx, i.pid, func() bool { return !alive(i.pid) })
+	if !i.down {
+		if err := stopProcess(ctx, i.pid, i.gone); err != nil {
+			return err
+		}
+		i.log.Info("embedded PostgreSQL stopped", "cluster", i.cl.dir)
 	}
-	if err != nil {
-		return err
-	}
-	i.log.Info("embedded PostgreSQL stopped", "cluster", i.cl.dir)
 	if i.opts.Ephemeral {
 		return i.cl.remove(i.opts.DataDir)
 	}
+	return nil
+}
+
+// gone reports whether the postmaster this Instance launched has exited. A
+// zombie counts (alive says no): a killed child is one until Wait reaps it
+// and exited is closed, and Restart need not wait for that.
+func (i *Instance) gone() bool {
+	if i.exited != nil {
+		select {
+		case <-i.exited:
+			return true
+		default:
+		}
+	}
+	return !alive(i.pid)
+}
+
+// Crash shuts PostgreSQL down the way `pg_ctl stop -m immediate` does, for
+// tests of a database outage: the postmaster gets SIGQUIT, every session is
+// cut without a checkpoint, and Crash returns once the postmaster has exited,
+// so that connecting is refused. Nothing is removed, even when Ephemeral:
+// Restart recovers the same cluster. As with a real crash, an Ephemeral
+// server (synchronous_commit off) loses the transactions committed in its
+// last few hundred milliseconds, which the WAL writer had not written yet;
+// a test whose commits must survive sets synchronous_commit on (in the
+// session, or with ALTER DATABASE). A server already down is left as it is.
+// Only the Instance that started the server may crash it.
+func (i *Instance) Crash(ctx context.Context) error {
+	if !i.owned {
+		return fmt.Errorf("crash the PostgreSQL of %s: this Instance is attached to a server another process started", i.cl.dir)
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.stopped {
+		return fmt.Errorf("crash the PostgreSQL of %s: the Instance is stopped", i.cl.dir)
+	}
+	if i.down || i.gone() {
+		i.down = true
+		return nil
+	}
+	if err := syscall.Kill(i.pid, syscall.SIGQUIT); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("crash postgres (pid %d): %w", i.pid, err)
+	}
+	// The postmaster exits after its backends (it kills those that linger),
+	// so once it is gone nothing holds the port or the shared memory.
+	if err := i.waitGone(ctx); err != nil {
+		return fmt.Errorf("crash postgres (pid %d): %w", i.pid, err)
+	}
+	i.down = true
+	i.log.Info("embedded PostgreSQL crashed (immediate shutdown)", "cluster", i.cl.dir, "pid", i.pid)
+	return nil
+}
+
+// waitGone waits until the postmaster has exited: on the exited channel of
+// our child, or by polling when it is detached, as stopProcess does.
+func (i *Instance) waitGone(ctx context.Context) error {
+	if i.exited != nil {
+		select {
+		case <-i.exited:
+			return nil
+		case <-ctx.Done():
+			return fmt.Errorf("wait for the postmaster to exit: %w", ctx.Err())
+		}
+	}
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !i.gone() {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for the postmaster to exit: %w", ctx.Err())
+		case <-tick.C:
+		}
+	}
+	return nil
+}
+
+// Restart starts PostgreSQL again after Crash, or after it died, on the same
+// cluster and port, and returns once crash recovery is done and it accepts
+// connections: URL is unchanged, so clients reconnect where they were. If
+// the port was taken meanwhile, Restart fails rather than move to another.
+// Options.StartTimeout bounds it. Only the Instance that started the server
+// may restart it.
+func (i *Instance) Restart(ctx context.Context) error {
+	if !i.owned {
+		return fmt.Errorf("restart the PostgreSQL of %s: this Instance is attached to a server another process started", i.cl.dir)
+	}
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	if i.stopped {
+		return fmt.Errorf("restart the PostgreSQL of %s: the Instance is stopped", i.cl.dir)
+	}
+	if !i.down && !i.gone() {
+		return fmt.Errorf("restart the PostgreSQL of %s: it is still running (pid %d): Crash it first", i.cl.dir, i.pid)
+	}
+	i.down = true
+	ctx, cancel := context.WithTimeout(ctx, i.opts.StartTimeout)
+	defer cancel()
+	unlock, err := i.cl.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	// While it was down, another process may have started the cluster; a
+	// postmaster killed rather than crashed leaves its postmaster.pid and
+	// backends behind, which postgres would refuse to start with.
+	pm, err := i.cl.running()
+	if err != nil {
+		return err
+	}
+	if pm != nil {
+		return fmt.Errorf("restart the PostgreSQL of %s: another server (pid %d, port %d) runs the cluster now", i.cl.dir, pm.pid, pm.port)
+	}
+	if err := i.cl.waitOrphans(ctx, i.log); err != nil {
+		return err
+	}
+	if err := i.launch(ctx, i.bin); err != nil {
+		if errors.Is(err, errPortInUse) {
+			// Unlike Start, no other port is tried: clients hold the URL.
+			return fmt.Errorf("restart postgres on the port of its URL: %w", err)
+		}
+		return fmt.Errorf("restart postgres: %w", err)
+	}
+	i.down = false
+	i.log.Info("embedded PostgreSQL restarted", "cluster", i.cl.dir, "port", i.port, "pid", i.pid)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package embeddedpg
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -103,6 +104,12 @@ func TestStopEphemeralRemovesCluster(t *testing.T) {
 	if err := inst.Stop(); err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
+	checkRemoved(t, dir, port)
+}
+
+// checkRemoved checks what Stop leaves of an Ephemeral cluster: nothing.
+func checkRemoved(t *testing.T, dir string, port int) {
+	t.Helper()
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("cluster %s still exists after Stop: %v", dir, err)
 	}
@@ -162,6 +169,199 @@ func TestKilledServerRestarts(t *testing.T) {
 	}
 	if got := query(t, again.URL(""), "SELECT v::text FROM survived"); got != "7" {
 		t.Errorf("row after crash = %q, want 7", got)
+	}
+}
+
+// An outage, as `pg_ctl stop -m immediate` (or a kill) then a start make it:
+// held connections die, LISTEN ones included, new ones are refused while it
+// is down, and the same URL serves the committed data after Restart.
+func TestCrashAndRestart(t *testing.T) {
+	immediate := "received immediate shutdown request"
+	recovered := "automatic recovery in progress"
+	tests := []struct {
+		name    string
+		detach  bool // Crash then polls the PID rather than wait for the child
+		outage  func(t *testing.T, inst *Instance)
+		wantLog []string
+	}{
+		{"crash", false, crash, []string{immediate, recovered}},
+		{"crash detached", true, crash, []string{immediate, recovered}},
+		{"killed", false, func(t *testing.T, inst *Instance) {
+			if err := syscall.Kill(inst.pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			waitGone(t, inst.pid)
+		}, []string{recovered}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			inst := start(t, Options{Ephemeral: true, Detach: tt.detach})
+			url, dir, port, pid := inst.URL(""), inst.Dir(), inst.Port(), inst.pid
+			// Ephemeral commits are asynchronous: without this, the crash loses them.
+			execSQL(t, url, "SET synchronous_commit = on; CREATE TABLE kept (v int); INSERT INTO kept VALUES (42)")
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			held := connect(t, ctx, url)
+			listening := connect(t, ctx, url)
+			if _, err := listening.Exec(ctx, "LISTEN outage"); err != nil {
+				t.Fatal(err)
+			}
+
+			tt.outage(t, inst)
+
+			if c, err := pgx.Connect(ctx, url); err == nil {
+				_ = c.Close(ctx)
+				t.Errorf("connected while the server is down")
+			} else if !errors.Is(err, syscall.ECONNREFUSED) {
+				t.Errorf("connect while down: %v, want connection refused", err)
+			}
+			if _, err := held.Exec(ctx, "SELECT 1"); err == nil {
+				t.Errorf("a connection held across the outage still works")
+			}
+			// The server ends the session: no need to wait for the deadline.
+			wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
+			_, err := listening.WaitForNotification(wctx)
+			wcancel()
+			if err == nil || errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("LISTEN connection across the outage: %v, want it closed", err)
+			}
+
+			if err := inst.Restart(ctx); err != nil {
+				t.Fatalf("Restart: %v", err)
+			}
+			if inst.URL("") != url || inst.Port() != port {
+				t.Errorf("URL changed across Restart (port %d, was %d)", inst.Port(), port)
+			}
+			if inst.pid == pid {
+				t.Errorf("Restart kept pid %d", pid)
+			}
+			if got := query(t, url, "SELECT v::text FROM kept"); got != "42" {
+				t.Errorf("row after Restart = %q, want 42", got)
+			}
+			log := inst.logSince(0)
+			for _, want := range tt.wantLog {
+				if !strings.Contains(log, want) {
+					t.Errorf("postgres log lacks %q:\n%s", want, log)
+				}
+			}
+			if err := inst.Stop(); err != nil {
+				t.Fatalf("Stop after Restart: %v", err)
+			}
+			checkRemoved(t, dir, port)
+		})
+	}
+}
+
+func crash(t *testing.T, inst *Instance) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := inst.Crash(ctx); err != nil {
+		t.Fatalf("Crash: %v", err)
+	}
+}
+
+// connect opens a connection closed when the test ends.
+func connect(t *testing.T, ctx context.Context, url string) *pgx.Conn {
+	t.Helper()
+	c, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Close(context.Background()) })
+	return c
+}
+
+// Clients hold the URL: Restart must not move to another port.
+func TestRestartOnTakenPortFails(t *testing.T) {
+	inst := start(t, Options{Ephemeral: true})
+	url := inst.URL("")
+	crash(t, inst)
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(inst.Port())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err = inst.Restart(ctx)
+	_ = l.Close()
+	if !errors.Is(err, errPortInUse) {
+		t.Fatalf("Restart on a taken port: %v, want %v", err, errPortInUse)
+	}
+	if inst.URL("") != url {
+		t.Errorf("URL changed by a failed Restart")
+	}
+	if err := inst.Restart(ctx); err != nil {
+		t.Fatalf("Restart once the port is free: %v", err)
+	}
+	if got := query(t, url, "SELECT 1::text"); got != "1" {
+		t.Errorf("SELECT 1 = %q", got)
+	}
+}
+
+// A crashed server left down has nothing to stop; an Ephemeral cluster is
+// still removed.
+func TestStopAfterCrash(t *testing.T) {
+	inst := start(t, Options{Ephemeral: true})
+	dir, port := inst.Dir(), inst.Port()
+	crash(t, inst)
+	crash(t, inst) // already down: nothing to do
+	if _, err := os.Stat(filepath.Join(dir, pgdataName, "PG_VERSION")); err != nil {
+		t.Errorf("Crash of an Ephemeral instance removed data: %v", err)
+	}
+	if err := inst.Stop(); err != nil {
+		t.Fatalf("Stop after Crash: %v", err)
+	}
+	checkRemoved(t, dir, port)
+}
+
+func TestCrashAndRestartRefused(t *testing.T) {
+	owner := func(t *testing.T) *Instance { return start(t, Options{Ephemeral: true}) }
+	attached := func(t *testing.T) *Instance {
+		first := owner(t)
+		inst, err := Start(context.Background(), Options{DataDir: first.opts.DataDir, Ephemeral: true})
+		if err != nil {
+			t.Fatalf("Start: %v", err)
+		}
+		if inst.owned {
+			t.Fatalf("second Start owns the server")
+		}
+		return inst
+	}
+	stopped := func(t *testing.T) *Instance {
+		inst := owner(t)
+		if err := inst.Stop(); err != nil {
+			t.Fatalf("Stop: %v", err)
+		}
+		return inst
+	}
+	crashOp := func(ctx context.Context, inst *Instance) error { return inst.Crash(ctx) }
+	restartOp := func(ctx context.Context, inst *Instance) error { return inst.Restart(ctx) }
+	tests := []struct {
+		name    string
+		prepare func(t *testing.T) *Instance
+		op      func(context.Context, *Instance) error
+	}{
+		{"crash attached", attached, crashOp},
+		{"restart attached", attached, restartOp},
+		{"restart running", owner, restartOp},
+		{"crash stopped", stopped, crashOp},
+		{"restart stopped", stopped, restartOp},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			inst := tt.prepare(t)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := tt.op(ctx, inst); err == nil {
+				t.Fatalf("succeeded")
+			}
+			if !inst.stopped {
+				if got := query(t, inst.URL(""), "SELECT 1::text"); got != "1" {
+					t.Errorf("server not serving after a refused call: %q", got)
+				}
+			}
+		})
 	}
 }
 

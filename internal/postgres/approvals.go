@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -31,7 +30,7 @@ func (s *Store) approvals(ctx context.Context, id string) ([]deploy.Approval, er
 	var rows []approvalRow
 	err := s.db.NewSelect().Model(&rows).Where("deployment_id = ?", id).OrderExpr("time, identity").Scan(ctx)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("get approvals: %w", err)
+		return nil, wrap("get approvals", err)
 	}
 	out := make([]deploy.Approval, len(rows))
 	for i, r := range rows {
@@ -89,15 +88,14 @@ func (s *Store) Approvals(ctx context.Context, id string) ([]deploy.Approval, er
 	return s.approvals(ctx, id)
 }
 
-// ReleaseApproved implements deploy.Store: a waiting deploy → ENQUEUED, in one
-// conditional update, with the enqueue of the deploy workflow in the same
-// transaction.
-func (s *Store) ReleaseApproved(ctx context.Context, id string, enqueue func(tx any) error) (bool, error) {
-	released := false
+// EnqueueWaiting implements deploy.WaitStore: a waiting deploy → ENQUEUED,
+// in one conditional update guarded by the lifecycle, with the enqueue of
+// the deploy workflow in the same transaction.
+func (s *Store) EnqueueWaiting(ctx context.Context, id string, enqueue func(tx any) error) (bool, error) {
+	moved := false
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE manent.deployments SET state = ?, updated_at = now()
-			WHERE id = ? AND state IN (?)`, deploy.StateEnqueued, id,
-			bun.List([]deploy.State{deploy.StateWaitingDependency, deploy.StateDelayed, deploy.StateAwaitingApproval}))
+			WHERE id = ? AND state IN (?)`, deploy.StateEnqueued, id, bun.List(deploy.EnteredFrom(deploy.StateEnqueued)))
 		if err != nil {
 			return err
 		}
@@ -111,8 +109,8 @@ func (s *Store) ReleaseApproved(ctx context.Context, id string, enqueue func(tx 
 		if err := enqueue(tx.Tx); err != nil {
 			return err
 		}
-		released = true
+		moved = true
 		return notify(ctx, tx, deploy.EventDeployment, id)
 	})
-	return released, wrap("release approved deployment", err)
+	return moved, wrap("enqueue waiting deployment", err)
 }

@@ -77,15 +77,15 @@ func (s *Store) Dependents(ctx context.Context, id string) ([]string, error) {
 	return ids, nil
 }
 
-// Transition implements deploy.Store: a conditional state change of a
-// waiting deploy, with the expiry of its new wait when it has one.
-func (s *Store) Transition(ctx context.Context, id string, from []deploy.State, to deploy.State, expires *time.Time) (bool, error) {
+// Transition implements deploy.WaitStore: a state change guarded by the
+// lifecycle, with the expiry of the wait for approvals when it enters one.
+func (s *Store) Transition(ctx context.Context, id string, to deploy.State, expires *time.Time) (bool, error) {
 	moved := false
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE manent.deployments SET state = ?, updated_at = now(),
 				approval_expires_at = CASE WHEN ? = ? THEN ? ELSE approval_expires_at END
 			WHERE id = ? AND state IN (?)`,
-			to, to, deploy.StateAwaitingApproval, microPtr(expires), id, bun.List(from))
+			to, to, deploy.StateAwaitingApproval, microPtr(expires), id, bun.List(guard(to)))
 		if err != nil {
 			return err
 		}

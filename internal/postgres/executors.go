@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -35,7 +34,7 @@ func (s *Store) Heartbeat(ctx context.Context, executorID string) (bool, error) 
 	return fenced, wrap("heartbeat", err)
 }
 
-// ExecutorFenced implements deploy.Store.
+// ExecutorFenced implements the engine's Store.
 func (s *Store) ExecutorFenced(ctx context.Context, executorID string) (bool, error) {
 	var fenced bool
 	err := s.db.NewRaw(`SELECT fenced_at IS NOT NULL FROM manent.executors WHERE executor_id = ?`, executorID).Scan(ctx, &fenced)
@@ -72,35 +71,83 @@ func (s *Store) FenceExecutor(ctx context.Context, executorID, by string, before
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return false, fmt.Errorf("fence executor: %w", err)
+		return false, wrap("fence executor", err)
 	}
 	return n == 1, nil
 }
 
-// ExecutorDeploys implements deploy.Store.
-func (s *Store) ExecutorDeploys(ctx context.Context, executorID string) ([]deploy.ExecutorDeploy, error) {
+// dbosTables reports whether DBOS has created its tables yet: before,
+// it runs nothing.
+func (s *Store) dbosTables(ctx context.Context) (bool, error) {
 	var table sql.NullString
 	if err := s.db.QueryRowContext(ctx, "SELECT to_regclass(?)::text", s.dbosSchema+".workflow_status").Scan(&table); err != nil {
-		return nil, fmt.Errorf("find DBOS workflows: %w", err)
+		return false, wrap("find DBOS workflows", err)
 	}
-	if !table.Valid {
-		// DBOS has not created its tables yet: it runs nothing.
-		return nil, nil
+	return table.Valid, nil
+}
+
+// ExecutorWorkflows implements deploy.ExecutorStore, from DBOS's own table.
+func (s *Store) ExecutorWorkflows(ctx context.Context, executorID string, names []string) ([]deploy.ExecutorDeploy, error) {
+	if ok, err := s.dbosTables(ctx); err != nil || !ok {
+		return nil, err
 	}
 	var rows []struct {
 		ID        string `bun:"workflow_uuid"`
 		Name      string `bun:"name"`
+		Queue     string `bun:"queue_name"`
 		Partition string `bun:"queue_partition_key"`
 	}
-	err := s.db.NewRaw(`SELECT workflow_uuid, name, COALESCE(queue_partition_key, '') AS queue_partition_key
+	err := s.db.NewRaw(`SELECT workflow_uuid, name, COALESCE(queue_name, '') AS queue_name,
+			COALESCE(queue_partition_key, '') AS queue_partition_key
 		FROM ?.workflow_status WHERE executor_id = ? AND status = 'PENDING' AND name IN (?)
-		ORDER BY created_at`, bun.Ident(s.dbosSchema), executorID, bun.List([]string{"manent.deploy", "manent.approval", "manent.release", "manent.schedule"})).Scan(ctx, &rows)
+		ORDER BY created_at`, bun.Ident(s.dbosSchema), executorID, bun.List(names)).Scan(ctx, &rows)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, wrap("list executor deploys", err)
+		return nil, wrap("list executor workflows", err)
 	}
 	out := make([]deploy.ExecutorDeploy, len(rows))
 	for i, r := range rows {
-		out[i] = deploy.ExecutorDeploy{ID: r.ID, Workflow: r.Name, Partition: r.Partition}
+		out[i] = deploy.ExecutorDeploy{ID: r.ID, Workflow: r.Name, Queue: r.Queue, Partition: r.Partition}
 	}
 	return out, nil
+}
+
+// FailAbandoned implements deploy.ExecutorStore: the workflow of a deploy
+// is its own (ID = deploy ID) or, while it waits, its wait workflow
+// (<id><waitSuffix>).
+func (s *Store) FailAbandoned(ctx context.Context, waitSuffix string) ([]string, error) {
+	if ok, err := s.dbosTables(ctx); err != nil || !ok {
+		return nil, err
+	}
+	var ids []string
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var rows []deploymentRow
+		err := tx.NewRaw(`UPDATE manent.deployments AS d SET state = ?,
+				finished_at = now(), current_step = '', updated_at = now(),
+				error = CASE WHEN d.error <> '' THEN d.error ELSE ? END
+			FROM ?.workflow_status AS w
+			WHERE (w.workflow_uuid = d.id OR w.workflow_uuid = d.id || ?)
+			  AND w.status IN ('ERROR', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED') AND d.state IN (?)
+			RETURNING d.*`,
+			deploy.StateError, "the workflow failed for an internal reason: see the worker log",
+			bun.Ident(s.dbosSchema), waitSuffix, bun.List(deploy.EnteredFrom(deploy.StateError))).Scan(ctx, &rows)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		ids = ids[:0]
+		for i := range rows {
+			d := fromDeploymentRow(&rows[i])
+			if err := insertAudit(ctx, tx, finishAudit(d, d.Requester)); err != nil {
+				return err
+			}
+			if err := notify(ctx, tx, deploy.EventDeployment, d.ID); err != nil {
+				return err
+			}
+			ids = append(ids, d.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, wrap("fail abandoned deployments", err)
+	}
+	return ids, nil
 }

@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"encoding/base64"
-	"fmt"
 	"strings"
 	"time"
 
@@ -72,7 +71,7 @@ scan:
 	for {
 		rows, err := s.listBatch(ctx, f, after, batch)
 		if err != nil {
-			return deploy.Page{}, fmt.Errorf("list deployments: %w", err)
+			return deploy.Page{}, wrap("list deployments", err)
 		}
 		for _, r := range rows {
 			scanned++

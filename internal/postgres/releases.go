@@ -27,11 +27,11 @@ func (s *Store) CreateRelease(ctx context.Context, r deploy.Release, enqueue fun
 	}
 	desc, err := json.Marshal(r.Descriptor)
 	if err != nil {
-		return nil, false, fmt.Errorf("create release: %w", err)
+		return nil, false, wrap("create release", err)
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, false, fmt.Errorf("create release: %w", err)
+		return nil, false, wrap("create release", err)
 	}
 	defer func() { _ = tx.Rollback() }()
 	// ON CONFLICT waits for a concurrent insert of the same ID: of two
@@ -40,13 +40,13 @@ func (s *Store) CreateRelease(ctx context.Context, r deploy.Release, enqueue fun
 		VALUES (?, ?, ?, ?, ?::jsonb) ON CONFLICT (id) DO NOTHING`,
 		r.ID, r.Requester, r.OnFailure, deploy.ReleasePending, string(desc))
 	if err != nil {
-		return nil, false, fmt.Errorf("create release: %w", err)
+		return nil, false, wrap("create release", err)
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		_ = tx.Rollback()
 		existing, err := s.GetRelease(ctx, r.ID)
 		if err != nil {
-			return nil, false, fmt.Errorf("read existing release: %w", err)
+			return nil, false, wrap("read existing release", err)
 		}
 		return existing, false, nil
 	}
@@ -64,7 +64,7 @@ func (s *Store) CreateRelease(ctx context.Context, r deploy.Release, enqueue fun
 			return nil, false, deploy.Errorf(deploy.ECONFLICT, "deploy ID %q already belongs to another release", m.DeploymentID)
 		}
 		if err != nil {
-			return nil, false, fmt.Errorf("create release deploy: %w", err)
+			return nil, false, wrap("create release deploy", err)
 		}
 	}
 	ids := make([]string, len(r.Deploys))
@@ -74,7 +74,7 @@ func (s *Store) CreateRelease(ctx context.Context, r deploy.Release, enqueue fun
 	// Audited in the transaction that stores it, like a deploy's submission.
 	if err := insertAudit(ctx, tx, deploy.AuditEntry{Actor: r.Requester, Action: "release.submit", Target: r.ID,
 		Details: map[string]any{"on_failure": r.OnFailure, "deploys": ids}}); err != nil {
-		return nil, false, fmt.Errorf("audit release submission: %w", err)
+		return nil, false, wrap("audit release submission", err)
 	}
 	if err := notify(ctx, tx, deploy.EventRelease, r.ID); err != nil {
 		return nil, false, err
@@ -85,7 +85,7 @@ func (s *Store) CreateRelease(ctx context.Context, r deploy.Release, enqueue fun
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, false, fmt.Errorf("create release: %w", err)
+		return nil, false, wrap("create release", err)
 	}
 	got, err := s.GetRelease(ctx, r.ID)
 	if err != nil {
@@ -151,7 +151,7 @@ func fromReleaseRows(rows []releaseRow) ([]deploy.Release, error) {
 				CreatedAt: r.CreatedAt.UTC(), FinishedAt: utcPtr(r.FinishedAt), UpdatedAt: r.UpdatedAt.UTC(), Error: r.Error,
 			}
 			if err := json.Unmarshal([]byte(r.Descriptor), &rel.Descriptor); err != nil {
-				return nil, fmt.Errorf("decode release descriptor: %w", err)
+				return nil, wrap("decode release descriptor", err)
 			}
 			out = append(out, rel)
 		}
@@ -161,7 +161,7 @@ func fromReleaseRows(rows []releaseRow) ([]deploy.Release, error) {
 			RollbackDeploymentID: r.RollbackDeploymentID, RollbackState: r.RollbackState, RollbackError: r.RollbackError,
 		}
 		if err := json.Unmarshal([]byte(r.After), &m.After); err != nil {
-			return nil, fmt.Errorf("decode release dependencies: %w", err)
+			return nil, wrap("decode release dependencies", err)
 		}
 		last := &out[len(out)-1]
 		last.Deploys = append(last.Deploys, m)
@@ -174,7 +174,7 @@ func (s *Store) GetRelease(ctx context.Context, id string) (*deploy.Release, err
 	var rows []releaseRow
 	err := s.db.NewRaw(releaseQuery+` WHERE r.id = ? ORDER BY m.position`, id).Scan(ctx, &rows)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("get release: %w", err)
+		return nil, wrap("get release", err)
 	}
 	rels, err := fromReleaseRows(rows)
 	if err != nil {
@@ -218,7 +218,7 @@ func (s *Store) ListReleases(ctx context.Context, f deploy.ReleaseFilter) (deplo
 			q = q.Where("(created_at, id) < (?, ?)", after.createdAt, after.id)
 		}
 		if err := q.Scan(ctx, &ids); err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return deploy.ReleasePage{}, fmt.Errorf("list releases: %w", err)
+			return deploy.ReleasePage{}, wrap("list releases", err)
 		}
 		if len(ids) == 0 {
 			return page, nil
@@ -230,7 +230,7 @@ func (s *Store) ListReleases(ctx context.Context, f deploy.ReleaseFilter) (deplo
 		var rows []releaseRow
 		err := s.db.NewRaw(releaseQuery+` WHERE r.id IN (?) ORDER BY r.created_at DESC, r.id DESC, m.position`, bun.List(list)).Scan(ctx, &rows)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return deploy.ReleasePage{}, fmt.Errorf("list releases: %w", err)
+			return deploy.ReleasePage{}, wrap("list releases", err)
 		}
 		rels, err := fromReleaseRows(rows)
 		if err != nil {
@@ -353,7 +353,7 @@ func (s *Store) DeploymentRelease(ctx context.Context, deploymentID string) (str
 		return "", notFound(deploymentID)
 	}
 	if err != nil {
-		return "", fmt.Errorf("read release of deployment: %w", err)
+		return "", wrap("read release of deployment", err)
 	}
 	return rel.String, nil
 }

@@ -39,6 +39,7 @@ type deploymentRow struct {
 	ApprovalExpires *time.Time        `bun:"approval_expires_at"`
 	AfterExpires    *time.Time        `bun:"after_expires_at"`
 	Exports         []deploy.Export   `bun:"exports,type:jsonb,notnull"`
+	Rollback        string            `bun:"rollback,notnull"`
 	// LogSeq is maintained by AppendLog alone.
 	LogSeq int64 `bun:"log_seq,scanonly"`
 }
@@ -48,6 +49,11 @@ type stepRow struct {
 
 	DeploymentID string            `bun:"deployment_id,pk"`
 	Name         string            `bun:"name,pk"`
+	Pass         int               `bun:"pass,pk"`
+	Batch        int               `bun:"batch,pk"`
+	Target       string            `bun:"target,pk"`
+	Kind         string            `bun:"kind,pk"`
+	Runs         int               `bun:"runs,notnull"`
 	Position     int               `bun:"position,notnull"`
 	Type         string            `bun:"type,notnull"`
 	State        string            `bun:"state,notnull"`
@@ -112,7 +118,7 @@ func toDeploymentRow(d deploy.Deployment) *deploymentRow {
 		Artifact: d.Artifact, SHA256: d.SHA256, Descriptor: d.Descriptor, Effective: d.Effective,
 		Plan: d.Plan, Decision: d.Decision, CurrentStep: d.CurrentStep, Error: d.Error,
 		CancelRequested: d.CancelRequested, ApprovalExpires: microPtr(d.ApprovalExpiresAt),
-		AfterExpires: microPtr(d.AfterExpiresAt), Exports: nonNilExports(d.Exports),
+		AfterExpires: microPtr(d.AfterExpiresAt), Exports: nonNilExports(d.Exports), Rollback: d.Rollback,
 	}
 }
 
@@ -125,7 +131,7 @@ func fromDeploymentRow(r *deploymentRow) deploy.Deployment {
 		Artifact: r.Artifact, SHA256: r.SHA256, Descriptor: r.Descriptor, Effective: r.Effective,
 		Plan: r.Plan, Decision: r.Decision, CurrentStep: r.CurrentStep, Error: r.Error,
 		CancelRequested: r.CancelRequested, ApprovalExpiresAt: utcPtr(r.ApprovalExpires),
-		AfterExpiresAt: utcPtr(r.AfterExpires), Exports: emptyToNil(r.Exports),
+		AfterExpiresAt: utcPtr(r.AfterExpires), Exports: emptyToNil(r.Exports), Rollback: r.Rollback,
 	}
 	if r.Release != nil {
 		d.Release = *r.Release
@@ -135,7 +141,8 @@ func fromDeploymentRow(r *deploymentRow) deploy.Deployment {
 
 func fromStepRow(r *stepRow) deploy.Step {
 	return deploy.Step{
-		DeploymentID: r.DeploymentID, Name: r.Name, Position: r.Position, Type: r.Type,
+		DeploymentID: r.DeploymentID, Name: r.Name, Pass: r.Pass, Batch: r.Batch, Target: r.Target,
+		Kind: deploy.StepKind(r.Kind), Runs: r.Runs, Position: r.Position, Type: r.Type,
 		State: deploy.StepState(r.State), Attempts: r.Attempts,
 		StartedAt: utcPtr(r.StartedAt), FinishedAt: utcPtr(r.FinishedAt),
 		Output: r.Output, Error: r.Error,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -102,7 +101,7 @@ func (s *Store) GetSchedule(ctx context.Context, name string) (*deploy.Recurring
 		return nil, deploy.Errorf(deploy.ENOTFOUND, "schedule %q not found", name)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("get schedule: %w", err)
+		return nil, wrap("get schedule", err)
 	}
 	sc := fromScheduleRow(row)
 	return &sc, nil
@@ -113,7 +112,7 @@ func (s *Store) ListSchedules(ctx context.Context) ([]deploy.RecurringSchedule, 
 	var rows []scheduleRow
 	err := s.db.NewSelect().Model(&rows).Where("state = ?", deploy.ScheduleActive).OrderExpr("name").Scan(ctx)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("list schedules: %w", err)
+		return nil, wrap("list schedules", err)
 	}
 	out := make([]deploy.RecurringSchedule, len(rows))
 	for i := range rows {
@@ -130,7 +129,7 @@ func (s *Store) DeleteSchedule(ctx context.Context, name string) error {
 		return wrap("delete schedule", err)
 	}
 	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("delete schedule: %w", err)
+		return wrap("delete schedule", err)
 	} else if n == 0 {
 		return deploy.Errorf(deploy.ENOTFOUND, "schedule %q not found", name)
 	}
@@ -148,7 +147,7 @@ func (s *Store) RecordTick(ctx context.Context, name string, generation int, tic
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return false, fmt.Errorf("record schedule tick: %w", err)
+		return false, wrap("record schedule tick", err)
 	}
 	return n == 1, nil
 }

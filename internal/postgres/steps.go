@@ -3,141 +3,40 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"time"
 
 	"github.com/uptrace/bun"
 
 	"manent.dev/manent/deploy"
 )
 
-// BeginStep implements deploy.Store. The deploy's row is locked while the
-// cancel flag is read, so a cancel lands either before (the step does not
-// run) or after (the deploy stops at its next step), never in between.
-func (s *Store) BeginStep(ctx context.Context, id string, step deploy.PlannedStep, position int, at time.Time) (bool, error) {
-	var cancelled bool
-	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		err := tx.QueryRowContext(ctx, "SELECT cancel_requested FROM manent.deployments WHERE id = ? FOR UPDATE", id).Scan(&cancelled)
-		if errors.Is(err, sql.ErrNoRows) {
-			return notFound(id)
-		}
-		if err != nil || cancelled {
-			return err
-		}
-		typ := step.Type
-		if typ == "" {
-			typ = "standard"
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO manent.deployment_steps AS s
-				(deployment_id, name, position, type, state, attempts, started_at)
-			VALUES (?, ?, ?, ?, ?, 1, ?)
-			ON CONFLICT (deployment_id, name) DO UPDATE SET
-				state = EXCLUDED.state, attempts = s.attempts + 1, position = EXCLUDED.position,
-				type = EXCLUDED.type, started_at = COALESCE(s.started_at, EXCLUDED.started_at),
-				finished_at = NULL, error = ''`,
-			id, step.Name, position, typ, deploy.StepRunning, micro(at))
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, "UPDATE manent.deployments SET current_step = ?, updated_at = now() WHERE id = ?", step.Name, id); err != nil {
-			return err
-		}
-		if err := notify(ctx, tx, deploy.EventStep, id); err != nil {
-			return err
-		}
-		return notify(ctx, tx, deploy.EventDeployment, id)
-	})
-	if err != nil {
-		return false, wrap("begin step", err)
+// CountRun implements the engine's Store: one more process starts the
+// operation (the one before it stopped).
+func (s *Store) CountRun(ctx context.Context, id string, key deploy.StepKey) (int, error) {
+	var runs int
+	err := s.db.QueryRowContext(ctx, `UPDATE manent.deployment_steps SET runs = runs + 1
+		WHERE deployment_id = ? AND name = ? AND pass = ? AND batch = ? AND target = ? AND kind = ?
+		RETURNING runs`, id, key.Step, key.Pass, key.Batch, key.Target, string(key.Kind)).Scan(&runs)
+	if errors.Is(err, sql.ErrNoRows) {
+		// No record of the start (a step begun before this version): it
+		// counts as the first run.
+		return 1, nil
 	}
-	return cancelled, nil
+	return runs, wrap("count the runs of a step", err)
 }
 
-// FinishStep implements deploy.Store.
-func (s *Store) FinishStep(ctx context.Context, st deploy.Step) error {
-	typ := st.Type
-	if typ == "" {
-		typ = "standard"
-	}
-	output := st.Output
-	if output == nil {
-		output = map[string]string{}
-	}
-	out, err := json.Marshal(output)
+// steps returns the recorded operations of the deploys, in the order of the
+// plan: by position, a checkpoint before its run, then pass, batch, target.
+func (s *Store) steps(ctx context.Context, ids ...string) (map[string][]deploy.Step, error) {
+	var rows []stepRow
+	err := s.db.NewSelect().Model(&rows).Where("deployment_id IN (?)", bun.List(ids)).
+		OrderExpr("deployment_id, position, CASE kind WHEN 'checkpoint' THEN 0 ELSE 1 END, pass, batch, target, name").Scan(ctx)
 	if err != nil {
-		return fmt.Errorf("finish step: %w", err)
+		return nil, wrap("get steps", err)
 	}
-	err = s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO manent.deployment_steps AS s
-				(deployment_id, name, position, type, state, attempts, started_at, finished_at, output, error)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?)
-			ON CONFLICT (deployment_id, name) DO UPDATE SET
-				state = EXCLUDED.state, attempts = GREATEST(s.attempts, EXCLUDED.attempts),
-				started_at = COALESCE(s.started_at, EXCLUDED.started_at),
-				finished_at = EXCLUDED.finished_at, output = EXCLUDED.output, error = EXCLUDED.error`,
-			st.DeploymentID, st.Name, st.Position, typ, st.State, st.Attempts,
-			microPtr(st.StartedAt), microPtr(st.FinishedAt), string(out), st.Error)
-		if isForeignKeyViolation(err) {
-			return notFound(st.DeploymentID)
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, "UPDATE manent.deployments SET current_step = '', updated_at = now() WHERE id = ? AND current_step = ?",
-			st.DeploymentID, st.Name); err != nil {
-			return err
-		}
-		if err := notify(ctx, tx, deploy.EventStep, st.DeploymentID); err != nil {
-			return err
-		}
-		return notify(ctx, tx, deploy.EventDeployment, st.DeploymentID)
-	})
-	return wrap("finish step", err)
-}
-
-// SkipSteps implements deploy.Store. Steps that already ended keep their
-// record; positions come from the deploy's plan.
-func (s *Store) SkipSteps(ctx context.Context, id string, steps []deploy.PlannedStep, state deploy.StepState) error {
-	if len(steps) == 0 {
-		return nil
+	out := make(map[string][]deploy.Step, len(ids))
+	for i := range rows {
+		out[rows[i].DeploymentID] = append(out[rows[i].DeploymentID], fromStepRow(&rows[i]))
 	}
-	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		var plan deploy.Plan
-		var raw []byte
-		err := tx.QueryRowContext(ctx, "SELECT plan FROM manent.deployments WHERE id = ? FOR UPDATE", id).Scan(&raw)
-		if errors.Is(err, sql.ErrNoRows) {
-			return notFound(id)
-		}
-		if err != nil {
-			return err
-		}
-		if err := json.Unmarshal(raw, &plan); err != nil {
-			return fmt.Errorf("decode plan: %w", err)
-		}
-		positions := make(map[string]int, len(plan.Steps))
-		for i, p := range plan.Steps {
-			positions[p.Name] = i
-		}
-		for i, step := range steps {
-			pos, ok := positions[step.Name]
-			if !ok {
-				pos = len(plan.Steps) + i
-			}
-			typ := step.Type
-			if typ == "" {
-				typ = "standard"
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO manent.deployment_steps AS s (deployment_id, name, position, type, state)
-				VALUES (?, ?, ?, ?, ?)
-				ON CONFLICT (deployment_id, name) DO UPDATE SET state = EXCLUDED.state
-				WHERE s.state IN (?, ?)`,
-				id, step.Name, pos, typ, state, deploy.StepPending, deploy.StepRunning); err != nil {
-				return err
-			}
-		}
-		return notify(ctx, tx, deploy.EventStep, id)
-	})
-	return wrap("skip steps", err)
+	return out, nil
 }

@@ -6,15 +6,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
 
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/internal/dberr"
 )
 
-// Store implements deploy.Store on the manent schema. Every write that
+// Store implements the roles of the read model (deploy.DeploymentReader,
+// deploy.Submissions, ...) on the manent schema. Every write that
 // changes a deploy, a step or a log sends, in its own transaction, a
 // notification on the manent_events channel (see Events).
 type Store struct {
@@ -22,7 +25,16 @@ type Store struct {
 	dbosSchema string
 }
 
-var _ deploy.Store = (*Store)(nil)
+var (
+	_ deploy.DeploymentReader = (*Store)(nil)
+	_ deploy.Submissions      = (*Store)(nil)
+	_ deploy.WaitStore        = (*Store)(nil)
+	_ deploy.AuditLog         = (*Store)(nil)
+	_ deploy.LogStore         = (*Store)(nil)
+	_ deploy.ExecutorStore    = (*Store)(nil)
+	_ deploy.ReleaseStore     = (*Store)(nil)
+	_ deploy.ScheduleStore    = (*Store)(nil)
+)
 
 // StoreOption changes a Store.
 type StoreOption func(*Store)
@@ -76,7 +88,7 @@ func notify(ctx context.Context, db bun.IConn, kind deploy.EventKind, id string)
 		return err
 	}
 	if _, err := db.ExecContext(ctx, "SELECT pg_notify(?, ?)", Channel, string(payload)); err != nil {
-		return fmt.Errorf("notify: %w", err)
+		return wrap("notify", err)
 	}
 	return nil
 }
@@ -111,7 +123,7 @@ func (s *Store) CreateDeployment(ctx context.Context, d deploy.Deployment, enque
 	row := toDeploymentRow(d)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, false, fmt.Errorf("create deployment: %w", err)
+		return nil, false, wrap("create deployment", err)
 	}
 	defer func() { _ = tx.Rollback() }()
 	// ON CONFLICT waits for a concurrent insert of the same ID to commit or
@@ -120,20 +132,20 @@ func (s *Store) CreateDeployment(ctx context.Context, d deploy.Deployment, enque
 	// the slices and maps it shares with d, which belong to the caller.
 	res, err := tx.NewInsert().Model(row).On("CONFLICT (id) DO NOTHING").Returning("created_at, updated_at").Exec(ctx)
 	if err != nil {
-		return nil, false, fmt.Errorf("create deployment: %w", err)
+		return nil, false, wrap("create deployment", err)
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		_ = tx.Rollback()
 		existing, err := s.Get(ctx, d.ID)
 		if err != nil {
-			return nil, false, fmt.Errorf("read existing deployment: %w", err)
+			return nil, false, wrap("read existing deployment", err)
 		}
 		return existing, false, nil
 	}
 	for _, dep := range d.Descriptor.After {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO manent.dependencies (deployment_id, depends_on)
 			VALUES (?, ?) ON CONFLICT DO NOTHING`, d.ID, dep); err != nil {
-			return nil, false, fmt.Errorf("record dependency: %w", err)
+			return nil, false, wrap("record dependency", err)
 		}
 	}
 	// The submission is audited in the transaction that stores it: a deploy
@@ -147,10 +159,10 @@ func (s *Store) CreateDeployment(ctx context.Context, d deploy.Deployment, enque
 		details["governance"] = d.Decision
 	}
 	if err := insertAudit(ctx, tx, deploy.AuditEntry{Actor: d.Requester, Action: "deployment.submit", Target: d.ID, Details: details}); err != nil {
-		return nil, false, fmt.Errorf("audit submission: %w", err)
+		return nil, false, wrap("audit submission", err)
 	}
 	if err := notify(ctx, tx, deploy.EventDeployment, d.ID); err != nil {
-		return nil, false, fmt.Errorf("create deployment: %w", err)
+		return nil, false, wrap("create deployment", err)
 	}
 	if enqueue != nil {
 		if err := enqueue(tx.Tx); err != nil {
@@ -158,65 +170,10 @@ func (s *Store) CreateDeployment(ctx context.Context, d deploy.Deployment, enque
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, false, fmt.Errorf("create deployment: %w", err)
+		return nil, false, wrap("create deployment", err)
 	}
 	created := fromDeploymentRow(row)
 	return &created, true, nil
-}
-
-// MarkStarted implements deploy.Store.
-func (s *Store) MarkStarted(ctx context.Context, id string, at time.Time) (bool, error) {
-	ok, err := s.updateNotify(ctx, deploy.EventDeployment, id,
-		// PENDING too: the step may run again after a crash, and must then
-		// still answer "started" (the first run did start it).
-		"UPDATE manent.deployments SET state = ?, started_at = COALESCE(started_at, ?), updated_at = now() WHERE id = ? AND state IN (?, ?)",
-		deploy.StatePending, micro(at), id, deploy.StateEnqueued, deploy.StatePending)
-	if err != nil {
-		return false, fmt.Errorf("mark deployment started: %w", err)
-	}
-	if !ok {
-		if found, err := s.exists(ctx, id); err != nil {
-			return false, fmt.Errorf("mark deployment started: %w", err)
-		} else if !found {
-			return false, notFound(id)
-		}
-	}
-	return ok, nil
-}
-
-// SetEffective implements deploy.Store.
-func (s *Store) SetEffective(ctx context.Context, id string, e deploy.Effective) error {
-	b, err := json.Marshal(e)
-	if err != nil {
-		return fmt.Errorf("set effective deployment: %w", err)
-	}
-	return s.setColumn(ctx, id, "effective = ?::jsonb", string(b))
-}
-
-// SetSHA256 implements deploy.Store.
-// SetExports implements deploy.Store.
-func (s *Store) SetExports(ctx context.Context, id string, exports []deploy.Export) error {
-	b, err := json.Marshal(nonNilExports(exports))
-	if err != nil {
-		return fmt.Errorf("encode exports: %w", err)
-	}
-	return s.setColumn(ctx, id, "exports = ?::jsonb", string(b))
-}
-
-func (s *Store) SetSHA256(ctx context.Context, id, sha string) error {
-	return s.setColumn(ctx, id, "sha256 = ?", sha)
-}
-
-func (s *Store) setColumn(ctx context.Context, id, set string, value any) error {
-	ok, err := s.updateNotify(ctx, deploy.EventDeployment, id,
-		"UPDATE manent.deployments SET "+set+", updated_at = now() WHERE id = ?", value, id)
-	if err != nil {
-		return fmt.Errorf("update deployment: %w", err)
-	}
-	if !ok {
-		return notFound(id)
-	}
-	return nil
 }
 
 // FinishDeployment implements deploy.Store. A deploy that already ended is
@@ -236,9 +193,9 @@ func (s *Store) FinishDeployment(ctx context.Context, o deploy.Outcome) error {
 		err := tx.NewRaw(`UPDATE manent.deployments AS d SET state = ?, error = ?,
 				sha256 = CASE WHEN ? = '' THEN d.sha256 ELSE ? END,
 				finished_at = COALESCE(?, now()), current_step = '', updated_at = now()
-			WHERE id = ? AND state NOT IN (?)
+			WHERE id = ? AND state IN (?)
 			RETURNING *`,
-			o.State, o.Error, o.SHA256, o.SHA256, finishedAt, o.ID, bun.List(terminalStates)).Scan(ctx, row)
+			o.State, o.Error, o.SHA256, o.SHA256, finishedAt, o.ID, bun.List(guard(o.State))).Scan(ctx, row)
 		if errors.Is(err, sql.ErrNoRows) {
 			found, err := tx.NewSelect().Model((*deploymentRow)(nil)).Where("id = ?", o.ID).Exists(ctx)
 			if err != nil {
@@ -285,7 +242,7 @@ func upsertInventory(ctx context.Context, tx bun.Tx, d deploy.Deployment) error 
 		Where("i.deployed_at <= EXCLUDED.deployed_at").
 		Exec(ctx)
 	if err != nil {
-		return fmt.Errorf("update inventory: %w", err)
+		return wrap("update inventory", err)
 	}
 	return nil
 }
@@ -328,6 +285,8 @@ func (s *Store) RequestCancel(ctx context.Context, id, actor string) (deploy.Can
 				return nil // one request is enough, and one audit entry
 			}
 			_, err = tx.ExecContext(ctx, "UPDATE manent.deployments SET cancel_requested = true, updated_at = now() WHERE id = ?", id)
+		case !deploy.CanTransition(res.Before, deploy.StateCancelled):
+			return deploy.Errorf(deploy.ECONFLICT, "deployment %q cannot be cancelled: %s", id, state)
 		default:
 			res.Immediate = true
 			_, err = tx.ExecContext(ctx, `UPDATE manent.deployments SET state = ?, cancel_requested = true,
@@ -349,28 +308,31 @@ func (s *Store) RequestCancel(ctx context.Context, id, actor string) (deploy.Can
 	return res, nil
 }
 
-// AppendLog implements deploy.Store. Sequence numbers are taken from the
-// deploy's row under its lock, so concurrent writers of one log never
-// collide and a reader never sees a later line before an earlier one commits.
+// AppendLog implements deploy.LogStore. Sequence numbers are taken from
+// the deploy's row under its lock, so concurrent writers of one log never
+// collide and a reader never sees a later line before an earlier one
+// commits; the rows are locked in the order of their IDs, so two writers
+// of the same deploys never deadlock.
 func (s *Store) AppendLog(ctx context.Context, lines ...deploy.LogLine) error {
 	if len(lines) == 0 {
 		return nil
 	}
-	var order []string
 	byID := map[string][]deploy.LogLine{}
 	for _, l := range lines {
-		if _, ok := byID[l.DeploymentID]; !ok {
-			order = append(order, l.DeploymentID)
-		}
 		byID[l.DeploymentID] = append(byID[l.DeploymentID], l)
 	}
+	order := make([]string, 0, len(byID))
+	for id := range byID {
+		order = append(order, id)
+	}
+	sort.Strings(order)
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		for _, id := range order {
 			ls := byID[id]
 			var last int64
 			err := tx.QueryRowContext(ctx, "UPDATE manent.deployments SET log_seq = log_seq + ? WHERE id = ? RETURNING log_seq", len(ls), id).Scan(&last)
 			if errors.Is(err, sql.ErrNoRows) {
-				return notFound(id)
+				continue // the deploy is gone (retention): so are its lines
 			}
 			if err != nil {
 				return err
@@ -399,7 +361,7 @@ func (s *Store) Get(ctx context.Context, id string) (*deploy.Deployment, error) 
 		return nil, notFound(id)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("get deployment: %w", err)
+		return nil, wrap("get deployment", err)
 	}
 	d := fromDeploymentRow(row)
 	steps, err := s.steps(ctx, id)
@@ -420,21 +382,6 @@ func (s *Store) Get(ctx context.Context, id string) (*deploy.Deployment, error) 
 	return &d, nil
 }
 
-// steps returns the recorded steps of the deploys, in plan order.
-func (s *Store) steps(ctx context.Context, ids ...string) (map[string][]deploy.Step, error) {
-	var rows []stepRow
-	err := s.db.NewSelect().Model(&rows).Where("deployment_id IN (?)", bun.List(ids)).
-		OrderExpr("deployment_id, position, name").Scan(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("get steps: %w", err)
-	}
-	out := make(map[string][]deploy.Step, len(ids))
-	for i := range rows {
-		out[rows[i].DeploymentID] = append(out[rows[i].DeploymentID], fromStepRow(&rows[i]))
-	}
-	return out, nil
-}
-
 // Logs implements deploy.Store. limit defaults to 1000 and is at most 10000.
 func (s *Store) Logs(ctx context.Context, id string, after int64, limit int) ([]deploy.LogLine, error) {
 	if limit <= 0 {
@@ -445,11 +392,11 @@ func (s *Store) Logs(ctx context.Context, id string, after int64, limit int) ([]
 	err := s.db.NewSelect().Model(&rows).Where("deployment_id = ? AND seq > ?", id, after).
 		Order("seq").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("get logs: %w", err)
+		return nil, wrap("get logs", err)
 	}
 	if len(rows) == 0 {
 		if found, err := s.exists(ctx, id); err != nil {
-			return nil, fmt.Errorf("get logs: %w", err)
+			return nil, wrap("get logs", err)
 		} else if !found {
 			return nil, notFound(id)
 		}
@@ -461,19 +408,53 @@ func (s *Store) Logs(ctx context.Context, id string, after int64, limit int) ([]
 	return lines, nil
 }
 
-// Inventory implements deploy.Store.
+// Inventory implements deploy.DeploymentReader: the release in service of
+// every environment, and its last failure, in one query. An environment
+// that has a failure and nothing in service has an entry too.
 func (s *Store) Inventory(ctx context.Context, tenant string) ([]deploy.InventoryEntry, error) {
-	var rows []inventoryRow
-	q := s.db.NewSelect().Model(&rows).OrderExpr("tenant, application, environment")
-	if tenant != "" {
-		q = q.Where("tenant = ?", tenant)
+	var rows []struct {
+		Tenant       string           `bun:"tenant"`
+		Application  string           `bun:"application"`
+		Environment  string           `bun:"environment"`
+		DeploymentID sql.NullString   `bun:"deployment_id"`
+		Artifact     *deploy.Artifact `bun:"artifact,type:jsonb"`
+		SHA256       sql.NullString   `bun:"sha256"`
+		DeployedAt   *time.Time       `bun:"deployed_at"`
+		DeployedBy   sql.NullString   `bun:"deployed_by"`
+		FailedID     sql.NullString   `bun:"failed_id"`
+		FailedStep   sql.NullString   `bun:"failed_step"`
+		FailedError  sql.NullString   `bun:"failed_error"`
+		FailedAt     *time.Time       `bun:"failed_at"`
+		Rollback     sql.NullString   `bun:"failed_rollback"`
 	}
-	if err := q.Scan(ctx); err != nil {
-		return nil, fmt.Errorf("get inventory: %w", err)
+	err := s.db.NewRaw(`SELECT COALESCE(i.tenant, f.tenant) AS tenant, COALESCE(i.application, f.application) AS application,
+			COALESCE(i.environment, f.environment) AS environment,
+			i.deployment_id, i.artifact, i.sha256, i.deployed_at, i.deployed_by,
+			f.deployment_id AS failed_id, f.step AS failed_step, f.error AS failed_error,
+			f.finished_at AS failed_at, f.rollback AS failed_rollback
+		FROM manent.inventory AS i
+		FULL OUTER JOIN manent.last_failures AS f
+			ON f.tenant = i.tenant AND f.application = i.application AND f.environment = i.environment
+		WHERE ? = '' OR COALESCE(i.tenant, f.tenant) = ?
+		ORDER BY 1, 2, 3`, tenant, tenant).Scan(ctx, &rows)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, wrap("get inventory", err)
 	}
 	out := make([]deploy.InventoryEntry, len(rows))
-	for i := range rows {
-		out[i] = fromInventoryRow(&rows[i])
+	for i, r := range rows {
+		e := deploy.InventoryEntry{Tenant: r.Tenant, Application: r.Application, Environment: r.Environment,
+			DeploymentID: r.DeploymentID.String, SHA256: r.SHA256.String, DeployedBy: r.DeployedBy.String}
+		if r.Artifact != nil {
+			e.Artifact = *r.Artifact
+		}
+		if r.DeployedAt != nil {
+			e.DeployedAt = r.DeployedAt.UTC()
+		}
+		if r.FailedID.Valid && r.FailedAt != nil {
+			e.LastFailure = &deploy.LastFailure{DeploymentID: r.FailedID.String, Step: r.FailedStep.String,
+				Error: r.FailedError.String, FinishedAt: r.FailedAt.UTC(), Rollback: r.Rollback.String}
+		}
+		out[i] = e
 	}
 	return out, nil
 }
@@ -488,60 +469,10 @@ func insertAudit(ctx context.Context, db bun.IDB, e deploy.AuditEntry) error {
 	return err
 }
 
-// MarkRecoveryExceeded implements deploy.Store, from DBOS's own record of the
-// workflows it gave up on (workflow ID = deploy ID). Before DBOS has created
-// its tables there is nothing to mark.
-func (s *Store) MarkRecoveryExceeded(ctx context.Context) ([]string, error) {
-	var table sql.NullString
-	if err := s.db.QueryRowContext(ctx, "SELECT to_regclass(?)::text", s.dbosSchema+".workflow_status").Scan(&table); err != nil {
-		return nil, fmt.Errorf("find DBOS workflows: %w", err)
-	}
-	if !table.Valid {
-		return nil, nil
-	}
-	var ids []string
-	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		var rows []deploymentRow
-		// The workflow of a deploy is its own (ID = deploy ID) or, while it
-		// waits, its wait workflow (<id>:approval). DBOS gives up on one with
-		// MAX_RECOVERY_ATTEMPTS_EXCEEDED, or ends it ERROR when a step of
-		// manent's own bookkeeping failed for good (PostgreSQL away too long).
-		err := tx.NewRaw(`UPDATE manent.deployments AS d SET
-				state = CASE WHEN w.status = ? THEN ? ELSE ? END,
-				finished_at = now(), current_step = '', updated_at = now(),
-				error = CASE WHEN d.error <> '' THEN d.error WHEN w.status = ? THEN ? ELSE ? END
-			FROM ?.workflow_status AS w
-			WHERE (w.workflow_uuid = d.id OR w.workflow_uuid = d.id || ':approval')
-			  AND w.status IN (?, 'ERROR') AND d.state IN (?)
-			RETURNING d.*`,
-			deploy.StateMaxRecoveryAttemptsExceeded, deploy.StateMaxRecoveryAttemptsExceeded, deploy.StateError,
-			deploy.StateMaxRecoveryAttemptsExceeded, "the workflow was resumed too many times after crashes and DBOS stopped resuming it",
-			"the workflow failed: see the worker logs",
-			bun.Ident(s.dbosSchema), deploy.StateMaxRecoveryAttemptsExceeded, bun.List(activeStates)).Scan(ctx, &rows)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
-		}
-		ids = ids[:0]
-		for i := range rows {
-			d := fromDeploymentRow(&rows[i])
-			if err := insertAudit(ctx, tx, finishAudit(d, d.Requester)); err != nil {
-				return err
-			}
-			if err := notify(ctx, tx, deploy.EventDeployment, d.ID); err != nil {
-				return err
-			}
-			ids = append(ids, d.ID)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("mark deployments past recovery: %w", err)
-	}
-	return ids, nil
-}
-
 // wrap adds context to internal errors and lets *deploy.Error through as is,
-// so callers still branch on its code.
+// so callers still branch on its code. An error that means the database is
+// out of reach also wraps deploy.ErrUnavailable: the engine waits for the
+// database instead of failing a deploy.
 func wrap(op string, err error) error {
 	if err == nil {
 		return nil
@@ -549,6 +480,9 @@ func wrap(op string, err error) error {
 	var de *deploy.Error
 	if errors.As(err, &de) {
 		return err
+	}
+	if dberr.Unavailable(err) {
+		return fmt.Errorf("%s: %w: %w", op, deploy.ErrUnavailable, err)
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }

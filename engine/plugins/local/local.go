@@ -25,6 +25,17 @@ const (
 	journal = ".manent/journal"
 )
 
+// Operations of the journal, the second field of its lines.
+const (
+	opDeploy   = "deploy"
+	opActivate = "activate"
+	// opRollback is an activation undone: the checkpoint's release is back
+	// in service (or current removed).
+	opRollback = "rollback"
+	// opRemove is a deploy undone: the release it added is removed.
+	opRemove = "remove"
+)
+
 // Plugin is the local plugin. Relative target paths resolve against BaseDir
 // (the directory of manent.yml).
 type Plugin struct {
@@ -82,7 +93,7 @@ func (p *Plugin) Deploy(ctx context.Context, req deploy.PluginRequest) (deploy.R
 			return deploy.Result{}, err
 		}
 		dir := p.dir(t)
-		path, err := p.deployTarget(req, dir)
+		path, err := p.deployTarget(req, t, dir)
 		if err != nil {
 			return deploy.Result{}, fmt.Errorf("target %s: %w", t.Name(), err)
 		}
@@ -111,7 +122,7 @@ type targetPath struct {
 	Path string `json:"path"`
 }
 
-func (p *Plugin) deployTarget(req deploy.PluginRequest, dir string) (string, error) {
+func (p *Plugin) deployTarget(req deploy.PluginRequest, t deploy.Target, dir string) (string, error) {
 	rel := filepath.Join(dir, releasesDir, req.Artifact.Version)
 	if b, err := os.ReadFile(filepath.Join(rel, marker)); err == nil {
 		if strings.TrimSpace(string(b)) == req.SHA256 {
@@ -154,7 +165,7 @@ func (p *Plugin) deployTarget(req deploy.PluginRequest, dir string) (string, err
 	if err := os.Rename(tmp, rel); err != nil {
 		return "", fmt.Errorf("move release in place: %w", err)
 	}
-	if err := appendJournal(dir, "deploy", req); err != nil {
+	if err := appendJournal(dir, opDeploy, req, t); err != nil {
 		return "", err
 	}
 	logf(req, "%s: unpacked %d files into %s", dir, files, rel)
@@ -172,6 +183,11 @@ func (p *Plugin) Activate(ctx context.Context, req deploy.PluginRequest) (deploy
 		dir := p.dir(t)
 		target := filepath.Join(releasesDir, req.Artifact.Version)
 		if _, err := os.Stat(filepath.Join(dir, target, marker)); err != nil {
+			// The deploy step of a dry run unpacked nothing.
+			if req.DryRun {
+				logf(req, "%s: dry-run: release %s is not unpacked; would switch current to %s", dir, req.Artifact.Version, target)
+				continue
+			}
 			return deploy.Result{}, deploy.Permanentf("target %s: release %s is not deployed", t.Name(), req.Artifact.Version)
 		}
 		if cur, err := os.Readlink(filepath.Join(dir, currentLink)); err == nil && cur == target {
@@ -185,55 +201,12 @@ func (p *Plugin) Activate(ctx context.Context, req deploy.PluginRequest) (deploy
 		if err := switchCurrent(dir, target); err != nil {
 			return deploy.Result{}, fmt.Errorf("target %s: %w", t.Name(), err)
 		}
-		if err := appendJournal(dir, "activate", req); err != nil {
+		if err := appendJournal(dir, opActivate, req, t); err != nil {
 			return deploy.Result{}, err
 		}
 		logf(req, "%s: current -> %s", dir, target)
 	}
 	return deploy.Result{Outputs: map[string]string{"current": req.Artifact.Version}}, nil
-}
-
-// Checkpoint implements deploy.Plugin: the release current points at, per target.
-func (p *Plugin) Checkpoint(_ context.Context, req deploy.PluginRequest) (deploy.Checkpoint, error) {
-	cp := deploy.Checkpoint{Data: map[string]string{}}
-	for _, t := range req.Targets {
-		cur, err := os.Readlink(filepath.Join(p.dir(t), currentLink))
-		switch {
-		case err == nil:
-			cp.Data[t.Name()] = filepath.Base(cur)
-		case os.IsNotExist(err):
-			cp.Data[t.Name()] = ""
-		default:
-			return deploy.Checkpoint{}, fmt.Errorf("target %s: read current: %w", t.Name(), err)
-		}
-	}
-	return cp, nil
-}
-
-// Rollback implements deploy.Plugin: put the checkpoint's release back in
-// service, or remove current if there was none.
-func (p *Plugin) Rollback(_ context.Context, req deploy.PluginRequest, cp deploy.Checkpoint) (deploy.Result, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, t := range req.Targets {
-		dir := p.dir(t)
-		prev, ok := cp.Data[t.Name()]
-		if !ok {
-			return deploy.Result{}, deploy.Permanentf("target %s: not in the checkpoint", t.Name())
-		}
-		if prev == "" {
-			if err := os.Remove(filepath.Join(dir, currentLink)); err != nil && !os.IsNotExist(err) {
-				return deploy.Result{}, fmt.Errorf("target %s: remove current: %w", t.Name(), err)
-			}
-		} else if err := switchCurrent(dir, filepath.Join(releasesDir, prev)); err != nil {
-			return deploy.Result{}, fmt.Errorf("target %s: %w", t.Name(), err)
-		}
-		if err := appendJournal(dir, "rollback", req); err != nil {
-			return deploy.Result{}, err
-		}
-		logf(req, "%s: rolled back to %q", dir, prev)
-	}
-	return deploy.Result{}, nil
 }
 
 // switchCurrent replaces the current symlink atomically (rename over it).
@@ -249,7 +222,10 @@ func switchCurrent(dir, target string) error {
 	return nil
 }
 
-func appendJournal(dir, op string, req deploy.PluginRequest) error {
+// appendJournal records op on the target at dir. The line carries the
+// request's key for that target, as the engine knows it: a relative target
+// path stays relative there.
+func appendJournal(dir, op string, req deploy.PluginRequest, t deploy.Target) error {
 	path := filepath.Join(dir, journal)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create journal directory: %w", err)
@@ -258,9 +234,8 @@ func appendJournal(dir, op string, req deploy.PluginRequest) error {
 	if err != nil {
 		return fmt.Errorf("open journal: %w", err)
 	}
-	// The key is the target's own: one line per target and operation.
 	_, err = fmt.Fprintf(f, "%s %s %s %s %s\n", time.Now().UTC().Format(time.RFC3339Nano), op,
-		req.DeploymentID, req.TargetKey(deploy.Target{Path: dir}), req.Artifact.Version)
+		req.DeploymentID, req.TargetKey(t), req.Artifact.Version)
 	// Close can be where a write fails (a full disk, a network file system):
 	// its error counts as much as the write's.
 	if cerr := f.Close(); err == nil {

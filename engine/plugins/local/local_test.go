@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -54,14 +56,36 @@ func request(art, target, version, sha string) deploy.PluginRequest {
 	}
 }
 
-func journalOps(t *testing.T, dir string) []string {
+// journalLines are the fields of the journal's lines: time, operation,
+// deployment, target key, version.
+func journalLines(dir string) ([][]string, error) {
 	b, err := os.ReadFile(filepath.Join(dir, journal))
-	if err != nil {
-		return nil
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
 	}
-	var ops []string
+	if err != nil {
+		return nil, err
+	}
+	var lines [][]string
 	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		f := strings.Fields(l)
+		if len(f) != 5 {
+			return nil, fmt.Errorf("journal line %q: want 5 fields", l)
+		}
+		lines = append(lines, f)
+	}
+	return lines, nil
+}
+
+// journalOps are the journal's operations and versions.
+func journalOps(t *testing.T, dir string) []string {
+	t.Helper()
+	lines, err := journalLines(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops []string
+	for _, f := range lines {
 		ops = append(ops, f[1]+" "+f[4])
 	}
 	return ops
@@ -89,24 +113,7 @@ func TestDeployActivateIdempotent(t *testing.T) {
 		t.Fatalf("journal = %v, want one deploy and one activate", ops)
 	}
 
-	cp, err := p.Checkpoint(ctx, req)
-	if err != nil || cp.Data[target] != "1.0.0" {
-		t.Fatalf("checkpoint = %v, %v", cp, err)
-	}
 	art2 := writeArchive(t, map[string]string{"index.html": "v2"})
-	req2 := request(art2, target, "2.0.0", "bbb")
-	if _, err := p.Deploy(ctx, req2); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Activate(ctx, req2); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Rollback(ctx, req2, cp); err != nil {
-		t.Fatal(err)
-	}
-	if cur, _ := os.Readlink(filepath.Join(target, "current")); cur != filepath.Join("releases", "1.0.0") {
-		t.Fatalf("after rollback current -> %s", cur)
-	}
 	// Same version, other content: refused, permanently.
 	if _, err := p.Deploy(ctx, request(art2, target, "1.0.0", "ccc")); !deploy.IsPermanent(err) {
 		t.Fatalf("redeploy with other content: %v, want permanent error", err)

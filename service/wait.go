@@ -1,4 +1,4 @@
-package engine
+package service
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 // plannedWait is what a submitted deploy waits for before its queue.
 type plannedWait struct {
 	initial         deploy.State
-	input           ApprovalInput
+	plan            deploy.WaitPlan
 	approvalExpires *time.Time
 }
 
@@ -22,44 +22,44 @@ type plannedWait struct {
 // or nil for a deploy queued at once.
 // skip lists dependencies not checked (deploys of the same release): they
 // count as not succeeded yet, and the wait reads their states.
-func (e *Engine) planWait(ctx context.Context, who deploy.Identity, d *deploy.Descriptor, dec deploy.Decision, now time.Time, skip []string) (*plannedWait, error) {
-	pending, err := e.checkDependencies(ctx, who, d, skip)
+func (s *Service) planWait(ctx context.Context, who deploy.Identity, d *deploy.Descriptor, dec deploy.Decision, now time.Time, skip []string) (*plannedWait, error) {
+	pending, err := s.checkDependencies(ctx, who, d, skip)
 	if err != nil {
 		return nil, err
 	}
-	w := &plannedWait{input: ApprovalInput{Approvals: dec.Approvals != nil, Change: dec.Change}}
+	w := &plannedWait{plan: deploy.WaitPlan{Approvals: dec.Approvals != nil, Change: dec.Change}}
 	if dec.Approvals != nil {
-		w.input.Require = *dec.Approvals
-		if w.input.Require.Expiry <= 0 {
-			w.input.Require.Expiry = 24 * time.Hour
+		w.plan.Require = *dec.Approvals
+		if w.plan.Require.Expiry <= 0 {
+			w.plan.Require.Expiry = 24 * time.Hour
 		}
-		if w.input.Require.Count < 1 {
-			w.input.Require.Count = 1
+		if w.plan.Require.Count < 1 {
+			w.plan.Require.Count = 1
 		}
 	} else if dec.Change != nil {
-		w.input.Require = deploy.ApprovalRequirement{Expiry: 24 * time.Hour}
+		w.plan.Require = deploy.ApprovalRequirement{Expiry: 24 * time.Hour}
 	}
 	if len(d.After) > 0 {
 		timeout := d.AfterTimeout
 		if timeout <= 0 {
 			timeout = deploy.DefaultAfterTimeout
 		}
-		w.input.After = d.After
-		w.input.AfterExpiresAt = now.Add(timeout)
+		w.plan.After = d.After
+		w.plan.AfterExpiresAt = now.Add(timeout)
 	}
 	if d.Schedule != nil && d.Schedule.At != nil {
 		at := d.Schedule.At.UTC()
-		w.input.At = &at
+		w.plan.At = &at
 	}
 	switch {
 	case pending > 0:
 		w.initial = deploy.StateWaitingDependency
-	case w.input.At != nil && now.Before(*w.input.At):
+	case w.plan.At != nil && now.Before(*w.plan.At):
 		w.initial = deploy.StateDelayed
-	case w.input.Approvals || w.input.Change != nil:
+	case w.plan.Approvals || w.plan.Change != nil:
 		w.initial = deploy.StateAwaitingApproval
-		exp := now.Add(w.input.Require.Expiry)
-		w.input.ExpiresAt, w.approvalExpires = exp, &exp
+		exp := now.Add(w.plan.Require.Expiry)
+		w.plan.ExpiresAt, w.approvalExpires = exp, &exp
 	default:
 		return nil, nil
 	}
@@ -67,7 +67,7 @@ func (e *Engine) planWait(ctx context.Context, who deploy.Identity, d *deploy.De
 }
 
 // checkDependencies returns how many dependencies have not succeeded yet.
-func (e *Engine) checkDependencies(ctx context.Context, who deploy.Identity, d *deploy.Descriptor, skip []string) (int, error) {
+func (s *Service) checkDependencies(ctx context.Context, who deploy.Identity, d *deploy.Descriptor, skip []string) (int, error) {
 	var fields []deploy.FieldError
 	pending := 0
 	for i, id := range d.After {
@@ -76,13 +76,13 @@ func (e *Engine) checkDependencies(ctx context.Context, who deploy.Identity, d *
 			continue
 		}
 		path := fmt.Sprintf("after[%d]", i)
-		dep, err := e.store.Get(ctx, id)
+		dep, err := s.store.Get(ctx, id)
 		if err != nil && deploy.ErrorCode(err) != deploy.ENOTFOUND {
 			return 0, err
 		}
 		readable := false
 		if dep != nil {
-			ok, err := e.authz.Allowed(who, resourceOf(dep), deploy.PermRead)
+			ok, err := s.authz.Allowed(who, resourceOf(dep), deploy.PermRead)
 			if err != nil {
 				return 0, fmt.Errorf("authorize: %w", err)
 			}

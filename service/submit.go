@@ -1,4 +1,4 @@
-package engine
+package service
 
 import (
 	"context"
@@ -6,73 +6,56 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
-	"github.com/dbos-inc/dbos-transact-golang/dbos"
 
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/descriptor"
 )
 
-// DeployInput is the input of the deploy workflow, stored by DBOS: a resumed
-// deploy runs exactly what was planned at submission.
-type DeployInput struct {
-	ID        string `json:"id"`
-	Requester string `json:"requester"`
-	// RequesterGroups let governance decide at execution as at submission.
-	RequesterGroups []string          `json:"requester_groups,omitempty"`
-	Descriptor      deploy.Descriptor `json:"descriptor"`
-	Effective       deploy.Effective  `json:"effective"`
-	Plan            deploy.Plan       `json:"plan"`
-	// Change is the ticket opened while the deploy waited: the deploy closes
-	// it with its outcome.
-	Change *deploy.ChangeTicket `json:"change,omitempty"`
-}
-
 // Submit runs the submission checks in the spec's order (descriptor,
 // identity and permissions, sources, environment configuration,
 // governance, plan) and, unless opts.ValidateOnly, stores the deploy and
 // enqueues its workflow in one transaction.
-func (e *Engine) Submit(ctx context.Context, raw []byte, opts deploy.SubmitOptions) (*deploy.Submission, error) {
+func (s *Service) Submit(ctx context.Context, raw []byte, opts deploy.SubmitOptions) (*deploy.Submission, error) {
 	d, err := descriptor.Parse(raw)
 	if err != nil {
 		return nil, err
 	}
-	return e.submitDescriptor(ctx, d, opts)
+	return s.submitDescriptor(ctx, d, opts)
 }
 
 // submitDescriptor is Submit after parsing: releases and rollbacks submit
 // descriptors they built (release.go, rollback.go).
-func (e *Engine) submitDescriptor(ctx context.Context, d *deploy.Descriptor, opts deploy.SubmitOptions) (*deploy.Submission, error) {
+func (s *Service) submitDescriptor(ctx context.Context, d *deploy.Descriptor, opts deploy.SubmitOptions) (*deploy.Submission, error) {
 	id := deploy.IdentityFrom(ctx)
 	if id.Anonymous() {
 		return nil, deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
 	}
 	if d.Tenant == "" {
-		d.Tenant = e.cfg.Server.DefaultTenant
+		d.Tenant = s.cfg.Server.DefaultTenant
 	}
 	res := deploy.Resource{Tenant: d.Tenant, Application: d.Application, Environment: d.Environment}
 	perm := deploy.PermSubmit
 	if d.DryRun {
 		perm = deploy.PermDryRun
 	}
-	if err := e.require(id, res, perm); err != nil {
+	if err := s.require(id, res, perm); err != nil {
 		return nil, err
 	}
-	if err := e.cfg.CheckSource(d.Artifact.Source); err != nil {
+	if err := s.cfg.CheckSource(d.Artifact.Source); err != nil {
 		return nil, err
 	}
-	eff, err := e.effectiveAtSubmit(ctx, id, d, opts.SkipAfterCheckFor)
+	eff, err := s.effectiveAtSubmit(ctx, id, d, opts.SkipAfterCheckFor)
 	if err != nil {
 		return nil, err
 	}
-	decision, err := e.decide(ctx, id, d, eff)
+	decision, err := s.decide(ctx, id, d, eff)
 	if err != nil {
 		return nil, err
 	}
-	plan, err := e.cfg.Plan(d)
+	plan, err := s.cfg.Plan(d)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +66,7 @@ func (e *Engine) submitDescriptor(ctx context.Context, d *deploy.Descriptor, opt
 				Effective: eff, Plan: plan, Decision: decision}
 			return &deploy.Submission{Deployment: dep, Validated: true}, nil
 		}
-		return e.submitSchedule(ctx, id, d, eff, plan, decision)
+		return s.submitSchedule(ctx, id, d, eff, plan, decision)
 	}
 	if d.ID == "" {
 		d.ID = newID(d)
@@ -97,13 +80,13 @@ func (e *Engine) submitDescriptor(ctx context.Context, d *deploy.Descriptor, opt
 	}
 	// A resubmit returns the existing deploy before the dependency checks,
 	// which could refuse it now that its dependencies have ended.
-	if existing, err := e.store.Get(ctx, d.ID); err == nil {
-		if ok, _ := e.authz.Allowed(id, resourceOf(existing), deploy.PermRead); !ok {
+	if existing, err := s.store.Get(ctx, d.ID); err == nil {
+		if ok, _ := s.authz.Allowed(id, resourceOf(existing), deploy.PermRead); !ok {
 			return nil, deploy.Errorf(deploy.ECONFLICT, "deploy ID %q is already in use", d.ID)
 		}
 		return &deploy.Submission{Deployment: *existing}, nil
 	}
-	wait, err := e.planWait(ctx, id, d, decision, now, opts.SkipAfterCheckFor)
+	wait, err := s.planWait(ctx, id, d, decision, now, opts.SkipAfterCheckFor)
 	if err != nil {
 		return nil, err
 	}
@@ -111,35 +94,30 @@ func (e *Engine) submitDescriptor(ctx context.Context, d *deploy.Descriptor, opt
 		dep.State = wait.initial
 		dep.ApprovalExpiresAt = wait.approvalExpires
 		if len(d.After) > 0 {
-			dep.AfterExpiresAt = &wait.input.AfterExpiresAt
+			dep.AfterExpiresAt = &wait.plan.AfterExpiresAt
 		}
-	}
-	var approval *ApprovalInput
-	if wait != nil {
-		approval = &wait.input
 	}
 	if opts.ValidateOnly {
 		return &deploy.Submission{Deployment: dep, Validated: true}, nil
 	}
-	input := DeployInput{ID: d.ID, Requester: id.Subject, RequesterGroups: id.Groups, Descriptor: *d, Effective: eff, Plan: plan}
-	existing, created, err := e.store.CreateDeployment(ctx, dep, func(tx any) error {
-		if approval != nil {
-			approval.Deploy = input
-			return e.enqueueApproval(*approval, tx)
+	job := deploy.Job{ID: d.ID, Requester: id.Subject, RequesterGroups: id.Groups, Descriptor: *d, Effective: eff, Plan: plan}
+	existing, created, err := s.store.CreateDeployment(ctx, dep, func(tx any) error {
+		if wait != nil {
+			return s.engine.EnqueueWait(tx, job, wait.plan)
 		}
-		return e.enqueueDeploy(input, tx)
+		return s.engine.EnqueueDeploy(tx, job)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store deploy: %w", err)
 	}
 	if !created {
 		// Idempotent by ID, but never a way to learn about someone else's deploy.
-		if ok, _ := e.authz.Allowed(id, resourceOf(existing), deploy.PermRead); !ok {
+		if ok, _ := s.authz.Allowed(id, resourceOf(existing), deploy.PermRead); !ok {
 			return nil, deploy.Errorf(deploy.ECONFLICT, "deploy ID %q is already in use", d.ID)
 		}
 		return &deploy.Submission{Deployment: *existing}, nil
 	}
-	got, err := e.store.Get(ctx, d.ID)
+	got, err := s.store.Get(ctx, d.ID)
 	if err != nil {
 		return nil, fmt.Errorf("read submitted deploy: %w", err)
 	}
@@ -151,16 +129,16 @@ func (e *Engine) submitDescriptor(ctx context.Context, d *deploy.Descriptor, opt
 // missing configuration, an import that cannot be resolved, a conflict, a
 // forbidden parameter or no target is EUNPROCESSABLE. sources records the
 // releases the environment configuration imported (envconfig.import.<name>).
-func (e *Engine) effective(ctx context.Context, who deploy.Identity, d *deploy.Descriptor) (eff deploy.Effective, sources map[string]string, err error) {
-	env, sources, err := e.envConfig(ctx, who, d)
+func (s *Service) effective(ctx context.Context, who deploy.Identity, d *deploy.Descriptor) (eff deploy.Effective, sources map[string]string, err error) {
+	env, sources, err := s.envConfig(ctx, who, d)
 	if err != nil {
 		return deploy.Effective{}, nil, err
 	}
-	eff, err = config.Merge(d, env, e.cfg.Pipeline.DescriptorPolicy, e.cfg.Server.DefaultTenant)
+	eff, err = config.Merge(d, env, s.cfg.Pipeline.DescriptorPolicy, s.cfg.Server.DefaultTenant)
 	if err != nil {
 		return deploy.Effective{}, nil, err
 	}
-	p, ok := e.plugins[eff.Plugin]
+	p, ok := s.plugins[eff.Plugin]
 	if !ok {
 		return deploy.Effective{}, nil, &deploy.Error{Code: deploy.EUNPROCESSABLE, Message: "environment configuration refused",
 			Fields: []deploy.FieldError{{Path: "plugin", Message: fmt.Sprintf("unknown plugin %q", eff.Plugin)}}}
@@ -173,11 +151,11 @@ func (e *Engine) effective(ctx context.Context, who deploy.Identity, d *deploy.D
 
 // decide runs governance: freeze windows, mandatory promotion, approvals
 // and change management. Dry-runs are not subject to it.
-func (e *Engine) decide(ctx context.Context, id deploy.Identity, d *deploy.Descriptor, _ deploy.Effective) (deploy.Decision, error) {
-	if e.gov == nil || d.DryRun {
+func (s *Service) decide(ctx context.Context, id deploy.Identity, d *deploy.Descriptor, _ deploy.Effective) (deploy.Decision, error) {
+	if s.gov == nil || d.DryRun {
 		return deploy.Decision{}, nil
 	}
-	in, err := e.governanceInput(ctx, id, d, time.Now().UTC())
+	in, err := s.governanceInput(ctx, id, d, time.Now().UTC())
 	if err != nil {
 		return deploy.Decision{}, err
 	}
@@ -186,13 +164,13 @@ func (e *Engine) decide(ctx context.Context, id deploy.Identity, d *deploy.Descr
 	stripped := false
 	if in.FreezeOverride != "" {
 		res := deploy.Resource{Tenant: d.Tenant, Application: d.Application, Environment: d.Environment}
-		if ok, err := e.authz.Allowed(id, res, deploy.PermFreezeOverride); err != nil {
+		if ok, err := s.authz.Allowed(id, res, deploy.PermFreezeOverride); err != nil {
 			return deploy.Decision{}, fmt.Errorf("authorize: %w", err)
 		} else if !ok {
 			in.FreezeOverride, stripped = "", true
 		}
 	}
-	dec, err := e.gov.Decide(ctx, in)
+	dec, err := s.gov.Decide(ctx, in)
 	if err != nil {
 		var de *deploy.Error
 		if stripped && errors.As(err, &de) {
@@ -201,21 +179,24 @@ func (e *Engine) decide(ctx context.Context, id deploy.Identity, d *deploy.Descr
 		}
 		return deploy.Decision{}, err
 	}
-	if dec.Change != nil && e.changes[dec.Change.Connector] == nil {
+	if dec.Change != nil && s.changes[dec.Change.Connector] == nil {
 		return deploy.Decision{}, deploy.Errorf(deploy.EUNPROCESSABLE,
 			"rule %s requires a change ticket through connector %q, which is not configured", dec.Rule, dec.Change.Connector)
 	}
 	return dec, nil
 }
 
-func (e *Engine) governanceInput(ctx context.Context, id deploy.Identity, d *deploy.Descriptor, now time.Time) (deploy.GovernanceInput, error) {
-	all, err := e.store.Inventory(ctx, d.Tenant)
+func (s *Service) governanceInput(ctx context.Context, id deploy.Identity, d *deploy.Descriptor, now time.Time) (deploy.GovernanceInput, error) {
+	all, err := s.store.Inventory(ctx, d.Tenant)
 	if err != nil {
 		return deploy.GovernanceInput{}, fmt.Errorf("read inventory: %w", err)
 	}
 	inv := []deploy.InventoryEntry{}
 	for _, in := range all {
-		if in.Application == d.Application {
+		// Governance sees the releases in service: an environment that only
+		// has a failure has none.
+		if in.Application == d.Application && in.DeploymentID != "" {
+			in.LastFailure = nil
 			inv = append(inv, in)
 		}
 	}
@@ -231,63 +212,49 @@ func (e *Engine) governanceInput(ctx context.Context, id deploy.Identity, d *dep
 
 // Cancel cancels a deploy: at once when it has not started, at the start of
 // its next step when it runs.
-func (e *Engine) Cancel(ctx context.Context, deployID string) (*deploy.Deployment, error) {
+func (s *Service) Cancel(ctx context.Context, deployID string) (*deploy.Deployment, error) {
 	id := deploy.IdentityFrom(ctx)
-	d, err := e.Get(ctx, deployID)
+	d, err := s.Get(ctx, deployID)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.require(id, resourceOf(d), deploy.PermCancel); err != nil {
+	if err := s.require(id, resourceOf(d), deploy.PermCancel); err != nil {
 		return nil, err
 	}
-	res, err := e.store.RequestCancel(ctx, deployID, id.Subject)
+	res, err := s.store.RequestCancel(ctx, deployID, id.Subject)
 	if err != nil {
 		return nil, err
 	}
-	if res.Immediate {
-		e.wakeDependents(ctx, deployID)
-		if slices.Contains(waitingStates, res.Before) {
-			// The wait workflow stops waiting at once.
-			e.wake(deployID)
-		} else {
-			if err := dbos.CancelWorkflow(e.dbos, deployID); err != nil {
-				// Take it off the queue so it never holds a slot. A workflow that
-				// was dequeued in the same instant finds it CANCELLED and stops.
-				e.log.Warn("cancel queued workflow", "deployment", deployID, "error", err)
-			}
-			// Its workflow will not run: close the change ticket opened while it waited.
-			e.closeChangeOfCancelled(ctx, d)
-		}
-	}
-	return e.store.Get(ctx, deployID)
+	s.engine.Cancelled(ctx, d, res)
+	return s.store.Get(ctx, deployID)
 }
 
 // Get returns a readable deploy; one the caller may not read is not found.
-func (e *Engine) Get(ctx context.Context, deployID string) (*deploy.Deployment, error) {
+func (s *Service) Get(ctx context.Context, deployID string) (*deploy.Deployment, error) {
 	id := deploy.IdentityFrom(ctx)
 	if id.Anonymous() {
 		return nil, deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
 	}
-	d, err := e.store.Get(ctx, deployID)
+	d, err := s.store.Get(ctx, deployID)
 	if err != nil {
 		return nil, err
 	}
-	if ok, err := e.authz.Allowed(id, resourceOf(d), deploy.PermRead); err != nil || !ok {
+	if ok, err := s.authz.Allowed(id, resourceOf(d), deploy.PermRead); err != nil || !ok {
 		return nil, deploy.Errorf(deploy.ENOTFOUND, "deploy %q not found", deployID)
 	}
 	// Another team may wait on this deploy, or this one on another team's:
 	// only what the caller may read is shown.
-	deps, err := e.store.DependentsOf(ctx, deployID)
+	deps, err := s.store.DependentsOf(ctx, deployID)
 	if err != nil {
 		return nil, err
 	}
 	for _, dep := range deps {
-		if e.readable(id, dep.Resource) {
+		if s.readable(id, dep.Resource) {
 			d.Dependents = append(d.Dependents, dep)
 		}
 	}
 	for i, dep := range d.Dependencies {
-		if !e.readable(id, dep.Resource) {
+		if !s.readable(id, dep.Resource) {
 			d.Dependencies[i].State = ""
 		}
 	}
@@ -295,43 +262,43 @@ func (e *Engine) Get(ctx context.Context, deployID string) (*deploy.Deployment, 
 }
 
 // List returns the deploys the caller may read.
-func (e *Engine) List(ctx context.Context, f deploy.ListFilter) (deploy.Page, error) {
+func (s *Service) List(ctx context.Context, f deploy.ListFilter) (deploy.Page, error) {
 	id := deploy.IdentityFrom(ctx)
 	if id.Anonymous() {
 		return deploy.Page{}, deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
 	}
 	f.Readable = func(r deploy.Resource) bool {
-		ok, err := e.authz.Allowed(id, r, deploy.PermRead)
+		ok, err := s.authz.Allowed(id, r, deploy.PermRead)
 		return err == nil && ok
 	}
-	return e.store.List(ctx, f)
+	return s.store.List(ctx, f)
 }
 
 // Logs returns the log of a readable deploy.
-func (e *Engine) Logs(ctx context.Context, deployID string, after int64, limit int) ([]deploy.LogLine, error) {
-	if _, err := e.Get(ctx, deployID); err != nil {
+func (s *Service) Logs(ctx context.Context, deployID string, after int64, limit int) ([]deploy.LogLine, error) {
+	if _, err := s.Get(ctx, deployID); err != nil {
 		return nil, err
 	}
 	if limit <= 0 || limit > 5000 {
 		limit = 5000
 	}
-	return e.store.Logs(ctx, deployID, after, limit)
+	return s.store.Logs(ctx, deployID, after, limit)
 }
 
 // Inventory returns the readable releases in service.
-func (e *Engine) Inventory(ctx context.Context) ([]deploy.InventoryEntry, error) {
+func (s *Service) Inventory(ctx context.Context) ([]deploy.InventoryEntry, error) {
 	id := deploy.IdentityFrom(ctx)
 	if id.Anonymous() {
 		return nil, deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
 	}
-	all, err := e.store.Inventory(ctx, "")
+	all, err := s.store.Inventory(ctx, "")
 	if err != nil {
 		return nil, err
 	}
 	out := all[:0]
 	for _, in := range all {
 		res := deploy.Resource{Tenant: in.Tenant, Application: in.Application, Environment: in.Environment}
-		if ok, err := e.authz.Allowed(id, res, deploy.PermRead); err == nil && ok {
+		if ok, err := s.authz.Allowed(id, res, deploy.PermRead); err == nil && ok {
 			out = append(out, in)
 		}
 	}
@@ -339,51 +306,28 @@ func (e *Engine) Inventory(ctx context.Context) ([]deploy.InventoryEntry, error)
 }
 
 // Can reports whether the caller holds perm on res.
-func (e *Engine) Can(ctx context.Context, res deploy.Resource, perm string) bool {
+func (s *Service) Can(ctx context.Context, res deploy.Resource, perm string) bool {
 	id := deploy.IdentityFrom(ctx)
 	if id.Anonymous() {
 		return false
 	}
-	ok, err := e.authz.Allowed(id, res, perm)
+	ok, err := s.authz.Allowed(id, res, perm)
 	return err == nil && ok
 }
 
 // HasRole implements deploy.Service.
-func (e *Engine) HasRole(ctx context.Context, tenant, role string) bool {
+func (s *Service) HasRole(ctx context.Context, tenant, role string) bool {
 	id := deploy.IdentityFrom(ctx)
 	if id.Anonymous() {
 		return false
 	}
-	ok, err := e.authz.HasRole(id, tenant, role)
+	ok, err := s.authz.HasRole(id, tenant, role)
 	return err == nil && ok
 }
 
-func (e *Engine) readable(id deploy.Identity, res deploy.Resource) bool {
-	ok, err := e.authz.Allowed(id, res, deploy.PermRead)
-	return err == nil && ok
-}
 
-func (e *Engine) require(id deploy.Identity, res deploy.Resource, perm string) error {
-	ok, err := e.authz.Allowed(id, res, perm)
-	if err != nil {
-		return fmt.Errorf("authorize: %w", err)
-	}
-	if !ok {
-		return deploy.Errorf(deploy.EFORBIDDEN, "%s does not hold %s on %s/%s", id.Subject, perm, res.Tenant, res.Object())
-	}
-	return nil
-}
 
-func (e *Engine) audit(ctx context.Context, actor, action, target string, details map[string]any) {
-	err := e.store.AppendAudit(ctx, deploy.AuditEntry{Time: time.Now().UTC(), Actor: actor, Action: action, Target: target, Details: details})
-	if err != nil {
-		e.log.Error("append audit entry", "action", action, "target", target, "error", err)
-	}
-}
 
-func resourceOf(d *deploy.Deployment) deploy.Resource {
-	return deploy.Resource{Tenant: d.Tenant, Application: d.Application, Environment: d.Environment}
-}
 
 // newID names a deploy that the descriptor did not name.
 func newID(d *deploy.Descriptor) string {

@@ -1,4 +1,4 @@
-package engine
+package service
 
 import (
 	"context"
@@ -20,19 +20,19 @@ import (
 // The calendar has no descriptor: freeze rules that match on a region
 // (the descriptor's label) are listed only for deploys that carry it, so
 // they are not listed here.
-func (e *Engine) FreezeCalendar(ctx context.Context, res deploy.Resource, from, to time.Time) ([]deploy.FreezeWindow, error) {
+func (s *Service) FreezeCalendar(ctx context.Context, res deploy.Resource, from, to time.Time) ([]deploy.FreezeWindow, error) {
 	id := deploy.IdentityFrom(ctx)
 	if id.Anonymous() {
 		return nil, deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
 	}
 	if res.Tenant == "" {
-		res.Tenant = e.cfg.Server.DefaultTenant
+		res.Tenant = s.cfg.Server.DefaultTenant
 	}
 	notFound := deploy.Errorf(deploy.ENOTFOUND, "environment %s/%s/%s not found", res.Tenant, res.Application, res.Environment)
 	if !descriptor.ValidName(res.Tenant) || !descriptor.ValidName(res.Application) || !descriptor.ValidName(res.Environment) {
 		return nil, notFound
 	}
-	if ok, err := e.authz.Allowed(id, res, deploy.PermRead); err != nil {
+	if ok, err := s.authz.Allowed(id, res, deploy.PermRead); err != nil {
 		return nil, fmt.Errorf("authorize: %w", err)
 	} else if !ok {
 		return nil, notFound
@@ -44,10 +44,10 @@ func (e *Engine) FreezeCalendar(ctx context.Context, res deploy.Resource, from, 
 	if to.Sub(from) > deploy.MaxFreezeCalendarRange {
 		to = from.Add(deploy.MaxFreezeCalendarRange)
 	}
-	if e.gov == nil {
+	if s.gov == nil {
 		return []deploy.FreezeWindow{}, nil
 	}
-	cal, ok := e.gov.(deploy.FreezeCalendar)
+	cal, ok := s.gov.(deploy.FreezeCalendar)
 	if !ok {
 		// An empty list would say "never frozen" of freezes it cannot see.
 		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "the freeze calendar is not available with this server's governance")

@@ -1,4 +1,4 @@
-package engine
+package service
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // source reads the producers of imports from the store, for one requester:
 // a producer the requester may not read looks missing (as for after).
 type source struct {
-	e   *Engine
+	svc *Service
 	who deploy.Identity
 	// notYet are deploys of the same release that the release creates
 	// later: at its submission they look waiting, as they will be.
@@ -29,7 +29,7 @@ func (s source) producer(d *deploy.Deployment) chains.Producer {
 }
 
 func (s source) readable(d *deploy.Deployment) bool {
-	ok, err := s.e.authz.Allowed(s.who, resourceOf(d), deploy.PermRead)
+	ok, err := s.svc.authz.Allowed(s.who, resourceOf(d), deploy.PermRead)
 	return err == nil && ok
 }
 
@@ -38,7 +38,7 @@ func (s source) Deployment(ctx context.Context, id string) (chains.Producer, err
 	if slices.Contains(s.notYet, id) {
 		return chains.Producer{ID: id, State: deploy.StateWaitingDependency}, nil
 	}
-	d, err := s.e.store.Get(ctx, id)
+	d, err := s.svc.store.Get(ctx, id)
 	if err != nil {
 		return chains.Producer{}, err
 	}
@@ -50,16 +50,16 @@ func (s source) Deployment(ctx context.Context, id string) (chains.Producer, err
 
 // InService implements chains.Source.
 func (s source) InService(ctx context.Context, tenant, application, environment string) ([]chains.Producer, error) {
-	inv, err := s.e.store.Inventory(ctx, tenant)
+	inv, err := s.svc.store.Inventory(ctx, tenant)
 	if err != nil {
 		return nil, err
 	}
 	var out []chains.Producer
 	for _, in := range inv {
-		if in.Application != application || in.Environment != environment {
+		if in.Application != application || in.Environment != environment || in.DeploymentID == "" {
 			continue
 		}
-		d, err := s.e.store.Get(ctx, in.DeploymentID)
+		d, err := s.svc.store.Get(ctx, in.DeploymentID)
 		if err != nil {
 			if deploy.ErrorCode(err) == deploy.ENOTFOUND {
 				continue
@@ -77,11 +77,11 @@ func (s source) InService(ctx context.Context, tenant, application, environment 
 // returns the descriptor with the imported targets and parameters added
 // (descriptor additions: the merge rules apply to them). ready is false
 // when a producer has not succeeded yet: the config step resolves them.
-func (e *Engine) withImports(ctx context.Context, who deploy.Identity, d *deploy.Descriptor, notYet ...string) (*deploy.Descriptor, chains.Resolved, bool, error) {
+func (s *Service) withImports(ctx context.Context, who deploy.Identity, d *deploy.Descriptor, notYet ...string) (*deploy.Descriptor, chains.Resolved, bool, error) {
 	if len(d.Imports) == 0 {
 		return d, chains.Resolved{}, true, nil
 	}
-	res, err := chains.Resolve(ctx, d, source{e: e, who: who, notYet: notYet})
+	res, err := chains.Resolve(ctx, d, source{svc: s, who: who, notYet: notYet})
 	if errors.Is(err, chains.ErrNotReady) {
 		return d, chains.Resolved{}, false, nil
 	}
@@ -95,15 +95,15 @@ func (e *Engine) withImports(ctx context.Context, who deploy.Identity, d *deploy
 // resolved now. When targets come from imports not ready yet, "no target"
 // is left to the config step, which resolves them. notYet are the deploys
 // of a release being submitted, which do not exist yet.
-func (e *Engine) effectiveAtSubmit(ctx context.Context, who deploy.Identity, d *deploy.Descriptor, notYet []string) (deploy.Effective, error) {
-	if err := chains.CheckImportsAtSubmit(ctx, d, source{e: e, who: who, notYet: notYet}); err != nil {
+func (s *Service) effectiveAtSubmit(ctx context.Context, who deploy.Identity, d *deploy.Descriptor, notYet []string) (deploy.Effective, error) {
+	if err := chains.CheckImportsAtSubmit(ctx, d, source{svc: s, who: who, notYet: notYet}); err != nil {
 		return deploy.Effective{}, err
 	}
-	applied, _, ready, err := e.withImports(ctx, who, d, notYet...)
+	applied, _, ready, err := s.withImports(ctx, who, d, notYet...)
 	if err != nil {
 		return deploy.Effective{}, err
 	}
-	eff, _, err := e.effective(ctx, who, applied)
+	eff, _, err := s.effective(ctx, who, applied)
 	if err == nil || ready || len(d.Deploy.TargetsFrom) == 0 {
 		return eff, err
 	}
@@ -123,12 +123,12 @@ func (e *Engine) effectiveAtSubmit(ctx context.Context, who deploy.Identity, d *
 	// Only the imported targets are missing: merge again with a stand-in in
 	// the environment configuration to learn the rest of the effective
 	// deploy; its targets are the config step's.
-	env, _, err := e.envConfig(ctx, who, d)
+	env, _, err := s.envConfig(ctx, who, d)
 	if err != nil {
 		return deploy.Effective{}, err
 	}
 	env.Targets = []deploy.Target{{Path: "imported"}}
-	eff, err = config.Merge(d, env, e.cfg.Pipeline.DescriptorPolicy, e.cfg.Server.DefaultTenant)
+	eff, err = config.Merge(d, env, s.cfg.Pipeline.DescriptorPolicy, s.cfg.Server.DefaultTenant)
 	eff.Targets = nil
 	return eff, err
 }
@@ -139,14 +139,14 @@ func (e *Engine) effectiveAtSubmit(ctx context.Context, who deploy.Identity, d *
 // (with targets_from, targets in the descriptor are a conflict). sources
 // is for the config step's output, prefixed envconfig. to tell them from
 // the descriptor's imports.
-func (e *Engine) envConfig(ctx context.Context, who deploy.Identity, d *deploy.Descriptor) (*config.EnvConfig, map[string]string, error) {
-	env, err := e.cfg.LoadEnvConfig(d.Tenant, d.Application, d.Environment)
+func (s *Service) envConfig(ctx context.Context, who deploy.Identity, d *deploy.Descriptor) (*config.EnvConfig, map[string]string, error) {
+	env, err := s.cfg.LoadEnvConfig(d.Tenant, d.Application, d.Environment)
 	if err != nil || len(env.Imports) == 0 {
 		return env, nil, err
 	}
 	tenant := d.Tenant
 	if tenant == "" {
-		tenant = e.cfg.Server.DefaultTenant
+		tenant = s.cfg.Server.DefaultTenant
 	}
 	// The imports are the file's, read for this deploy: its application,
 	// environment and tenant give the defaults of current and tell an
@@ -156,7 +156,7 @@ func (e *Engine) envConfig(ctx context.Context, who deploy.Identity, d *deploy.D
 		Imports: env.Imports,
 		Deploy:  deploy.DeploySection{TargetsFrom: env.TargetsFrom, ParamsFrom: env.ParamsFrom},
 	}
-	res, err := chains.Resolve(ctx, importer, source{e: e, who: who})
+	res, err := chains.Resolve(ctx, importer, source{svc: s, who: who})
 	if err != nil {
 		return nil, nil, envImportsError(err)
 	}

@@ -1,0 +1,46 @@
+package deploy
+
+// BeginOptions says what the start of an operation checks and reads.
+type BeginOptions struct {
+	// HonourCancel stops the operation when a cancel was requested: the
+	// steps of the plan do, compensations and cleanup do not.
+	HonourCancel bool
+	// ReadInService returns the deploy in service in the environment now
+	// (the checkpoint of activation records it, so that its compensation
+	// gives the inventory back).
+	ReadInService bool
+}
+
+// Begun is what the start of an operation found.
+type Begun struct {
+	// Cancelled: a cancel was requested; nothing was written.
+	Cancelled bool `json:"cancelled,omitempty"`
+	// InService is the deploy in service (ReadInService), "" for none.
+	InService string `json:"in_service,omitempty"`
+}
+
+// StepEffects are what an operation changes of its deploy beside its own
+// record, written in the same transaction as the record.
+type StepEffects struct {
+	// Effective is the deploy as the config step decided it.
+	Effective *Effective
+	// SHA256 is the digest of the downloaded artifact.
+	SHA256 string
+	// InService makes the deploy the release in service: activation put it
+	// in service on its targets.
+	InService bool
+	// Restore gives the environment its release in service back after a
+	// compensation of activation: the deploy in service before (the
+	// checkpoint's), "" for none. Only when the deploy is still the one in
+	// service.
+	Restore *string
+	// Rollback is the rollback outcome so far (RollbackRunning, ...).
+	Rollback string
+}
+
+// Finished is what waits on a deploy that just ended: the deploys whose
+// after names it and are still waiting, and its release.
+type Finished struct {
+	Dependents []string `json:"dependents,omitempty"`
+	Release    string   `json:"release,omitempty"`
+}

@@ -1,0 +1,225 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"manent.dev/manent/deploy"
+)
+
+// Limits of the deploy log.
+const (
+	// maxLineBytes cuts a longer line (a plugin's or a command's output).
+	maxLineBytes = 4 << 10
+	// maxPendingLines bounds what waits for the database; beyond, lines are
+	// counted and dropped, and the count is logged once it is back.
+	maxPendingLines = 50_000
+	// logBatch is how many lines one transaction writes at most.
+	logBatch = 2000
+	// logInterval is how long a line may wait for others to share its
+	// transaction: the log stays live while a busy worker writes one
+	// transaction for all its deploys' lines.
+	logInterval = 20 * time.Millisecond
+)
+
+// logWriter writes deploy log lines in the background, many lines (of many
+// deploys) per transaction. A step never waits for its log, and a log line
+// never fails a step: while the database is away the lines wait, in order,
+// and are written once it is back.
+type logWriter struct {
+	store deploy.LogStore
+	log   *slog.Logger
+
+	mu      sync.Mutex
+	pending []deploy.LogLine
+	dropped map[string]int
+	// queued counts the lines ever queued, written those stored (or given
+	// up: their deploy is gone); flushers wait for written to pass a mark.
+	queued, written uint64
+	changed         *sync.Cond
+	wake            chan struct{}
+	// urgent cuts the wait for more lines: someone waits in flush.
+	urgent chan struct{}
+	stop            chan struct{}
+	done            chan struct{}
+	started         bool
+}
+
+func newLogWriter(store deploy.LogStore, log *slog.Logger) *logWriter {
+	w := &logWriter{store: store, log: log, dropped: map[string]int{},
+		wake: make(chan struct{}, 1), urgent: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	w.changed = sync.NewCond(&w.mu)
+	return w
+}
+
+func (w *logWriter) start() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.started {
+		w.started = true
+		go w.run()
+	}
+}
+
+// Write queues a line; it never blocks on the database.
+func (w *logWriter) Write(l deploy.LogLine) {
+	if len(l.Message) > maxLineBytes {
+		cut := maxLineBytes
+		for cut > 0 && !utf8.RuneStart(l.Message[cut]) {
+			cut--
+		}
+		l.Message = l.Message[:cut] + " …(line cut at 4 KiB)"
+	}
+	w.mu.Lock()
+	if len(w.pending) >= maxPendingLines {
+		w.dropped[l.DeploymentID]++
+		w.mu.Unlock()
+		return
+	}
+	w.pending = append(w.pending, l)
+	w.queued++
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// flush waits until every line queued before the call is stored, however
+// long the database is away; ctx ends the wait.
+func (w *logWriter) flush(ctx context.Context) error {
+	w.mu.Lock()
+	mark := w.queued
+	if w.written >= mark {
+		w.mu.Unlock()
+		return nil
+	}
+	w.mu.Unlock()
+	for _, ch := range []chan struct{}{w.urgent, w.wake} {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		w.mu.Lock()
+		for w.written < mark && ctx.Err() == nil {
+			w.changed.Wait()
+		}
+		w.mu.Unlock()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		w.mu.Lock()
+		w.changed.Broadcast()
+		w.mu.Unlock()
+		<-done
+		return fmt.Errorf("flush the deploy log: %w", ctx.Err())
+	}
+}
+
+// close writes what it can until ctx ends, then stops.
+func (w *logWriter) close(ctx context.Context) error {
+	err := w.flush(ctx)
+	w.mu.Lock()
+	started := w.started
+	w.mu.Unlock()
+	close(w.stop)
+	if started {
+		<-w.done
+	}
+	return err
+}
+
+func (w *logWriter) run() {
+	defer close(w.done)
+	backoff := 100 * time.Millisecond
+	failing := false
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-w.wake:
+		}
+		// Let the lines of a burst gather into one transaction, unless
+		// someone waits for them.
+		select {
+		case <-w.stop:
+			return
+		case <-w.urgent:
+		case <-time.After(logInterval):
+		}
+		for {
+			batch := w.take()
+			if len(batch) == 0 {
+				break
+			}
+			err := w.store.AppendLog(context.Background(), batch...)
+			if err != nil && !deploy.Unavailable(err) {
+				// Not the database being away: retrying would block every
+				// deploy's log behind this batch.
+				w.log.Error("deploy log lines not stored", "lines", len(batch), "error", err)
+				err = nil
+			}
+			if err != nil {
+				if !failing {
+					w.log.Warn("deploy log lines wait for the database", "lines", len(batch), "error", err)
+					failing = true
+				}
+				select {
+				case <-w.stop:
+					return
+				case <-time.After(backoff):
+				}
+				backoff = min(2*backoff, 5*time.Second)
+				continue
+			}
+			if failing {
+				w.log.Info("deploy log lines written again")
+				failing = false
+			}
+			backoff = 100 * time.Millisecond
+			w.done1(len(batch))
+		}
+	}
+}
+
+// take returns the oldest pending lines, in order, with a line for each
+// deploy whose lines were dropped; they stay pending until done1.
+func (w *logWriter) take() []deploy.LogLine {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.dropped) > 0 {
+		ids := make([]string, 0, len(w.dropped))
+		for id := range w.dropped {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			w.pending = append(w.pending, deploy.LogLine{DeploymentID: id, Time: time.Now().UTC(), Level: "warn",
+				Message: fmt.Sprintf("%d log line(s) were lost while the database was unavailable", w.dropped[id])})
+			w.queued++
+		}
+		clear(w.dropped)
+	}
+	n := min(len(w.pending), logBatch)
+	return w.pending[:n:n]
+}
+
+func (w *logWriter) done1(n int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.pending = w.pending[n:]
+	w.written += uint64(n)
+	w.changed.Broadcast()
+}
+

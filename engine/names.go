@@ -1,0 +1,103 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// The names DBOS stores in its tables: workflow and queue names, workflow ID
+// suffixes, message topics and the names of the steps a workflow records.
+// They are part of the on-disk format: a rename strands the workflows in
+// flight, so they are written here once and nowhere else (internal/postgres
+// receives them from the engine).
+const (
+	appName = "manent"
+
+	// deployWorkflowName runs a deploy's pipeline; its ID is the deploy's.
+	deployWorkflowName = "manent.deploy"
+	// waitWorkflowName holds a deploy until its dependencies, its time,
+	// its approvals and its change ticket let it go; ID <deploy>:wait.
+	waitWorkflowName = "manent.wait"
+	// releaseWorkflowName follows a composite release; ID <release>:release.
+	releaseWorkflowName = "manent.release"
+	// scheduleWorkflowName waits for one tick of a recurring schedule;
+	// ID <schedule>:schedule:<generation>[:<previous tick>].
+	scheduleWorkflowName = "manent.schedule"
+
+	// deployQueue is partitioned per tenant/application/environment; an
+	// environment with a concurrency above one has a queue of its own
+	// (deployQueue.c<n>), since DBOS's partition limit is queue-wide.
+	deployQueue = "manent.deploy"
+	// waitQueue holds waits, releases and schedules: no partition and no
+	// deploy slot, so a wait never blocks its environment.
+	waitQueue = "manent.wait"
+	// noQueue is what a process that must not dequeue listens to.
+	noQueue = "manent.none"
+
+	waitSuffix     = ":wait"
+	releaseSuffix  = ":release"
+	scheduleSuffix = ":schedule"
+
+	// Message topics.
+	topicWait     = "wait"
+	topicRelease  = "release"
+	topicSchedule = "schedule"
+)
+
+// workflowNames lists every workflow of manent, for the takeover of a dead
+// executor's workflows.
+var workflowNames = []string{deployWorkflowName, waitWorkflowName, releaseWorkflowName, scheduleWorkflowName}
+
+// Names of the steps workflows record besides the plan's own (whose names
+// come from deploy.StepKey.Name).
+const (
+	stepStart         = "manent.start"
+	stepRecordPrefix  = "manent.record:"
+	stepFinish        = "manent.finish"
+	stepSkip          = "manent.skip"
+	stepRollbackState = "manent.rollback"
+	stepWake          = "manent.wake"
+
+	stepAfterEvaluate     = "manent.after.evaluate"
+	stepAtEvaluate        = "manent.schedule.at"
+	stepApprovalsRequest  = "manent.approvals.request"
+	stepApprovalsEvaluate = "manent.approvals.evaluate"
+	stepWaitEnqueue       = "manent.wait.enqueue"
+	stepWaitFinish        = "manent.wait.finish"
+
+	stepReleaseQueue         = "manent.release.queue"
+	stepReleaseEvaluate      = "manent.release.evaluate"
+	stepReleaseStop          = "manent.release.stop"
+	stepReleaseFinish        = "manent.release.finish"
+	stepReleaseRollback      = "manent.release.rollback:"
+	stepReleaseRollbackEval  = "manent.release.rollback.evaluate"
+	stepReleaseRollbackSkip  = "manent.release.rollback.skip"
+	stepScheduleNext         = "manent.schedule.next"
+	stepScheduleReached      = "manent.schedule.reached"
+	stepScheduleTick         = "manent.schedule.tick"
+	stepChangeOpen           = "change:open"
+	stepChangeClose          = "change:close"
+	stepChangeRecordPrefix   = "manent.change.record:"
+	stepChangeCancelledClose = "manent.change.close-cancelled"
+)
+
+func waitWorkflowID(deployID string) string     { return deployID + waitSuffix }
+func releaseWorkflowID(releaseID string) string { return releaseID + releaseSuffix }
+
+func scheduleWorkflowID(name string, generation int) string {
+	return name + scheduleSuffix + ":" + strconv.Itoa(generation)
+}
+
+// scheduleTickWorkflowID is the workflow that follows the tick since: one
+// ID per tick, so a step that runs again enqueues nothing twice.
+func scheduleTickWorkflowID(name string, generation int, since time.Time) string {
+	return fmt.Sprintf("%s:%s", scheduleWorkflowID(name, generation), since.UTC().Format("20060102-150405"))
+}
+
+func queueName(concurrency int) string {
+	if concurrency <= 1 {
+		return deployQueue
+	}
+	return deployQueue + ".c" + strconv.Itoa(concurrency)
+}

@@ -1,0 +1,305 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/dbos-inc/dbos-transact-golang/dbos"
+
+	"manent.dev/manent/deploy"
+	"manent.dev/manent/engine/steps"
+	"manent.dev/manent/internal/dberr"
+)
+
+// An operation is one thing a deploy does to its targets or for them: a
+// step of the plan, the checkpoint before it, its compensation, cleanup, a
+// change step. It is three DBOS steps: its start (a transaction that also
+// writes its record), its work (the only part whose failure counts against
+// its retries), and its end (a transaction that writes its record and,
+// when the next operation is known, the start of that one too). The
+// transactions are DBOS's own (RunAsTransaction on DBOS's pool): a fault
+// of the database makes DBOS retry them, never the workflow fail.
+type op struct {
+	deployID string
+	key      deploy.StepKey
+	step     deploy.PlannedStep
+	pos      int
+	begin    deploy.BeginOptions
+	// do makes one attempt; attempt counts from 1 in this process.
+	do func(ctx context.Context, attempt int) (steps.Result, error)
+}
+
+func (o op) record(state deploy.StepState) deploy.Step {
+	typ := o.step.Type
+	if typ == "" {
+		typ = deploy.StepTypeStandard
+	}
+	return deploy.Step{DeploymentID: o.deployID, Name: o.key.Step, Pass: o.key.Pass, Batch: o.key.Batch,
+		Target: o.key.Target, Kind: o.key.Kind, Position: o.pos, Type: typ, State: state}
+}
+
+// workResult is what DBOS records of an operation's work: its outcome
+// after every attempt, so that a replay anywhere knows the message the
+// attempts ended with.
+type workResult struct {
+	Result     steps.Result `json:"result"`
+	Failed     bool         `json:"failed,omitempty"`
+	Error      string       `json:"error,omitempty"`
+	Attempts   int          `json:"attempts"`
+	StartedAt  time.Time    `json:"started_at"`
+	FinishedAt time.Time    `json:"finished_at"`
+	// Runs is set when the work stopped because too many processes ran it
+	// (MAX_RECOVERY_ATTEMPTS_EXCEEDED).
+	Runs int `json:"runs,omitempty"`
+}
+
+// recorded is what the end of an operation recorded.
+type recorded struct {
+	// Next is the start of the next operation when it was recorded with
+	// this end; nil when it was not (none, or the process is stopping).
+	Next *deploy.Begun `json:"next,omitempty"`
+	// live is true when this execution wrote the record (false when DBOS
+	// replayed it): then the next operation was begun here.
+	live bool
+}
+
+func (e *Engine) txOptions(name string) []dbos.StepOption {
+	return []dbos.StepOption{dbos.WithStepName(name)}
+}
+
+// beginOp records the start of an operation on its own. live is false when
+// DBOS replayed the start recorded by another execution.
+func (e *Engine) beginOp(ctx dbos.Context, o op) (b deploy.Begun, live bool, err error) {
+	b, err = dbos.RunAsTransaction(ctx, e.ds, func(c context.Context, tx dbos.Tx) (deploy.Begun, error) {
+		live = true
+		if err := e.unfenced(c); err != nil {
+			return deploy.Begun{}, err
+		}
+		return e.beginIn(c, tx, o)
+	}, e.txOptions(stepRecordPrefix+"begin:"+o.key.Name())...)
+	if err != nil {
+		return deploy.Begun{}, false, fmt.Errorf("record the start of %s: %w", o.key.Name(), err)
+	}
+	return b, live, nil
+}
+
+// beginIn writes the start of o in tx and logs it once written.
+func (e *Engine) beginIn(ctx context.Context, tx dbos.Tx, o op) (deploy.Begun, error) {
+	b, err := e.rec.Advance(ctx, tx, nil, deploy.StepEffects{}, o.start(), o.begin)
+	if err != nil {
+		return deploy.Begun{}, err
+	}
+	return *b, nil
+}
+
+// start is the record of o's start.
+func (o op) start() *deploy.Step {
+	s := o.record(deploy.StepRunning)
+	now := time.Now().UTC()
+	s.StartedAt, s.Runs = &now, 1
+	return &s
+}
+
+// unfenced is called first in every transaction of a workflow: once this
+// process knows another worker took over its deploys (the fence poll, the
+// heartbeat), nothing more is written here, and nothing of it may be
+// recorded (an error would be, as the step's outcome). The process stops
+// (the server exits on Fenced); DBOS interrupts the transaction, which
+// holds no lock yet. Until the poll sees the fence, DBOS itself refuses the
+// records of a workflow another process took over.
+func (e *Engine) unfenced(ctx context.Context) error {
+	select {
+	case <-e.fenced.ch:
+	default:
+		return nil
+	}
+	<-ctx.Done()
+	return fmt.Errorf("fenced: %w", context.Cause(ctx))
+}
+
+// workOp runs the work of o: attempts with an increasing interval until one
+// succeeds, one fails permanently, or max_retries are spent. It never
+// returns an error for a failure of the work (the result says it): an
+// error means the process is stopping and nothing may be recorded.
+//
+// counted is false when this process did not record the operation's start
+// itself: it resumes an operation a stopped process began, and counts the
+// run (a step that keeps stopping its worker ends the deploy).
+func (e *Engine) workOp(ctx dbos.Context, o op, counted bool) (workResult, error) {
+	return dbos.RunAsStep(ctx, func(c context.Context) (workResult, error) {
+		// The work goes on while a shutdown waits for it (Shutdown), and
+		// stops only when the process gives up waiting.
+		wctx, cancel := context.WithCancel(context.WithoutCancel(c))
+		defer cancel()
+		stop := context.AfterFunc(e.abortCtx, cancel)
+		defer stop()
+		if !counted {
+			runs, err := e.countRun(wctx, o)
+			if err != nil {
+				return workResult{}, err
+			}
+			if limit := e.cfg.Engine.MaxRecoveryAttempts; limit > 0 && runs > limit+1 {
+				now := time.Now().UTC()
+				msg := fmt.Sprintf("the worker stopped %d times while this step ran (engine.max_recovery_attempts is %d): see the worker logs", runs-1, limit)
+				e.logOp(o, "error", "%s", msg)
+				return workResult{Failed: true, Error: msg, Runs: runs, StartedAt: now, FinishedAt: now}, nil
+			}
+			e.logOp(o, "warn", "%s runs again: the process that ran it stopped (run %d)", o.key.Name(), runs)
+		}
+		return e.attempts(wctx, c, o), nil
+	}, dbos.WithStepName(o.key.Name()))
+}
+
+// attempts runs the attempts of o's work.
+func (e *Engine) attempts(ctx, dbosCtx context.Context, o op) workResult {
+	w := workResult{StartedAt: time.Now().UTC()}
+	interval := e.cfg.Pipeline.RetryInterval
+	if interval <= 0 {
+		interval = time.Second
+	}
+	maxInterval := max(e.cfg.Pipeline.RetryMaxInterval, interval)
+	for attempt := 1; ; attempt++ {
+		w.Attempts = attempt
+		if attempt == 1 {
+			e.logOp(o, "info", "%s started", o.key.Name())
+		}
+		start := time.Now()
+		res, err := e.attempt(ctx, o, attempt)
+		if err == nil {
+			w.Result, w.FinishedAt = res, time.Now().UTC()
+			if res.Note != "" {
+				e.logOp(o, "warn", "%s", res.Note)
+			}
+			e.logOp(o, "info", "%s succeeded in %s", o.key.Name(), time.Since(start).Round(time.Millisecond))
+			return w
+		}
+		kind := "temporary"
+		if deploy.IsPermanent(err) {
+			kind = "permanent"
+		}
+		msg := e.publicError(o, err)
+		e.logOp(o, "error", "%s attempt %d failed (%s error): %s", o.key.Name(), attempt, kind, msg)
+		if deploy.IsPermanent(err) || attempt > o.step.MaxRetries || ctx.Err() != nil {
+			w.Failed, w.Error, w.FinishedAt = true, msg, time.Now().UTC()
+			return w
+		}
+		select {
+		case <-time.After(interval):
+		case <-ctx.Done():
+		}
+		interval = min(2*interval, maxInterval)
+	}
+}
+
+// attempt makes one attempt within the step's timeout. An error of manent's
+// own database (the config step reads it) is not the step's: the attempt
+// waits for the database and is made again, without counting.
+func (e *Engine) attempt(ctx context.Context, o op, n int) (steps.Result, error) {
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 10*time.Second) {
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if o.step.Timeout > 0 {
+			actx, cancel = context.WithTimeout(ctx, o.step.Timeout)
+		}
+		res, err := o.do(actx, n)
+		timedOut := errors.Is(actx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+		cancel()
+		switch {
+		case err == nil:
+			return res, nil
+		case deploy.Unavailable(err) && ctx.Err() == nil:
+			e.log.Warn("the database is unavailable: the step waits for it", "deployment", o.deployID, "step", o.key.Name(), "error", err)
+			select {
+			case <-time.After(wait):
+				continue
+			case <-ctx.Done():
+				return steps.Result{}, ctx.Err()
+			}
+		case timedOut:
+			return steps.Result{}, fmt.Errorf("timed out after %s", o.step.Timeout)
+		}
+		return steps.Result{}, err
+	}
+}
+
+// countRun counts a run of o by one more process, waiting for the database.
+func (e *Engine) countRun(ctx context.Context, o op) (int, error) {
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 10*time.Second) {
+		n, err := e.store.CountRun(ctx, o.deployID, o.key)
+		if err == nil || !deploy.Unavailable(err) {
+			return n, err
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+}
+
+// endOp records the end of o (and its effects) and, when next is given and
+// the process is not stopping, the start of next in the same transaction.
+func (e *Engine) endOp(ctx dbos.Context, o op, w workResult, fx deploy.StepEffects, next *op) (recorded, error) {
+	live := false
+	r, err := dbos.RunAsTransaction(ctx, e.ds, func(c context.Context, tx dbos.Tx) (recorded, error) {
+		live = true
+		if err := e.unfenced(c); err != nil {
+			return recorded{}, err
+		}
+		s := o.record(deploy.StepSuccess)
+		if w.Failed {
+			s.State = deploy.StepError
+		}
+		s.Attempts, s.Output, s.Error = w.Attempts, w.Result.Output, w.Error
+		if !w.StartedAt.IsZero() {
+			s.StartedAt = &w.StartedAt
+		}
+		s.FinishedAt = &w.FinishedAt
+		if s.FinishedAt.IsZero() {
+			now := time.Now().UTC()
+			s.FinishedAt = &now
+		}
+		var start *deploy.Step
+		var opts deploy.BeginOptions
+		if next != nil && e.gate.open() {
+			start, opts = next.start(), next.begin
+		}
+		b, err := e.rec.Advance(c, tx, &s, fx, start, opts)
+		if err != nil {
+			return recorded{}, err
+		}
+		return recorded{Next: b}, nil
+	}, e.txOptions(stepRecordPrefix+o.key.Name())...)
+	if err != nil {
+		return recorded{}, fmt.Errorf("record the end of %s: %w", o.key.Name(), err)
+	}
+	r.live = live
+	return r, nil
+}
+
+func (e *Engine) logOp(o op, level, format string, args ...any) {
+	e.logs.Write(deploy.LogLine{DeploymentID: o.deployID, Time: time.Now().UTC(), Step: o.key.Name(), Level: level,
+		Message: fmt.Sprintf(format, args...)})
+}
+
+func (e *Engine) logLine(id, step, level, format string, args ...any) {
+	e.logs.Write(deploy.LogLine{DeploymentID: id, Time: time.Now().UTC(), Step: step, Level: level,
+		Message: fmt.Sprintf(format, args...)})
+}
+
+// publicError is the message of a step's error that its readers see: an
+// error of manent's own database (never a failure of the step's work, but
+// a bug or a refused write) is logged in full and shown as a reference.
+func (e *Engine) publicError(o op, err error) string {
+	if !dberr.Internal(err) && !deploy.Unavailable(err) {
+		return err.Error()
+	}
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	ref := hex.EncodeToString(b[:])
+	e.log.Error("internal error in a step", "deployment", o.deployID, "step", o.key.Name(), "ref", ref, "error", err)
+	return "internal error (reference " + ref + " in the worker log)"
+}

@@ -1,0 +1,63 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/dbos-inc/dbos-transact-golang/dbos"
+
+	"manent.dev/manent/deploy"
+)
+
+// Store is what the workflows read and write of the read model, by role.
+type Store interface {
+	deploy.DeploymentReader
+	deploy.Submissions
+	deploy.WaitStore
+	deploy.AuditLog
+	deploy.LogStore
+	deploy.ExecutorStore
+	deploy.ReleaseStore
+	deploy.ScheduleStore
+	// ExecutorFenced reports whether another worker took over the
+	// executor's deploys.
+	ExecutorFenced(ctx context.Context, executorID string) (bool, error)
+	// CountRun counts one more process that starts the operation and
+	// returns how many did.
+	CountRun(ctx context.Context, id string, key deploy.StepKey) (int, error)
+}
+
+// Recorder writes the record of a deploy's run inside the transactions in
+// which DBOS records the workflow's steps (dbos.RunAsTransaction), so the
+// read model changes exactly once per step and never drifts from the
+// workflow. q is the transaction.
+type Recorder interface {
+	// StartRun moves an ENQUEUED deploy to PENDING; false when it is no
+	// longer waiting to start (cancelled in the queue).
+	StartRun(ctx context.Context, q dbos.Querier, id string, at time.Time) (bool, error)
+	// Advance records the end of an operation (done, with its effects) and
+	// the start of the next (RUNNING, one run) unless, when o asks, a cancel
+	// was requested; either may be nil. It returns what the start found.
+	Advance(ctx context.Context, q dbos.Querier, done *deploy.Step, fx deploy.StepEffects, next *deploy.Step, o deploy.BeginOptions) (*deploy.Begun, error)
+	// SkipSteps records planned operations that will not run (SKIPPED or
+	// CANCELLED), leaving those that ended as they are.
+	SkipSteps(ctx context.Context, q dbos.Querier, id string, steps []deploy.Step) error
+	// FinishRun records the outcome of a deploy that is not final yet: its
+	// state, inventory, last failure and deployment.finish audit entry.
+	FinishRun(ctx context.Context, q dbos.Querier, o deploy.Outcome) (deploy.Finished, error)
+}
+
+// Checks is the port back to the service: the checks a deploy runs again
+// when it starts, and the submissions a release makes.
+type Checks interface {
+	// Configure resolves the imports, reads the environment configuration
+	// valid now and merges it with the descriptor (the config step).
+	Configure(ctx context.Context, who deploy.Identity, d deploy.Descriptor) (deploy.Effective, map[string]string, error)
+	// Recheck runs governance again (freezes, policy); note says why a
+	// freeze was overridden.
+	Recheck(ctx context.Context, who deploy.Identity, d deploy.Descriptor) (note string, err error)
+	// SubmitMember submits a deploy of a release with the identity in ctx.
+	SubmitMember(ctx context.Context, d deploy.Descriptor, opts deploy.SubmitOptions) (*deploy.Submission, error)
+	// RollbackMember submits the rollback of a deploy of a release.
+	RollbackMember(ctx context.Context, r deploy.RollbackRequest, from, release string) (*deploy.Submission, error)
+}

@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/dbos-inc/dbos-transact-golang/dbos"
+
+	"manent.dev/manent/deploy"
+)
+
+// rollbackStarted is what one rollback step of a release did.
+type rollbackStarted struct {
+	ID      string `json:"id,omitempty"`
+	Refused string `json:"refused,omitempty"`
+}
+
+// rollbackRelease rolls back the deploys of the release that succeeded,
+// from the most dependent to the least (reverse topological order), one at
+// a time, stopping at the first that is refused or does not succeed; the
+// rest are SKIPPED.
+func (e *Engine) rollbackRelease(ctx dbos.Context, in deploy.ReleasePlan, st releaseReading) error {
+	var todo []deploy.PlannedMember
+	for i := len(in.Members) - 1; i >= 0; i-- {
+		if st.States[in.Members[i].Name] == deploy.StateSuccess {
+			todo = append(todo, in.Members[i])
+		}
+	}
+	for i, m := range todo {
+		started, err := readStep(ctx, stepReleaseRollback+m.Name, func(c context.Context) (rollbackStarted, error) {
+			return e.startMemberRollback(c, in, m)
+		})
+		if err != nil {
+			return err
+		}
+		ok := started.Refused == ""
+		if ok {
+			final, err := e.waitRollback(ctx, started.ID)
+			if err != nil {
+				return err
+			}
+			ok = final == deploy.StateSuccess
+		}
+		if ok {
+			continue
+		}
+		rest := todo[i+1:]
+		if len(rest) == 0 {
+			return nil
+		}
+		_, err = readStep(ctx, stepReleaseRollbackSkip, func(c context.Context) (bool, error) {
+			for _, r := range rest {
+				if err := e.store.SetReleaseRollback(c, in.ID, r.Name, "", deploy.RollbackSkipped,
+					"not rolled back: the rollback of "+m.Name+" did not succeed"); err != nil {
+					return false, err
+				}
+			}
+			return true, nil
+		})
+		return err
+	}
+	return nil
+}
+
+// startMemberRollback submits the manual rollback <release>.rollback.<name>
+// with the requester's identity, or records why it was refused.
+func (e *Engine) startMemberRollback(ctx context.Context, in deploy.ReleasePlan, m deploy.PlannedMember) (rollbackStarted, error) {
+	d := m.Deploy
+	cctx := deploy.WithIdentity(ctx, in.Identity())
+	id := in.ID + ".rollback." + m.Name
+	sub, err := e.checks.RollbackMember(cctx, deploy.RollbackRequest{Tenant: d.Tenant, Application: d.Application,
+		Environment: d.Environment, ID: id}, d.ID, in.ID)
+	if err != nil {
+		if deploy.ErrorCode(err) == deploy.EINTERNAL {
+			return rollbackStarted{}, err
+		}
+		msg := deploy.ErrorMessage(err)
+		if err := e.store.SetReleaseRollback(ctx, in.ID, m.Name, "", deploy.RollbackRefused, msg); err != nil {
+			return rollbackStarted{}, err
+		}
+		return rollbackStarted{Refused: msg}, nil
+	}
+	if err := e.store.SetReleaseRollback(ctx, in.ID, m.Name, sub.Deployment.ID, "", ""); err != nil {
+		return rollbackStarted{}, err
+	}
+	return rollbackStarted{ID: sub.Deployment.ID}, nil
+}
+
+// waitRollback waits until the rollback deploy ends: woken by its end
+// (it belongs to the release) and by the safety poll.
+func (e *Engine) waitRollback(ctx dbos.Context, id string) (deploy.State, error) {
+	poll := e.chainsPollInterval()
+	for {
+		st, err := readStep(ctx, stepReleaseRollbackEval, func(c context.Context) (deploy.State, error) {
+			states, err := e.store.DependencyStates(c, []string{id})
+			if err != nil {
+				return "", err
+			}
+			s, ok := states[id]
+			if !ok {
+				return deploy.StateCancelled, nil
+			}
+			return s, nil
+		})
+		if err != nil {
+			return "", err
+		}
+		if st.Terminal() {
+			return st, nil
+		}
+		if _, err := sleepOrWake(ctx, topicRelease, poll); err != nil {
+			return "", fmt.Errorf("wait for rollback %s: %w", id, err)
+		}
+		poll = min(2*poll, deploy.MaxChainsPollBackoff)
+	}
+}

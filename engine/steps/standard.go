@@ -1,0 +1,294 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+
+	"manent.dev/manent/deploy"
+	"manent.dev/manent/engine/plugins/local"
+	"manent.dev/manent/internal/safehttp"
+)
+
+// configStep reads the environment configuration valid now and merges it
+// with the descriptor again, so a deploy that waited runs with today's
+// configuration, and runs governance again; its output records which file
+// and revision were used.
+type configStep struct{}
+
+func (configStep) Run(ctx context.Context, c *Context) (Result, error) {
+	who := c.Job.Identity()
+	eff, out, err := c.Env.Checks.Configure(ctx, who, c.Job.Descriptor)
+	if err != nil {
+		return Result{}, err
+	}
+	note, err := c.Env.Checks.Recheck(ctx, who, c.Job.Descriptor)
+	if err != nil {
+		return Result{}, err
+	}
+	c.logf("info", "configuration %s (revision %s), plugin %s, %d target(s), rollback %s",
+		eff.ConfigSource, short(eff.ConfigRevision), eff.Plugin, len(eff.Targets), out["rollback"])
+	return Result{Effective: &eff, Output: out, Note: note}, nil
+}
+
+func (s configStep) DryRun(ctx context.Context, c *Context) (Result, error) { return s.Run(ctx, c) }
+
+// secretsStep checks that every secret of the environment can be resolved.
+// The values are not kept: steps that need them resolve them again.
+type secretsStep struct{}
+
+func (secretsStep) Run(ctx context.Context, c *Context) (Result, error) {
+	for _, s := range c.Effective.Secrets {
+		v, err := c.resolver().Resolve(ctx, s.Ref)
+		if err != nil {
+			return Result{}, fmt.Errorf("secret %s: %w", s.Name, err)
+		}
+		if v == "" {
+			return Result{}, deploy.Permanentf("secret %s is empty", s.Name)
+		}
+	}
+	c.logf("info", "%d secret(s) resolved", len(c.Effective.Secrets))
+	return Result{Output: map[string]string{"resolved": strconv.Itoa(len(c.Effective.Secrets))}}, nil
+}
+
+// artifactsStep downloads the artifact into the working directory and
+// computes its SHA-256.
+type artifactsStep struct{}
+
+func (artifactsStep) Run(ctx context.Context, c *Context) (Result, error) {
+	size, sum, err := download(ctx, c)
+	if err != nil {
+		return Result{}, err
+	}
+	a := c.Job.Descriptor.Artifact
+	c.logf("info", "downloaded %s %s (%d bytes, sha256 %s)", a.Name, a.Version, size, sum)
+	return Result{SHA256: sum, Output: map[string]string{"sha256": sum, "size": strconv.FormatInt(size, 10)}}, nil
+}
+
+// qaStep verifies the artifact: its digest against the descriptor's pin,
+// and that the archive is readable.
+type qaStep struct{}
+
+func (qaStep) Run(ctx context.Context, c *Context) (Result, error) {
+	if err := ensureArtifact(ctx, c); err != nil {
+		return Result{}, err
+	}
+	out := map[string]string{"sha256": c.SHA256}
+	if pin := c.Job.Descriptor.Artifact.SHA256; pin != "" {
+		if !strings.EqualFold(pin, c.SHA256) {
+			return Result{}, deploy.Permanentf("artifact sha256 %s does not match the pinned %s", c.SHA256, pin)
+		}
+		out["pinned"] = "match"
+		c.logf("info", "sha256 matches the descriptor's pin")
+	} else {
+		out["pinned"] = "none"
+	}
+	if err := local.CheckArchive(c.artifactPath()); err != nil {
+		return Result{}, err
+	}
+	out["archive"] = "valid"
+	c.logf("info", "archive verified")
+	return Result{Output: out}, nil
+}
+
+// pluginStep is a step the plugin of the environment performs on the
+// targets: deploy or activation.
+type pluginStep struct {
+	needsArtifact bool
+	do            func(p deploy.Plugin, ctx context.Context, req deploy.PluginRequest) (deploy.Result, error)
+}
+
+func (s pluginStep) operate(ctx context.Context, c *Context, dryRun bool) (Result, error) {
+	if s.needsArtifact {
+		if err := ensureArtifact(ctx, c); err != nil {
+			return Result{}, err
+		}
+	}
+	p, req, err := pluginRequest(c)
+	if err != nil {
+		return Result{}, err
+	}
+	req.DryRun = dryRun
+	res, err := s.do(p, ctx, req)
+	if err != nil {
+		return Result{}, err
+	}
+	if len(res.Outputs) > deploy.MaxPluginOutputKeys {
+		return Result{}, deploy.Permanentf("step %s: the plugin returned %d outputs, more than %d",
+			c.Key.Step, len(res.Outputs), deploy.MaxPluginOutputKeys)
+	}
+	return Result{Output: res.Outputs}, nil
+}
+
+func (s pluginStep) Run(ctx context.Context, c *Context) (Result, error) { return s.operate(ctx, c, false) }
+
+func (s pluginStep) DryRun(ctx context.Context, c *Context) (Result, error) {
+	return s.operate(ctx, c, true)
+}
+
+// Checkpoint implements Undoable: what the plugin says the targets hold
+// before the step.
+func (s pluginStep) Checkpoint(ctx context.Context, c *Context) (deploy.Checkpoint, error) {
+	p, req, err := pluginRequest(c)
+	if err != nil {
+		return deploy.Checkpoint{}, err
+	}
+	cp, err := p.Checkpoint(ctx, req)
+	if err != nil {
+		return deploy.Checkpoint{}, err
+	}
+	if cp.Data == nil {
+		cp.Data = map[string]string{}
+	}
+	if len(cp.Data) > deploy.MaxPluginOutputKeys {
+		return deploy.Checkpoint{}, deploy.Permanentf("checkpoint of %s: the plugin returned %d entries, more than %d",
+			c.Key.Step, len(cp.Data), deploy.MaxPluginOutputKeys)
+	}
+	return cp, nil
+}
+
+// Compensate implements Undoable: the plugin takes the step back to the
+// checkpoint on every target of the step.
+func (s pluginStep) Compensate(ctx context.Context, c *Context, cp deploy.Checkpoint) (Result, error) {
+	p, req, err := pluginRequest(c)
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := p.Rollback(ctx, req, cp)
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Output: res.Outputs}, nil
+}
+
+var (
+	deployStep = pluginStep{needsArtifact: true, do: func(p deploy.Plugin, ctx context.Context, req deploy.PluginRequest) (deploy.Result, error) {
+		return p.Deploy(ctx, req)
+	}}
+	activationStep = pluginStep{do: func(p deploy.Plugin, ctx context.Context, req deploy.PluginRequest) (deploy.Result, error) {
+		return p.Activate(ctx, req)
+	}}
+)
+
+func pluginRequest(c *Context) (deploy.Plugin, deploy.PluginRequest, error) {
+	p, ok := c.Env.Plugins[c.Effective.Plugin]
+	if !ok {
+		return nil, deploy.PluginRequest{}, deploy.Permanentf("unknown plugin %q", c.Effective.Plugin)
+	}
+	d := c.Job.Descriptor
+	req := deploy.PluginRequest{
+		DeploymentID:   c.Job.ID,
+		Step:           c.Key.Step,
+		IdempotencyKey: c.Key.IdempotencyKey(c.Job.ID),
+		Application:    d.Application, Environment: d.Environment, Artifact: d.Artifact,
+		ArtifactPath: c.artifactPath(), SHA256: c.SHA256, Targets: c.Effective.Targets, Params: c.Effective.Params,
+		DryRun: d.DryRun,
+		Secret: c.secret,
+		Log: func(format string, args ...any) {
+			c.logf("info", format, args...)
+		},
+	}
+	return p, req, nil
+}
+
+// postTestStep calls the health endpoints of the environment configuration.
+// A 5xx, a timeout or a refused connection is temporary (the service may
+// still be starting); any other unexpected status is permanent.
+type postTestStep struct{}
+
+func (postTestStep) Run(ctx context.Context, c *Context) (Result, error) {
+	out := map[string]string{"checks": strconv.Itoa(len(c.Effective.Health))}
+	for i, hc := range c.Effective.Health {
+		status, err := healthCheck(ctx, c, hc)
+		if err != nil {
+			return Result{}, fmt.Errorf("health check %s: %w", Redact(hc.URL), err)
+		}
+		ok := status >= 200 && status < 300
+		if hc.ExpectStatus != 0 {
+			ok = status == hc.ExpectStatus
+		}
+		c.logf("info", "GET %s: %d", Redact(hc.URL), status)
+		if !ok {
+			return Result{}, StatusError("health check "+Redact(hc.URL), status)
+		}
+		out[fmt.Sprintf("check.%d", i)] = strconv.Itoa(status)
+	}
+	return Result{Output: out}, nil
+}
+
+func healthCheck(ctx context.Context, c *Context, hc deploy.HealthCheck) (int, error) {
+	if hc.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, hc.Timeout)
+		defer cancel()
+	}
+	resp, err := safehttp.Get(ctx, c.Env.HTTP, hc.URL, 64<<10)
+	if err != nil {
+		return 0, ClassifyHTTPError(err)
+	}
+	// Drained so the connection can be reused; only the status counts.
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	return resp.StatusCode, nil
+}
+
+// cleanupStep removes the working directory. It runs after a success, a
+// failure and a cancel alike.
+type cleanupStep struct{}
+
+func (cleanupStep) Run(_ context.Context, c *Context) (Result, error) {
+	if err := os.RemoveAll(c.WorkDir()); err != nil {
+		return Result{}, fmt.Errorf("remove working directory: %w", err)
+	}
+	c.logf("info", "working directory removed")
+	return Result{Output: map[string]string{"removed": "working directory"}}, nil
+}
+
+// StatusError is permanent for 4xx answers except 408 and 429, temporary otherwise.
+func StatusError(what string, status int) error {
+	err := fmt.Errorf("%s: HTTP %d", what, status)
+	if status >= 400 && status < 500 && status != http.StatusRequestTimeout && status != http.StatusTooManyRequests {
+		return deploy.Permanent(err)
+	}
+	return err
+}
+
+// ClassifyHTTPError marks permanent the outbound failures retrying cannot
+// change: a redirect, a refused address, a name that does not exist.
+func ClassifyHTTPError(err error) error {
+	switch {
+	case errors.Is(err, safehttp.ErrRedirect), errors.Is(err, safehttp.ErrAddressRefused):
+		return deploy.Permanent(err)
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) && dns.IsNotFound {
+		return deploy.Permanent(err)
+	}
+	return err
+}
+
+// Redact drops the query and user info of a URL for logs and errors.
+func Redact(raw string) string {
+	if i := strings.IndexAny(raw, "?#"); i >= 0 {
+		raw = raw[:i]
+	}
+	if i := strings.Index(raw, "@"); i >= 0 {
+		if j := strings.Index(raw, "://"); j >= 0 && j < i {
+			raw = raw[:j+3] + raw[i+1:]
+		}
+	}
+	return raw
+}
+
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}

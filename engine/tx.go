@@ -1,0 +1,84 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/dbos-inc/dbos-transact-golang/dbos"
+	"github.com/jackc/pgx/v5"
+
+	"manent.dev/manent/deploy"
+	"manent.dev/manent/internal/dberr"
+)
+
+// inTx runs fn in a transaction of DBOS's pool outside any workflow (the
+// API cancels a queued deploy), with the Recorder's own SQL; it waits for
+// the database while it is unavailable.
+func (e *Engine) inTx(ctx context.Context, fn func(q dbos.Querier) error) error {
+	_, err := untilAvailable(ctx, func() (struct{}, error) {
+		err := e.inTxOnce(ctx, fn)
+		if err != nil && dberr.Unavailable(err) {
+			err = fmt.Errorf("%w: %w", deploy.ErrUnavailable, err)
+		}
+		return struct{}{}, err
+	})
+	return err
+}
+
+func (e *Engine) inTxOnce(ctx context.Context, fn func(q dbos.Querier) error) error {
+	tx, err := e.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
+	if err := fn(pgxQuerier{tx}); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// pgxQuerier is a pgx transaction as the portable querier DBOS hands
+// RunAsTransaction callbacks, so the Recorder has one implementation.
+type pgxQuerier struct{ tx pgx.Tx }
+
+func (q pgxQuerier) Exec(ctx context.Context, sql string, args ...any) (dbos.Result, error) {
+	tag, err := q.tx.Exec(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	return rowsAffected(tag.RowsAffected()), nil
+}
+
+func (q pgxQuerier) Query(ctx context.Context, sql string, args ...any) (dbos.Rows, error) {
+	rows, err := q.tx.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgxRows{rows}, nil
+}
+
+func (q pgxQuerier) QueryRow(ctx context.Context, sql string, args ...any) dbos.Row {
+	return pgxRow{q.tx.QueryRow(ctx, sql, args...)}
+}
+
+type rowsAffected int64
+
+func (n rowsAffected) RowsAffected() (int64, error) { return int64(n), nil }
+
+type pgxRows struct{ r pgx.Rows }
+
+func (r pgxRows) Next() bool             { return r.r.Next() }
+func (r pgxRows) Scan(dest ...any) error { return r.r.Scan(dest...) }
+func (r pgxRows) Err() error             { return r.r.Err() }
+func (r pgxRows) Close() error           { r.r.Close(); return nil }
+
+type pgxRow struct{ r pgx.Row }
+
+func (r pgxRow) Scan(dest ...any) error {
+	err := r.r.Scan(dest...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return dbos.ErrNoRows
+	}
+	return err
+}

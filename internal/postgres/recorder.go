@@ -1,0 +1,373 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dbos-inc/dbos-transact-golang/dbos"
+
+	"manent.dev/manent/deploy"
+)
+
+// Recorder writes the record of a deploy's run inside the transactions in
+// which DBOS records the workflow's steps (the engine's Recorder port): the
+// read model changes in the transaction of the step it describes. Its SQL
+// is pgx's ($n), run on the transaction DBOS hands the step.
+type Recorder struct{}
+
+// NewRecorder returns the Recorder of the manent schema.
+func NewRecorder() *Recorder { return &Recorder{} }
+
+func notifyIn(ctx context.Context, q dbos.Querier, id string, kinds ...deploy.EventKind) error {
+	for _, k := range kinds {
+		payload, err := json.Marshal(deploy.Event{Kind: k, DeploymentID: id})
+		if err != nil {
+			return err
+		}
+		if _, err := q.Exec(ctx, "SELECT pg_notify($1, $2)", Channel, string(payload)); err != nil {
+			return fmt.Errorf("notify: %w", err)
+		}
+	}
+	return nil
+}
+
+// StartRun implements the engine's Recorder: ENQUEUED → PENDING. PENDING
+// answers true too: a run resumed on another process did start.
+func (r *Recorder) StartRun(ctx context.Context, q dbos.Querier, id string, at time.Time) (bool, error) {
+	var state string
+	err := q.QueryRow(ctx, `UPDATE manent.deployments SET state = $2, started_at = COALESCE(started_at, $3), updated_at = now()
+		WHERE id = $1 AND state = ANY($4) RETURNING state`,
+		id, string(deploy.StatePending), micro(at), guard(deploy.StatePending)).Scan(&state)
+	if errors.Is(err, dbos.ErrNoRows) {
+		if err := q.QueryRow(ctx, "SELECT state FROM manent.deployments WHERE id = $1", id).Scan(&state); errors.Is(err, dbos.ErrNoRows) {
+			return false, notFound(id)
+		} else if err != nil {
+			return false, wrap("start deployment", err)
+		}
+		return false, nil
+	}
+	if err != nil {
+		return false, wrap("start deployment", err)
+	}
+	return true, wrap("start deployment", notifyIn(ctx, q, id, deploy.EventDeployment))
+}
+
+// Advance implements the engine's Recorder: the end of one operation and
+// the start of the next in as few statements as it takes, since every
+// operation of a deploy pays for them. The deploy's row is locked by the
+// first UPDATE, which also reads the cancel flag, so a cancel lands either
+// before the next operation begins (it does not) or after it (the deploy
+// stops at the one after), never in between.
+func (r *Recorder) Advance(ctx context.Context, q dbos.Querier, done *deploy.Step, fx deploy.StepEffects, next *deploy.Step, o deploy.BeginOptions) (*deploy.Begun, error) {
+	id := ""
+	switch {
+	case done != nil:
+		id = done.DeploymentID
+		if err := putStep(ctx, q, *done); err != nil {
+			return nil, err
+		}
+	case next != nil:
+		id = next.DeploymentID
+	default:
+		return nil, nil
+	}
+	var effective *string
+	if fx.Effective != nil {
+		b, err := json.Marshal(fx.Effective)
+		if err != nil {
+			return nil, fmt.Errorf("record step: %w", err)
+		}
+		e := string(b)
+		effective = &e
+	}
+	doneName, nextName := "", ""
+	if done != nil {
+		doneName = done.Key().Name()
+	}
+	if next != nil {
+		nextName = next.Key().Name()
+	}
+	var cancelled bool
+	var row inventorySource
+	err := q.QueryRow(ctx, `WITH before AS (SELECT cancel_requested FROM manent.deployments WHERE id = $1 FOR UPDATE)
+		UPDATE manent.deployments AS d SET
+			current_step = CASE
+				WHEN $3 <> '' AND NOT (before.cancel_requested AND $7) THEN $3
+				WHEN d.current_step = $2 THEN '' ELSE d.current_step END,
+			effective = COALESCE($4::jsonb, d.effective),
+			sha256 = CASE WHEN $5 = '' THEN d.sha256 ELSE $5 END,
+			rollback = CASE WHEN $6 = '' THEN d.rollback ELSE $6 END,
+			updated_at = now()
+		FROM before WHERE d.id = $1
+		RETURNING before.cancel_requested, d.`+strings.ReplaceAll(inventorySourceColumns, ", ", ", d."),
+		id, doneName, nextName, effective, fx.SHA256, fx.Rollback, o.HonourCancel).
+		Scan(append([]any{&cancelled}, row.dest()...)...)
+	if errors.Is(err, dbos.ErrNoRows) {
+		return nil, notFound(id)
+	}
+	if err != nil {
+		return nil, wrap("record step", err)
+	}
+	if fx.InService && !row.dryRun {
+		if err := putInService(ctx, q, row, time.Now().UTC()); err != nil {
+			return nil, err
+		}
+	}
+	if fx.Restore != nil && !row.dryRun {
+		if err := restoreInService(ctx, q, row, *fx.Restore); err != nil {
+			return nil, err
+		}
+	}
+	var begun *deploy.Begun
+	if next != nil {
+		begun = &deploy.Begun{}
+		switch {
+		case cancelled && o.HonourCancel:
+			begun.Cancelled = true
+		default:
+			if o.ReadInService {
+				err := q.QueryRow(ctx, `SELECT deployment_id FROM manent.inventory WHERE tenant = $1 AND application = $2 AND environment = $3`,
+					row.tenant, row.application, row.environment).Scan(&begun.InService)
+				if err != nil && !errors.Is(err, dbos.ErrNoRows) {
+					return nil, wrap("record step", err)
+				}
+			}
+			s := *next
+			s.State, s.Runs = deploy.StepRunning, 1
+			if err := putStep(ctx, q, s); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return begun, wrap("record step", notifyIn(ctx, q, id, deploy.EventStep, deploy.EventDeployment))
+}
+
+// putStep writes the record of an operation: a start (RUNNING) counts a
+// run; an end keeps the start's time and the highest attempt count.
+func putStep(ctx context.Context, q dbos.Querier, s deploy.Step) error {
+	out, err := json.Marshal(nonNilMap(s.Output))
+	if err != nil {
+		return fmt.Errorf("record step: %w", err)
+	}
+	key := s.Key()
+	_, err = q.Exec(ctx, `INSERT INTO manent.deployment_steps AS s
+			(deployment_id, name, pass, batch, target, kind, position, type, state, attempts, runs, started_at, finished_at, output, error)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15)
+		ON CONFLICT (deployment_id, name, pass, batch, target, kind) DO UPDATE SET
+			state = EXCLUDED.state, position = EXCLUDED.position, type = EXCLUDED.type,
+			attempts = GREATEST(s.attempts, EXCLUDED.attempts),
+			runs = CASE WHEN EXCLUDED.state = 'RUNNING' THEN s.runs + 1 ELSE s.runs END,
+			started_at = COALESCE(s.started_at, EXCLUDED.started_at),
+			finished_at = EXCLUDED.finished_at, output = EXCLUDED.output, error = EXCLUDED.error`,
+		s.DeploymentID, key.Step, key.Pass, key.Batch, key.Target, string(key.Kind), s.Position, stepType(s.Type),
+		string(s.State), s.Attempts, max(s.Runs, 1), microPtr(s.StartedAt), microPtr(s.FinishedAt), string(out), s.Error)
+	if isForeignKeyViolation(err) {
+		return notFound(s.DeploymentID)
+	}
+	return wrap("record step", err)
+}
+
+// SkipSteps implements the engine's Recorder: records that ended keep
+// their state.
+func (r *Recorder) SkipSteps(ctx context.Context, q dbos.Querier, id string, steps []deploy.Step) error {
+	if len(steps) == 0 {
+		return nil
+	}
+	for _, s := range steps {
+		key := s.Key()
+		_, err := q.Exec(ctx, `INSERT INTO manent.deployment_steps AS s
+				(deployment_id, name, pass, batch, target, kind, position, type, state)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+			ON CONFLICT (deployment_id, name, pass, batch, target, kind) DO UPDATE SET state = EXCLUDED.state
+			WHERE s.state IN ($10, $11)`,
+			id, key.Step, key.Pass, key.Batch, key.Target, string(key.Kind), s.Position, stepType(s.Type), string(s.State),
+			string(deploy.StepPending), string(deploy.StepRunning))
+		if isForeignKeyViolation(err) {
+			return notFound(id)
+		}
+		if err != nil {
+			return wrap("skip steps", err)
+		}
+	}
+	return wrap("skip steps", notifyIn(ctx, q, id, deploy.EventStep))
+}
+
+// FinishRun implements the engine's Recorder: the outcome, the inventory,
+// the last failure of the environment and the deployment.finish audit
+// entry. A deploy already final is left as it is.
+func (r *Recorder) FinishRun(ctx context.Context, q dbos.Querier, o deploy.Outcome) (deploy.Finished, error) {
+	if !o.State.Terminal() {
+		return deploy.Finished{}, fmt.Errorf("finish deployment %s: %s is not a final state", o.ID, o.State)
+	}
+	var exports *string
+	if o.State == deploy.StateSuccess && len(o.Exports) > 0 {
+		b, err := json.Marshal(o.Exports)
+		if err != nil {
+			return deploy.Finished{}, fmt.Errorf("encode exports: %w", err)
+		}
+		e := string(b)
+		exports = &e
+	}
+	finishedAt := time.Now().UTC()
+	if !o.FinishedAt.IsZero() {
+		finishedAt = o.FinishedAt
+	}
+	var row inventorySource
+	var release *string
+	err := q.QueryRow(ctx, `UPDATE manent.deployments SET state = $2, error = $3,
+			sha256 = CASE WHEN $4 = '' THEN sha256 ELSE $4 END,
+			rollback = CASE WHEN $5 = '' THEN rollback ELSE $5 END,
+			exports = COALESCE($6::jsonb, exports),
+			finished_at = $7, current_step = '', updated_at = now()
+		WHERE id = $1 AND state = ANY($8)
+		RETURNING release, `+inventorySourceColumns,
+		o.ID, string(o.State), o.Error, o.SHA256, o.Rollback, exports, micro(finishedAt), guard(o.State)).
+		Scan(append([]any{&release}, row.dest()...)...)
+	switch {
+	case errors.Is(err, dbos.ErrNoRows):
+		var state string
+		if err := q.QueryRow(ctx, "SELECT state FROM manent.deployments WHERE id = $1", o.ID).Scan(&state); errors.Is(err, dbos.ErrNoRows) {
+			return deploy.Finished{}, notFound(o.ID)
+		} else if err != nil {
+			return deploy.Finished{}, wrap("finish deployment", err)
+		}
+		return deploy.Finished{}, nil
+	case err != nil:
+		return deploy.Finished{}, wrap("finish deployment", err)
+	}
+	if !row.dryRun {
+		switch {
+		case o.State == deploy.StateSuccess && o.InService:
+			if err := putInService(ctx, q, row, finishedAt); err != nil {
+				return deploy.Finished{}, err
+			}
+		case o.State == deploy.StateError || o.State == deploy.StateMaxRecoveryAttemptsExceeded:
+			if err := recordFailure(ctx, q, row, o, finishedAt); err != nil {
+				return deploy.Finished{}, err
+			}
+		}
+	}
+	details := map[string]any{"state": string(o.State), "tenant": row.tenant, "application": row.application,
+		"environment": row.environment, "version": row.artifact.Version, "dry_run": row.dryRun}
+	if row.sha256 != "" {
+		details["sha256"] = row.sha256
+	}
+	if o.Error != "" {
+		details["error"] = o.Error
+	}
+	if o.Rollback != "" {
+		details["rollback"] = o.Rollback
+	}
+	if err := insertAuditIn(ctx, q, o.Actor, auditFinish, o.ID, details); err != nil {
+		return deploy.Finished{}, err
+	}
+	if err := notifyIn(ctx, q, o.ID, deploy.EventDeployment); err != nil {
+		return deploy.Finished{}, wrap("finish deployment", err)
+	}
+	fin := deploy.Finished{}
+	if release != nil {
+		fin.Release = *release
+	}
+	rows, err := q.Query(ctx, `SELECT d.id FROM manent.dependencies AS x JOIN manent.deployments AS d ON d.id = x.deployment_id
+		WHERE x.depends_on = $1 AND d.state = ANY($2) ORDER BY d.id`, o.ID, activeStates)
+	if err != nil {
+		return deploy.Finished{}, wrap("list dependents", err)
+	}
+	defer func() { _ = rows.Close() }()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return deploy.Finished{}, wrap("list dependents", err)
+		}
+		fin.Dependents = append(fin.Dependents, id)
+	}
+	return fin, wrap("list dependents", rows.Err())
+}
+
+// inventorySource is what the inventory takes of a deploy.
+type inventorySource struct {
+	id, tenant, application, environment, requester, sha256 string
+	artifact                                                deploy.Artifact
+	dryRun                                                  bool
+}
+
+const inventorySourceColumns = "id, tenant, application, environment, requester, sha256, artifact, dry_run"
+
+func (s *inventorySource) dest() []any {
+	return []any{&s.id, &s.tenant, &s.application, &s.environment, &s.requester, &s.sha256, &s.artifact, &s.dryRun}
+}
+
+// putInService makes the deploy the current release of its environment,
+// unless a deploy put in service later already is.
+func putInService(ctx context.Context, q dbos.Querier, d inventorySource, at time.Time) error {
+	art, err := json.Marshal(d.artifact)
+	if err != nil {
+		return fmt.Errorf("update inventory: %w", err)
+	}
+	_, err = q.Exec(ctx, `INSERT INTO manent.inventory AS i
+			(tenant, application, environment, deployment_id, artifact, sha256, deployed_at, deployed_by)
+		VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8)
+		ON CONFLICT (tenant, application, environment) DO UPDATE SET
+			deployment_id = EXCLUDED.deployment_id, artifact = EXCLUDED.artifact, sha256 = EXCLUDED.sha256,
+			deployed_at = EXCLUDED.deployed_at, deployed_by = EXCLUDED.deployed_by
+		WHERE i.deployment_id = EXCLUDED.deployment_id OR i.deployed_at <= EXCLUDED.deployed_at`,
+		d.tenant, d.application, d.environment, d.id, string(art), d.sha256, micro(at), d.requester)
+	return wrap("update inventory", err)
+}
+
+// restoreInService gives the environment back the release in service before
+// d (previous, "" for none), if d is still the one in service.
+func restoreInService(ctx context.Context, q dbos.Querier, d inventorySource, previous string) error {
+	if previous == "" {
+		_, err := q.Exec(ctx, `DELETE FROM manent.inventory WHERE tenant = $1 AND application = $2 AND environment = $3
+			AND deployment_id = $4`, d.tenant, d.application, d.environment, d.id)
+		return wrap("restore inventory", err)
+	}
+	_, err := q.Exec(ctx, `UPDATE manent.inventory AS i SET deployment_id = p.id, artifact = p.artifact, sha256 = p.sha256,
+			deployed_at = COALESCE(p.finished_at, now()), deployed_by = p.requester
+		FROM manent.deployments AS p
+		WHERE p.id = $5 AND i.tenant = $1 AND i.application = $2 AND i.environment = $3 AND i.deployment_id = $4`,
+		d.tenant, d.application, d.environment, d.id, previous)
+	return wrap("restore inventory", err)
+}
+
+// recordFailure makes the deploy the last failure of its environment.
+func recordFailure(ctx context.Context, q dbos.Querier, d inventorySource, o deploy.Outcome, at time.Time) error {
+	_, err := q.Exec(ctx, `INSERT INTO manent.last_failures AS f
+			(tenant, application, environment, deployment_id, step, error, finished_at, rollback)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (tenant, application, environment) DO UPDATE SET
+			deployment_id = EXCLUDED.deployment_id, step = EXCLUDED.step, error = EXCLUDED.error,
+			finished_at = EXCLUDED.finished_at, rollback = EXCLUDED.rollback
+		WHERE f.finished_at <= EXCLUDED.finished_at`,
+		d.tenant, d.application, d.environment, d.id, o.FailedStep, o.Error, micro(at), o.Rollback)
+	return wrap("record last failure", err)
+}
+
+func insertAuditIn(ctx context.Context, q dbos.Querier, actor, action, target string, details map[string]any) error {
+	b, err := json.Marshal(details)
+	if err != nil {
+		return fmt.Errorf("encode audit entry: %w", err)
+	}
+	_, err = q.Exec(ctx, `INSERT INTO manent.audit (time, actor, action, target, details) VALUES (now(), $1, $2, $3, $4::jsonb)`,
+		actor, action, target, string(b))
+	return wrap("append audit entry", err)
+}
+
+func stepType(t string) string {
+	if t == "" {
+		return deploy.StepTypeStandard
+	}
+	return t
+}
+
+func nonNilMap(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}

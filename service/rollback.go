@@ -1,0 +1,187 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"manent.dev/manent/deploy"
+)
+
+// NonRollbackArtifactTypes are the artifact types a manual rollback refuses:
+// redeploying the previous version of a database migration does not undo
+// it. A release with onFailure: rollback stops its sequence of rollbacks there.
+var NonRollbackArtifactTypes = []string{"migration"}
+
+// RollbackTo implements deploy.Service: a manual rollback redeploys the
+// previous release in service of an environment (or r.To) through the normal
+// pipeline, as a new deploy with that deploy's descriptor, without its
+// dependencies (after) and deployment imports.
+func (s *Service) RollbackTo(ctx context.Context, r deploy.RollbackRequest) (*deploy.Submission, error) {
+	return s.rollback(ctx, r, "", "")
+}
+
+// RollbackMember is the rollback of a deploy of a release with onFailure:
+// rollback, submitted by the release's workflow with the identity of the
+// release's requester in ctx: r.ID names it, from is the deploy it undoes.
+func (s *Service) RollbackMember(ctx context.Context, r deploy.RollbackRequest, from, release string) (*deploy.Submission, error) {
+	return s.rollback(ctx, r, from, release)
+}
+
+// rollback is RollbackTo for a release too: from is the deploy being
+// undone (default the one in service) and release the release the rollback
+// deploy belongs to, so that its end wakes the release.
+func (s *Service) rollback(ctx context.Context, r deploy.RollbackRequest, from, release string) (*deploy.Submission, error) {
+	who := deploy.IdentityFrom(ctx)
+	if who.Anonymous() {
+		return nil, deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
+	}
+	if r.Tenant == "" {
+		r.Tenant = s.cfg.Server.DefaultTenant
+	}
+	res := deploy.Resource{Tenant: r.Tenant, Application: r.Application, Environment: r.Environment}
+	if err := s.require(who, res, deploy.PermRollback); err != nil {
+		return nil, err
+	}
+	// A rollback submitted again (a resumed release step) is the existing one.
+	if r.ID != "" {
+		if d, err := s.store.Get(ctx, r.ID); err == nil {
+			if ok, _ := s.authz.Allowed(who, resourceOf(d), deploy.PermRead); !ok {
+				return nil, deploy.Errorf(deploy.ECONFLICT, "deploy ID %q is already in use", r.ID)
+			}
+			return &deploy.Submission{Deployment: *d}, nil
+		}
+	}
+	current, err := s.currentDeploy(ctx, res, from)
+	if err != nil {
+		return nil, err
+	}
+	target, err := s.rollbackTarget(ctx, res, current, r.To)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range []*deploy.Deployment{current, target} {
+		if slices.Contains(NonRollbackArtifactTypes, d.Artifact.Type) {
+			return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "%s: artifact type %s cannot be rolled back", d.ID, d.Artifact.Type)
+		}
+	}
+	d := rollbackDescriptor(target.Descriptor, r.ID, current.ID)
+	sub, err := s.submitDescriptor(ctx, &d, deploy.SubmitOptions{Release: release})
+	if err != nil {
+		return nil, err
+	}
+	if sub.Created {
+		s.audit(ctx, who.Subject, "deployment.rollback", sub.Deployment.ID, map[string]any{
+			"tenant": r.Tenant, "application": r.Application, "environment": r.Environment,
+			"from": current.ID, "to": target.ID, "version": target.Artifact.Version, "release": release,
+		})
+	}
+	return sub, nil
+}
+
+// currentDeploy is the deploy a rollback undoes: from, or the release in
+// service of the environment.
+func (s *Service) currentDeploy(ctx context.Context, res deploy.Resource, from string) (*deploy.Deployment, error) {
+	if from == "" {
+		inv, err := s.store.Inventory(ctx, res.Tenant)
+		if err != nil {
+			return nil, fmt.Errorf("read inventory: %w", err)
+		}
+		for _, in := range inv {
+			if in.Application == res.Application && in.Environment == res.Environment && in.DeploymentID != "" {
+				from = in.DeploymentID
+			}
+		}
+		if from == "" {
+			return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "nothing to roll back: %s/%s has no release in service", res.Application, res.Environment)
+		}
+	}
+	d, err := s.store.Get(ctx, from)
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// rollbackTarget is to, which must be a succeeded deploy of the same
+// environment, or else the last succeeded deploy of the environment
+// created before current.
+func (s *Service) rollbackTarget(ctx context.Context, res deploy.Resource, current *deploy.Deployment, to string) (*deploy.Deployment, error) {
+	if to != "" {
+		d, err := s.store.Get(ctx, to)
+		if deploy.ErrorCode(err) == deploy.ENOTFOUND {
+			return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "no deploy %q to roll back to", to)
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case resourceOf(d) != res:
+			return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "%s is a deploy of %s/%s, not of %s/%s", to, d.Application, d.Environment, res.Application, res.Environment)
+		case d.State != deploy.StateSuccess || d.DryRun:
+			return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "%s did not succeed (%s): nothing to roll back to", to, d.State)
+		case d.ID == current.ID:
+			return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "%s is the release in service", to)
+		}
+		return d, nil
+	}
+	f := deploy.ListFilter{Tenant: res.Tenant, Application: res.Application, Environment: res.Environment,
+		States: []deploy.State{deploy.StateSuccess}, CreatedBefore: &current.CreatedAt, First: 100}
+	for {
+		page, err := s.store.List(ctx, f)
+		if err != nil {
+			return nil, err
+		}
+		for i := range page.Items {
+			d := page.Items[i]
+			if d.ID == current.ID || d.DryRun || !d.CreatedAt.Before(current.CreatedAt) && !d.CreatedAt.Equal(current.CreatedAt) {
+				continue
+			}
+			return s.store.Get(ctx, d.ID)
+		}
+		if !page.HasNextPage {
+			return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "nothing to roll back to: no deploy of %s/%s succeeded before %s",
+				res.Application, res.Environment, current.ID)
+		}
+		f.After = page.EndCursor
+	}
+}
+
+// rollbackDescriptor is the descriptor of the rollback deploy: the
+// target's, without what belongs to its own run (dependencies, deployment
+// imports, schedule, freeze override).
+func rollbackDescriptor(src deploy.Descriptor, id, from string) deploy.Descriptor {
+	d := src
+	d.ID = id
+	d.Description = fmt.Sprintf("rollback of %s to %s (%s)", from, src.ID, src.Artifact.Version)
+	// The rollback policy is the environment's: the source's override may
+	// no longer be allowed, and a rollback that fails should not undo itself.
+	d.After, d.AfterTimeout, d.Schedule, d.FreezeOverride, d.DryRun, d.Rollback = nil, 0, nil, nil, false, nil
+	dropped := map[string]bool{}
+	if len(src.Imports) > 0 {
+		d.Imports = map[string]deploy.Import{}
+		for name, imp := range src.Imports {
+			if imp.Deployment != "" {
+				dropped[name] = true
+				continue
+			}
+			d.Imports[name] = imp
+		}
+	}
+	d.Deploy.TargetsFrom = nil
+	for _, ref := range src.Deploy.TargetsFrom {
+		if !dropped[ref.Import] {
+			d.Deploy.TargetsFrom = append(d.Deploy.TargetsFrom, ref)
+		}
+	}
+	if len(src.Deploy.ParamsFrom) > 0 {
+		d.Deploy.ParamsFrom = map[string]deploy.ImportRef{}
+		for k, ref := range src.Deploy.ParamsFrom {
+			if !dropped[ref.Import] {
+				d.Deploy.ParamsFrom[k] = ref
+			}
+		}
+	}
+	return d
+}
+

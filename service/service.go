@@ -1,0 +1,134 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"manent.dev/manent/config"
+	"manent.dev/manent/deploy"
+)
+
+// Store is what the service reads and writes, by role.
+type Store interface {
+	deploy.DeploymentReader
+	deploy.Submissions
+	deploy.AuditLog
+	deploy.ReleaseStore
+	deploy.ScheduleStore
+}
+
+// Engine is the port to the durable side: the service stores what it
+// accepted and hands the workflows to the engine, in the same transaction
+// where it says so (tx is the store's *sql.Tx).
+type Engine interface {
+	// EnqueueDeploy enqueues the workflow that runs j on its environment's queue.
+	EnqueueDeploy(tx any, j deploy.Job) error
+	// EnqueueWait enqueues the wait of j: what it waits for, then its deploy.
+	EnqueueWait(tx any, j deploy.Job, w deploy.WaitPlan) error
+	// EnqueueRelease enqueues the workflow that follows a composite release.
+	EnqueueRelease(tx any, p deploy.ReleasePlan) error
+	// EnqueueSchedule enqueues the workflow of a schedule generation.
+	EnqueueSchedule(tx any, g deploy.ScheduleGeneration) error
+	// StopSchedule tells the workflows of a schedule generation to stop now
+	// rather than at their tick.
+	StopSchedule(name string, generation int, lastTick *time.Time)
+	// Wake tells the wait of a deploy to look again (an answer came).
+	Wake(id string)
+	// Cancelled follows up a cancel the store accepted: the wait or the
+	// queued workflow stops, the deploys waiting on it look again, a change
+	// ticket opened for it is closed.
+	Cancelled(ctx context.Context, d *deploy.Deployment, res deploy.CancelResult)
+	// StopRelease stops the workflow of a release: it queues and rolls back
+	// nothing more.
+	StopRelease(id string)
+}
+
+// Options wires a Service.
+type Options struct {
+	Config     *config.Config
+	Store      Store
+	Authorizer deploy.Authorizer
+	// Governor evaluates freezes, promotion, approvals and change rules;
+	// nil means no governance.
+	Governor deploy.Governor
+	// Changes are the ITSM connectors that change rules name.
+	Changes map[string]deploy.ChangeConnector
+	// Plugins check the targets of a submission.
+	Plugins []deploy.Plugin
+	Logger  *slog.Logger
+}
+
+// Service is the application service: every method authorizes the
+// identity in its context, runs the checks of the spec in its order and
+// reads the read model; durable work goes to the Engine.
+type Service struct {
+	cfg     *config.Config
+	store   Store
+	authz   deploy.Authorizer
+	gov     deploy.Governor
+	changes map[string]deploy.ChangeConnector
+	plugins map[string]deploy.Plugin
+	engine  Engine
+	log     *slog.Logger
+}
+
+var _ deploy.Service = (*Service)(nil)
+
+// New returns a Service; Use gives it its engine before it serves.
+func New(o Options) (*Service, error) {
+	if o.Config == nil || o.Store == nil || o.Authorizer == nil {
+		return nil, errors.New("service: config, store and authorizer are required")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	s := &Service{cfg: o.Config, store: o.Store, authz: o.Authorizer, gov: o.Governor, changes: o.Changes,
+		plugins: map[string]deploy.Plugin{}, log: o.Logger}
+	for _, p := range o.Plugins {
+		s.plugins[p.Name()] = p
+	}
+	return s, nil
+}
+
+// Use gives the service the engine it hands durable work to. The engine
+// itself calls back into the service (the config step, a release's
+// deploys), so the two are wired in two steps.
+func (s *Service) Use(e Engine) { s.engine = e }
+
+func (s *Service) readable(id deploy.Identity, res deploy.Resource) bool {
+	ok, err := s.authz.Allowed(id, res, deploy.PermRead)
+	return err == nil && ok
+}
+
+func (s *Service) require(id deploy.Identity, res deploy.Resource, perm string) error {
+	ok, err := s.authz.Allowed(id, res, perm)
+	if err != nil {
+		return fmt.Errorf("authorize: %w", err)
+	}
+	if !ok {
+		return deploy.Errorf(deploy.EFORBIDDEN, "%s does not hold %s on %s/%s", id.Subject, perm, res.Tenant, res.Object())
+	}
+	return nil
+}
+
+func (s *Service) audit(ctx context.Context, actor, action, target string, details map[string]any) {
+	err := s.store.AppendAudit(ctx, deploy.AuditEntry{Time: time.Now().UTC(), Actor: actor, Action: action, Target: target, Details: details})
+	if err != nil {
+		s.log.Error("append audit entry", "action", action, "target", target, "error", err)
+	}
+}
+
+func authenticated(ctx context.Context) (deploy.Identity, error) {
+	who := deploy.IdentityFrom(ctx)
+	if who.Anonymous() {
+		return who, deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
+	}
+	return who, nil
+}
+
+func resourceOf(d *deploy.Deployment) deploy.Resource {
+	return deploy.Resource{Tenant: d.Tenant, Application: d.Application, Environment: d.Environment}
+}
