@@ -44,10 +44,10 @@ type logWriter struct {
 	changed         *sync.Cond
 	wake            chan struct{}
 	// urgent cuts the wait for more lines: someone waits in flush.
-	urgent chan struct{}
-	stop            chan struct{}
-	done            chan struct{}
-	started         bool
+	urgent  chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
+	started bool
 }
 
 func newLogWriter(store deploy.LogStore, log *slog.Logger) *logWriter {
@@ -222,4 +222,3 @@ func (w *logWriter) done1(n int) {
 	w.written += uint64(n)
 	w.changed.Broadcast()
 }
-

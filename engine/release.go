@@ -216,7 +216,6 @@ func (e *Engine) finishRelease(ctx dbos.Context, in deploy.ReleasePlan, state de
 	return ReleaseResult{State: state, Error: reason}, nil
 }
 
-
 // stopOnFailure cancels the deploys of the release not started yet when
 // deploymentID, one of its deploys, ended without success and the release
 // stops on failure.

@@ -145,4 +145,3 @@ func (e *Engine) tick(ctx context.Context, in deploy.ScheduleGeneration, tick ti
 	}
 	return false, nil
 }
-

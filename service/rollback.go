@@ -184,4 +184,3 @@ func rollbackDescriptor(src deploy.Descriptor, id, from string) deploy.Descripto
 	}
 	return d
 }
-

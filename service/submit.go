@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"time"
 
-
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/descriptor"
@@ -324,10 +323,6 @@ func (s *Service) HasRole(ctx context.Context, tenant, role string) bool {
 	ok, err := s.authz.HasRole(id, tenant, role)
 	return err == nil && ok
 }
-
-
-
-
 
 // newID names a deploy that the descriptor did not name.
 func newID(d *deploy.Descriptor) string {

@@ -126,7 +126,9 @@ func (s pluginStep) operate(ctx context.Context, c *Context, dryRun bool) (Resul
 	return Result{Output: res.Outputs}, nil
 }
 
-func (s pluginStep) Run(ctx context.Context, c *Context) (Result, error) { return s.operate(ctx, c, false) }
+func (s pluginStep) Run(ctx context.Context, c *Context) (Result, error) {
+	return s.operate(ctx, c, false)
+}
 
 func (s pluginStep) DryRun(ctx context.Context, c *Context) (Result, error) {
 	return s.operate(ctx, c, true)
