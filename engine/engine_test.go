@@ -152,6 +152,8 @@ type envOptions struct {
 	changes    map[string]deploy.ChangeConnector
 	// rules builds the governance of the configuration (engineYAML's governance section).
 	rules bool
+	// steps replaces the pipeline's steps (YAML flow mappings, one per line).
+	steps []string
 }
 
 func newEnvWith(t *testing.T, o envOptions) *env {
@@ -171,21 +173,16 @@ func newEnvWith(t *testing.T, o envOptions) *env {
 	writeFile(t, filepath.Join(dir, "envconfig/demo/app/chain.yml"), "plugin: test\n")
 	writeArtifact(t, filepath.Join(dir, "artifacts/app-1.tar.gz"))
 	cfgText := fmt.Sprintf(`
-server: {default_tenant: demo, work_dir: %s, executor_id: %s}
+server: {default_tenant: demo, work_dir: %q, executor_id: %s}
 %s
 artifacts: {sources: ["file:"], file_root: artifacts}
 pipeline:
   retry_interval: 10ms
   retry_max_interval: 20ms
   steps:
-    - {name: secrets, mode: mandatory}
-    - {name: artifacts, mode: mandatory}
-    - {name: qa, mode: mandatory}
-    - {name: deploy, mode: mandatory, max_retries: 2}
-    - {name: post-test, mode: optional}
-    - {name: activation, mode: optional}
+%s
 queues: {poll_interval: 20ms, environments: {"demo/app/qa": 2}}
-`, filepath.Join(dir, "work", o.executorID), o.executorID, o.engineYAML)
+`, filepath.Join(dir, "work", o.executorID), o.executorID, o.engineYAML, pipelineSteps(o.steps))
 	cfg, err := config.Parse([]byte(cfgText), dir)
 	if err != nil {
 		t.Fatalf("config: %v", err)
@@ -244,6 +241,27 @@ queues: {poll_interval: 20ms, environments: {"demo/app/qa": 2}}
 	t.Cleanup(func() { _ = eng.Shutdown(3 * time.Second) })
 	return &env{t: t, eng: core{svc, eng}, store: store, events: events, plugin: plugin, dir: dir, url: url,
 		ctx: deploy.WithIdentity(ctx, deploy.Identity{Subject: "token:ci"})}
+}
+
+// defaultSteps is the pipeline of the tests unless they give theirs.
+var defaultSteps = []string{
+	"{name: secrets, mode: mandatory}",
+	"{name: artifacts, mode: mandatory}",
+	"{name: qa, mode: mandatory}",
+	"{name: deploy, mode: mandatory, max_retries: 2}",
+	"{name: post-test, mode: optional}",
+	"{name: activation, mode: optional}",
+}
+
+func pipelineSteps(steps []string) string {
+	if steps == nil {
+		steps = defaultSteps
+	}
+	var b strings.Builder
+	for _, s := range steps {
+		b.WriteString("    - " + s + "\n")
+	}
+	return b.String()
 }
 
 func writeFile(t *testing.T, path, body string) {

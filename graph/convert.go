@@ -19,6 +19,7 @@ func toModelDeployment(d *deploy.Deployment) *model.Deployment {
 		labels = d.Descriptor.Labels
 	}
 	st := deploy.NewStatus(d)
+	now := time.Now()
 	return &model.Deployment{
 		ID:              d.ID,
 		Tenant:          d.Tenant,
@@ -41,7 +42,8 @@ func toModelDeployment(d *deploy.Deployment) *model.Deployment {
 		CurrentStep:     optional(d.CurrentStep),
 		Error:           optional(d.Error),
 		CancelRequested: d.CancelRequested,
-		Steps:           toModelSteps(d, time.Now()),
+		Steps:           toModelSteps(d, now),
+		Rollback:        toModelRollback(d, st.Rollback, now),
 		Status:          st,
 		Approval:        toModelApproval(st.Approval),
 		After:           toModelAfter(st.After),
@@ -177,6 +179,7 @@ func toModelEffective(e deploy.Effective) *model.EffectiveDeploy {
 		SecretNames:    make([]string, len(e.Secrets)),
 		ConfigSource:   optional(e.ConfigSource),
 		ConfigRevision: optional(e.ConfigRevision),
+		Rollback:       toModelRollbackPolicy(e.Rollback),
 	}
 	for i, t := range e.Targets {
 		out.Targets[i] = toModelTarget(t)
@@ -227,35 +230,24 @@ func toModelDecision(d deploy.Decision) *model.GovernanceDecision {
 	return out
 }
 
-// toModelSteps lists the recorded steps and, in plan order, the planned steps
-// that have not run yet as PENDING, so a client sees the whole pipeline (as
-// the status JSON does).
+// toModelSteps lists what the status shows as steps, in its order
+// (deploy.Deployment.Timeline: checkpoints before their steps, PENDING
+// placeholders for the planned steps not begun); the compensations are in
+// the rollback.
 func toModelSteps(d *deploy.Deployment, now time.Time) []model.Step {
-	recorded := make(map[string]deploy.Step, len(d.Steps))
-	for _, s := range d.Steps {
-		recorded[s.Name] = s
-	}
-	out := make([]model.Step, 0, max(len(d.Plan.Steps), len(d.Steps)))
-	planned := make(map[string]bool, len(d.Plan.Steps))
-	for i, p := range d.Plan.Steps {
-		planned[p.Name] = true
-		s, ok := recorded[p.Name]
-		if !ok {
-			s = deploy.Step{Name: p.Name, Type: p.Type, Position: i, State: deploy.StepPending}
-		}
-		out = append(out, toModelStep(s, now))
-	}
-	for _, s := range d.Steps {
-		if !planned[s.Name] {
-			out = append(out, toModelStep(s, now))
-		}
+	timeline := d.Timeline()
+	out := make([]model.Step, len(timeline))
+	for i, s := range timeline {
+		out[i] = toModelStep(s, now)
 	}
 	return out
 }
 
 func toModelStep(s deploy.Step, now time.Time) model.Step {
+	key := s.Key()
 	out := model.Step{
-		Name: s.Name, Position: s.Position, Type: s.Type, State: model.StepState(s.State),
+		Name: key.Name(), Kind: toModelStepKind(key.Kind), Pass: key.Pass, Batch: key.Batch, Target: optional(key.Target),
+		Position: s.Position, Type: s.Type, State: model.StepState(s.State),
 		Attempts: s.Attempts, StartedAt: s.StartedAt, FinishedAt: s.FinishedAt,
 		Output: toModelKeyValues(s.Output), Error: optional(s.Error),
 	}
@@ -282,14 +274,24 @@ func toModelLogLines(lines []deploy.LogLine) []model.LogLine {
 	return out
 }
 
+// toModelInventory leaves the release fields null for an environment with
+// nothing in service (only a last failure).
 func toModelInventory(entries []deploy.InventoryEntry) []model.InventoryEntry {
 	out := make([]model.InventoryEntry, len(entries))
 	for i, e := range entries {
 		out[i] = model.InventoryEntry{
 			Tenant: e.Tenant, Application: e.Application, Environment: e.Environment,
-			DeploymentID: e.DeploymentID, Artifact: toModelArtifact(e.Artifact),
-			Sha256: optional(e.SHA256), DeployedAt: e.DeployedAt, DeployedBy: e.DeployedBy,
+			LastFailure: toModelLastFailure(e.LastFailure),
 		}
+		if e.DeploymentID == "" {
+			continue
+		}
+		at := e.DeployedAt
+		out[i].DeploymentID = &e.DeploymentID
+		out[i].Artifact = toModelArtifact(e.Artifact)
+		out[i].Sha256 = optional(e.SHA256)
+		out[i].DeployedAt = &at
+		out[i].DeployedBy = optional(e.DeployedBy)
 	}
 	return out
 }

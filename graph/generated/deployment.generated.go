@@ -1148,6 +1148,38 @@ func (ec *executionContext) fieldContext_Deployment_imports(_ context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Deployment_rollback(ctx context.Context, field graphql.CollectedField, obj *model.Deployment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Deployment_rollback(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rollback, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Rollback) graphql.Marshaler {
+			return ec.marshalORollback2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐRollback(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Deployment_rollback(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Deployment",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Rollback(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _DeploymentConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.DeploymentConnection) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1657,6 +1689,38 @@ func (ec *executionContext) fieldContext_EffectiveDeploy_configRevision(_ contex
 	return graphql.NewScalarFieldContext("EffectiveDeploy", field, false, false, "String")
 }
 
+func (ec *executionContext) _EffectiveDeploy_rollback(ctx context.Context, field graphql.CollectedField, obj *model.EffectiveDeploy) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EffectiveDeploy_rollback(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rollback, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RollbackPolicy) graphql.Marshaler {
+			return ec.marshalNRollbackPolicy2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐRollbackPolicy(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EffectiveDeploy_rollback(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EffectiveDeploy",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RollbackPolicy(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Export_name(ctx context.Context, field graphql.CollectedField, obj *model.Export) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2037,11 +2101,11 @@ func (ec *executionContext) _InventoryEntry_deploymentId(ctx context.Context, fi
 			return obj.DeploymentID, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNID2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_InventoryEntry_deploymentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -2061,10 +2125,10 @@ func (ec *executionContext) _InventoryEntry_artifact(ctx context.Context, field 
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Artifact) graphql.Marshaler {
-			return ec.marshalNArtifact2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐArtifact(ctx, selections, v)
+			return ec.marshalOArtifact2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐArtifact(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_InventoryEntry_artifact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -2115,11 +2179,11 @@ func (ec *executionContext) _InventoryEntry_deployedAt(ctx context.Context, fiel
 			return obj.DeployedAt, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
-			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_InventoryEntry_deployedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
@@ -2138,15 +2202,47 @@ func (ec *executionContext) _InventoryEntry_deployedBy(ctx context.Context, fiel
 			return obj.DeployedBy, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_InventoryEntry_deployedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("InventoryEntry", field, false, false, "String")
+}
+
+func (ec *executionContext) _InventoryEntry_lastFailure(ctx context.Context, field graphql.CollectedField, obj *model.InventoryEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InventoryEntry_lastFailure(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastFailure, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.LastFailure) graphql.Marshaler {
+			return ec.marshalOLastFailure2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐLastFailure(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InventoryEntry_lastFailure(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InventoryEntry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_LastFailure(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _KeyValue_key(ctx context.Context, field graphql.CollectedField, obj *model.KeyValue) (ret graphql.Marshaler) {
@@ -2532,6 +2628,98 @@ func (ec *executionContext) _Step_name(ctx context.Context, field graphql.Collec
 	)
 }
 func (ec *executionContext) fieldContext_Step_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Step", field, false, false, "String")
+}
+
+func (ec *executionContext) _Step_kind(ctx context.Context, field graphql.CollectedField, obj *model.Step) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Step_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.StepKind) graphql.Marshaler {
+			return ec.marshalNStepKind2manentᚗdevᚋmanentᚋgraphᚋmodelᚐStepKind(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Step_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Step", field, false, false, "StepKind")
+}
+
+func (ec *executionContext) _Step_pass(ctx context.Context, field graphql.CollectedField, obj *model.Step) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Step_pass(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Pass, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Step_pass(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Step", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Step_batch(ctx context.Context, field graphql.CollectedField, obj *model.Step) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Step_batch(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Batch, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Step_batch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Step", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Step_target(ctx context.Context, field graphql.CollectedField, obj *model.Step) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Step_target(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Target, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Step_target(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Step", field, false, false, "String")
 }
 
@@ -3387,6 +3575,11 @@ func (ec *executionContext) _Deployment(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.Null {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "rollback":
+			out.Values[i] = ec._Deployment_rollback(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -3622,6 +3815,11 @@ func (ec *executionContext) _EffectiveDeploy(ctx context.Context, sel ast.Select
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "rollback":
+			out.Values[i] = ec._EffectiveDeploy_rollback(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -3788,12 +3986,12 @@ func (ec *executionContext) _InventoryEntry(ctx context.Context, sel ast.Selecti
 			}
 		case "deploymentId":
 			out.Values[i] = ec._InventoryEntry_deploymentId(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "artifact":
 			out.Values[i] = ec._InventoryEntry_artifact(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "sha256":
@@ -3803,12 +4001,17 @@ func (ec *executionContext) _InventoryEntry(ctx context.Context, sel ast.Selecti
 			}
 		case "deployedAt":
 			out.Values[i] = ec._InventoryEntry_deployedAt(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "deployedBy":
 			out.Values[i] = ec._InventoryEntry_deployedBy(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "lastFailure":
+			out.Values[i] = ec._InventoryEntry_lastFailure(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -4057,6 +4260,26 @@ func (ec *executionContext) _Step(ctx context.Context, sel ast.SelectionSet, obj
 		case "name":
 			out.Values[i] = ec._Step_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._Step_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pass":
+			out.Values[i] = ec._Step_pass(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "batch":
+			out.Values[i] = ec._Step_batch(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "target":
+			out.Values[i] = ec._Step_target(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "position":
@@ -4500,6 +4723,16 @@ func (ec *executionContext) marshalNStep2ᚕmanentᚗdevᚋmanentᚋgraphᚋmode
 	return ret
 }
 
+func (ec *executionContext) unmarshalNStepKind2manentᚗdevᚋmanentᚋgraphᚋmodelᚐStepKind(ctx context.Context, v any) (model.StepKind, error) {
+	var res model.StepKind
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNStepKind2manentᚗdevᚋmanentᚋgraphᚋmodelᚐStepKind(ctx context.Context, sel ast.SelectionSet, v model.StepKind) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNStepState2manentᚗdevᚋmanentᚋgraphᚋmodelᚐStepState(ctx context.Context, v any) (model.StepState, error) {
 	var res model.StepState
 	err := res.UnmarshalGQL(v)
@@ -4543,6 +4776,13 @@ func (ec *executionContext) marshalOAfterStatus2ᚖmanentᚗdevᚋmanentᚋgraph
 		return graphql.Null
 	}
 	return ec._AfterStatus(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOArtifact2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐArtifact(ctx context.Context, sel ast.SelectionSet, v *model.Artifact) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Artifact(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalODeployment2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐDeployment(ctx context.Context, sel ast.SelectionSet, v *model.Deployment) graphql.Marshaler {

@@ -95,6 +95,7 @@ type ComplexityRoot struct {
 		Plan            func(childComplexity int) int
 		Release         func(childComplexity int) int
 		Requester       func(childComplexity int) int
+		Rollback        func(childComplexity int) int
 		Sha256          func(childComplexity int) int
 		StartedAt       func(childComplexity int) int
 		State           func(childComplexity int) int
@@ -134,6 +135,7 @@ type ComplexityRoot struct {
 		HealthChecks   func(childComplexity int) int
 		Params         func(childComplexity int) int
 		Plugin         func(childComplexity int) int
+		Rollback       func(childComplexity int) int
 		SecretNames    func(childComplexity int) int
 		Targets        func(childComplexity int) int
 	}
@@ -181,6 +183,7 @@ type ComplexityRoot struct {
 		DeployedBy   func(childComplexity int) int
 		DeploymentID func(childComplexity int) int
 		Environment  func(childComplexity int) int
+		LastFailure  func(childComplexity int) int
 		Sha256       func(childComplexity int) int
 		Tenant       func(childComplexity int) int
 	}
@@ -188,6 +191,14 @@ type ComplexityRoot struct {
 	KeyValue struct {
 		Key   func(childComplexity int) int
 		Value func(childComplexity int) int
+	}
+
+	LastFailure struct {
+		DeploymentID func(childComplexity int) int
+		Error        func(childComplexity int) int
+		FinishedAt   func(childComplexity int) int
+		Rollback     func(childComplexity int) int
+		Step         func(childComplexity int) int
 	}
 
 	LogConnection struct {
@@ -279,6 +290,16 @@ type ComplexityRoot struct {
 		To   func(childComplexity int) int
 	}
 
+	Rollback struct {
+		State func(childComplexity int) int
+		Steps func(childComplexity int) int
+	}
+
+	RollbackPolicy struct {
+		Enabled func(childComplexity int) int
+		On      func(childComplexity int) int
+	}
+
 	Schedule struct {
 		Application    func(childComplexity int) int
 		CreatedAt      func(childComplexity int) int
@@ -297,14 +318,18 @@ type ComplexityRoot struct {
 
 	Step struct {
 		Attempts   func(childComplexity int) int
+		Batch      func(childComplexity int) int
 		DurationMs func(childComplexity int) int
 		Error      func(childComplexity int) int
 		FinishedAt func(childComplexity int) int
+		Kind       func(childComplexity int) int
 		Name       func(childComplexity int) int
 		Output     func(childComplexity int) int
+		Pass       func(childComplexity int) int
 		Position   func(childComplexity int) int
 		StartedAt  func(childComplexity int) int
 		State      func(childComplexity int) int
+		Target     func(childComplexity int) int
 		Type       func(childComplexity int) int
 	}
 
@@ -631,6 +656,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Deployment.Requester(childComplexity), true
+	case "Deployment.rollback":
+		if e.ComplexityRoot.Deployment.Rollback == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deployment.Rollback(childComplexity), true
 	case "Deployment.sha256":
 		if e.ComplexityRoot.Deployment.Sha256 == nil {
 			break
@@ -780,6 +811,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EffectiveDeploy.Plugin(childComplexity), true
+	case "EffectiveDeploy.rollback":
+		if e.ComplexityRoot.EffectiveDeploy.Rollback == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EffectiveDeploy.Rollback(childComplexity), true
 	case "EffectiveDeploy.secretNames":
 		if e.ComplexityRoot.EffectiveDeploy.SecretNames == nil {
 			break
@@ -977,6 +1014,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.InventoryEntry.Environment(childComplexity), true
+	case "InventoryEntry.lastFailure":
+		if e.ComplexityRoot.InventoryEntry.LastFailure == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InventoryEntry.LastFailure(childComplexity), true
 	case "InventoryEntry.sha256":
 		if e.ComplexityRoot.InventoryEntry.Sha256 == nil {
 			break
@@ -1002,6 +1045,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.KeyValue.Value(childComplexity), true
+
+	case "LastFailure.deploymentId":
+		if e.ComplexityRoot.LastFailure.DeploymentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LastFailure.DeploymentID(childComplexity), true
+	case "LastFailure.error":
+		if e.ComplexityRoot.LastFailure.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LastFailure.Error(childComplexity), true
+	case "LastFailure.finishedAt":
+		if e.ComplexityRoot.LastFailure.FinishedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LastFailure.FinishedAt(childComplexity), true
+	case "LastFailure.rollback":
+		if e.ComplexityRoot.LastFailure.Rollback == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LastFailure.Rollback(childComplexity), true
+	case "LastFailure.step":
+		if e.ComplexityRoot.LastFailure.Step == nil {
+			break
+		}
+
+		return e.ComplexityRoot.LastFailure.Step(childComplexity), true
 
 	case "LogConnection.lastSeq":
 		if e.ComplexityRoot.LogConnection.LastSeq == nil {
@@ -1421,6 +1495,32 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ReleaseEdge.To(childComplexity), true
 
+	case "Rollback.state":
+		if e.ComplexityRoot.Rollback.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rollback.State(childComplexity), true
+	case "Rollback.steps":
+		if e.ComplexityRoot.Rollback.Steps == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rollback.Steps(childComplexity), true
+
+	case "RollbackPolicy.enabled":
+		if e.ComplexityRoot.RollbackPolicy.Enabled == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RollbackPolicy.Enabled(childComplexity), true
+	case "RollbackPolicy.on":
+		if e.ComplexityRoot.RollbackPolicy.On == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RollbackPolicy.On(childComplexity), true
+
 	case "Schedule.application":
 		if e.ComplexityRoot.Schedule.Application == nil {
 			break
@@ -1506,6 +1606,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Step.Attempts(childComplexity), true
+	case "Step.batch":
+		if e.ComplexityRoot.Step.Batch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Step.Batch(childComplexity), true
 	case "Step.durationMs":
 		if e.ComplexityRoot.Step.DurationMs == nil {
 			break
@@ -1524,6 +1630,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Step.FinishedAt(childComplexity), true
+	case "Step.kind":
+		if e.ComplexityRoot.Step.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Step.Kind(childComplexity), true
 	case "Step.name":
 		if e.ComplexityRoot.Step.Name == nil {
 			break
@@ -1536,6 +1648,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Step.Output(childComplexity), true
+	case "Step.pass":
+		if e.ComplexityRoot.Step.Pass == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Step.Pass(childComplexity), true
 	case "Step.position":
 		if e.ComplexityRoot.Step.Position == nil {
 			break
@@ -1554,6 +1672,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Step.State(childComplexity), true
+	case "Step.target":
+		if e.ComplexityRoot.Step.Target == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Step.Target(childComplexity), true
 	case "Step.type":
 		if e.ComplexityRoot.Step.Type == nil {
 			break
@@ -1912,8 +2036,36 @@ type GovernanceDecision {
   reason: String
 }
 
+"What an operation of a step does."
+enum StepKind {
+  "The step's own work."
+  RUN
+  "The step's dry run (a dry-run deploy)."
+  DRY_RUN
+  "What the automatic rollback would go back to, recorded before a step that can be undone (deploy, activation)."
+  CHECKPOINT
+  "The compensation of a step, run by the automatic rollback."
+  ROLLBACK
+}
+
+"""
+One operation of a deploy: a step of its plan (run or dry run), the checkpoint taken before it, or its
+compensation; in a pass and batch of a rollout, on one target or on the whole batch.
+"""
 type Step {
+  """
+  How the status and the log show the operation: deploy, checkpoint:deploy, rollback:activation; a batch of a
+  rollout adds [pass/batch] (deploy[1/2]), one target @name (deploy@web-1).
+  """
   name: String!
+  kind: StepKind!
+  "The pass of the rollout; 0 outside a rollout."
+  pass: Int!
+  "The batch in the pass; 0 outside a rollout."
+  batch: Int!
+  "The target the operation ran on; null when it ran on every target of its batch."
+  target: String
+  "Orders the operations: the index of its step in the plan; negative before the plan (change:open), past its end after it (compensations, change:close)."
   position: Int!
   type: String!
   state: StepState!
@@ -1994,15 +2146,20 @@ input DeploymentFilter {
   active: Boolean
 }
 
+"""
+An application in an environment: its release in service and its last failure. The release fields are null when
+nothing is in service there (every deploy so far failed, or the one in service was rolled back to nothing).
+"""
 type InventoryEntry {
   tenant: String!
   application: String!
   environment: String!
-  deploymentId: ID!
-  artifact: Artifact!
+  "The deploy in service; null when none is."
+  deploymentId: ID
+  artifact: Artifact
   sha256: String
-  deployedAt: Time!
-  deployedBy: String!
+  deployedAt: Time
+  deployedBy: String
 }
 
 type SubmitResult {
@@ -2208,6 +2365,59 @@ extend type Mutation {
 extend type Subscription {
   "The release now, then again whenever it or one of its deploys changes; completes when it ends."
   releaseEvents(id: ID!): Release!
+}
+`, BuiltIn: false},
+	{Name: "../schema/rollback.graphqls", Input: `"The outcome of a deploy's automatic rollback."
+enum RollbackState {
+  "The compensations are running."
+  RUNNING
+  "Every compensation succeeded: the targets are back at their checkpoints."
+  COMPLETED
+  "A compensation failed and the sequence stopped there."
+  FAILED
+  "The deploy succeeded, was cancelled, or failed in a step its policy does not roll back for."
+  NOT_NEEDED
+  "The deploy failed and its rollback policy is off."
+  DISABLED
+}
+
+"The automatic rollback of a deploy: its outcome and the compensations it ran."
+type Rollback {
+  state: RollbackState!
+  "The compensations (kind ROLLBACK), in the order they ran: the latest step first (rollback:activation, then rollback:deploy)."
+  steps: [Step!]!
+}
+
+"The automatic rollback policy decided for a deploy (environment configuration, changed by the descriptor where allowed)."
+type RollbackPolicy {
+  enabled: Boolean!
+  "The steps whose failure rolls the deploy back, in the order of the pipeline."
+  on: [String!]!
+}
+
+"The last deploy of an environment that failed, kept beside the release in service."
+type LastFailure {
+  deploymentId: ID!
+  "The step that failed (its display name); null when the deploy failed outside a step."
+  step: String
+  error: String
+  finishedAt: Time!
+  "The outcome of its automatic rollback; null when the deploy ended before it was decided."
+  rollback: RollbackState
+}
+
+extend type Deployment {
+  "The automatic rollback; null until it is decided (the deploy ends or starts compensating)."
+  rollback: Rollback
+}
+
+extend type EffectiveDeploy {
+  rollback: RollbackPolicy!
+}
+
+extend type InventoryEntry {
+  "The last deploy there that failed (ERROR or MAX_RECOVERY_ATTEMPTS_EXCEEDED); null when none did."
+  lastFailure: LastFailure
 }
 `, BuiltIn: false},
 	{Name: "../schema/schedule.graphqls", Input: `enum ScheduleState {
@@ -2429,6 +2639,8 @@ func (ec *executionContext) childFields_Deployment(ctx context.Context, field gr
 		return ec.fieldContext_Deployment_exports(ctx, field)
 	case "imports":
 		return ec.fieldContext_Deployment_imports(ctx, field)
+	case "rollback":
+		return ec.fieldContext_Deployment_rollback(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Deployment", field.Name)
 }
@@ -2497,6 +2709,8 @@ func (ec *executionContext) childFields_EffectiveDeploy(ctx context.Context, fie
 		return ec.fieldContext_EffectiveDeploy_configSource(ctx, field)
 	case "configRevision":
 		return ec.fieldContext_EffectiveDeploy_configRevision(ctx, field)
+	case "rollback":
+		return ec.fieldContext_EffectiveDeploy_rollback(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EffectiveDeploy", field.Name)
 }
@@ -2591,6 +2805,8 @@ func (ec *executionContext) childFields_InventoryEntry(ctx context.Context, fiel
 		return ec.fieldContext_InventoryEntry_deployedAt(ctx, field)
 	case "deployedBy":
 		return ec.fieldContext_InventoryEntry_deployedBy(ctx, field)
+	case "lastFailure":
+		return ec.fieldContext_InventoryEntry_lastFailure(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type InventoryEntry", field.Name)
 }
@@ -2603,6 +2819,22 @@ func (ec *executionContext) childFields_KeyValue(ctx context.Context, field grap
 		return ec.fieldContext_KeyValue_value(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type KeyValue", field.Name)
+}
+
+func (ec *executionContext) childFields_LastFailure(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deploymentId":
+		return ec.fieldContext_LastFailure_deploymentId(ctx, field)
+	case "step":
+		return ec.fieldContext_LastFailure_step(ctx, field)
+	case "error":
+		return ec.fieldContext_LastFailure_error(ctx, field)
+	case "finishedAt":
+		return ec.fieldContext_LastFailure_finishedAt(ctx, field)
+	case "rollback":
+		return ec.fieldContext_LastFailure_rollback(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type LastFailure", field.Name)
 }
 
 func (ec *executionContext) childFields_LogConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -2733,6 +2965,26 @@ func (ec *executionContext) childFields_ReleaseEdge(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type ReleaseEdge", field.Name)
 }
 
+func (ec *executionContext) childFields_Rollback(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "state":
+		return ec.fieldContext_Rollback_state(ctx, field)
+	case "steps":
+		return ec.fieldContext_Rollback_steps(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Rollback", field.Name)
+}
+
+func (ec *executionContext) childFields_RollbackPolicy(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "enabled":
+		return ec.fieldContext_RollbackPolicy_enabled(ctx, field)
+	case "on":
+		return ec.fieldContext_RollbackPolicy_on(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RollbackPolicy", field.Name)
+}
+
 func (ec *executionContext) childFields_Schedule(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -2769,6 +3021,14 @@ func (ec *executionContext) childFields_Step(ctx context.Context, field graphql.
 	switch field.Name {
 	case "name":
 		return ec.fieldContext_Step_name(ctx, field)
+	case "kind":
+		return ec.fieldContext_Step_kind(ctx, field)
+	case "pass":
+		return ec.fieldContext_Step_pass(ctx, field)
+	case "batch":
+		return ec.fieldContext_Step_batch(ctx, field)
+	case "target":
+		return ec.fieldContext_Step_target(ctx, field)
 	case "position":
 		return ec.fieldContext_Step_position(ctx, field)
 	case "type":

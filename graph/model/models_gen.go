@@ -96,6 +96,8 @@ type Deployment struct {
 	Exports []Export `json:"exports"`
 	// The imports of the descriptor, sorted by name; empty when it imports nothing.
 	Imports []DeploymentImport `json:"imports"`
+	// The automatic rollback; null until it is decided (the deploy ends or starts compensating).
+	Rollback *Rollback `json:"rollback,omitempty"`
 }
 
 type DeploymentConnection struct {
@@ -142,13 +144,14 @@ type DeploymentImport struct {
 
 // The deploy as it runs: descriptor merged with the environment configuration.
 type EffectiveDeploy struct {
-	Plugin         string     `json:"plugin"`
-	Targets        []Target   `json:"targets"`
-	Params         []KeyValue `json:"params"`
-	HealthChecks   []string   `json:"healthChecks"`
-	SecretNames    []string   `json:"secretNames"`
-	ConfigSource   *string    `json:"configSource,omitempty"`
-	ConfigRevision *string    `json:"configRevision,omitempty"`
+	Plugin         string          `json:"plugin"`
+	Targets        []Target        `json:"targets"`
+	Params         []KeyValue      `json:"params"`
+	HealthChecks   []string        `json:"healthChecks"`
+	SecretNames    []string        `json:"secretNames"`
+	ConfigSource   *string         `json:"configSource,omitempty"`
+	ConfigRevision *string         `json:"configRevision,omitempty"`
+	Rollback       *RollbackPolicy `json:"rollback"`
 }
 
 // A checked export of a succeeded deploy: a value the deploys after it can import.
@@ -204,20 +207,36 @@ type GovernanceDecision struct {
 	PromotionSatisfiedBy *string `json:"promotionSatisfiedBy,omitempty"`
 }
 
+// An application in an environment: its release in service and its last failure. The release fields are null when
+// nothing is in service there (every deploy so far failed, or the one in service was rolled back to nothing).
 type InventoryEntry struct {
-	Tenant       string    `json:"tenant"`
-	Application  string    `json:"application"`
-	Environment  string    `json:"environment"`
-	DeploymentID string    `json:"deploymentId"`
-	Artifact     *Artifact `json:"artifact"`
-	Sha256       *string   `json:"sha256,omitempty"`
-	DeployedAt   time.Time `json:"deployedAt"`
-	DeployedBy   string    `json:"deployedBy"`
+	Tenant      string `json:"tenant"`
+	Application string `json:"application"`
+	Environment string `json:"environment"`
+	// The deploy in service; null when none is.
+	DeploymentID *string    `json:"deploymentId,omitempty"`
+	Artifact     *Artifact  `json:"artifact,omitempty"`
+	Sha256       *string    `json:"sha256,omitempty"`
+	DeployedAt   *time.Time `json:"deployedAt,omitempty"`
+	DeployedBy   *string    `json:"deployedBy,omitempty"`
+	// The last deploy there that failed (ERROR or MAX_RECOVERY_ATTEMPTS_EXCEEDED); null when none did.
+	LastFailure *LastFailure `json:"lastFailure,omitempty"`
 }
 
 type KeyValue struct {
 	Key   string `json:"key"`
 	Value string `json:"value"`
+}
+
+// The last deploy of an environment that failed, kept beside the release in service.
+type LastFailure struct {
+	DeploymentID string `json:"deploymentId"`
+	// The step that failed (its display name); null when the deploy failed outside a step.
+	Step       *string   `json:"step,omitempty"`
+	Error      *string   `json:"error,omitempty"`
+	FinishedAt time.Time `json:"finishedAt"`
+	// The outcome of its automatic rollback; null when the deploy ended before it was decided.
+	Rollback *RollbackState `json:"rollback,omitempty"`
 }
 
 type LogConnection struct {
@@ -301,6 +320,20 @@ type ReleaseEdge struct {
 	To   string `json:"to"`
 }
 
+// The automatic rollback of a deploy: its outcome and the compensations it ran.
+type Rollback struct {
+	State RollbackState `json:"state"`
+	// The compensations (kind ROLLBACK), in the order they ran: the latest step first (rollback:activation, then rollback:deploy).
+	Steps []Step `json:"steps"`
+}
+
+// The automatic rollback policy decided for a deploy (environment configuration, changed by the descriptor where allowed).
+type RollbackPolicy struct {
+	Enabled bool `json:"enabled"`
+	// The steps whose failure rolls the deploy back, in the order of the pipeline.
+	On []string `json:"on"`
+}
+
 // A recurring schedule (schedule.cron): every tick starts a deploy <name>@<UTC time> with the plan captured at submission.
 type Schedule struct {
 	// The descriptor's id, or <application>-<environment>-schedule.
@@ -326,8 +359,20 @@ type Schedule struct {
 	LastDeployment *string `json:"lastDeployment,omitempty"`
 }
 
+// One operation of a deploy: a step of its plan (run or dry run), the checkpoint taken before it, or its
+// compensation; in a pass and batch of a rollout, on one target or on the whole batch.
 type Step struct {
-	Name       string     `json:"name"`
+	// How the status and the log show the operation: deploy, checkpoint:deploy, rollback:activation; a batch of a
+	// rollout adds [pass/batch] (deploy[1/2]), one target @name (deploy@web-1).
+	Name string   `json:"name"`
+	Kind StepKind `json:"kind"`
+	// The pass of the rollout; 0 outside a rollout.
+	Pass int `json:"pass"`
+	// The batch in the pass; 0 outside a rollout.
+	Batch int `json:"batch"`
+	// The target the operation ran on; null when it ran on every target of its batch.
+	Target *string `json:"target,omitempty"`
+	// Orders the operations: the index of its step in the plan; negative before the plan (change:open), past its end after it (compensations, change:close).
 	Position   int        `json:"position"`
 	Type       string     `json:"type"`
 	State      StepState  `json:"state"`
@@ -503,6 +548,73 @@ func (e ReleaseState) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// The outcome of a deploy's automatic rollback.
+type RollbackState string
+
+const (
+	// The compensations are running.
+	RollbackStateRunning RollbackState = "RUNNING"
+	// Every compensation succeeded: the targets are back at their checkpoints.
+	RollbackStateCompleted RollbackState = "COMPLETED"
+	// A compensation failed and the sequence stopped there.
+	RollbackStateFailed RollbackState = "FAILED"
+	// The deploy succeeded, was cancelled, or failed in a step its policy does not roll back for.
+	RollbackStateNotNeeded RollbackState = "NOT_NEEDED"
+	// The deploy failed and its rollback policy is off.
+	RollbackStateDisabled RollbackState = "DISABLED"
+)
+
+var AllRollbackState = []RollbackState{
+	RollbackStateRunning,
+	RollbackStateCompleted,
+	RollbackStateFailed,
+	RollbackStateNotNeeded,
+	RollbackStateDisabled,
+}
+
+func (e RollbackState) IsValid() bool {
+	switch e {
+	case RollbackStateRunning, RollbackStateCompleted, RollbackStateFailed, RollbackStateNotNeeded, RollbackStateDisabled:
+		return true
+	}
+	return false
+}
+
+func (e RollbackState) String() string {
+	return string(e)
+}
+
+func (e *RollbackState) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = RollbackState(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid RollbackState", str)
+	}
+	return nil
+}
+
+func (e RollbackState) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *RollbackState) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e RollbackState) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 type ScheduleState string
 
 const (
@@ -553,6 +665,70 @@ func (e *ScheduleState) UnmarshalJSON(b []byte) error {
 }
 
 func (e ScheduleState) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What an operation of a step does.
+type StepKind string
+
+const (
+	// The step's own work.
+	StepKindRun StepKind = "RUN"
+	// The step's dry run (a dry-run deploy).
+	StepKindDryRun StepKind = "DRY_RUN"
+	// What the automatic rollback would go back to, recorded before a step that can be undone (deploy, activation).
+	StepKindCheckpoint StepKind = "CHECKPOINT"
+	// The compensation of a step, run by the automatic rollback.
+	StepKindRollback StepKind = "ROLLBACK"
+)
+
+var AllStepKind = []StepKind{
+	StepKindRun,
+	StepKindDryRun,
+	StepKindCheckpoint,
+	StepKindRollback,
+}
+
+func (e StepKind) IsValid() bool {
+	switch e {
+	case StepKindRun, StepKindDryRun, StepKindCheckpoint, StepKindRollback:
+		return true
+	}
+	return false
+}
+
+func (e StepKind) String() string {
+	return string(e)
+}
+
+func (e *StepKind) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = StepKind(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid StepKind", str)
+	}
+	return nil
+}
+
+func (e StepKind) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *StepKind) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e StepKind) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

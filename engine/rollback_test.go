@@ -1,0 +1,282 @@
+package engine_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"manent.dev/manent/deploy"
+)
+
+// rollbackSteps puts post-test after activation: the health check looks at
+// the release in service, and its failure has activation to undo.
+var rollbackSteps = []string{
+	"{name: secrets, mode: mandatory}",
+	"{name: artifacts, mode: mandatory}",
+	"{name: qa, mode: mandatory}",
+	"{name: deploy, mode: mandatory, max_retries: 0}",
+	"{name: activation, mode: optional}",
+	"{name: post-test, mode: optional, max_retries: 0}",
+}
+
+// writeRelease writes the artifact web-<version>.tar.gz with an index.html
+// of its own.
+func writeRelease(t *testing.T, dir, version string) {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	body := []byte("<h1>web " + version + "</h1>\n")
+	if err := tw.WriteHeader(&tar.Header{Name: "index.html", Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tw.Write(body); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "artifacts", "web-"+version+".tar.gz"), buf.String())
+}
+
+func webDescriptor(id, environment, version, extra string) string {
+	return fmt.Sprintf(`apiVersion: manent/v1
+id: %s
+application: web
+environment: %s
+artifact: {type: application, name: web, version: %q, source: "file:web-%s.tar.gz"}
+%s`, id, environment, version, version, extra)
+}
+
+// rollbackEnv is an engine whose environment web/<name> deploys to two
+// local targets, with a health check that answers what status holds (and
+// runs before, when set, before answering).
+type rollbackEnv struct {
+	*env
+	name    string
+	status  atomic.Int32
+	before  atomic.Pointer[func()]
+	targets []string
+}
+
+func newRollbackEnv(t *testing.T, name, rollback string) *rollbackEnv {
+	t.Helper()
+	r := &rollbackEnv{name: name}
+	r.status.Store(http.StatusOK)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if f := r.before.Load(); f != nil {
+			(*f)()
+		}
+		w.WriteHeader(int(r.status.Load()))
+	}))
+	t.Cleanup(srv.Close)
+	r.env = newEnvWith(t, envOptions{steps: rollbackSteps})
+	r.targets = []string{filepath.Join(r.dir, "targets", name, "a"), filepath.Join(r.dir, "targets", name, "b")}
+	conf := fmt.Sprintf("plugin: local\ntargets: [{path: %q}, {path: %q}]\nhealth: [{url: %q}]\n%s",
+		r.targets[0], r.targets[1], srv.URL+"/health", rollback)
+	writeFile(t, filepath.Join(r.dir, "envconfig/demo/web", name+".yml"), conf)
+	for _, v := range []string{"1.0.0", "2.0.0"} {
+		writeRelease(t, r.dir, v)
+	}
+	return r
+}
+
+func (r *rollbackEnv) deploy(id, version, extra string, want deploy.State) *deploy.Deployment {
+	r.t.Helper()
+	if _, err := r.eng.Submit(r.ctx, []byte(webDescriptor(id, r.name, version, extra)), deploy.SubmitOptions{}); err != nil {
+		r.t.Fatalf("submit %s: %v", id, err)
+	}
+	return r.waitState(id, want)
+}
+
+// current is the release each target has in service.
+func (r *rollbackEnv) current() []string {
+	r.t.Helper()
+	var out []string
+	for _, dir := range r.targets {
+		link, err := os.Readlink(filepath.Join(dir, "current"))
+		if err != nil {
+			out = append(out, "")
+			continue
+		}
+		out = append(out, filepath.Base(link))
+	}
+	return out
+}
+
+func (r *rollbackEnv) releasePresent(version string) bool {
+	for _, dir := range r.targets {
+		if _, err := os.Stat(filepath.Join(dir, "releases", version)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *rollbackEnv) inventory() deploy.InventoryEntry {
+	r.t.Helper()
+	inv, err := r.store.Inventory(r.ctx, "demo")
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	for _, e := range inv {
+		if e.Application == "web" && e.Environment == r.name {
+			return e
+		}
+	}
+	return deploy.InventoryEntry{}
+}
+
+func names(steps []deploy.Step) []string {
+	out := []string{}
+	for _, s := range steps {
+		out = append(out, s.Key().Name()+"="+string(s.State))
+	}
+	return out
+}
+
+func TestAutomaticRollback(t *testing.T) {
+	const on = "rollback: {enabled: true, on: [deploy, activation, post-test]}\n"
+	tests := []struct {
+		name     string
+		rollback string
+		// broken, when set, runs in the failing deploy's health check.
+		broken        func(r *rollbackEnv)
+		wantRollback  string
+		wantSteps     []string
+		wantCurrent   string
+		wantInService string
+	}{
+		{
+			name: "a failing post-test undoes activation, then deploy", rollback: on,
+			wantRollback: deploy.RollbackCompleted,
+			wantSteps:    []string{"rollback:activation=SUCCESS", "rollback:deploy=SUCCESS"},
+			wantCurrent:  "1.0.0", wantInService: "one",
+		},
+		{
+			name: "a failing compensation stops the sequence", rollback: on,
+			// The checkpoint's release disappears: activation cannot be undone.
+			broken: func(r *rollbackEnv) {
+				if err := os.RemoveAll(filepath.Join(r.targets[0], "releases", "1.0.0")); err != nil {
+					r.t.Error(err)
+				}
+			},
+			wantRollback: deploy.RollbackFailed,
+			wantSteps:    []string{"rollback:activation=ERROR"},
+			// What is live is the new release, and so says the inventory.
+			wantCurrent: "2.0.0", wantInService: "two",
+		},
+		{
+			name: "rollback off", rollback: "",
+			wantRollback: deploy.RollbackDisabled, wantSteps: []string{},
+			wantCurrent: "2.0.0", wantInService: "two",
+		},
+		{
+			name: "a step not in rollback.on", rollback: "rollback: {enabled: true, on: [deploy]}\n",
+			wantRollback: deploy.RollbackNotNeeded, wantSteps: []string{},
+			wantCurrent: "2.0.0", wantInService: "two",
+		},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRollbackEnv(t, fmt.Sprintf("rb%d", i), tt.rollback)
+			first := r.deploy("one", "1.0.0", "", deploy.StateSuccess)
+			if first.Rollback != deploy.RollbackNotNeeded {
+				t.Errorf("a success: rollback %q, want not_needed", first.Rollback)
+			}
+			r.status.Store(http.StatusNotFound)
+			if tt.broken != nil {
+				f := func() { tt.broken(r) }
+				r.before.Store(&f)
+			}
+			d := r.deploy("two", "2.0.0", "", deploy.StateError)
+			if d.Rollback != tt.wantRollback {
+				t.Errorf("rollback = %q, want %q", d.Rollback, tt.wantRollback)
+			}
+			if got := names(d.Compensations()); strings.Join(got, ",") != strings.Join(tt.wantSteps, ",") {
+				t.Errorf("compensations = %v, want %v", got, tt.wantSteps)
+			}
+			for _, cur := range r.current() {
+				if cur != tt.wantCurrent {
+					t.Errorf("current = %v, want %s on every target", r.current(), tt.wantCurrent)
+					break
+				}
+			}
+			if tt.wantRollback == deploy.RollbackCompleted && r.releasePresent("2.0.0") {
+				t.Errorf("release 2.0.0 still on a target after rollback:deploy")
+			}
+			inv := r.inventory()
+			if inv.DeploymentID != tt.wantInService {
+				t.Errorf("inventory names %q, want %q", inv.DeploymentID, tt.wantInService)
+			}
+			lf := inv.LastFailure
+			if lf == nil || lf.DeploymentID != "two" || lf.Step != deploy.StepPostTest || lf.Rollback != tt.wantRollback || lf.Error == "" {
+				t.Errorf("last failure = %+v", lf)
+			}
+			st := deploy.NewStatus(d)
+			if st.Rollback == nil || st.Rollback.State != tt.wantRollback || len(st.Rollback.Steps) != len(tt.wantSteps) {
+				b, _ := json.Marshal(st.Rollback)
+				t.Errorf("status rollback = %s", b)
+			}
+			checkpoints := 0
+			for _, s := range st.Steps {
+				if s.Kind == deploy.KindCheckpoint {
+					checkpoints++
+				}
+			}
+			if want := map[bool]int{true: 2, false: 0}[tt.rollback != ""]; checkpoints != want {
+				t.Errorf("%d checkpoints in the status, want %d", checkpoints, want)
+			}
+		})
+	}
+}
+
+// TestExportsCheckedBeforeActivation: a value outside its pattern fails the
+// deploy before anything is switched, with or without rollback: the targets
+// and the inventory keep the release in service.
+func TestExportsCheckedBeforeActivation(t *testing.T) {
+	exports := "exports:\n  release: {from: deploy.release, pattern: \"9\\\\..*\"}\n"
+	for _, tt := range []struct {
+		name, rollback, want string
+	}{
+		{"rollback on", "rollback: {enabled: true}\n", deploy.RollbackCompleted},
+		{"rollback off", "", deploy.RollbackDisabled},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRollbackEnv(t, "ex"+strings.ReplaceAll(tt.name, " ", ""), tt.rollback)
+			r.deploy("one", "1.0.0", "", deploy.StateSuccess)
+			d := r.deploy("two", "2.0.0", exports, deploy.StateError)
+			if !strings.Contains(d.Error, "pattern") {
+				t.Errorf("error = %q", d.Error)
+			}
+			if d.Rollback != tt.want {
+				t.Errorf("rollback = %q, want %q", d.Rollback, tt.want)
+			}
+			if a := step(d, deploy.StepActivation); a.State != deploy.StepSkipped {
+				t.Errorf("activation %s, want SKIPPED", a.State)
+			}
+			for _, cur := range r.current() {
+				if cur != "1.0.0" {
+					t.Fatalf("current = %v, want 1.0.0", r.current())
+				}
+			}
+			if inv := r.inventory(); inv.DeploymentID != "one" || inv.LastFailure == nil || inv.LastFailure.Step != "exports" {
+				t.Errorf("inventory = %+v (last failure %+v)", inv, inv.LastFailure)
+			}
+		})
+	}
+}
