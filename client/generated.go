@@ -230,12 +230,14 @@ type DeploymentDetail struct {
 	Release     string          `json:"release"`
 	Artifact    ArtifactDetail  `json:"artifact"`
 	// SHA-256 of the artifact actually downloaded.
-	Sha256          string             `json:"sha256"`
-	CurrentStep     string             `json:"currentStep"`
-	Error           string             `json:"error"`
-	CancelRequested bool               `json:"cancelRequested"`
-	Steps           []StepDetail       `json:"steps"`
-	Decision        GovernanceDecision `json:"decision"`
+	Sha256          string       `json:"sha256"`
+	CurrentStep     string       `json:"currentStep"`
+	Error           string       `json:"error"`
+	CancelRequested bool         `json:"cancelRequested"`
+	Steps           []StepDetail `json:"steps"`
+	// The automatic rollback; null until it is decided (the deploy ends or starts compensating).
+	Rollback *RollbackDetail    `json:"rollback"`
+	Decision GovernanceDecision `json:"decision"`
 	// The approval section; null when the deploy needs no approval.
 	Approval *ApprovalDetail `json:"approval"`
 	// The after section; null when the deploy runs after no other.
@@ -301,6 +303,9 @@ func (v *DeploymentDetail) GetCancelRequested() bool { return v.CancelRequested 
 
 // GetSteps returns DeploymentDetail.Steps, and is useful for accessing the field via an interface.
 func (v *DeploymentDetail) GetSteps() []StepDetail { return v.Steps }
+
+// GetRollback returns DeploymentDetail.Rollback, and is useful for accessing the field via an interface.
+func (v *DeploymentDetail) GetRollback() *RollbackDetail { return v.Rollback }
 
 // GetDecision returns DeploymentDetail.Decision, and is useful for accessing the field via an interface.
 func (v *DeploymentDetail) GetDecision() GovernanceDecision { return v.Decision }
@@ -479,13 +484,14 @@ func (v *DeploymentSummary) GetStatus() json.RawMessage { return v.Status }
 //
 // The deploy as it runs: descriptor merged with the environment configuration.
 type EffectiveDeploy struct {
-	Plugin         string     `json:"plugin"`
-	Targets        []Target   `json:"targets"`
-	Params         []KeyValue `json:"params"`
-	HealthChecks   []string   `json:"healthChecks"`
-	SecretNames    []string   `json:"secretNames"`
-	ConfigSource   string     `json:"configSource"`
-	ConfigRevision string     `json:"configRevision"`
+	Plugin         string         `json:"plugin"`
+	Targets        []Target       `json:"targets"`
+	Params         []KeyValue     `json:"params"`
+	HealthChecks   []string       `json:"healthChecks"`
+	SecretNames    []string       `json:"secretNames"`
+	ConfigSource   string         `json:"configSource"`
+	ConfigRevision string         `json:"configRevision"`
+	Rollback       RollbackPolicy `json:"rollback"`
 }
 
 // GetPlugin returns EffectiveDeploy.Plugin, and is useful for accessing the field via an interface.
@@ -508,6 +514,9 @@ func (v *EffectiveDeploy) GetConfigSource() string { return v.ConfigSource }
 
 // GetConfigRevision returns EffectiveDeploy.ConfigRevision, and is useful for accessing the field via an interface.
 func (v *EffectiveDeploy) GetConfigRevision() string { return v.ConfigRevision }
+
+// GetRollback returns EffectiveDeploy.Rollback, and is useful for accessing the field via an interface.
+func (v *EffectiveDeploy) GetRollback() RollbackPolicy { return v.Rollback }
 
 // Export includes the requested fields of the GraphQL type Export.
 // The GraphQL type's documentation follows.
@@ -706,15 +715,22 @@ func (v *GovernanceDecision) GetRequires() []string { return v.Requires }
 func (v *GovernanceDecision) GetReason() string { return v.Reason }
 
 // InventoryEntry includes the requested fields of the GraphQL type InventoryEntry.
+// The GraphQL type's documentation follows.
+//
+// An application in an environment: its release in service and its last failure. The release fields are null when
+// nothing is in service there (every deploy so far failed, or the one in service was rolled back to nothing).
 type InventoryEntry struct {
-	Tenant       string         `json:"tenant"`
-	Application  string         `json:"application"`
-	Environment  string         `json:"environment"`
+	Tenant      string `json:"tenant"`
+	Application string `json:"application"`
+	Environment string `json:"environment"`
+	// The deploy in service; null when none is.
 	DeploymentId string         `json:"deploymentId"`
 	Artifact     ArtifactDetail `json:"artifact"`
 	Sha256       string         `json:"sha256"`
 	DeployedAt   time.Time      `json:"deployedAt"`
 	DeployedBy   string         `json:"deployedBy"`
+	// The last deploy there that failed (ERROR or MAX_RECOVERY_ATTEMPTS_EXCEEDED); null when none did.
+	LastFailure *LastFailure `json:"lastFailure"`
 }
 
 // GetTenant returns InventoryEntry.Tenant, and is useful for accessing the field via an interface.
@@ -741,6 +757,9 @@ func (v *InventoryEntry) GetDeployedAt() time.Time { return v.DeployedAt }
 // GetDeployedBy returns InventoryEntry.DeployedBy, and is useful for accessing the field via an interface.
 func (v *InventoryEntry) GetDeployedBy() string { return v.DeployedBy }
 
+// GetLastFailure returns InventoryEntry.LastFailure, and is useful for accessing the field via an interface.
+func (v *InventoryEntry) GetLastFailure() *LastFailure { return v.LastFailure }
+
 // KeyValue includes the requested fields of the GraphQL type KeyValue.
 type KeyValue struct {
 	Key   string `json:"key"`
@@ -752,6 +771,35 @@ func (v *KeyValue) GetKey() string { return v.Key }
 
 // GetValue returns KeyValue.Value, and is useful for accessing the field via an interface.
 func (v *KeyValue) GetValue() string { return v.Value }
+
+// LastFailure includes the requested fields of the GraphQL type LastFailure.
+// The GraphQL type's documentation follows.
+//
+// The last deploy of an environment that failed, kept beside the release in service.
+type LastFailure struct {
+	DeploymentId string `json:"deploymentId"`
+	// The step that failed (its display name); null when the deploy failed outside a step.
+	Step       string    `json:"step"`
+	Error      string    `json:"error"`
+	FinishedAt time.Time `json:"finishedAt"`
+	// The outcome of its automatic rollback; null when the deploy ended before it was decided.
+	Rollback RollbackState `json:"rollback"`
+}
+
+// GetDeploymentId returns LastFailure.DeploymentId, and is useful for accessing the field via an interface.
+func (v *LastFailure) GetDeploymentId() string { return v.DeploymentId }
+
+// GetStep returns LastFailure.Step, and is useful for accessing the field via an interface.
+func (v *LastFailure) GetStep() string { return v.Step }
+
+// GetError returns LastFailure.Error, and is useful for accessing the field via an interface.
+func (v *LastFailure) GetError() string { return v.Error }
+
+// GetFinishedAt returns LastFailure.FinishedAt, and is useful for accessing the field via an interface.
+func (v *LastFailure) GetFinishedAt() time.Time { return v.FinishedAt }
+
+// GetRollback returns LastFailure.Rollback, and is useful for accessing the field via an interface.
+func (v *LastFailure) GetRollback() RollbackState { return v.Rollback }
 
 // ListDeploymentsResponse is returned by ListDeployments on success.
 type ListDeploymentsResponse struct {
@@ -1216,6 +1264,38 @@ var AllReleaseState = []ReleaseState{
 	ReleaseStateCancelled,
 }
 
+// RollbackDetail includes the requested fields of the GraphQL type Rollback.
+// The GraphQL type's documentation follows.
+//
+// The automatic rollback of a deploy: its outcome and the compensations it ran.
+type RollbackDetail struct {
+	State RollbackState `json:"state"`
+	// The compensations (kind ROLLBACK), in the order they ran: the latest step first (rollback:activation, then rollback:deploy).
+	Steps []StepDetail `json:"steps"`
+}
+
+// GetState returns RollbackDetail.State, and is useful for accessing the field via an interface.
+func (v *RollbackDetail) GetState() RollbackState { return v.State }
+
+// GetSteps returns RollbackDetail.Steps, and is useful for accessing the field via an interface.
+func (v *RollbackDetail) GetSteps() []StepDetail { return v.Steps }
+
+// RollbackPolicy includes the requested fields of the GraphQL type RollbackPolicy.
+// The GraphQL type's documentation follows.
+//
+// The automatic rollback policy decided for a deploy (environment configuration, changed by the descriptor where allowed).
+type RollbackPolicy struct {
+	Enabled bool `json:"enabled"`
+	// The steps whose failure rolls the deploy back, in the order of the pipeline.
+	On []string `json:"on"`
+}
+
+// GetEnabled returns RollbackPolicy.Enabled, and is useful for accessing the field via an interface.
+func (v *RollbackPolicy) GetEnabled() bool { return v.Enabled }
+
+// GetOn returns RollbackPolicy.On, and is useful for accessing the field via an interface.
+func (v *RollbackPolicy) GetOn() []string { return v.On }
+
 // RollbackResponse is returned by Rollback on success.
 type RollbackResponse struct {
 	// Redeploy the previous release in service of an environment (or the deploy to) as a new deploy.
@@ -1224,6 +1304,30 @@ type RollbackResponse struct {
 
 // GetRollback returns RollbackResponse.Rollback, and is useful for accessing the field via an interface.
 func (v *RollbackResponse) GetRollback() DeploymentDetail { return v.Rollback }
+
+// The outcome of a deploy's automatic rollback.
+type RollbackState string
+
+const (
+	// The compensations are running.
+	RollbackStateRunning RollbackState = "RUNNING"
+	// Every compensation succeeded: the targets are back at their checkpoints.
+	RollbackStateCompleted RollbackState = "COMPLETED"
+	// A compensation failed and the sequence stopped there.
+	RollbackStateFailed RollbackState = "FAILED"
+	// The deploy succeeded, was cancelled, or failed in a step its policy does not roll back for.
+	RollbackStateNotNeeded RollbackState = "NOT_NEEDED"
+	// The deploy failed and its rollback policy is off.
+	RollbackStateDisabled RollbackState = "DISABLED"
+)
+
+var AllRollbackState = []RollbackState{
+	RollbackStateRunning,
+	RollbackStateCompleted,
+	RollbackStateFailed,
+	RollbackStateNotNeeded,
+	RollbackStateDisabled,
+}
 
 // ScheduleDetail includes the GraphQL fields of Schedule requested by the fragment ScheduleDetail.
 // The GraphQL type's documentation follows.
@@ -1305,8 +1409,22 @@ var AllScheduleState = []ScheduleState{
 }
 
 // StepDetail includes the GraphQL fields of Step requested by the fragment StepDetail.
+// The GraphQL type's documentation follows.
+//
+// One operation of a deploy: a step of its plan (run or dry run), the checkpoint taken before it, or its
+// compensation; in a pass and batch of a rollout, on one target or on the whole batch.
 type StepDetail struct {
-	Name       string    `json:"name"`
+	// How the status and the log show the operation: deploy, checkpoint:deploy, rollback:activation; a batch of a
+	// rollout adds [pass/batch] (deploy[1/2]), one target @name (deploy@web-1).
+	Name string   `json:"name"`
+	Kind StepKind `json:"kind"`
+	// The pass of the rollout; 0 outside a rollout.
+	Pass int `json:"pass"`
+	// The batch in the pass; 0 outside a rollout.
+	Batch int `json:"batch"`
+	// The target the operation ran on; null when it ran on every target of its batch.
+	Target string `json:"target"`
+	// Orders the operations: the index of its step in the plan; negative before the plan (change:open), past its end after it (compensations, change:close).
 	Position   int       `json:"position"`
 	Type       string    `json:"type"`
 	State      StepState `json:"state"`
@@ -1321,6 +1439,18 @@ type StepDetail struct {
 
 // GetName returns StepDetail.Name, and is useful for accessing the field via an interface.
 func (v *StepDetail) GetName() string { return v.Name }
+
+// GetKind returns StepDetail.Kind, and is useful for accessing the field via an interface.
+func (v *StepDetail) GetKind() StepKind { return v.Kind }
+
+// GetPass returns StepDetail.Pass, and is useful for accessing the field via an interface.
+func (v *StepDetail) GetPass() int { return v.Pass }
+
+// GetBatch returns StepDetail.Batch, and is useful for accessing the field via an interface.
+func (v *StepDetail) GetBatch() int { return v.Batch }
+
+// GetTarget returns StepDetail.Target, and is useful for accessing the field via an interface.
+func (v *StepDetail) GetTarget() string { return v.Target }
 
 // GetPosition returns StepDetail.Position, and is useful for accessing the field via an interface.
 func (v *StepDetail) GetPosition() int { return v.Position }
@@ -1348,6 +1478,27 @@ func (v *StepDetail) GetOutput() []KeyValue { return v.Output }
 
 // GetError returns StepDetail.Error, and is useful for accessing the field via an interface.
 func (v *StepDetail) GetError() string { return v.Error }
+
+// What an operation of a step does.
+type StepKind string
+
+const (
+	// The step's own work.
+	StepKindRun StepKind = "RUN"
+	// The step's dry run (a dry-run deploy).
+	StepKindDryRun StepKind = "DRY_RUN"
+	// What the automatic rollback would go back to, recorded before a step that can be undone (deploy, activation).
+	StepKindCheckpoint StepKind = "CHECKPOINT"
+	// The compensation of a step, run by the automatic rollback.
+	StepKindRollback StepKind = "ROLLBACK"
+)
+
+var AllStepKind = []StepKind{
+	StepKindRun,
+	StepKindDryRun,
+	StepKindCheckpoint,
+	StepKindRollback,
+}
 
 type StepState string
 
@@ -1485,6 +1636,9 @@ func (v *SubmittedDeployment) GetCancelRequested() bool { return v.DeploymentDet
 // GetSteps returns SubmittedDeployment.Steps, and is useful for accessing the field via an interface.
 func (v *SubmittedDeployment) GetSteps() []StepDetail { return v.DeploymentDetail.Steps }
 
+// GetRollback returns SubmittedDeployment.Rollback, and is useful for accessing the field via an interface.
+func (v *SubmittedDeployment) GetRollback() *RollbackDetail { return v.DeploymentDetail.Rollback }
+
 // GetApproval returns SubmittedDeployment.Approval, and is useful for accessing the field via an interface.
 func (v *SubmittedDeployment) GetApproval() *ApprovalDetail { return v.DeploymentDetail.Approval }
 
@@ -1570,6 +1724,8 @@ type __premarshalSubmittedDeployment struct {
 
 	Steps []StepDetail `json:"steps"`
 
+	Rollback *RollbackDetail `json:"rollback"`
+
 	Approval *ApprovalDetail `json:"approval"`
 
 	After *AfterDetail `json:"after"`
@@ -1614,6 +1770,7 @@ func (v *SubmittedDeployment) __premarshalJSON() (*__premarshalSubmittedDeployme
 	retval.Error = v.DeploymentDetail.Error
 	retval.CancelRequested = v.DeploymentDetail.CancelRequested
 	retval.Steps = v.DeploymentDetail.Steps
+	retval.Rollback = v.DeploymentDetail.Rollback
 	retval.Approval = v.DeploymentDetail.Approval
 	retval.After = v.DeploymentDetail.After
 	retval.Dependents = v.DeploymentDetail.Dependents
@@ -2000,6 +2157,12 @@ fragment DeploymentDetail on Deployment {
 	steps {
 		... StepDetail
 	}
+	rollback {
+		state
+		steps {
+			... StepDetail
+		}
+	}
 	decision {
 		rule
 		requires
@@ -2038,6 +2201,10 @@ fragment ArtifactDetail on Artifact {
 }
 fragment StepDetail on Step {
 	name
+	kind
+	pass
+	batch
+	target
 	position
 	type
 	state
@@ -2122,6 +2289,12 @@ fragment DeploymentDetail on Deployment {
 	steps {
 		... StepDetail
 	}
+	rollback {
+		state
+		steps {
+			... StepDetail
+		}
+	}
 	decision {
 		rule
 		requires
@@ -2160,6 +2333,10 @@ fragment ArtifactDetail on Artifact {
 }
 fragment StepDetail on Step {
 	name
+	kind
+	pass
+	batch
+	target
 	position
 	type
 	state
@@ -2333,6 +2510,12 @@ fragment DeploymentDetail on Deployment {
 	steps {
 		... StepDetail
 	}
+	rollback {
+		state
+		steps {
+			... StepDetail
+		}
+	}
 	decision {
 		rule
 		requires
@@ -2378,6 +2561,10 @@ fragment ArtifactDetail on Artifact {
 }
 fragment StepDetail on Step {
 	name
+	kind
+	pass
+	batch
+	target
 	position
 	type
 	state
@@ -2544,6 +2731,12 @@ fragment DeploymentDetail on Deployment {
 	steps {
 		... StepDetail
 	}
+	rollback {
+		state
+		steps {
+			... StepDetail
+		}
+	}
 	decision {
 		rule
 		requires
@@ -2582,6 +2775,10 @@ fragment ArtifactDetail on Artifact {
 }
 fragment StepDetail on Step {
 	name
+	kind
+	pass
+	batch
+	target
 	position
 	type
 	state
@@ -2708,6 +2905,13 @@ query GetInventory {
 		sha256
 		deployedAt
 		deployedBy
+		lastFailure {
+			deploymentId
+			step
+			error
+			finishedAt
+			rollback
+		}
 	}
 }
 fragment ArtifactDetail on Artifact {
@@ -2719,6 +2923,8 @@ fragment ArtifactDetail on Artifact {
 }
 `
 
+// The release fields are null (zero values here) for an environment with
+// nothing in service: DeploymentId is then "".
 func GetInventory(
 	ctx_ context.Context,
 	client_ graphql.Client,
@@ -3180,6 +3386,12 @@ fragment DeploymentDetail on Deployment {
 	steps {
 		... StepDetail
 	}
+	rollback {
+		state
+		steps {
+			... StepDetail
+		}
+	}
 	decision {
 		rule
 		requires
@@ -3218,6 +3430,10 @@ fragment ArtifactDetail on Artifact {
 }
 fragment StepDetail on Step {
 	name
+	kind
+	pass
+	batch
+	target
 	position
 	type
 	state
@@ -3421,6 +3637,12 @@ fragment DeploymentDetail on Deployment {
 	steps {
 		... StepDetail
 	}
+	rollback {
+		state
+		steps {
+			... StepDetail
+		}
+	}
 	decision {
 		rule
 		requires
@@ -3459,6 +3681,10 @@ fragment ArtifactDetail on Artifact {
 }
 fragment StepDetail on Step {
 	name
+	kind
+	pass
+	batch
+	target
 	position
 	type
 	state
@@ -3558,6 +3784,10 @@ mutation SubmitDeployment ($descriptor: String!, $validateOnly: Boolean!) {
 				secretNames
 				configSource
 				configRevision
+				rollback {
+					enabled
+					on
+				}
 			}
 			decision {
 				rule
@@ -3605,6 +3835,12 @@ fragment DeploymentDetail on Deployment {
 	steps {
 		... StepDetail
 	}
+	rollback {
+		state
+		steps {
+			... StepDetail
+		}
+	}
 	decision {
 		rule
 		requires
@@ -3643,6 +3879,10 @@ fragment ArtifactDetail on Artifact {
 }
 fragment StepDetail on Step {
 	name
+	kind
+	pass
+	batch
+	target
 	position
 	type
 	state

@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -68,6 +67,7 @@ func statusTable(w io.Writer, d *client.DeploymentDetail) error {
 	if d.Error != "" {
 		row(tw, "Error", d.Error)
 	}
+	rollbackRow(tw, d)
 	governanceRows(tw, d)
 	if a := d.After; a != nil {
 		afterRows(tw, a)
@@ -100,7 +100,52 @@ func statusTable(w io.Writer, d *client.DeploymentDetail) error {
 	if _, err := fmt.Fprintln(w); err != nil {
 		return err
 	}
-	return stepsTable(w, pipeline(d))
+	if err := stepsTable(w, d.Steps); err != nil {
+		return err
+	}
+	if r := d.Rollback; r != nil && len(r.Steps) > 0 {
+		if _, err := fmt.Fprintln(w); err != nil {
+			return err
+		}
+		return compensationsTable(w, r.Steps)
+	}
+	return nil
+}
+
+// rollbackRow adds the outcome of the automatic rollback, spelt as the
+// status JSON spells it; a deploy that succeeded and needed none says
+// nothing about it.
+func rollbackRow(tw *tabwriter.Writer, d *client.DeploymentDetail) {
+	r := d.Rollback
+	if r == nil || (r.State == client.RollbackStateNotNeeded && len(r.Steps) == 0 && d.State == client.DeploymentStateSuccess) {
+		return
+	}
+	summary := rollbackWord(r.State)
+	switch n := len(r.Steps); {
+	case r.State == client.RollbackStateFailed && n > 0:
+		summary += " at " + r.Steps[n-1].Name
+	case n == 1:
+		summary += ", 1 compensation"
+	case n > 1:
+		summary += fmt.Sprintf(", %d compensations", n)
+	}
+	row(tw, "Rollback", summary)
+}
+
+// rollbackWord is a rollback state as the status JSON and the docs spell
+// it: completed, failed, not_needed, disabled, running.
+func rollbackWord(s client.RollbackState) string {
+	return strings.ToLower(string(s))
+}
+
+// compensationsTable lists what the automatic rollback ran, in order.
+func compensationsTable(w io.Writer, steps []client.StepDetail) error {
+	tw := newTable(w)
+	row(tw, "COMPENSATION", "STATE", "ATTEMPTS", "STARTED", "DURATION", "ERROR")
+	for _, s := range steps {
+		row(tw, s.Name, string(s.State), fmt.Sprint(s.Attempts), timestamp(s.StartedAt), stepDuration(s), s.Error)
+	}
+	return tw.Flush()
 }
 
 // exportsTable lists the exports of a succeeded deploy; a targets export
@@ -263,65 +308,6 @@ func answersTable(w io.Writer, answers []client.Approval) error {
 			answer = "rejected"
 		}
 		row(tw, ap.Identity, answer, timestamp(ap.Time), ap.Comment)
-	}
-	return tw.Flush()
-}
-
-// stepRow is one step of the pipeline as the tables show it.
-type stepRow struct {
-	Name       string
-	State      string
-	Attempts   int
-	StartedAt  time.Time
-	FinishedAt time.Time
-	DurationMs int
-	Error      string
-}
-
-// pipeline lists every step of the plan, including those not run yet: the
-// status JSON has them all, the steps field only those recorded.
-func pipeline(d *client.DeploymentDetail) []stepRow {
-	byName := make(map[string]client.StepDetail, len(d.Steps))
-	for _, s := range d.Steps {
-		byName[s.Name] = s
-	}
-	var st struct {
-		Steps []deploy.StatusStep `json:"steps"`
-	}
-	if len(d.Status) == 0 || json.Unmarshal(d.Status, &st) != nil || len(st.Steps) == 0 {
-		rows := make([]stepRow, 0, len(d.Steps))
-		for _, s := range d.Steps {
-			rows = append(rows, stepRow{Name: s.Name, State: string(s.State), Attempts: s.Attempts,
-				StartedAt: s.StartedAt, FinishedAt: s.FinishedAt, DurationMs: s.DurationMs, Error: s.Error})
-		}
-		return rows
-	}
-	rows := make([]stepRow, 0, len(st.Steps))
-	for _, s := range st.Steps {
-		r := stepRow{Name: s.Name, State: string(s.State), Attempts: s.Attempts, DurationMs: byName[s.Name].DurationMs}
-		if s.StartedAt != nil {
-			r.StartedAt = *s.StartedAt
-		}
-		if s.FinishedAt != nil {
-			r.FinishedAt = *s.FinishedAt
-		}
-		if s.Error != nil {
-			r.Error = *s.Error
-		}
-		rows = append(rows, r)
-	}
-	return rows
-}
-
-func stepsTable(w io.Writer, rows []stepRow) error {
-	tw := newTable(w)
-	row(tw, "STEP", "STATE", "ATTEMPTS", "STARTED", "DURATION", "ERROR")
-	for _, r := range rows {
-		took := span(r.StartedAt, r.FinishedAt)
-		if r.DurationMs > 0 {
-			took = duration(time.Duration(r.DurationMs) * time.Millisecond)
-		}
-		row(tw, r.Name, r.State, fmt.Sprint(r.Attempts), timestamp(r.StartedAt), took, r.Error)
 	}
 	return tw.Flush()
 }

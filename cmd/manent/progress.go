@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -57,8 +56,9 @@ func (p *progress) printf(format string, args ...any) {
 func (p *progress) Update(d client.DeploymentDetail) {
 	p.id = d.Id
 	p.seenAt = p.now()
-	steps := append([]client.StepDetail(nil), d.Steps...)
-	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Position < steps[j].Position })
+	// The server's order (checkpoints before their steps), then the
+	// compensations of the rollback in the order they ran.
+	steps := operations(&d)
 	p.steps = steps
 	changed := d.State != p.state
 	p.state = d.State
@@ -151,6 +151,11 @@ func outcomeLine(d client.DeploymentDetail) string {
 	}
 	if d.Error != "" && d.State != client.DeploymentStateSuccess {
 		line += ": " + d.Error
+	}
+	// Whether the targets were put back is what matters next about a
+	// failed deploy.
+	if r := d.Rollback; r != nil && len(r.Steps) > 0 {
+		line += "; rollback " + rollbackWord(r.State)
 	}
 	return line
 }

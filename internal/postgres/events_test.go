@@ -55,9 +55,7 @@ func TestEventsDeliverWritesOfAnotherConnection(t *testing.T) {
 	f.create(deployment("y", "prod"))
 	waitFor(t, all, deploy.Event{Kind: deploy.EventDeployment, DeploymentID: "y"})
 	f.pending("x", "staging")
-	if _, err := f.store.BeginStep(f.ctx, "x", plan.Steps[0], 0, time.Now()); err != nil {
-		t.Fatal(err)
-	}
+	f.begin(deploy.Step{DeploymentID: "x", Name: deploy.StepConfig})
 	if err := f.store.AppendLog(f.ctx, deploy.LogLine{DeploymentID: "x", Message: "hello"}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,14 @@
 package postgres_test
 
 import (
+	"reflect"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/dbos-inc/dbos-transact-golang/dbos"
+
+	"manent.dev/manent/deploy"
 )
 
 func TestFenceExecutorHasOneWinner(t *testing.T) {
@@ -63,8 +68,65 @@ func TestFenceExecutorHasOneWinner(t *testing.T) {
 	if fenced, err := s.ExecutorFenced(ctx, "w1"); err != nil || fenced {
 		t.Fatalf("after restart ExecutorFenced = %v, %v", fenced, err)
 	}
-	deploys, err := s.ExecutorDeploys(ctx, "w1")
-	if err != nil || len(deploys) != 0 {
-		t.Fatalf("deploys = %v, %v", deploys, err)
+	// Before DBOS created its tables, no executor runs anything.
+	workflows, err := s.ExecutorWorkflows(ctx, "w1", []string{"manent.deploy"})
+	if err != nil || len(workflows) != 0 {
+		t.Fatalf("workflows = %v, %v", workflows, err)
+	}
+	if fenced, err := s.ExecutorFenced(ctx, "unknown"); err != nil || fenced {
+		t.Fatalf("ExecutorFenced of an unknown executor = %v, %v", fenced, err)
+	}
+}
+
+// The workflows of an executor are read from DBOS's table, as DBOS records
+// them: PENDING ones of the names asked, oldest first.
+func TestExecutorWorkflows(t *testing.T) {
+	f := newFixture(t)
+	if err := dbos.Migrate(f.ctx, f.url); err != nil {
+		t.Fatalf("DBOS migrate: %v", err)
+	}
+	rows := []struct {
+		id, executor, status, name, queue, partition string
+		created                                      int64
+	}{
+		{"late", "w1", "PENDING", "manent.deploy", "deploys", "demo/app/prod", 3},
+		{"early", "w1", "PENDING", "manent.deploy", "deploys", "demo/app/staging", 1},
+		{"wait", "w1", "PENDING", "manent.wait", "", "", 2},
+		{"other-name", "w1", "PENDING", "manent.schedule", "", "", 4},
+		{"done", "w1", "SUCCESS", "manent.deploy", "deploys", "demo/app/qa", 5},
+		{"elsewhere", "w2", "PENDING", "manent.deploy", "deploys", "demo/app/dev", 6},
+	}
+	for _, r := range rows {
+		if err := f.exec(`INSERT INTO dbos.workflow_status (workflow_uuid, executor_id, status, name, queue_name, queue_partition_key, created_at)
+			VALUES (?, ?, ?, ?, NULLIF(?, ''), NULLIF(?, ''), ?)`, r.id, r.executor, r.status, r.name, r.queue, r.partition, r.created); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name     string
+		executor string
+		names    []string
+		want     []deploy.ExecutorDeploy
+	}{
+		{"deploys and waits", "w1", []string{"manent.deploy", "manent.wait"}, []deploy.ExecutorDeploy{
+			{ID: "early", Workflow: "manent.deploy", Queue: "deploys", Partition: "demo/app/staging"},
+			{ID: "wait", Workflow: "manent.wait"},
+			{ID: "late", Workflow: "manent.deploy", Queue: "deploys", Partition: "demo/app/prod"},
+		}},
+		{"one name", "w1", []string{"manent.wait"}, []deploy.ExecutorDeploy{{ID: "wait", Workflow: "manent.wait"}}},
+		{"another executor", "w2", []string{"manent.deploy"}, []deploy.ExecutorDeploy{
+			{ID: "elsewhere", Workflow: "manent.deploy", Queue: "deploys", Partition: "demo/app/dev"}}},
+		{"unknown executor", "w3", []string{"manent.deploy"}, []deploy.ExecutorDeploy{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := f.store.ExecutorWorkflows(f.ctx, tt.executor, tt.names)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("ExecutorWorkflows = %+v\nwant %+v", got, tt.want)
+			}
+		})
 	}
 }

@@ -27,9 +27,7 @@ func listFixture(t *testing.T) (*fixture, time.Time) {
 		f.create(d)
 		switch i % 4 {
 		case 1:
-			if _, err := f.store.MarkStarted(f.ctx, d.ID, base); err != nil {
-				t.Fatal(err)
-			}
+			f.start(d.ID)
 		case 2:
 			if _, err := f.store.RequestCancel(f.ctx, d.ID, "token:ci"); err != nil {
 				t.Fatal(err)
@@ -140,9 +138,7 @@ func TestListIncludesSteps(t *testing.T) {
 	f := newFixture(t)
 	f.pending("a", "staging")
 	f.pending("b", "prod")
-	if _, err := f.store.BeginStep(f.ctx, "b", plan.Steps[0], 0, time.Now()); err != nil {
-		t.Fatal(err)
-	}
+	f.begin(deploy.Step{DeploymentID: "b", Name: deploy.StepConfig})
 	page, err := f.store.List(f.ctx, deploy.ListFilter{})
 	if err != nil {
 		t.Fatal(err)

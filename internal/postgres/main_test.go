@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbos-inc/dbos-transact-golang/dbos"
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/internal/pgtest"
 	"manent.dev/manent/internal/postgres"
@@ -19,6 +22,10 @@ type fixture struct {
 	url   string
 	db    *postgres.DB
 	store *postgres.Store
+	rec   *postgres.Recorder
+	// pool is a pgx pool on the same database: the Recorder runs on its
+	// transactions, as it runs on DBOS's in production.
+	pool *pgxpool.Pool
 }
 
 // newFixture opens a migrated store on a fresh database.
@@ -35,7 +42,17 @@ func newFixture(t *testing.T) *fixture {
 	if err := postgres.Migrate(ctx, db); err != nil {
 		t.Fatalf("Migrate: %v", err)
 	}
-	return &fixture{t: t, ctx: ctx, url: url, db: db, store: postgres.NewStore(db)}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxConns = 4 // the embedded PostgreSQL's connections are shared by every test
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatalf("pgx pool: %v", err)
+	}
+	t.Cleanup(pool.Close)
+	return &fixture{t: t, ctx: ctx, url: url, db: db, store: postgres.NewStore(db), rec: postgres.NewRecorder(), pool: pool}
 }
 
 var plan = deploy.Plan{Steps: []deploy.PlannedStep{
@@ -80,12 +97,73 @@ func (f *fixture) get(id string) *deploy.Deployment {
 	return d
 }
 
-// pending creates a deploy and starts it.
+// pending creates a deploy of app to env and starts its run.
 func (f *fixture) pending(id, env string) {
 	f.t.Helper()
-	f.create(deployment(id, env))
-	if ok, err := f.store.MarkStarted(f.ctx, id, time.Now()); err != nil || !ok {
-		f.t.Fatalf("MarkStarted(%s) = %v, %v", id, ok, err)
+	f.run(deployment(id, env))
+}
+
+// run creates d (ENQUEUED) and starts its run (PENDING), as the engine does.
+func (f *fixture) run(d deploy.Deployment) {
+	f.t.Helper()
+	f.create(d)
+	f.start(d.ID)
+}
+
+// start moves an ENQUEUED deploy to PENDING.
+func (f *fixture) start(id string) {
+	f.t.Helper()
+	var ok bool
+	err := f.inTx(func(q dbos.Querier) (err error) {
+		ok, err = f.rec.StartRun(f.ctx, q, id, time.Now())
+		return err
+	})
+	if err != nil || !ok {
+		f.t.Fatalf("StartRun(%s) = %v, %v", id, ok, err)
+	}
+}
+
+// finish ends a deploy's run with o, as the engine does.
+func (f *fixture) finish(o deploy.Outcome) deploy.Finished {
+	f.t.Helper()
+	fin, err := f.finishRun(o)
+	if err != nil {
+		f.t.Fatalf("FinishRun(%s, %s): %v", o.ID, o.State, err)
+	}
+	return fin
+}
+
+func (f *fixture) finishRun(o deploy.Outcome) (fin deploy.Finished, err error) {
+	err = f.inTx(func(q dbos.Querier) (err error) {
+		fin, err = f.rec.FinishRun(f.ctx, q, o)
+		return err
+	})
+	return fin, err
+}
+
+// ended stores d and drives it through the lifecycle to the final state of
+// o: ENQUEUED → PENDING → o.State.
+func (f *fixture) ended(d deploy.Deployment, o deploy.Outcome) {
+	f.t.Helper()
+	f.run(d)
+	o.ID = d.ID
+	f.finish(o)
+}
+
+// advance records the end of done and the start of next in one transaction.
+func (f *fixture) advance(done *deploy.Step, fx deploy.StepEffects, next *deploy.Step, o deploy.BeginOptions) (b *deploy.Begun, err error) {
+	err = f.inTx(func(q dbos.Querier) (err error) {
+		b, err = f.rec.Advance(f.ctx, q, done, fx, next, o)
+		return err
+	})
+	return b, err
+}
+
+// begin records the start of the operation s, checked not to fail.
+func (f *fixture) begin(s deploy.Step) {
+	f.t.Helper()
+	if _, err := f.advance(nil, deploy.StepEffects{}, &s, deploy.BeginOptions{HonourCancel: true}); err != nil {
+		f.t.Fatalf("begin %s: %v", s.Key().Name(), err)
 	}
 }
 
@@ -123,3 +201,5 @@ func ids(ds []deploy.Deployment) []string {
 }
 
 func seqID(i int) string { return fmt.Sprintf("d%03d", i) }
+
+func ptr[T any](v T) *T { return &v }
