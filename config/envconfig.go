@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +15,7 @@ import (
 
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/descriptor"
+	"manent.dev/manent/internal/urltemplate"
 	"manent.dev/manent/internal/yamltree"
 )
 
@@ -244,8 +244,8 @@ func checkHealth(errs *yamltree.Errors, checks []rawHealth) {
 			if !errs.Bad(p + ".url") {
 				errs.Add(p+".url", "is required")
 			}
-		} else if u, err := url.Parse(h.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-			errs.Add(p+".url", "must be an absolute http:// or https:// URL without credentials")
+		} else if _, err := urltemplate.Parse(h.URL, deploy.HealthPlaceholders); err != nil {
+			errs.Add(p+".url", "%s", err.Error())
 		}
 		if h.ExpectStatus != nil && (*h.ExpectStatus < 100 || *h.ExpectStatus > 599) {
 			errs.Add(p+".expect_status", "must be an HTTP status between 100 and 599")

@@ -43,6 +43,12 @@ func TestExampleDeploys(t *testing.T) {
 				t.Errorf("after = %v, afterTimeout = %v", d2.After, d2.AfterTimeout)
 			}
 		},
+		"hello-broken.yml": func(t *testing.T, d *deploy.Descriptor) {
+			// A version of its own, in the environment whose rollback is on.
+			if d.Environment != "staging" || d.Artifact.Version == "1.0.0" {
+				t.Errorf("descriptor = %+v", d)
+			}
+		},
 		"hello-at.yml": func(t *testing.T, d *deploy.Descriptor) {
 			if d.Schedule == nil || d.Schedule.At == nil || d.Schedule.At.Year() != 2099 {
 				t.Errorf("schedule = %+v", d.Schedule)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"manent.dev/manent/config"
@@ -64,9 +65,12 @@ func TestExamples(t *testing.T) {
 	if eff.Partition() != "demo/hello/staging" || eff.Plugin != "local" || eff.ConfigRevision == "" {
 		t.Errorf("effective = %+v", eff)
 	}
-	// The demo configures no automatic rollback: it is off unless configured.
-	if eff.Rollback.Enabled {
+	// The demo's staging undoes a failed deploy (examples/deploys/hello-broken.yml).
+	if !eff.Rollback.Enabled || !eff.Rollback.Covers(deploy.StepPostTest) {
 		t.Errorf("rollback = %+v", eff.Rollback)
+	}
+	if len(eff.Health) != 1 || !strings.Contains(eff.Health[0].URL, "{{ .Version }}") {
+		t.Errorf("health = %+v", eff.Health)
 	}
 	// Kept as written: the engine resolves it against the manent.yml directory.
 	if len(eff.Targets) != 1 || eff.Targets[0].Path != "../.manent/targets/hello/staging" {

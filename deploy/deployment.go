@@ -84,8 +84,14 @@ type DeploySection struct {
 	ParamsFrom  map[string]ImportRef `json:"paramsFrom,omitempty"`
 }
 
+// HealthPlaceholders are the values a health check's URL may contain, as
+// {{ .Version }}: the deploy's artifact version, application, environment
+// and tenant.
+var HealthPlaceholders = []string{"Version", "Application", "Environment", "Tenant"}
+
 // HealthCheck is an HTTP endpoint the post-test step calls.
 type HealthCheck struct {
+	// URL may hold HealthPlaceholders, each filled percent-encoded.
 	URL string `json:"url"`
 	// ExpectStatus is the accepted status; 0 means any 2xx.
 	ExpectStatus int           `json:"expect_status,omitempty"`

@@ -29,6 +29,8 @@ type api struct {
 	heartbeat time.Duration
 	// spa is the built web interface.
 	spa fs.FS
+	// demoTargets, when set, is served read-only at /demo/ (Config.DemoTargets).
+	demoTargets string
 }
 
 func (a *api) live() graph.Live {
@@ -58,6 +60,9 @@ func (a *api) routes() http.Handler {
 	})
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("GET /readyz", a.readyz)
+	if a.demoTargets != "" {
+		mux.Handle("GET /demo/", http.StripPrefix("/demo/", http.FileServer(http.Dir(a.demoTargets))))
+	}
 	mux.Handle("/", spaHandler(a.spa))
 	return mux
 }

@@ -36,6 +36,11 @@ type Config struct {
 	EmbeddedPostgres bool
 	// DataDir holds the embedded PostgreSQL (DataDir/pg); default .manent.
 	DataDir string
+	// DemoTargets is a directory served read-only at /demo/: the demo's
+	// targets (manent-server dev), so that its releases can be opened in a
+	// browser and its health checks have something to check. Empty in
+	// production: manent serves no application.
+	DemoTargets string
 }
 
 // Server is a running manent-server. Create it with Main.

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -31,6 +32,8 @@ func main() {
 			if !c.Flags().Changed("config") {
 				cfg.ConfigPath = "examples/manent.yml"
 			}
+			// The demo's environments deploy under .manent/targets.
+			cfg.DemoTargets = filepath.Join(cfg.DataDir, "targets")
 			return run(ctx, cfg, true)
 		}}
 	dev.Flags().StringVar(&cfg.Listen, "listen", "", "listen address (overrides server.listen)")

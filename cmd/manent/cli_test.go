@@ -360,7 +360,7 @@ func TestStatusAndSteps(t *testing.T) {
 		t.Fatalf("steps: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	r = runCLI(t, env, "", "steps", "hello-1")
-	if r.code != 0 || !strings.Contains(r.stdout, "qa      ERROR    3") {
+	if r.code != 0 || !strings.Contains(r.stdout, "qa      run   ERROR    3") {
 		t.Fatalf("steps table: exit %d\n%s", r.code, r.stdout)
 	}
 	r = runCLI(t, env, "", "status", "nope")

@@ -16,9 +16,12 @@ import (
 func (a *app) deploymentGetCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "status ID",
-		Short: "Show a deploy: state, requester, artifact, times and steps",
-		Long: `Show a deploy. With -o json the status JSON is printed exactly as the server
-gives it (the same as GET /api/v1/deployments/{id}); -o yaml prints the same in YAML.`,
+		Short: "Show a deploy: state, requester, artifact, times, steps and its automatic rollback",
+		Long: `Show a deploy. The table lists its steps (with the checkpoints taken before the steps
+the automatic rollback can undo) and, when the deploy was rolled back, the outcome
+(completed, failed, disabled, ...) and each compensation. With -o json the status JSON
+is printed exactly as the server gives it (the same as GET /api/v1/deployments/{id});
+-o yaml prints the same in YAML.`,
 		Example: `  manent status hello-20250102-1
   manent status hello-20250102-1 -o json | jq -r .state`,
 		Args: exactArgs("ID"),

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -127,6 +129,55 @@ func TestStatusTableSections(t *testing.T) {
 			},
 		},
 		{name: "no exports", change: func(*client.DeploymentDetail) {}, notWant: []string{"EXPORT"}},
+		{
+			name: "rolled back",
+			change: func(d *client.DeploymentDetail) {
+				*d = *rolledBack(client.RollbackStateCompleted)
+			},
+			want: []string{
+				"Rollback    completed, 1 compensation\n",
+				"checkpoint:deploy  checkpoint  SUCCESS  1         2025-01-02T03:04:06Z  300ms     -\n",
+				"post-test          run         ERROR    1         2025-01-02T03:04:07Z  1.0s      health: 404 Not Found\n",
+				"COMPENSATION     STATE    ATTEMPTS  STARTED               DURATION  ERROR\n",
+				"rollback:deploy  SUCCESS  1         2025-01-02T03:04:08Z  500ms     -\n",
+			},
+		},
+		{
+			name: "rollback failed",
+			change: func(d *client.DeploymentDetail) {
+				*d = *rolledBack(client.RollbackStateFailed)
+				d.Rollback.Steps[0].State, d.Rollback.Steps[0].Error = client.StepStateError, "remove releases/1.1.0: permission denied"
+			},
+			want: []string{
+				"Rollback    failed at rollback:deploy\n",
+				"rollback:deploy  ERROR  1         2025-01-02T03:04:08Z  500ms     remove releases/1.1.0: permission denied\n",
+			},
+		},
+		{
+			name: "rollback disabled",
+			change: func(d *client.DeploymentDetail) {
+				d.State, d.Error = client.DeploymentStateError, "step post-test failed"
+				d.Rollback = &client.RollbackDetail{State: client.RollbackStateDisabled}
+			},
+			want:    []string{"Rollback    disabled\n"},
+			notWant: []string{"COMPENSATION"},
+		},
+		{
+			name: "a success needs no rollback: nothing said",
+			change: func(d *client.DeploymentDetail) {
+				d.State = client.DeploymentStateSuccess
+				d.Rollback = &client.RollbackDetail{State: client.RollbackStateNotNeeded}
+			},
+			notWant: []string{"Rollback", "COMPENSATION"},
+		},
+		{
+			name: "a failure in a step the policy does not cover",
+			change: func(d *client.DeploymentDetail) {
+				d.State = client.DeploymentStateError
+				d.Rollback = &client.RollbackDetail{State: client.RollbackStateNotNeeded}
+			},
+			want: []string{"Rollback    not_needed\n"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,4 +200,35 @@ func TestStatusTableSections(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rolledBack is a deploy whose post-test failed and whose deploy step was
+// compensated, with the status JSON the server would give.
+func rolledBack(state client.RollbackState) *client.DeploymentDetail {
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	op := func(name string, kind client.StepKind, pos int, st client.StepState, from, to float64, errMsg string) client.StepDetail {
+		return client.StepDetail{Name: name, Kind: kind, Position: pos, Type: "standard", State: st, Attempts: 1,
+			StartedAt: at(from), FinishedAt: at(to), DurationMs: int(math.Round((to - from) * 1000)), Error: errMsg}
+	}
+	d := deployment("hello-2", client.DeploymentStateError,
+		op("config", client.StepKindRun, 0, client.StepStateSuccess, 0.5, 0.7, ""),
+		op("checkpoint:deploy", client.StepKindCheckpoint, 1, client.StepStateSuccess, 1, 1.3, ""),
+		op("deploy", client.StepKindRun, 1, client.StepStateSuccess, 1.3, 2, ""),
+		op("post-test", client.StepKindRun, 2, client.StepStateError, 2, 3, "health: 404 Not Found"),
+		client.StepDetail{Name: "activation", Kind: client.StepKindRun, Position: 3, Type: "standard", State: client.StepStateSkipped},
+	)
+	d.Error = "step post-test failed"
+	d.Rollback = &client.RollbackDetail{State: state, Steps: []client.StepDetail{
+		op("rollback:deploy", client.StepKindRollback, 500, client.StepStateSuccess, 3, 3.5, ""),
+	}}
+	d.Status = json.RawMessage(`{"id":"hello-2","state":"ERROR","steps":[` +
+		`{"name":"config","type":"standard","kind":"run","state":"SUCCESS","attempts":1,"started_at":"2025-01-02T03:04:05.5Z","finished_at":"2025-01-02T03:04:05.7Z","output":{"revision":"abc"},"error":null},` +
+		`{"name":"checkpoint:deploy","type":"standard","kind":"checkpoint","state":"SUCCESS","attempts":1,"started_at":"2025-01-02T03:04:06Z","finished_at":"2025-01-02T03:04:06.3Z","output":{},"error":null},` +
+		`{"name":"deploy","type":"standard","kind":"run","state":"SUCCESS","attempts":1,"started_at":"2025-01-02T03:04:06.3Z","finished_at":"2025-01-02T03:04:07Z","output":{"release":"1.1.0"},"error":null},` +
+		`{"name":"post-test","type":"standard","kind":"run","state":"ERROR","attempts":1,"started_at":"2025-01-02T03:04:07Z","finished_at":"2025-01-02T03:04:08Z","output":{},"error":"health: 404 Not Found"},` +
+		`{"name":"activation","type":"standard","kind":"run","state":"SKIPPED","attempts":0,"started_at":null,"finished_at":null,"output":{},"error":null}],` +
+		`"rollback":{"state":"` + strings.ToLower(string(state)) + `","steps":[` +
+		`{"name":"rollback:deploy","state":"SUCCESS","started_at":"2025-01-02T03:04:08Z","finished_at":"2025-01-02T03:04:08.5Z","error":null}]},` +
+		`"error":"step post-test failed"}`)
+	return &d
 }

@@ -117,6 +117,25 @@ type effectiveView struct {
 	SecretNames    []string          `json:"secret_names"`
 	ConfigSource   string            `json:"config_source"`
 	ConfigRevision string            `json:"config_revision"`
+	Rollback       rollbackView      `json:"rollback"`
+}
+
+// rollbackView is the automatic rollback policy decided for the deploy,
+// as the effective deploy of the status JSON spells it.
+type rollbackView struct {
+	Enabled bool     `json:"enabled"`
+	On      []string `json:"on"`
+}
+
+// summary is the policy in a table: off, or on and the steps it covers.
+func (r rollbackView) summary() string {
+	switch {
+	case !r.Enabled:
+		return "off"
+	case len(r.On) == 0:
+		return "on"
+	}
+	return "on failure of " + strings.Join(r.On, ", ")
 }
 
 type governanceView struct {
@@ -156,6 +175,7 @@ func toValidateView(d *client.SubmittedDeployment) validateView {
 			Plugin: d.Effective.Plugin, Targets: []targetView{}, Params: keyValues(d.Effective.Params),
 			HealthChecks: nonNilStrings(d.Effective.HealthChecks), SecretNames: nonNilStrings(d.Effective.SecretNames),
 			ConfigSource: d.Effective.ConfigSource, ConfigRevision: d.Effective.ConfigRevision,
+			Rollback: rollbackView{Enabled: d.Effective.Rollback.Enabled, On: nonNilStrings(d.Effective.Rollback.On)},
 		},
 		Governance: governanceView{Rule: d.Decision.Rule, Requires: nonNilStrings(d.Decision.Requires), Reason: d.Decision.Reason},
 	}
@@ -207,6 +227,7 @@ func (v validateView) table(w io.Writer) error {
 	if v.Effective.ConfigSource != "" {
 		row(tw, "  Configuration", v.Effective.ConfigSource+" @ "+shortSHA(v.Effective.ConfigRevision))
 	}
+	row(tw, "  Rollback", v.Effective.Rollback.summary())
 	if v.Governance.Rule != "" || len(v.Governance.Requires) > 0 {
 		row(tw, "  Governance", "rules "+v.Governance.Rule)
 		if len(v.Governance.Requires) > 0 {

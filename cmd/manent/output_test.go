@@ -24,8 +24,9 @@ func fixedDeployment() *client.DeploymentDetail {
 		Sha256:   "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
 		Error:    "step qa failed",
 		Steps: []client.StepDetail{
-			{Name: "config", Position: 0, State: client.StepStateSuccess, Attempts: 1, StartedAt: t0.Add(time.Second), FinishedAt: t0.Add(1200 * time.Millisecond), DurationMs: 200},
-			{Name: "qa", Position: 1, State: client.StepStateError, Attempts: 3, StartedAt: t0.Add(2 * time.Second), FinishedAt: t0.Add(4 * time.Second), DurationMs: 2000, Error: "sha256 mismatch"},
+			{Name: "config", Kind: client.StepKindRun, Position: 0, State: client.StepStateSuccess, Attempts: 1, StartedAt: t0.Add(time.Second), FinishedAt: t0.Add(1200 * time.Millisecond), DurationMs: 200},
+			{Name: "qa", Kind: client.StepKindRun, Position: 1, State: client.StepStateError, Attempts: 3, StartedAt: t0.Add(2 * time.Second), FinishedAt: t0.Add(4 * time.Second), DurationMs: 2000, Error: "sha256 mismatch"},
+			{Name: "deploy", Kind: client.StepKindRun, Position: 2, State: client.StepStateSkipped},
 		},
 		Status: json.RawMessage(`{"id":"hello-1","state":"ERROR","dry_run":false,"created_at":"2025-01-02T03:04:05Z",` +
 			`"artifact":{"version":"1.0","sha256":null},"steps":[` +
@@ -127,10 +128,10 @@ Started     2025-01-02T03:04:06Z
 Finished    2025-01-02T03:04:09Z (3.0s)
 Error       step qa failed
 
-STEP    STATE    ATTEMPTS  STARTED               DURATION  ERROR
-config  SUCCESS  1         2025-01-02T03:04:06Z  200ms     -
-qa      ERROR    3         2025-01-02T03:04:07Z  2.0s      sha256 mismatch
-deploy  SKIPPED  0         -                     -         -
+STEP    KIND  STATE    ATTEMPTS  STARTED               DURATION  ERROR
+config  run   SUCCESS  1         2025-01-02T03:04:06Z  200ms     -
+qa      run   ERROR    3         2025-01-02T03:04:07Z  2.0s      sha256 mismatch
+deploy  run   SKIPPED  0         -                     -         -
 `},
 	}
 	for _, tt := range tests {
@@ -204,7 +205,8 @@ func TestValidateView(t *testing.T) {
 		}},
 		Effective: client.EffectiveDeploy{Plugin: "local", Targets: []client.Target{{Path: "/srv/hello", Name: "/srv/hello"}},
 			Params: []client.KeyValue{{Key: "keep", Value: "3"}}, HealthChecks: []string{"http://127.0.0.1:9/health"},
-			ConfigSource: "envconfig/demo/hello/staging.yml", ConfigRevision: "feedfacecafebeef0000"},
+			ConfigSource: "envconfig/demo/hello/staging.yml", ConfigRevision: "feedfacecafebeef0000",
+			Rollback: client.RollbackPolicy{Enabled: true, On: []string{"post-test", "activation"}}},
 	}
 	v := toValidateView(d)
 	var buf bytes.Buffer
@@ -212,7 +214,8 @@ func TestValidateView(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, frag := range []string{`"valid": true`, `"max_retries": 3`, `"timeout_seconds": 600`, `"plugin": "local"`,
-		`"keep": "3"`, `"secret_names": []`, `"requires": []`, `"team": "web"`} {
+		`"keep": "3"`, `"secret_names": []`, `"requires": []`, `"team": "web"`,
+		"\"rollback\": {\n      \"enabled\": true,\n      \"on\": [\n        \"post-test\",\n        \"activation\"\n      ]\n    }"} {
 		if !strings.Contains(buf.String(), frag) {
 			t.Errorf("json lacks %s:\n%s", frag, buf.String())
 		}
@@ -234,6 +237,7 @@ Effective deploy
   Params         keep=3
   Health checks  http://127.0.0.1:9/health
   Configuration  envconfig/demo/hello/staging.yml @ feedfacecafe
+  Rollback       on failure of post-test, activation
 
 Plan
   #  STEP    TYPE      RETRIES  TIMEOUT  MANDATORY
@@ -242,6 +246,18 @@ Plan
 `
 	if buf.String() != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", buf.String(), want)
+	}
+
+	// No policy: off, and an empty list in JSON.
+	d.Effective.Rollback = client.RollbackPolicy{}
+	v = toValidateView(d)
+	buf.Reset()
+	if err := writeJSON(&buf, v); err != nil || !strings.Contains(buf.String(), "\"rollback\": {\n      \"enabled\": false,\n      \"on\": []\n    }") {
+		t.Errorf("json without a policy (%v):\n%s", err, buf.String())
+	}
+	buf.Reset()
+	if err := v.table(&buf); err != nil || !strings.Contains(buf.String(), "  Rollback       off\n") {
+		t.Errorf("table without a policy (%v):\n%s", err, buf.String())
 	}
 }
 

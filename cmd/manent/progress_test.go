@@ -35,9 +35,8 @@ func TestProgressPlain(t *testing.T) {
 				d(client.DeploymentStatePending, step("config", 0, client.StepStateRunning, 1, 90, "")),
 				d(client.DeploymentStatePending, step("config", 0, client.StepStateSuccess, 1, 120, ""),
 					step("deploy", 1, client.StepStateRunning, 1, 0, "")),
-				// Out of order in the event: printed in position order.
-				d(client.DeploymentStateSuccess, step("deploy", 1, client.StepStateSuccess, 1, 1200, ""),
-					step("config", 0, client.StepStateSuccess, 1, 120, "")),
+				d(client.DeploymentStateSuccess, step("config", 0, client.StepStateSuccess, 1, 120, ""),
+					step("deploy", 1, client.StepStateSuccess, 1, 1200, "")),
 			},
 			want: `deployment hello-1: ENQUEUED
 deployment hello-1: PENDING
@@ -67,6 +66,35 @@ step qa: RUNNING (attempt 2)
 step qa: ERROR (2.5s): sha256 mismatch
 step deploy: SKIPPED
 deployment hello-1: ERROR (3.2s): step qa failed
+`,
+		},
+		{
+			// The server's order: a checkpoint before its step, the
+			// compensations after the pipeline, in the order they ran.
+			name: "checkpoint, failure and rollback",
+			events: []client.DeploymentDetail{
+				d(client.DeploymentStatePending, step("checkpoint:deploy", 1, client.StepStateRunning, 1, 0, ""),
+					step("deploy", 1, client.StepStatePending, 0, 0, "")),
+				d(client.DeploymentStatePending, step("checkpoint:deploy", 1, client.StepStateSuccess, 1, 30, ""),
+					step("deploy", 1, client.StepStateSuccess, 1, 900, ""),
+					step("post-test", 2, client.StepStateError, 1, 40, "health: 404 Not Found")),
+				func() client.DeploymentDetail {
+					x := d(client.DeploymentStateError, step("checkpoint:deploy", 1, client.StepStateSuccess, 1, 30, ""),
+						step("deploy", 1, client.StepStateSuccess, 1, 900, ""),
+						step("post-test", 2, client.StepStateError, 1, 40, "health: 404 Not Found"))
+					x.Error = "step post-test failed"
+					x.Rollback = &client.RollbackDetail{State: client.RollbackStateCompleted,
+						Steps: []client.StepDetail{step("rollback:deploy", 500, client.StepStateSuccess, 1, 300, "")}}
+					return x
+				}(),
+			},
+			want: `deployment hello-1: PENDING
+step checkpoint:deploy: RUNNING
+step checkpoint:deploy: SUCCESS (30ms)
+step deploy: SUCCESS (900ms)
+step post-test: ERROR (40ms): health: 404 Not Found
+step rollback:deploy: SUCCESS (300ms)
+deployment hello-1: ERROR (3.2s): step post-test failed; rollback completed
 `,
 		},
 		{

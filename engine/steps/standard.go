@@ -14,6 +14,7 @@ import (
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/engine/plugins/local"
 	"manent.dev/manent/internal/safehttp"
+	"manent.dev/manent/internal/urltemplate"
 )
 
 // configStep reads the environment configuration valid now and merges it
@@ -207,30 +208,45 @@ type postTestStep struct{}
 func (postTestStep) Run(ctx context.Context, c *Context) (Result, error) {
 	out := map[string]string{"checks": strconv.Itoa(len(c.Effective.Health))}
 	for i, hc := range c.Effective.Health {
-		status, err := healthCheck(ctx, c, hc)
+		u, err := healthURL(c, hc.URL)
 		if err != nil {
-			return Result{}, fmt.Errorf("health check %s: %w", Redact(hc.URL), err)
+			return Result{}, deploy.Permanentf("health check %d: %v", i, err)
+		}
+		status, err := healthCheck(ctx, c, u, hc)
+		if err != nil {
+			return Result{}, fmt.Errorf("health check %s: %w", Redact(u), err)
 		}
 		ok := status >= 200 && status < 300
 		if hc.ExpectStatus != 0 {
 			ok = status == hc.ExpectStatus
 		}
-		c.logf("info", "GET %s: %d", Redact(hc.URL), status)
+		c.logf("info", "GET %s: %d", Redact(u), status)
 		if !ok {
-			return Result{}, StatusError("health check "+Redact(hc.URL), status)
+			return Result{}, StatusError("health check "+Redact(u), status)
 		}
 		out[fmt.Sprintf("check.%d", i)] = strconv.Itoa(status)
 	}
 	return Result{Output: out}, nil
 }
 
-func healthCheck(ctx context.Context, c *Context, hc deploy.HealthCheck) (int, error) {
+// healthURL fills the placeholders of a health check's URL with the deploy's.
+func healthURL(c *Context, raw string) (string, error) {
+	t, err := urltemplate.Parse(raw, deploy.HealthPlaceholders)
+	if err != nil {
+		return "", err
+	}
+	e := c.Effective
+	return t.Render(map[string]string{"Version": e.Artifact.Version, "Application": e.Application,
+		"Environment": e.Environment, "Tenant": e.Tenant})
+}
+
+func healthCheck(ctx context.Context, c *Context, u string, hc deploy.HealthCheck) (int, error) {
 	if hc.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, hc.Timeout)
 		defer cancel()
 	}
-	resp, err := safehttp.Get(ctx, c.Env.HTTP, hc.URL, 64<<10)
+	resp, err := safehttp.Get(ctx, c.Env.HTTP, u, 64<<10)
 	if err != nil {
 		return 0, ClassifyHTTPError(err)
 	}

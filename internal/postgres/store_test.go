@@ -291,4 +291,3 @@ func TestAppendLogDropsLinesOfMissingDeploys(t *testing.T) {
 		t.Errorf("log of a = %+v, %v", lines, err)
 	}
 }
-
