@@ -2,5 +2,6 @@
 // configurations, and merges a descriptor with its environment configuration
 // under the descriptor policy into the effective deploy and its plan.
 //
-// It imports deploy, descriptor, internal/yamltree, go.yaml.in/yaml/v3, github.com/robfig/cron/v3 and the standard library.
+// It imports deploy, descriptor, internal/yamltree, internal/urltemplate,
+// go.yaml.in/yaml/v3, github.com/robfig/cron/v3 and the standard library.
 package config

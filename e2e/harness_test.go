@@ -158,6 +158,26 @@ func (s *server) kill() {
 	<-s.exited
 }
 
+// terminate stops the server with SIGTERM, as an orchestrator does, and
+// waits for it to exit. Unlike stop it never escalates to SIGKILL: a test
+// of graceful restarts must not turn one into a crash unnoticed.
+func (s *server) terminate() {
+	s.t.Helper()
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.exited:
+	case <-time.After(60 * time.Second):
+		s.t.Fatalf("manent-server still running 60s after SIGTERM:\n%s", s.output())
+	}
+}
+
+// exitCode is the exit code of the last process, once it exited (-1 when
+// a signal ended it).
+func (s *server) exitCode() int {
+	<-s.exited
+	return s.cmd.ProcessState.ExitCode()
+}
+
 func (s *server) stop() {
 	if s.cmd == nil || s.cmd.Process == nil {
 		return

@@ -125,11 +125,8 @@ func (e *Engine) runOp(ctx dbos.Context, o op) (workResult, bool, error) {
 		return workResult{}, false, parked(ctx)
 	}
 	defer e.gate.leave()
-	w, err := e.workOp(ctx, o, live)
+	w, err := e.stepOp(ctx, o, live, nothingAfter)
 	if err != nil {
-		return workResult{}, false, err
-	}
-	if _, err := e.endOp(ctx, o, w, deploy.StepEffects{}, nil); err != nil {
 		return workResult{}, false, err
 	}
 	return w, false, nil

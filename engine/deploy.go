@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -76,7 +77,10 @@ func (e *Engine) deployWorkflow(ctx dbos.Context, in deploy.Job) (DeployResult, 
 	if err != nil {
 		return DeployResult{}, err
 	}
-	rollback := r.rollbackOutcome(outcome.State, fail)
+	rollback := deploy.RollbackNotNeeded
+	if fail != nil {
+		rollback = r.rollbackOutcome(r.eff, outcome.State, fail)
+	}
 	if rollback == deploy.RollbackRunning {
 		if rollback, err = r.compensate(ctx, fail); err != nil {
 			return DeployResult{}, err
@@ -143,7 +147,11 @@ func (r *run) runKind() deploy.StepKind {
 // last step before cleanup. A step that can be undone is preceded by its
 // checkpoint when the deploy's rollback policy, decided by the config step,
 // is on.
-func (r *run) next(u *unit) (unit, bool) {
+func (r *run) next(u *unit) (unit, bool) { return r.nextWith(u, r.eff) }
+
+// nextWith is next with the effective deploy eff (the config step's, before
+// the run applies it).
+func (r *run) nextWith(u *unit, eff deploy.Effective) (unit, bool) {
 	pos := 0
 	if u != nil {
 		if u.key.Kind == deploy.KindCheckpoint {
@@ -155,7 +163,7 @@ func (r *run) next(u *unit) (unit, bool) {
 		return unit{}, false
 	}
 	step := r.in.Plan.Steps[pos]
-	if r.eff.Rollback.Enabled && !r.in.Descriptor.DryRun && r.e.kinds.Undoable(step) {
+	if eff.Rollback.Enabled && !r.in.Descriptor.DryRun && r.e.kinds.Undoable(step) {
 		return unit{key: deploy.StepKey{Step: step.Name, Kind: deploy.KindCheckpoint}, pos: pos, step: step}, true
 	}
 	return r.runUnit(pos), true
@@ -239,92 +247,104 @@ func (r *run) runPlan(ctx dbos.Context, first unit, begun *deploy.Begun) (Deploy
 		if !r.e.gate.enter() {
 			return DeployResult{}, nil, parked(ctx)
 		}
-		w, err := r.e.workOp(ctx, r.op(u), r.begunHere[u.key])
-		if err != nil {
-			r.e.gate.leave()
-			return DeployResult{}, nil, err
-		}
-		fx := r.apply(u, w)
-		next, more := unit{}, false
-		if !w.Failed {
-			next, more = r.next(&u)
-		}
-		// Exports are checked before activation when they can be: a value
-		// outside its pattern fails the deploy before anything is switched.
-		var exportFail *failure
-		if !w.Failed && (!more || r.isActivation(next)) && !r.exported && r.exportsReady(more) {
-			exportFail = r.checkExports()
-		}
-		f := exportFail
-		if w.Failed {
-			f = &failure{step: u.key.Step, message: w.Error, crashed: w.Runs > 0, unit: &u}
-		}
-		if f != nil && r.rollbackOutcome(deploy.StateError, f) == deploy.RollbackRunning {
-			fx.Rollback = deploy.RollbackRunning
-		}
-		var nextOp *op
-		if more && exportFail == nil {
-			o := r.op(next)
-			nextOp = &o
-		} else if !more && !w.Failed && exportFail == nil {
-			o := r.cleanupOp()
-			nextOp = &o
-		}
-		rec, err := r.e.endOp(ctx, r.op(u), w, fx, nextOp)
+		w, err := r.e.stepOp(ctx, r.op(u), r.begunHere[u.key], func(w workResult) (deploy.StepEffects, *op) {
+			dec := r.decide(u, w)
+			return dec.fx, dec.next
+		})
 		r.e.gate.leave()
 		if err != nil {
 			return DeployResult{}, nil, err
 		}
-		if rec.live && rec.Next != nil && nextOp != nil {
-			r.begunHere[nextOp.key] = true
+		dec := r.decide(u, w)
+		r.apply(u, w, dec)
+		if w.live && w.Next != nil && dec.next != nil {
+			r.begunHere[dec.next.key] = true
 		}
 		switch {
-		case w.Failed:
+		case dec.failure != nil && w.Failed:
 			state := deploy.StateError
-			if f.crashed {
+			if dec.failure.crashed {
 				state = deploy.StateMaxRecoveryAttemptsExceeded
 			}
-			return DeployResult{State: state, Error: fmt.Sprintf("step %s failed: %s", u.key.Name(), w.Error)}, f, nil
-		case exportFail != nil:
-			return DeployResult{State: deploy.StateError, Error: exportFail.message}, exportFail, nil
-		case !more:
-			r.cleanupBegun = rec.Next
+			return DeployResult{State: state, Error: fmt.Sprintf("step %s failed: %s", u.key.Name(), w.Error)}, dec.failure, nil
+		case dec.failure != nil:
+			return DeployResult{State: deploy.StateError, Error: dec.failure.message}, dec.failure, nil
+		case !dec.more:
+			r.cleanupBegun = w.Next
 			return DeployResult{State: deploy.StateSuccess}, nil, nil
 		}
-		u, begun = next, rec.Next
+		u, begun = dec.unit, w.Next
 	}
 }
 
-func (r *run) isActivation(u unit) bool {
-	return u.key.Step == deploy.StepActivation && u.key.Kind != deploy.KindRollback
+// decision is what follows a unit's work.
+type decision struct {
+	fx deploy.StepEffects
+	// unit and more: the unit after, if any; next is the operation whose
+	// start is recorded with this one's end (the unit after, or cleanup
+	// after the last), nil after a failure.
+	unit unit
+	more bool
+	next *op
+	// exports are the checked exports, when they were checked now.
+	exports []deploy.Export
+	checked bool
+	failure *failure
 }
 
-// apply keeps what later steps need of a unit's result and returns what its
-// record changes beside itself.
-func (r *run) apply(u unit, w workResult) deploy.StepEffects {
-	var fx deploy.StepEffects
+// decide is what follows the work w of u, from the run's state before it:
+// a pure function, which the step calls before it records its end and the
+// workflow again after (a replay decides the same from DBOS's record).
+func (r *run) decide(u unit, w workResult) decision {
+	var d decision
+	eff := r.eff
+	if !w.Failed && w.Result.Effective != nil {
+		eff = *w.Result.Effective
+	}
 	if w.Failed {
-		return fx
-	}
-	res := w.Result
-	switch u.key.Kind {
-	case deploy.KindCheckpoint:
-		if res.Checkpoint != nil {
-			r.checkpoints[u.key.Step] = *res.Checkpoint
+		d.failure = &failure{step: u.key.Step, message: w.Error, crashed: w.Runs > 0, unit: &u}
+	} else {
+		d.fx = effectsOf(u, w)
+		d.unit, d.more = r.nextWith(&u, eff)
+		// Exports are checked before activation when they can be: a value
+		// outside its pattern fails the deploy before anything is switched.
+		outputs := r.outputs
+		if u.key.Kind != deploy.KindCheckpoint && w.Result.Output != nil {
+			outputs = maps.Clone(r.outputs)
+			outputs[u.key.Step] = w.Result.Output
 		}
+		if (!d.more || r.isActivation(d.unit)) && !r.exported && r.exportsReady(outputs, d.more) {
+			d.checked = true
+			exports, err := chains.CheckExports(r.in.Descriptor.Exports, outputs)
+			if err != nil {
+				d.failure = &failure{step: "exports", message: deploy.ErrorMessage(err)}
+			}
+			d.exports = exports
+		}
+	}
+	switch {
+	case d.failure != nil:
+		if r.rollbackOutcome(eff, deploy.StateError, d.failure) == deploy.RollbackRunning {
+			d.fx.Rollback = deploy.RollbackRunning
+		}
+	case d.more:
+		o := r.op(d.unit)
+		d.next = &o
+	default:
+		o := r.cleanupOp()
+		d.next = &o
+	}
+	return d
+}
+
+// effectsOf is what the record of u's successful work changes of the deploy.
+func effectsOf(u unit, w workResult) deploy.StepEffects {
+	var fx deploy.StepEffects
+	if u.key.Kind == deploy.KindCheckpoint {
 		return fx
 	}
-	if res.Output != nil {
-		r.outputs[u.key.Step] = res.Output
-	}
-	if res.Effective != nil {
-		r.eff = *res.Effective
-		fx.Effective = res.Effective
-	}
-	if res.SHA256 != "" {
-		r.sha = res.SHA256
-		fx.SHA256 = res.SHA256
-	}
+	fx.Effective = w.Result.Effective
+	fx.SHA256 = w.Result.SHA256
 	if u.key.Step == deploy.StepActivation && u.key.Kind == deploy.KindRun {
 		// Activation put the release in service: the inventory says so at
 		// once, whatever happens after.
@@ -333,8 +353,41 @@ func (r *run) apply(u unit, w workResult) deploy.StepEffects {
 	return fx
 }
 
+// apply keeps what later units need of u's result.
+func (r *run) apply(u unit, w workResult, d decision) {
+	if d.checked {
+		r.exported, r.exports = true, d.exports
+		if d.failure != nil && d.failure.step == "exports" {
+			r.e.logLine(r.in.ID, "", "error", "%s", d.failure.message)
+		}
+	}
+	if w.Failed {
+		return
+	}
+	res := w.Result
+	if u.key.Kind == deploy.KindCheckpoint {
+		if res.Checkpoint != nil {
+			r.checkpoints[u.key.Step] = *res.Checkpoint
+		}
+		return
+	}
+	if res.Output != nil {
+		r.outputs[u.key.Step] = res.Output
+	}
+	if res.Effective != nil {
+		r.eff = *res.Effective
+	}
+	if res.SHA256 != "" {
+		r.sha = res.SHA256
+	}
+}
+
+func (r *run) isActivation(u unit) bool {
+	return u.key.Step == deploy.StepActivation && u.key.Kind != deploy.KindRollback
+}
+
 // exportsReady reports whether every step the exports come from has run.
-func (r *run) exportsReady(more bool) bool {
+func (r *run) exportsReady(outputs map[string]map[string]string, more bool) bool {
 	if len(r.in.Descriptor.Exports) == 0 || r.in.Descriptor.DryRun {
 		return false
 	}
@@ -343,36 +396,22 @@ func (r *run) exportsReady(more bool) bool {
 	}
 	for _, spec := range r.in.Descriptor.Exports {
 		step, _, _ := chains.SplitFrom(spec.From)
-		if _, ok := r.outputs[step]; !ok {
+		if _, ok := outputs[step]; !ok {
 			return false
 		}
 	}
 	return true
 }
 
-// checkExports checks the exports against the outputs of the steps: a pure
-// function of recorded results, so a replay decides the same.
-func (r *run) checkExports() *failure {
-	r.exported = true
-	exports, err := chains.CheckExports(r.in.Descriptor.Exports, r.outputs)
-	if err != nil {
-		msg := deploy.ErrorMessage(err)
-		r.e.logLine(r.in.ID, "", "error", "%s", msg)
-		return &failure{step: "exports", message: msg}
-	}
-	r.exports = exports
-	return nil
-}
-
 // rollbackOutcome decides what the end of a deploy does about rollback:
 // RollbackRunning when the steps already started are to be compensated.
-func (r *run) rollbackOutcome(state deploy.State, f *failure) string {
+func (r *run) rollbackOutcome(eff deploy.Effective, state deploy.State, f *failure) string {
 	switch {
 	case f == nil || state == deploy.StateSuccess || state == deploy.StateCancelled:
 		return deploy.RollbackNotNeeded
-	case !r.eff.Rollback.Enabled || r.in.Descriptor.DryRun:
+	case !eff.Rollback.Enabled || r.in.Descriptor.DryRun:
 		return deploy.RollbackDisabled
-	case f.step != "exports" && !r.eff.Rollback.Covers(f.step):
+	case f.step != "exports" && !eff.Rollback.Covers(f.step):
 		return deploy.RollbackNotNeeded
 	case len(r.compensations()) == 0:
 		return deploy.RollbackNotNeeded

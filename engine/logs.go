@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -37,7 +38,10 @@ type logWriter struct {
 
 	mu      sync.Mutex
 	pending []deploy.LogLine
-	dropped map[string]int
+	// batch is being written; inflight counts its lines per deploy.
+	batch    []deploy.LogLine
+	inflight map[string]int
+	dropped  map[string]int
 	// queued counts the lines ever queued, written those stored (or given
 	// up: their deploy is gone); flushers wait for written to pass a mark.
 	queued, written uint64
@@ -51,7 +55,7 @@ type logWriter struct {
 }
 
 func newLogWriter(store deploy.LogStore, log *slog.Logger) *logWriter {
-	w := &logWriter{store: store, log: log, dropped: map[string]int{},
+	w := &logWriter{store: store, log: log, dropped: map[string]int{}, inflight: map[string]int{},
 		wake: make(chan struct{}, 1), urgent: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	w.changed = sync.NewCond(&w.mu)
 	return w
@@ -193,11 +197,15 @@ func (w *logWriter) run() {
 	}
 }
 
-// take returns the oldest pending lines, in order, with a line for each
-// deploy whose lines were dropped; they stay pending until done1.
+// take returns the batch to write: the one that failed last time, or the
+// oldest pending lines, in order, with a line for each deploy whose lines
+// were dropped.
 func (w *logWriter) take() []deploy.LogLine {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.batch != nil {
+		return w.batch
+	}
 	if len(w.dropped) > 0 {
 		ids := make([]string, 0, len(w.dropped))
 		for id := range w.dropped {
@@ -212,13 +220,62 @@ func (w *logWriter) take() []deploy.LogLine {
 		clear(w.dropped)
 	}
 	n := min(len(w.pending), logBatch)
-	return w.pending[:n:n]
+	if n == 0 {
+		return nil
+	}
+	w.batch = slices.Clone(w.pending[:n])
+	w.pending = slices.Delete(w.pending, 0, n)
+	for _, l := range w.batch {
+		w.inflight[l.DeploymentID]++
+	}
+	return w.batch
 }
 
 func (w *logWriter) done1(n int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.pending = w.pending[n:]
+	w.batch = nil
+	clear(w.inflight)
 	w.written += uint64(n)
 	w.changed.Broadcast()
+}
+
+// claim takes the pending lines of one deploy out of the queue, once the
+// lines of it already being written are stored, so that the caller writes
+// them in its own transaction (the deploy's outcome): in order, and
+// complete when the state is final.
+func (w *logWriter) claim(ctx context.Context, id string) ([]deploy.LogLine, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	stop := context.AfterFunc(ctx, func() {
+		w.mu.Lock()
+		w.changed.Broadcast()
+		w.mu.Unlock()
+	})
+	defer stop()
+	for w.inflight[id] > 0 {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("claim the deploy log: %w", ctx.Err())
+		}
+		w.changed.Wait()
+	}
+	var mine []deploy.LogLine
+	rest := w.pending[:0]
+	for _, l := range w.pending {
+		if l.DeploymentID == id {
+			mine = append(mine, l)
+		} else {
+			rest = append(rest, l)
+		}
+	}
+	w.pending = rest
+	// Taken over by the caller: counted as written for flush.
+	w.written += uint64(len(mine))
+	if n := w.dropped[id]; n > 0 {
+		mine = append(mine, deploy.LogLine{DeploymentID: id, Time: time.Now().UTC(), Level: "warn",
+			Message: fmt.Sprintf("%d log line(s) were lost while the database was unavailable", n)})
+		delete(w.dropped, id)
+	}
+	w.changed.Broadcast()
+	return mine, nil
 }

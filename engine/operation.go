@@ -17,12 +17,16 @@ import (
 
 // An operation is one thing a deploy does to its targets or for them: a
 // step of the plan, the checkpoint before it, its compensation, cleanup, a
-// change step. It is three DBOS steps: its start (a transaction that also
-// writes its record), its work (the only part whose failure counts against
-// its retries), and its end (a transaction that writes its record and,
-// when the next operation is known, the start of that one too). The
-// transactions are DBOS's own (RunAsTransaction on DBOS's pool): a fault
-// of the database makes DBOS retry them, never the workflow fail.
+// change step. Its start is recorded (RUNNING, with the cancel flag read)
+// either alone, in a DBOS transaction (RunAsTransaction on DBOS's pool), or
+// with the end of the operation before it. Its work and its end are one
+// DBOS step: the attempts (the only part whose failure counts against the
+// step's retries), then one transaction of the read model with the end of
+// the operation, its effects and the start of the next; DBOS records the
+// step's result, which holds what that transaction decided, after it. Both
+// writes are idempotent: a step run again after a crash writes them again,
+// to the same effect. A fault of the database is never the step's: the
+// transactions wait for it, and DBOS retries its own records.
 type op struct {
 	deployID string
 	key      deploy.StepKey
@@ -55,17 +59,22 @@ type workResult struct {
 	// Runs is set when the work stopped because too many processes ran it
 	// (MAX_RECOVERY_ATTEMPTS_EXCEEDED).
 	Runs int `json:"runs,omitempty"`
-}
-
-// recorded is what the end of an operation recorded.
-type recorded struct {
-	// Next is the start of the next operation when it was recorded with
-	// this end; nil when it was not (none, or the process is stopping).
+	// Next is the start of the next operation, recorded with this one's
+	// end; nil when none was (none follows, or the process is stopping).
 	Next *deploy.Begun `json:"next,omitempty"`
-	// live is true when this execution wrote the record (false when DBOS
-	// replayed it): then the next operation was begun here.
+	// live is true when this process ran the step (false when DBOS replayed
+	// its record): then the next operation was begun here.
 	live bool
 }
+
+// then decides, once an operation's work is done, what its record changes
+// beside itself and which operation follows (nil for none). It must be a
+// function of the work's result alone: a replay takes the decision from
+// DBOS's record of the step, and decides the same.
+type then func(w workResult) (deploy.StepEffects, *op)
+
+// nothingAfter is the then of an operation nothing follows.
+func nothingAfter(workResult) (deploy.StepEffects, *op) { return deploy.StepEffects{}, nil }
 
 func (e *Engine) txOptions(name string) []dbos.StepOption {
 	return []dbos.StepOption{dbos.WithStepName(name)}
@@ -121,16 +130,19 @@ func (e *Engine) unfenced(ctx context.Context) error {
 	return fmt.Errorf("fenced: %w", context.Cause(ctx))
 }
 
-// workOp runs the work of o: attempts with an increasing interval until one
-// succeeds, one fails permanently, or max_retries are spent. It never
-// returns an error for a failure of the work (the result says it): an
-// error means the process is stopping and nothing may be recorded.
+// stepOp runs the work of o (attempts with an increasing interval until one
+// succeeds, one fails permanently, or max_retries are spent), then records
+// its end and the start of the operation after it, as one DBOS step. It
+// never returns an error for a failure of the work (the result says it):
+// an error means the process is stopping and nothing was recorded.
 //
 // counted is false when this process did not record the operation's start
 // itself: it resumes an operation a stopped process began, and counts the
 // run (a step that keeps stopping its worker ends the deploy).
-func (e *Engine) workOp(ctx dbos.Context, o op, counted bool) (workResult, error) {
-	return dbos.RunAsStep(ctx, func(c context.Context) (workResult, error) {
+func (e *Engine) stepOp(ctx dbos.Context, o op, counted bool, after then) (workResult, error) {
+	live := false
+	w, err := dbos.RunAsStep(ctx, func(c context.Context) (workResult, error) {
+		live = true
 		// The work goes on while a shutdown waits for it (Shutdown), and
 		// stops only when the process gives up waiting.
 		wctx, cancel := context.WithCancel(context.WithoutCancel(c))
@@ -146,12 +158,15 @@ func (e *Engine) workOp(ctx dbos.Context, o op, counted bool) (workResult, error
 				now := time.Now().UTC()
 				msg := fmt.Sprintf("the worker stopped %d times while this step ran (engine.max_recovery_attempts is %d): see the worker logs", runs-1, limit)
 				e.logOp(o, "error", "%s", msg)
-				return workResult{Failed: true, Error: msg, Runs: runs, StartedAt: now, FinishedAt: now}, nil
+				w := workResult{Failed: true, Error: msg, Runs: runs, StartedAt: now, FinishedAt: now}
+				return e.endOp(wctx, o, w, after)
 			}
 			e.logOp(o, "warn", "%s runs again: the process that ran it stopped (run %d)", o.key.Name(), runs)
 		}
-		return e.attempts(wctx, c, o), nil
+		return e.endOp(wctx, o, e.attempts(wctx, c, o), after)
 	}, dbos.WithStepName(o.key.Name()))
+	w.live = live
+	return w, err
 }
 
 // attempts runs the attempts of o's work.
@@ -240,44 +255,44 @@ func (e *Engine) countRun(ctx context.Context, o op) (int, error) {
 	}
 }
 
-// endOp records the end of o (and its effects) and, when next is given and
-// the process is not stopping, the start of next in the same transaction.
-func (e *Engine) endOp(ctx dbos.Context, o op, w workResult, fx deploy.StepEffects, next *op) (recorded, error) {
-	live := false
-	r, err := dbos.RunAsTransaction(ctx, e.ds, func(c context.Context, tx dbos.Tx) (recorded, error) {
-		live = true
-		if err := e.unfenced(c); err != nil {
-			return recorded{}, err
-		}
-		s := o.record(deploy.StepSuccess)
-		if w.Failed {
-			s.State = deploy.StepError
-		}
-		s.Attempts, s.Output, s.Error = w.Attempts, w.Result.Output, w.Error
-		if !w.StartedAt.IsZero() {
-			s.StartedAt = &w.StartedAt
-		}
-		s.FinishedAt = &w.FinishedAt
-		if s.FinishedAt.IsZero() {
-			now := time.Now().UTC()
-			s.FinishedAt = &now
+// endOp records the end of o with its effects and, when the process is not
+// stopping, the start of the operation after it, in one transaction that
+// waits for the database.
+func (e *Engine) endOp(ctx context.Context, o op, w workResult, after then) (workResult, error) {
+	fx, next := after(w)
+	s := o.record(deploy.StepSuccess)
+	if w.Failed {
+		s.State = deploy.StepError
+	}
+	s.Attempts, s.Output, s.Error = w.Attempts, w.Result.Output, w.Error
+	if !w.StartedAt.IsZero() {
+		s.StartedAt = &w.StartedAt
+	}
+	finished := w.FinishedAt
+	if finished.IsZero() {
+		finished = time.Now().UTC()
+	}
+	s.FinishedAt = &finished
+	err := e.inTx(ctx, func(q dbos.Querier) error {
+		if err := e.unfenced(ctx); err != nil {
+			return err
 		}
 		var start *deploy.Step
 		var opts deploy.BeginOptions
 		if next != nil && e.gate.open() {
 			start, opts = next.start(), next.begin
 		}
-		b, err := e.rec.Advance(c, tx, &s, fx, start, opts)
+		b, err := e.rec.Advance(ctx, q, &s, fx, start, opts)
 		if err != nil {
-			return recorded{}, err
+			return err
 		}
-		return recorded{Next: b}, nil
-	}, e.txOptions(stepRecordPrefix+o.key.Name())...)
+		w.Next = b
+		return nil
+	})
 	if err != nil {
-		return recorded{}, fmt.Errorf("record the end of %s: %w", o.key.Name(), err)
+		return workResult{}, fmt.Errorf("record the end of %s: %w", o.key.Name(), err)
 	}
-	r.live = live
-	return r, nil
+	return w, nil
 }
 
 func (e *Engine) logOp(o op, level, format string, args ...any) {

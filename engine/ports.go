@@ -42,6 +42,8 @@ type Recorder interface {
 	// SkipSteps records planned operations that will not run (SKIPPED or
 	// CANCELLED), leaving those that ended as they are.
 	SkipSteps(ctx context.Context, q dbos.Querier, id string, steps []deploy.Step) error
+	// AppendLog appends lines to the log of the deploy id.
+	AppendLog(ctx context.Context, q dbos.Querier, id string, lines []deploy.LogLine) error
 	// FinishRun records the outcome of a deploy that is not final yet: its
 	// state, inventory, last failure and deployment.finish audit entry.
 	FinishRun(ctx context.Context, q dbos.Querier, o deploy.Outcome) (deploy.Finished, error)

@@ -60,24 +60,24 @@ func (r *run) compensate(ctx dbos.Context, f *failure) (string, error) {
 		if !r.e.gate.enter() {
 			return "", parked(ctx)
 		}
-		w, err := r.e.workOp(ctx, o, r.begunHere[o.key])
-		if err != nil {
-			r.e.gate.leave()
-			return "", err
-		}
-		var fx deploy.StepEffects
-		if !w.Failed && u.key.Step == deploy.StepActivation {
-			// The release in service before is back on the targets: so it
-			// is in the inventory.
-			prev := r.inServiceBefore
-			fx.Restore = &prev
-		}
 		var next *op
-		if !w.Failed && i+1 < len(todo) {
+		if i+1 < len(todo) {
 			n := r.compensationOp(todo[i+1], i+1)
 			next = &n
 		}
-		rec, err := r.e.endOp(ctx, o, w, fx, next)
+		w, err := r.e.stepOp(ctx, o, r.begunHere[o.key], func(w workResult) (deploy.StepEffects, *op) {
+			var fx deploy.StepEffects
+			if w.Failed {
+				return fx, nil
+			}
+			if u.key.Step == deploy.StepActivation {
+				// The release in service before is back on the targets: so
+				// it is in the inventory.
+				prev := r.inServiceBefore
+				fx.Restore = &prev
+			}
+			return fx, next
+		})
 		r.e.gate.leave()
 		if err != nil {
 			return "", err
@@ -86,10 +86,10 @@ func (r *run) compensate(ctx dbos.Context, f *failure) (string, error) {
 			r.e.logLine(r.in.ID, o.key.Name(), "error", "rollback stopped: %s failed", o.key.Name())
 			return deploy.RollbackFailed, nil
 		}
-		if rec.live && rec.Next != nil && next != nil {
+		if w.live && w.Next != nil && next != nil {
 			r.begunHere[next.key] = true
 		}
-		begun = rec.Next
+		begun = w.Next
 	}
 	r.e.logLine(r.in.ID, "", "info", "rolled back: the targets are back at their checkpoints")
 	return deploy.RollbackCompleted, nil
@@ -135,11 +135,7 @@ func (r *run) cleanup(ctx dbos.Context) error {
 		return parked(ctx)
 	}
 	defer r.e.gate.leave()
-	w, err := r.e.workOp(ctx, o, r.begunHere[o.key])
-	if err != nil {
-		return err
-	}
-	_, err = r.e.endOp(ctx, o, w, deploy.StepEffects{}, nil)
+	_, err := r.e.stepOp(ctx, o, r.begunHere[o.key], nothingAfter)
 	return err
 }
 
@@ -161,8 +157,11 @@ func (r *run) finish(ctx dbos.Context, out DeployResult, f *failure) error {
 	}
 	r.e.logLine(id, "", level, "%s", msg)
 	// The log is complete before the state is final: whoever follows the
-	// deploy up to its end reads every line.
-	if err := r.e.logs.flush(ctx); err != nil {
+	// deploy up to its end reads every line. Its last lines are written
+	// with the outcome (a replay has none: they were written, or lost with
+	// the process that had them).
+	lines, err := r.e.logs.claim(ctx, id)
+	if err != nil {
 		return err
 	}
 	o := deploy.Outcome{ID: id, State: out.State, Error: out.Error, SHA256: r.sha, Actor: r.in.Requester,
@@ -174,6 +173,9 @@ func (r *run) finish(ctx dbos.Context, out DeployResult, f *failure) error {
 	skipped := r.notRun(out.State)
 	fin, err := dbos.RunAsTransaction(ctx, r.e.ds, func(c context.Context, tx dbos.Tx) (deploy.Finished, error) {
 		if err := r.e.unfenced(c); err != nil {
+			return deploy.Finished{}, err
+		}
+		if err := r.e.rec.AppendLog(c, tx, id, lines); err != nil {
 			return deploy.Finished{}, err
 		}
 		if err := r.e.rec.SkipSteps(c, tx, id, skipped); err != nil {

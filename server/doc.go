@@ -4,5 +4,6 @@
 // stream, health checks and the web interface. It holds no SQL and no
 // business rules.
 //
-// It may import every package of manent except cmd and e2e; nothing imports it.
+// It may import the standard library, gqlgen and every package of manent
+// except cmd and e2e; only cmd/manent-server imports it.
 package server

@@ -3,6 +3,6 @@
 // HTTP, and subscriptions over graphql-transport-ws, from functions the test
 // gives. It is a test double of the network peer, not of the client.
 //
-// It may import gorilla/websocket and the standard library (never client,
-// so client's own tests can use it).
+// It may import gorilla/websocket and the standard library; never client:
+// client's own tests use it.
 package clienttest

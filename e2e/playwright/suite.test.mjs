@@ -13,6 +13,7 @@ await import("./specs/activity.spec.mjs");
 await import("./specs/cancel.spec.mjs");
 await import("./specs/viewer.spec.mjs");
 await import("./specs/environments.spec.mjs");
+await import("./specs/rollback.spec.mjs");
 await import("./specs/approvals.spec.mjs");
 await import("./specs/releases.spec.mjs");
 await import("./specs/wall.spec.mjs");

@@ -22,17 +22,50 @@ type Recorder struct{}
 // NewRecorder returns the Recorder of the manent schema.
 func NewRecorder() *Recorder { return &Recorder{} }
 
+// notifyIn queues the notifications of the kinds of change of a deploy, in
+// one statement: PostgreSQL sends them when the transaction commits.
 func notifyIn(ctx context.Context, q dbos.Querier, id string, kinds ...deploy.EventKind) error {
-	for _, k := range kinds {
+	payloads := make([]string, len(kinds))
+	for i, k := range kinds {
 		payload, err := json.Marshal(deploy.Event{Kind: k, DeploymentID: id})
 		if err != nil {
 			return err
 		}
-		if _, err := q.Exec(ctx, "SELECT pg_notify($1, $2)", Channel, string(payload)); err != nil {
-			return fmt.Errorf("notify: %w", err)
-		}
+		payloads[i] = string(payload)
+	}
+	if _, err := q.Exec(ctx, "SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", Channel, payloads); err != nil {
+		return fmt.Errorf("notify: %w", err)
 	}
 	return nil
+}
+
+// AppendLog implements the engine's Recorder: lines of one deploy, in the
+// transaction of its outcome, so that the log is complete when the state
+// is final.
+func (r *Recorder) AppendLog(ctx context.Context, q dbos.Querier, id string, lines []deploy.LogLine) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	var last int64
+	err := q.QueryRow(ctx, "UPDATE manent.deployments SET log_seq = log_seq + $2 WHERE id = $1 RETURNING log_seq", id, len(lines)).Scan(&last)
+	if errors.Is(err, dbos.ErrNoRows) {
+		return nil // the deploy is gone: so are its lines
+	}
+	if err != nil {
+		return wrap("append log", err)
+	}
+	seqs, times, steps, levels, messages := make([]int64, len(lines)), make([]time.Time, len(lines)),
+		make([]string, len(lines)), make([]string, len(lines)), make([]string, len(lines))
+	for i, l := range lines {
+		row := toLogRow(l, last-int64(len(lines))+int64(i)+1)
+		seqs[i], times[i], steps[i], levels[i], messages[i] = row.Seq, row.Time, row.Step, row.Level, row.Message
+	}
+	if _, err := q.Exec(ctx, `INSERT INTO manent.deployment_logs (deployment_id, seq, time, step, level, message)
+		SELECT $1, * FROM unnest($2::bigint[], $3::timestamptz[], $4::text[], $5::text[], $6::text[])`,
+		id, seqs, times, steps, levels, messages); err != nil {
+		return wrap("append log", err)
+	}
+	return wrap("append log", notifyIn(ctx, q, id, deploy.EventLog))
 }
 
 // StartRun implements the engine's Recorder: ENQUEUED → PENDING. PENDING
@@ -63,6 +96,9 @@ func (r *Recorder) StartRun(ctx context.Context, q dbos.Querier, id string, at t
 // before the next operation begins (it does not) or after it (the deploy
 // stops at the one after), never in between.
 func (r *Recorder) Advance(ctx context.Context, q dbos.Querier, done *deploy.Step, fx deploy.StepEffects, next *deploy.Step, o deploy.BeginOptions) (*deploy.Begun, error) {
+	if done != nil && !fx.InService && fx.Restore == nil && !o.ReadInService {
+		return advanceAtOnce(ctx, q, *done, fx, next, o)
+	}
 	id := ""
 	switch {
 	case done != nil:
@@ -146,6 +182,106 @@ func (r *Recorder) Advance(ctx context.Context, q dbos.Querier, done *deploy.Ste
 	return begun, wrap("record step", notifyIn(ctx, q, id, deploy.EventStep, deploy.EventDeployment))
 }
 
+// stepColumns are the columns of a step record, in the order putStep and
+// advanceAtOnce give them.
+const stepColumns = "deployment_id, name, pass, batch, target, kind, position, type, state, attempts, runs, started_at, finished_at, output, error"
+
+// stepUpsert is what a record written again keeps: a start (RUNNING) counts
+// a run; an end keeps the start's time and the highest attempt count.
+const stepUpsert = `ON CONFLICT (deployment_id, name, pass, batch, target, kind) DO UPDATE SET
+			state = EXCLUDED.state, position = EXCLUDED.position, type = EXCLUDED.type,
+			attempts = GREATEST(s.attempts, EXCLUDED.attempts),
+			runs = CASE WHEN EXCLUDED.state = 'RUNNING' THEN s.runs + 1 ELSE s.runs END,
+			started_at = COALESCE(s.started_at, EXCLUDED.started_at),
+			finished_at = EXCLUDED.finished_at, output = EXCLUDED.output, error = EXCLUDED.error`
+
+// advanceAtOnce is Advance in one statement, for the common case (no
+// change of the inventory, nothing to read): every operation of a deploy
+// pays for it.
+func advanceAtOnce(ctx context.Context, q dbos.Querier, done deploy.Step, fx deploy.StepEffects, next *deploy.Step, o deploy.BeginOptions) (*deploy.Begun, error) {
+	out, err := json.Marshal(nonNilMap(done.Output))
+	if err != nil {
+		return nil, fmt.Errorf("record step: %w", err)
+	}
+	var effective *string
+	if fx.Effective != nil {
+		b, err := json.Marshal(fx.Effective)
+		if err != nil {
+			return nil, fmt.Errorf("record step: %w", err)
+		}
+		e := string(b)
+		effective = &e
+	}
+	payloads := make([]string, 0, 2)
+	for _, k := range []deploy.EventKind{deploy.EventStep, deploy.EventDeployment} {
+		b, err := json.Marshal(deploy.Event{Kind: k, DeploymentID: done.DeploymentID})
+		if err != nil {
+			return nil, err
+		}
+		payloads = append(payloads, string(b))
+	}
+	dk := done.Key()
+	var nk deploy.StepKey
+	var nextPos int
+	var nextType string
+	var nextStart *time.Time
+	if next != nil {
+		nk, nextPos, nextType, nextStart = next.Key(), next.Position, stepType(next.Type), microPtr(next.StartedAt)
+	}
+	var cancelled bool
+	var notified int
+	err = q.QueryRow(ctx, `WITH done AS (
+			INSERT INTO manent.deployment_steps AS s (`+stepColumns+`)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15)
+			`+stepUpsert+`
+			RETURNING 1
+		), before AS (
+			SELECT cancel_requested FROM manent.deployments WHERE id = $1 FOR UPDATE
+		), upd AS (
+			UPDATE manent.deployments AS d SET
+				current_step = CASE
+					WHEN $16::text <> '' AND NOT (before.cancel_requested AND $20::bool) THEN $16::text
+					WHEN d.current_step = $21::text THEN '' ELSE d.current_step END,
+				effective = COALESCE($17::jsonb, d.effective),
+				sha256 = CASE WHEN $18::text = '' THEN d.sha256 ELSE $18::text END,
+				rollback = CASE WHEN $19::text = '' THEN d.rollback ELSE $19::text END,
+				updated_at = now()
+			FROM before WHERE d.id = $1
+			RETURNING before.cancel_requested AS cancelled
+		), nxt AS (
+			INSERT INTO manent.deployment_steps AS s (`+stepColumns+`)
+			SELECT $1, $22::text, $23::int, $24::int, $25::text, $26::text, $27::int, $28::text, 'RUNNING', 0, 1,
+				$29::timestamptz, NULL, '{}'::jsonb, ''
+			FROM upd WHERE $22::text <> '' AND NOT (upd.cancelled AND $20::bool)
+			`+stepUpsert+`
+			RETURNING 1
+		), n AS (
+			SELECT pg_notify($30, p) FROM unnest($31::text[]) AS p
+		)
+		SELECT upd.cancelled, (SELECT count(*) FROM n) + (SELECT count(*) FROM nxt) + (SELECT count(*) FROM done) FROM upd`,
+		done.DeploymentID, dk.Step, dk.Pass, dk.Batch, dk.Target, string(dk.Kind), done.Position, stepType(done.Type),
+		string(done.State), done.Attempts, max(done.Runs, 1), microPtr(done.StartedAt), microPtr(done.FinishedAt), string(out), done.Error,
+		nextName(next), effective, fx.SHA256, fx.Rollback, o.HonourCancel, dk.Name(),
+		nk.Step, nk.Pass, nk.Batch, nk.Target, string(nk.Kind), nextPos, nextType, nextStart,
+		Channel, payloads).Scan(&cancelled, &notified)
+	switch {
+	case errors.Is(err, dbos.ErrNoRows), isForeignKeyViolation(err):
+		return nil, notFound(done.DeploymentID)
+	case err != nil:
+		return nil, wrap("record step", err)
+	case next == nil:
+		return nil, nil
+	}
+	return &deploy.Begun{Cancelled: cancelled && o.HonourCancel}, nil
+}
+
+func nextName(next *deploy.Step) string {
+	if next == nil {
+		return ""
+	}
+	return next.Key().Name()
+}
+
 // putStep writes the record of an operation: a start (RUNNING) counts a
 // run; an end keeps the start's time and the highest attempt count.
 func putStep(ctx context.Context, q dbos.Querier, s deploy.Step) error {
@@ -154,15 +290,9 @@ func putStep(ctx context.Context, q dbos.Querier, s deploy.Step) error {
 		return fmt.Errorf("record step: %w", err)
 	}
 	key := s.Key()
-	_, err = q.Exec(ctx, `INSERT INTO manent.deployment_steps AS s
-			(deployment_id, name, pass, batch, target, kind, position, type, state, attempts, runs, started_at, finished_at, output, error)
+	_, err = q.Exec(ctx, `INSERT INTO manent.deployment_steps AS s (`+stepColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15)
-		ON CONFLICT (deployment_id, name, pass, batch, target, kind) DO UPDATE SET
-			state = EXCLUDED.state, position = EXCLUDED.position, type = EXCLUDED.type,
-			attempts = GREATEST(s.attempts, EXCLUDED.attempts),
-			runs = CASE WHEN EXCLUDED.state = 'RUNNING' THEN s.runs + 1 ELSE s.runs END,
-			started_at = COALESCE(s.started_at, EXCLUDED.started_at),
-			finished_at = EXCLUDED.finished_at, output = EXCLUDED.output, error = EXCLUDED.error`,
+		`+stepUpsert,
 		s.DeploymentID, key.Step, key.Pass, key.Batch, key.Target, string(key.Kind), s.Position, stepType(s.Type),
 		string(s.State), s.Attempts, max(s.Runs, 1), microPtr(s.StartedAt), microPtr(s.FinishedAt), string(out), s.Error)
 	if isForeignKeyViolation(err) {

@@ -27,7 +27,21 @@ const environments = {
   viewer: "block/viewer",
   broken: "missing", // a 404: post-test fails at once, the deploy ends ERROR
   prod: "delay", // the approvals spec: examples/ governs it (approval, promotion from staging)
+  rollback: "switch/rollback", // healthy until the rollback spec breaks it; automatic rollback on
 };
+
+/** What the environment configuration of some environments adds to plugin, targets and health. */
+const environmentExtras = {
+  rollback: "rollback: {enabled: true, on: [post-test, activation]}\n",
+};
+
+/** Descriptors beyond deploys/<environment>.yml (version 1.0.0): name → [environment, version]. */
+const extraDeploys = {
+  "rollback-1.1.0": ["rollback", "1.1.0"],
+};
+
+const descriptorText = (/** @type {string} */ env, /** @type {string} */ version) =>
+  `apiVersion: manent/v1\napplication: hello\nenvironment: ${env}\ndescription: Playwright spec deploy\nartifact:\n  type: application\n  name: hello\n  version: ${version}\n  source: file:hello-1.0.0.tar.gz\n`;
 
 /** The applications of examples/releases/shop.yml (all in staging) and their health check. */
 const shopEnvironments = {
@@ -114,12 +128,15 @@ function workspace(healthURL) {
     const target = path.join(work, "targets", "hello", env);
     fs.writeFileSync(
       path.join(envDir, `${env}.yml`),
-      `# Written by e2e/playwright/lib/harness.mjs\nplugin: local\ntargets:\n  - path: ${target}\nhealth:\n  - {url: "${healthURL}/${check}", timeout: 4m}\n`,
+      `# Written by e2e/playwright/lib/harness.mjs\nplugin: local\ntargets:\n  - path: ${target}\nhealth:\n  - {url: "${healthURL}/${check}", timeout: 4m}\n` +
+        (environmentExtras[/** @type {keyof typeof environmentExtras} */ (env)] ?? ""),
     );
-    fs.writeFileSync(
-      path.join(work, "deploys", `${env}.yml`),
-      `apiVersion: manent/v1\napplication: hello\nenvironment: ${env}\ndescription: Playwright spec deploy\nartifact:\n  type: application\n  name: hello\n  version: 1.0.0\n  source: file:hello-1.0.0.tar.gz\n`,
-    );
+    fs.writeFileSync(path.join(work, "deploys", `${env}.yml`), descriptorText(env, "1.0.0"));
+  }
+  // The same artifact under another version: the local plugin unpacks it
+  // into releases/<version>.
+  for (const [name, [env, version]] of Object.entries(extraDeploys)) {
+    fs.writeFileSync(path.join(work, "deploys", `${name}.yml`), descriptorText(env, version));
   }
   // The shop release (examples/releases/shop.yml): its environments with
   // targets in this copy, db held in post-test until the releases spec
@@ -234,13 +251,18 @@ export async function cli(token, ...args) {
   });
 }
 
+/** The directory the local plugin deploys hello to in one of the test environments. */
+export const targetDir = (/** @type {keyof typeof environments} */ environment) => path.join(state().work, "targets", "hello", environment);
+
 /**
  * Submits the deploy of hello to one of the test environments with the CLI
- * (--no-wait) and returns its ID.
+ * (--no-wait) and returns its ID; descriptor names another descriptor of
+ * the harness (deploys/<descriptor>.yml).
  * @param {keyof typeof environments} environment
+ * @param {keyof typeof extraDeploys | undefined} [descriptor]
  */
-export async function submit(environment, token = "demo-ci") {
-  const file = path.join(state().work, "deploys", `${environment}.yml`);
+export async function submit(environment, token = "demo-ci", descriptor = undefined) {
+  const file = path.join(state().work, "deploys", `${descriptor ?? environment}.yml`);
   const r = await cli(token, "deploy", "-f", file, "--no-wait", "-o", "json");
   if (r.code !== 0) throw new Error(`manent deploy exited ${r.code}:\n${r.stdout}\n${r.stderr}`);
   const status = JSON.parse(r.stdout.slice(r.stdout.indexOf("{")));

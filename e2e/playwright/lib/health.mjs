@@ -2,11 +2,15 @@
 // A loopback HTTP server that the test environments use as their health
 // endpoint: /delay answers after a pause (so a deploy's progress can be
 // seen), /block/<name> holds every request until the spec releases <name>
-// (a deploy that stays in its post-test step until then).
+// (a deploy that stays in its post-test step until then), /switch/<name>
+// answers 200 until the spec breaks <name>, then 404 (a permanent failure:
+// post-test fails at once, without retries).
 import http from "node:http";
 
-/** @returns {Promise<{url: string, release(name: string): void, hits(name: string): number, close(): Promise<void>}>} */
+/** @returns {Promise<{url: string, release(name: string): void, hits(name: string): number, breakSwitch(name: string): void, close(): Promise<void>}>} */
 export async function startHealthServer({ delayMs = 1500 } = {}) {
+  /** @type {Set<string>} */
+  const broken = new Set();
   /** @type {Map<string, {released: boolean, waiting: Set<() => void>, hits: number}>} */
   const blocks = new Map();
   const block = (/** @type {string} */ name) => {
@@ -36,6 +40,8 @@ export async function startHealthServer({ delayMs = 1500 } = {}) {
       res.on("close", () => b.waiting.delete(done));
       return;
     }
+    const sw = path.match(/^\/switch\/([a-z0-9-]+)$/);
+    if (sw && !broken.has(sw[1] ?? "")) return ok(res);
     res.writeHead(404).end();
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(undefined)));
@@ -50,6 +56,9 @@ export async function startHealthServer({ delayMs = 1500 } = {}) {
       b.waiting.clear();
     },
     hits: (name) => block(name).hits,
+    breakSwitch(name) {
+      broken.add(name);
+    },
     async close() {
       for (const b of blocks.values()) for (const done of b.waiting) done();
       server.closeAllConnections();

@@ -41,6 +41,19 @@ describe("StateBadge", () => {
     expect(screen.getByText("Skipped")).toHaveAttribute("data-tone", "neutral");
   });
 
+  it.each([
+    ["RUNNING", "Rolling back", "running"],
+    ["COMPLETED", "Rollback completed", "success"],
+    ["FAILED", "Rollback failed", "danger"],
+    ["NOT_NEEDED", "No rollback needed", "neutral"],
+    ["DISABLED", "Rollback disabled", "neutral"],
+  ] as const)("names the rollback outcome %s on its own", (state, label, tone) => {
+    render(<StateBadge state={state} kind="rollback" />);
+    const badge = screen.getByText(label);
+    expect(badge).toHaveAttribute("data-tone", tone);
+    expect(badge).toHaveAttribute("data-state", state);
+  });
+
   it("classifies final and failed states as the spec does", () => {
     expect(failedStates.sort()).toEqual(["DEPENDENCY_FAILED", "ERROR", "EXPIRED", "MAX_RECOVERY_ATTEMPTS_EXCEEDED", "REJECTED"]);
     expect(isFinal("CANCELLED")).toBe(true);

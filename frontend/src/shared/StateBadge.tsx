@@ -1,11 +1,24 @@
-import type { DeploymentState, StepState } from "../gql/graphql";
-import { deploymentStateInfo, stepStateInfo } from "./states";
+import type { DeploymentState, RollbackState, StepState } from "../gql/graphql";
+import { deploymentStateInfo, rollbackStateInfo, stepStateInfo } from "./states";
 
-export interface StateBadgeProps {
-  state: DeploymentState | StepState;
+export type StateBadgeProps =
+  | { state: DeploymentState; kind?: "deployment"; size?: BadgeSize }
   /** Steps have their own vocabulary (RUNNING, SKIPPED, ...). */
-  kind?: "deployment" | "step";
-  size?: "small" | "normal" | "large";
+  | { state: StepState; kind: "step"; size?: BadgeSize }
+  /** The outcome of an automatic rollback (COMPLETED, DISABLED, ...). */
+  | { state: RollbackState; kind: "rollback"; size?: BadgeSize };
+
+type BadgeSize = "small" | "normal" | "large";
+
+function infoOf(p: StateBadgeProps) {
+  switch (p.kind) {
+    case "step":
+      return stepStateInfo(p.state);
+    case "rollback":
+      return rollbackStateInfo(p.state);
+    default:
+      return deploymentStateInfo(p.state);
+  }
 }
 
 /**
@@ -14,8 +27,9 @@ export interface StateBadgeProps {
  * readers. The raw state name stays available as data and in the tooltip,
  * as the CLI prints it.
  */
-export function StateBadge({ state, kind = "deployment", size = "normal" }: StateBadgeProps) {
-  const info = kind === "step" ? stepStateInfo(state as StepState) : deploymentStateInfo(state as DeploymentState);
+export function StateBadge(props: StateBadgeProps) {
+  const { state, size = "normal" } = props;
+  const info = infoOf(props);
   const live = info.tone === "running";
   return (
     <span

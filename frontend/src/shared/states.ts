@@ -1,4 +1,4 @@
-import type { DeploymentState, StepState } from "../gql/graphql";
+import type { DeploymentState, RollbackState, StepState } from "../gql/graphql";
 
 /** The colour family a state is drawn in; the wall and the badges share it. */
 export type Tone = "running" | "waiting" | "success" | "danger" | "neutral";
@@ -41,6 +41,15 @@ const stepStates: Record<StepState, StateInfo> = {
   CANCELLED: { label: "Cancelled", tone: "neutral", description: "cancelled", final: true },
 };
 
+/** The outcome of a deploy's automatic rollback: its labels stand alone (a matrix cell, a badge beside a deploy's ERROR). */
+const rollbackStates: Record<RollbackState, StateInfo> = {
+  RUNNING: { label: "Rolling back", tone: "running", description: "the compensations are running", final: false },
+  COMPLETED: { label: "Rollback completed", tone: "success", description: "every compensation succeeded: the targets are back at their checkpoints", final: true },
+  FAILED: { label: "Rollback failed", tone: "danger", description: "a compensation failed and the rollback stopped there", final: true },
+  NOT_NEEDED: { label: "No rollback needed", tone: "neutral", description: "the deploy succeeded, was cancelled, or failed in a step its policy does not roll back for", final: true },
+  DISABLED: { label: "Rollback disabled", tone: "neutral", description: "the deploy failed and its rollback policy is off", final: true },
+};
+
 export const allDeploymentStates = Object.keys(deploymentStates) as DeploymentState[];
 
 /** States that end a deploy badly: what the wall calls "failed". */
@@ -52,6 +61,10 @@ export function deploymentStateInfo(state: DeploymentState): StateInfo {
 
 export function stepStateInfo(state: StepState): StateInfo {
   return stepStates[state] ?? { label: state, tone: "neutral", description: state, final: false };
+}
+
+export function rollbackStateInfo(state: RollbackState): StateInfo {
+  return rollbackStates[state] ?? { label: state, tone: "neutral", description: state, final: false };
 }
 
 export function isFinal(state: DeploymentState): boolean {

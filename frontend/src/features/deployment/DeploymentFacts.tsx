@@ -2,6 +2,7 @@ import { useState } from "react";
 import type { DeploymentViewFragment } from "../../gql/graphql";
 import { elapsed, formatDuration } from "../../shared/format";
 import { Time, useNow } from "../../shared/time";
+import { policySummary } from "./rollback";
 import styles from "./DeploymentPage.module.css";
 
 function CopyValue({ value, label }: { value: string; label: string }) {
@@ -179,6 +180,8 @@ export function DeploymentFacts({ deployment: d }: { deployment: DeploymentViewF
               </dd>
             </>
           )}
+          <dt>Rollback</dt>
+          <dd>{policySummary(d.effective.rollback)}</dd>
           {(d.decision.rule || d.decision.requires.length > 0) && (
             <>
               <dt>Governance</dt>

@@ -16,6 +16,8 @@ import { Exports, WaitedOnBy, WaitsFor } from "./DeploymentChain";
 import { DeploymentFacts } from "./DeploymentFacts";
 import { emptyLive, liveReducer } from "./liveDeployment";
 import { LogViewer } from "./LogViewer";
+import { showsRollback } from "./rollback";
+import { RollbackPanel } from "./RollbackPanel";
 import { DependentsFeedSubscription, DeploymentLiveSubscription, DeploymentPageQuery } from "./queries";
 import { StepsTimeline } from "./StepsTimeline";
 import styles from "./DeploymentPage.module.css";
@@ -127,12 +129,15 @@ function DeploymentView({ id }: { id: string }) {
           <DeploymentFacts deployment={d} />
         </div>
         <div className={styles.main}>
-          <section className="m-card" aria-labelledby="steps-title">
-            <h2 id="steps-title" className={styles.cardTitle}>
-              Steps
-            </h2>
-            <StepsTimeline plan={d.plan.steps} steps={d.steps} currentStep={d.currentStep} />
-          </section>
+          <div className={styles.pipeline}>
+            <section className="m-card" aria-labelledby="steps-title">
+              <h2 id="steps-title" className={styles.cardTitle}>
+                Steps
+              </h2>
+              <StepsTimeline plan={d.plan.steps} steps={d.steps} currentStep={d.currentStep} />
+            </section>
+            {d.rollback && showsRollback(d.state, d.rollback) && <RollbackPanel rollback={d.rollback} policy={d.effective.rollback} />}
+          </div>
           <section className="m-card" aria-labelledby="log-title">
             <h2 id="log-title" className={styles.cardTitle}>
               Log

@@ -1,3 +1,4 @@
+import type { StepKind } from "../../gql/graphql";
 import { StateBadge } from "../../shared/StateBadge";
 import { formatDuration } from "../../shared/format";
 import { formatAbsolute, formatClock, useNow } from "../../shared/time";
@@ -9,16 +10,27 @@ export interface StepsTimelineProps {
   steps: StepLike[];
   /** The step the worker is on, as the deploy reports it. */
   currentStep?: string | null | undefined;
+  /** The list's accessible name. */
+  label?: string;
+  /** What to say when there is nothing to list. */
+  empty?: string;
 }
 
+/** Why a checkpoint is there, for its tooltip. */
+const kindNotes: Partial<Record<StepKind, string>> = {
+  CHECKPOINT: "Records what the automatic rollback would go back to; changes nothing on the targets",
+  ROLLBACK: "Compensation run by the automatic rollback",
+};
+
 /**
- * The steps of a deploy in order: state, duration, attempts, start time, a
- * bar placing the step in the deploy's run, its outputs and its error.
+ * The operations of a deploy in order: state, duration, attempts, start
+ * time, a bar placing the operation in the deploy's run, its outputs and its
+ * error. Checkpoints show between the steps they precede.
  */
-export function StepsTimeline({ plan, steps, currentStep }: StepsTimelineProps) {
+export function StepsTimeline({ plan, steps, currentStep, label = "Steps", empty = "No steps planned." }: StepsTimelineProps) {
   const now = useNow();
   const rows = timelineRows(plan, steps);
-  if (rows.length === 0) return <p className="m-muted">No steps planned.</p>;
+  if (rows.length === 0) return <p className="m-muted">{empty}</p>;
 
   const starts = rows.map((r) => (r.startedAt ? Date.parse(r.startedAt) : NaN)).filter((t) => !Number.isNaN(t));
   const origin = starts.length ? Math.min(...starts) : null;
@@ -26,7 +38,7 @@ export function StepsTimeline({ plan, steps, currentStep }: StepsTimelineProps) 
   const span = origin !== null && ends.length ? Math.max(1, Math.max(...ends) - origin) : null;
 
   return (
-    <ol className={styles.timeline} aria-label="Steps">
+    <ol className={styles.timeline} aria-label={label}>
       {rows.map((row) => {
         const duration = stepDuration(row, now);
         const start = row.startedAt ? Date.parse(row.startedAt) : NaN;
@@ -36,10 +48,12 @@ export function StepsTimeline({ plan, steps, currentStep }: StepsTimelineProps) 
             : null;
         const current = row.name === currentStep && row.state === "RUNNING";
         return (
-          <li key={row.name} className={styles.step} data-state={row.state} aria-current={current ? "step" : undefined}>
+          <li key={row.name} className={styles.step} data-state={row.state} data-kind={row.kind} aria-current={current ? "step" : undefined}>
             <div className={styles.head}>
               <StateBadge state={row.state} kind="step" size="small" />
-              <span className={styles.name}>{row.name}</span>
+              <span className={styles.name} title={kindNotes[row.kind]}>
+                {row.name}
+              </span>
               {row.type !== row.name && row.type !== "standard" && <span className={`${styles.type} m-muted`}>{row.type}</span>}
               <span className={styles.meta}>
                 {row.attempts > 1 && (

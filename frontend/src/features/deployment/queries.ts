@@ -48,6 +48,10 @@ export const DeploymentViewFragment = graphql(`
       secretNames
       configSource
       configRevision
+      rollback {
+        enabled
+        on
+      }
     }
     decision {
       rule
@@ -97,20 +101,37 @@ export const DeploymentViewFragment = graphql(`
     canCancel
     canApprove
     steps {
-      name
-      position
-      type
-      state
-      attempts
-      startedAt
-      finishedAt
-      durationMs
-      output {
-        key
-        value
-      }
-      error
+      ...StepView
     }
+    rollback {
+      state
+      steps {
+        ...StepView
+      }
+    }
+  }
+`);
+
+/** One operation: a step's run, the checkpoint before it, or a compensation of the rollback. */
+export const StepViewFragment = graphql(`
+  fragment StepView on Step {
+    name
+    kind
+    pass
+    batch
+    target
+    position
+    type
+    state
+    attempts
+    startedAt
+    finishedAt
+    durationMs
+    output {
+      key
+      value
+    }
+    error
   }
 `);
 

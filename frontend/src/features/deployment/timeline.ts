@@ -1,4 +1,4 @@
-import type { StepState } from "../../gql/graphql";
+import type { StepKind, StepState } from "../../gql/graphql";
 
 export interface PlannedStepLike {
   name: string;
@@ -8,6 +8,7 @@ export interface PlannedStepLike {
 
 export interface StepLike {
   name: string;
+  kind: StepKind;
   position: number;
   type: string;
   state: StepState;
@@ -20,42 +21,20 @@ export interface StepLike {
 }
 
 export interface TimelineRow extends StepLike {
-  /** The most attempts the plan allows (retries + 1), when the step is planned. */
+  /** The most attempts the plan allows its step (retries + 1), for a run of a planned step. */
   maxAttempts: number | null;
-  /** Recorded by the worker (false: planned, not reached yet). */
-  recorded: boolean;
 }
 
 /**
- * The plan's steps in order, each with what the worker recorded of it, then
- * the recorded steps the plan does not name (checkpoints, compensations),
- * in the order they ran. The same merge as the status JSON of the CLI.
+ * The operations as the server lists them (its order is the status's:
+ * checkpoints before their steps, the planned steps not begun as PENDING),
+ * each run with the attempts its planned step allows.
  */
 export function timelineRows(plan: PlannedStepLike[], steps: StepLike[]): TimelineRow[] {
-  const recorded = new Map(steps.map((s) => [s.name, s]));
-  const planned = new Set(plan.map((p) => p.name));
-  const rows: TimelineRow[] = plan.map((p, i) => {
-    const s = recorded.get(p.name);
-    const maxAttempts = p.maxRetries + 1;
-    if (s) return { ...s, maxAttempts, recorded: true };
-    return {
-      name: p.name,
-      position: i,
-      type: p.type,
-      state: "PENDING",
-      attempts: 0,
-      startedAt: null,
-      finishedAt: null,
-      durationMs: null,
-      output: [],
-      error: null,
-      maxAttempts,
-      recorded: false,
-    };
+  return steps.map((s) => {
+    const planned = s.kind === "RUN" || s.kind === "DRY_RUN" ? plan[s.position] : undefined;
+    return { ...s, maxAttempts: planned ? planned.maxRetries + 1 : null };
   });
-  const extra = steps.filter((s) => !planned.has(s.name)).sort((a, b) => a.position - b.position);
-  for (const s of extra) rows.push({ ...s, maxAttempts: null, recorded: true });
-  return rows;
 }
 
 /** The duration of a step: the server's figure once finished, counted live while it runs. */

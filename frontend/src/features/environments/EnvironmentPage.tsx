@@ -1,17 +1,25 @@
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Link, useParams } from "react-router";
 import { useQuery } from "urql";
+import { useOnReconnect } from "../../shared/api/connection";
+import { useSubscriptionEvents } from "../../shared/api/live";
 import { ErrorMessage } from "../../shared/ErrorMessage";
 import { PageHeader } from "../../shared/Layout";
 import { Empty, Loading } from "../../shared/Placeholder";
+import { isFinal } from "../../shared/states";
 import { formatAbsolute, Time, useNow } from "../../shared/time";
 import { freezeHeadline, freezeState, upcomingWindows, windowLength, windowOrigin } from "./freezes";
-import { FreezeCalendarQuery } from "./queries";
+import { LastFailure, ReleaseInService } from "./Inventory";
+import { EnvironmentInventoryQuery, EnvironmentsFeedSubscription, FreezeCalendarQuery } from "./queries";
 import styles from "./EnvironmentsPage.module.css";
 
 const ranges = [7, 30, 90];
 
-/** The freeze calendar of one environment: what is frozen now, what is next, and the windows ahead. */
+/**
+ * One environment of an application: the release in service and the last
+ * failure (read again live when a deploy there ends), then its freeze
+ * calendar: what is frozen now, what is next, and the windows ahead.
+ */
 export function EnvironmentPage() {
   const { tenant = "", application = "", environment = "" } = useParams();
   const [days, setDays] = useState(30);
@@ -30,11 +38,13 @@ export function EnvironmentPage() {
         title={`${application} → ${environment}`}
         subtitle={
           <>
-            Freeze calendar of tenant <strong>{tenant}</strong>: no deploy runs in a window without a freeze override.{" "}
+            Tenant <strong>{tenant}</strong>: the release in service, the last failure, and the freeze calendar (no deploy runs in a window without a
+            freeze override).{" "}
             <Link to="/environments">All environments</Link>
           </>
         }
       />
+      <InService tenant={tenant} application={application} environment={environment} />
       {result.error && <ErrorMessage error={result.error} context="Loading the freeze calendar" onRetry={() => refetch({ requestPolicy: "network-only" })} />}
       {!cal && !result.error && <Loading label="Loading the freeze calendar…" />}
       {cal && state && (
@@ -115,5 +125,41 @@ export function EnvironmentPage() {
         </>
       )}
     </>
+  );
+}
+
+/** The release in service and the last failure of the environment, from the inventory. */
+function InService({ tenant, application, environment }: { tenant: string; application: string; environment: string }) {
+  const [result, refetch] = useQuery({ query: EnvironmentInventoryQuery });
+  const refresh = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(refresh.current), []);
+  useSubscriptionEvents(EnvironmentsFeedSubscription, {}, (data) => {
+    const d = data.activity.deployment;
+    if (!isFinal(d.state) || d.tenant !== tenant || d.application !== application || d.environment !== environment) return;
+    // A deploy that ends here may have changed what is in service or failed.
+    clearTimeout(refresh.current);
+    refresh.current = setTimeout(() => refetch({ requestPolicy: "network-only" }), 250);
+  });
+  useOnReconnect(() => refetch({ requestPolicy: "network-only" }));
+
+  const entry = result.data?.inventory.find((e) => e.tenant === tenant && e.application === application && e.environment === environment);
+  return (
+    <section className={`m-card m-card-pad ${styles.inServiceCard}`} aria-labelledby="in-service-title">
+      <h2 id="in-service-title" className={styles.cardHeading}>
+        In service
+      </h2>
+      {result.error ? (
+        <ErrorMessage error={result.error} context="Loading the release in service" onRetry={() => refetch({ requestPolicy: "network-only" })} />
+      ) : !result.data ? (
+        <Loading label="Loading the release in service…" />
+      ) : (
+        <div className={styles.inService}>
+          <div>
+            <ReleaseInService entry={entry} />
+          </div>
+          {entry?.lastFailure && <LastFailure failure={entry.lastFailure} detailed />}
+        </div>
+      )}
+    </section>
   );
 }

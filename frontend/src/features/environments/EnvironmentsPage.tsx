@@ -5,13 +5,12 @@ import type { InFlightFragment } from "../../gql/graphql";
 import { useOnReconnect } from "../../shared/api/connection";
 import { useSubscriptionEvents } from "../../shared/api/live";
 import { ErrorMessage } from "../../shared/ErrorMessage";
-import { shortSha } from "../../shared/format";
 import { PageHeader } from "../../shared/Layout";
 import { Empty, Loading } from "../../shared/Placeholder";
 import { StateBadge } from "../../shared/StateBadge";
 import { isFinal } from "../../shared/states";
-import { Time } from "../../shared/time";
 import { FreezeNote } from "./FreezeNote";
+import { LastFailure, ReleaseInService } from "./Inventory";
 import { buildMatrix, cellKey } from "./matrix";
 import { EnvironmentsFeedSubscription, EnvironmentsPageQuery } from "./queries";
 import styles from "./EnvironmentsPage.module.css";
@@ -59,13 +58,16 @@ export function EnvironmentsPage() {
 
   return (
     <>
-      <PageHeader title="Environments" subtitle="The release in service of every application in every environment, updated live, and the freezes in force or coming." />
+      <PageHeader
+        title="Environments"
+        subtitle="The release in service of every application in every environment and its last failure, updated live, and the freezes in force or coming."
+      />
       {result.error && <ErrorMessage error={result.error} context="Loading the environments" onRetry={() => refetch({ requestPolicy: "network-only" })} />}
       {!matrix ? (
         !result.error && <Loading label="Loading the environments…" />
       ) : matrix.tenants.length === 0 ? (
         <div className="m-card">
-          <Empty title="No release in service yet.">An application appears here after its first successful deploy.</Empty>
+          <Empty title="No release in service yet.">An application appears here after its first deploy that succeeds or fails.</Empty>
         </div>
       ) : (
         <div className={`m-card m-table-wrap ${styles.wrap}`}>
@@ -100,23 +102,8 @@ export function EnvironmentsPage() {
                       const moving = inFlight.get(cellKey(tenant, app, env));
                       return (
                         <td key={env} className={styles.cell} data-environment={env}>
-                          {entry ? (
-                            <>
-                              <Link
-                                to={`/deployments/${encodeURIComponent(entry.deploymentId)}`}
-                                className={styles.version}
-                                title={entry.sha256 ? `sha256 ${entry.sha256}` : undefined}
-                              >
-                                {entry.artifact.version}
-                              </Link>
-                              <div className={styles.when}>
-                                <Time iso={entry.deployedAt} /> <span className="m-muted">by</span> <span className="m-mono">{entry.deployedBy}</span>
-                              </div>
-                              {entry.sha256 && <div className={`m-mono m-muted ${styles.sha}`}>{shortSha(entry.sha256)}</div>}
-                            </>
-                          ) : (
-                            <span className="m-muted">not deployed</span>
-                          )}
+                          <ReleaseInService entry={entry} />
+                          {entry?.lastFailure && <LastFailure failure={entry.lastFailure} />}
                           {moving && (
                             <Link to={`/deployments/${encodeURIComponent(moving.id)}`} className={styles.moving}>
                               <StateBadge state={moving.state} size="small" /> {moving.artifact.version}

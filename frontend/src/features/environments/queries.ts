@@ -1,22 +1,45 @@
 import { graphql } from "../../gql";
 
+/** An application in an environment: its release in service (null fields when none) and its last failure. */
+export const InventoryCellFragment = graphql(`
+  fragment InventoryCell on InventoryEntry {
+    tenant
+    application
+    environment
+    deploymentId
+    artifact {
+      name
+      version
+    }
+    sha256
+    deployedAt
+    deployedBy
+    lastFailure {
+      deploymentId
+      step
+      error
+      finishedAt
+      rollback
+    }
+  }
+`);
+
 export const EnvironmentsPageQuery = graphql(`
   query EnvironmentsPage {
     inventory {
-      tenant
-      application
-      environment
-      deploymentId
-      artifact {
-        name
-        version
-      }
-      sha256
-      deployedAt
-      deployedBy
+      ...InventoryCell
     }
     activity(first: 200) {
       ...InFlight
+    }
+  }
+`);
+
+/** The inventory, read by one environment's page (the API lists every readable environment). */
+export const EnvironmentInventoryQuery = graphql(`
+  query EnvironmentInventory {
+    inventory {
+      ...InventoryCell
     }
   }
 `);

@@ -1,0 +1,162 @@
+import { act, render, screen, within } from "@testing-library/react";
+import { MemoryRouter, Route, Routes } from "react-router";
+import { describe, expect, it } from "vitest";
+import type { DeploymentViewFragment, StepViewFragment } from "../../gql/graphql";
+import { fakeApi } from "../../test/fakeApi";
+import { DeploymentPage } from "./DeploymentPage";
+
+function op(name: string, kind: StepViewFragment["kind"], position: number, state: StepViewFragment["state"], error: string | null = null): StepViewFragment {
+  const started = state === "PENDING" ? null : "2026-11-30T10:00:05Z";
+  return {
+    name,
+    kind,
+    pass: 0,
+    batch: 0,
+    target: null,
+    position,
+    type: "standard",
+    state,
+    attempts: state === "PENDING" ? 0 : 1,
+    startedAt: started,
+    finishedAt: state === "PENDING" || state === "RUNNING" ? null : "2026-11-30T10:00:06Z",
+    durationMs: started && state !== "RUNNING" ? 1000 : null,
+    output: [],
+    error,
+  };
+}
+
+const planned = (name: string) => ({ name, type: "standard", maxRetries: 1, timeoutSeconds: 60, mandatory: true });
+
+/** hello 1.1.0 to prod, whose post-test failed: rollback on, being decided. */
+function deployment(patch: Partial<DeploymentViewFragment>): DeploymentViewFragment {
+  return {
+    id: "hello-2",
+    tenant: "demo",
+    application: "hello",
+    environment: "prod",
+    state: "PENDING",
+    requester: "token:demo-ci",
+    createdAt: "2026-11-30T10:00:00Z",
+    startedAt: "2026-11-30T10:00:01Z",
+    finishedAt: null,
+    updatedAt: "2026-11-30T10:00:07Z",
+    dryRun: false,
+    release: null,
+    artifact: { type: "application", name: "hello", version: "1.1.0", source: "file:hello.tgz", pinnedSha256: null },
+    sha256: null,
+    labels: [],
+    plan: { steps: ["config", "deploy", "post-test", "activation"].map(planned) },
+    effective: {
+      plugin: "local",
+      targets: [],
+      healthChecks: [],
+      secretNames: [],
+      configSource: null,
+      configRevision: null,
+      rollback: { enabled: true, on: ["post-test", "activation"] },
+    },
+    decision: { rule: null, requires: [], reason: null, approvalsRequired: null, approvalGroups: null, change: null, freeze: null, promotionFrom: null, promotionSatisfiedBy: null },
+    approval: null,
+    after: null,
+    dependents: [],
+    exports: [],
+    currentStep: null,
+    error: null,
+    cancelRequested: false,
+    canCancel: false,
+    canApprove: false,
+    steps: [
+      op("config", "RUN", 0, "SUCCESS"),
+      op("checkpoint:deploy", "CHECKPOINT", 1, "SUCCESS"),
+      op("deploy", "RUN", 1, "SUCCESS"),
+      op("post-test", "RUN", 2, "ERROR", "health check http://127.0.0.1:9/h: 404 Not Found"),
+      op("activation", "RUN", 3, "PENDING"),
+    ],
+    rollback: null,
+    ...patch,
+  };
+}
+
+function renderPage(first: DeploymentViewFragment) {
+  const api = fakeApi({ DeploymentPage: () => ({ deployment: { ...first, logs: { lines: [], lastSeq: 0 } } }) });
+  render(
+    <MemoryRouter initialEntries={[`/deployments/${first.id}`]}>
+      <Routes>
+        <Route path="/deployments/:id" element={<DeploymentPage />} />
+      </Routes>
+    </MemoryRouter>,
+    { wrapper: api.wrapper },
+  );
+  const push = (d: DeploymentViewFragment) => act(() => api.push("DeploymentLive", { deploymentEvents: { kind: "state", deployment: d, logLines: [] } }));
+  return { api, push };
+}
+
+describe("DeploymentPage", () => {
+  it("shows the checkpoints in the timeline and follows the rollback live below it", async () => {
+    const { push } = renderPage(deployment({}));
+    const steps = await screen.findByRole("list", { name: "Steps" });
+    expect(within(steps).getAllByRole("listitem").map((li) => li.getAttribute("data-kind"))).toEqual(["RUN", "CHECKPOINT", "RUN", "RUN", "RUN"]);
+    expect(within(steps).getByText("checkpoint:deploy")).toBeInTheDocument();
+    // Nothing decided yet: no rollback panel; the policy is in the facts.
+    expect(screen.queryByRole("region", { name: "Rollback" })).toBeNull();
+    expect(screen.getByText("on failure of post-test, activation")).toBeInTheDocument();
+
+    push(
+      deployment({
+        updatedAt: "2026-11-30T10:00:08Z",
+        currentStep: "rollback:deploy",
+        rollback: { state: "RUNNING", steps: [op("rollback:deploy", "ROLLBACK", 500, "RUNNING")] },
+      }),
+    );
+    const panel = await screen.findByRole("region", { name: "Rollback" });
+    expect(within(panel).getByText("Rolling back")).toBeInTheDocument();
+    const compensations = within(panel).getByRole("list", { name: "Compensations" });
+    expect(within(compensations).getByRole("listitem")).toHaveTextContent("rollback:deploy");
+    expect(within(compensations).getByText("Running")).toBeInTheDocument();
+
+    push(
+      deployment({
+        state: "ERROR",
+        updatedAt: "2026-11-30T10:00:09Z",
+        finishedAt: "2026-11-30T10:00:09Z",
+        error: "step post-test failed",
+        rollback: { state: "COMPLETED", steps: [op("rollback:deploy", "ROLLBACK", 500, "SUCCESS")] },
+      }),
+    );
+    expect(await within(panel).findByText("Rollback completed")).toBeInTheDocument();
+    expect(within(panel).getByText(/back where the checkpoints found them/)).toBeInTheDocument();
+    expect(within(within(panel).getByRole("list", { name: "Compensations" })).getByText("Success")).toBeInTheDocument();
+    expect(screen.getByRole("alert")).toHaveTextContent("step post-test failed");
+  });
+
+  it("shows a failed compensation with its error", async () => {
+    renderPage(
+      deployment({
+        state: "ERROR",
+        error: "step post-test failed",
+        rollback: {
+          state: "FAILED",
+          steps: [op("rollback:activation", "ROLLBACK", 500, "SUCCESS"), op("rollback:deploy", "ROLLBACK", 501, "ERROR", "remove releases/1.1.0: permission denied")],
+        },
+      }),
+    );
+    const panel = await screen.findByRole("region", { name: "Rollback" });
+    expect(within(panel).getByText("Rollback failed")).toBeInTheDocument();
+    const items = within(within(panel).getByRole("list", { name: "Compensations" })).getAllByRole("listitem");
+    expect(items.map((li) => li.querySelector("span:nth-child(2)")?.textContent)).toEqual(["rollback:activation", "rollback:deploy"]);
+    expect(within(items[1]!).getByText(/permission denied/)).toBeInTheDocument();
+  });
+
+  it("says why nothing was undone when the policy is off, and says nothing for a success", async () => {
+    renderPage(deployment({ state: "ERROR", error: "step post-test failed", rollback: { state: "DISABLED", steps: [] } }));
+    const panel = await screen.findByRole("region", { name: "Rollback" });
+    expect(within(panel).getByText("Rollback disabled")).toBeInTheDocument();
+    expect(within(panel).queryByRole("list")).toBeNull();
+  });
+
+  it("has no rollback panel for a success that needed none", async () => {
+    renderPage(deployment({ state: "SUCCESS", rollback: { state: "NOT_NEEDED", steps: [] } }));
+    await screen.findByRole("list", { name: "Steps" });
+    expect(screen.queryByRole("region", { name: "Rollback" })).toBeNull();
+  });
+});

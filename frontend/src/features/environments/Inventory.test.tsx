@@ -1,0 +1,140 @@
+import { act, render, screen, within } from "@testing-library/react";
+import { MemoryRouter, Route, Routes } from "react-router";
+import { describe, expect, it } from "vitest";
+import type { InFlightFragment, InventoryCellFragment } from "../../gql/graphql";
+import { fakeApi } from "../../test/fakeApi";
+import { EnvironmentPage } from "./EnvironmentPage";
+import { EnvironmentsPage } from "./EnvironmentsPage";
+
+const inService = (environment: string, patch: Partial<InventoryCellFragment> = {}): InventoryCellFragment => ({
+  tenant: "demo",
+  application: "hello",
+  environment,
+  deploymentId: `hello-${environment}-1`,
+  artifact: { name: "hello", version: "1.0.0" },
+  sha256: "9f86d081884c7d659a2feaa0c55ad015",
+  deployedAt: "2026-11-30T09:00:00Z",
+  deployedBy: "token:demo-ci",
+  lastFailure: null,
+  ...patch,
+});
+
+const nothingInService = (environment: string, failure: InventoryCellFragment["lastFailure"]): InventoryCellFragment => ({
+  ...inService(environment),
+  deploymentId: null,
+  artifact: null,
+  sha256: null,
+  deployedAt: null,
+  deployedBy: null,
+  lastFailure: failure,
+});
+
+const rolledBack: InventoryCellFragment["lastFailure"] = {
+  deploymentId: "hello-prod-2",
+  step: "post-test",
+  error: "health check http://127.0.0.1:9/h: 404 Not Found",
+  finishedAt: "2026-11-30T09:30:00Z",
+  rollback: "COMPLETED",
+};
+
+const noFreeze = () => ({ freezeCalendar: { from: "2026-11-30T00:00:00Z", to: "2026-12-30T00:00:00Z", windows: [] } });
+
+describe("EnvironmentsPage", () => {
+  it("shows the last failure beside the release in service, and an environment with nothing in service", async () => {
+    const api = fakeApi({
+      EnvironmentsPage: () => ({
+        inventory: [
+          inService("staging"),
+          inService("prod", { lastFailure: rolledBack }),
+          nothingInService("broken", { deploymentId: "hello-broken-1", step: "post-test", error: "404", finishedAt: "2026-11-30T09:40:00Z", rollback: "DISABLED" }),
+        ],
+        activity: [],
+      }),
+      FreezeCalendar: noFreeze,
+    });
+    render(
+      <MemoryRouter>
+        <EnvironmentsPage />
+      </MemoryRouter>,
+      { wrapper: api.wrapper },
+    );
+    const table = await screen.findByRole("table");
+    const cell = (env: string) => table.querySelector<HTMLElement>(`td[data-environment="${env}"]`)!;
+
+    expect(within(cell("staging")).getByRole("link", { name: "1.0.0" })).toHaveAttribute("href", "/deployments/hello-staging-1");
+    expect(within(cell("staging")).queryByRole("group", { name: "Last failure" })).toBeNull();
+
+    const prod = cell("prod");
+    expect(within(prod).getByRole("link", { name: "1.0.0" })).toHaveAttribute("href", "/deployments/hello-prod-1");
+    const failure = within(prod).getByRole("group", { name: "Last failure" });
+    expect(within(failure).getByRole("link", { name: "hello-prod-2" })).toHaveAttribute("href", "/deployments/hello-prod-2");
+    expect(failure).toHaveTextContent("failed in post-test");
+    expect(within(failure).getByText("Rollback completed")).toBeInTheDocument();
+    // The matrix keeps the error for the deploy's page.
+    expect(failure).not.toHaveTextContent("404 Not Found");
+
+    const broken = cell("broken");
+    expect(broken).toHaveTextContent("nothing in service");
+    expect(within(broken).getAllByRole("link").map((a) => a.textContent)).toEqual(["hello-broken-1"]);
+    expect(within(broken).getByText("Rollback disabled")).toBeInTheDocument();
+  });
+});
+
+describe("EnvironmentPage", () => {
+  function renderPage(entries: () => InventoryCellFragment[], environment: string) {
+    const api = fakeApi({ EnvironmentInventory: () => ({ inventory: entries() }), FreezeCalendar: noFreeze });
+    render(
+      <MemoryRouter initialEntries={[`/environments/demo/hello/${environment}`]}>
+        <Routes>
+          <Route path="/environments/:tenant/:application/:environment" element={<EnvironmentPage />} />
+        </Routes>
+      </MemoryRouter>,
+      { wrapper: api.wrapper },
+    );
+    return api;
+  }
+
+  it("shows the release in service and the last failure with its error, and reads them again when a deploy there ends", async () => {
+    let entries = [inService("prod"), inService("staging", { lastFailure: { ...rolledBack, deploymentId: "hello-staging-9" } })];
+    const api = renderPage(() => entries, "prod");
+    const section = await screen.findByRole("region", { name: "In service" });
+    expect(await within(section).findByRole("link", { name: "1.0.0" })).toHaveAttribute("href", "/deployments/hello-prod-1");
+    // Another environment's failure is not this one's.
+    expect(within(section).queryByRole("group", { name: "Last failure" })).toBeNull();
+
+    entries = [inService("prod", { lastFailure: rolledBack })];
+    const ended: InFlightFragment = {
+      id: "hello-prod-2",
+      tenant: "demo",
+      application: "hello",
+      environment: "prod",
+      state: "ERROR",
+      updatedAt: "2026-11-30T09:30:00Z",
+      currentStep: null,
+      artifact: { version: "1.1.0" },
+    };
+    act(() => api.push("EnvironmentsFeed", { activity: { kind: "state", deployment: ended } }));
+    const failure = await within(section).findByRole("group", { name: "Last failure" });
+    expect(within(failure).getByRole("link", { name: "hello-prod-2" })).toBeInTheDocument();
+    expect(failure).toHaveTextContent("failed in post-test");
+    expect(failure).toHaveTextContent("health check http://127.0.0.1:9/h: 404 Not Found");
+    expect(within(failure).getByText("Rollback completed")).toBeInTheDocument();
+    // The release in service is still the one before.
+    expect(within(section).getByRole("link", { name: "1.0.0" })).toBeInTheDocument();
+  });
+
+  it("copes with an environment with nothing in service, and one never deployed", async () => {
+    renderPage(() => [nothingInService("broken", { ...rolledBack, deploymentId: "hello-broken-1", rollback: null })], "broken");
+    const section = await screen.findByRole("region", { name: "In service" });
+    expect(await within(section).findByText("nothing in service")).toBeInTheDocument();
+    const failure = within(section).getByRole("group", { name: "Last failure" });
+    expect(within(failure).getByRole("link", { name: "hello-broken-1" })).toBeInTheDocument();
+    expect(within(failure).queryByText(/Rollback/)).toBeNull();
+  });
+
+  it("says so for an environment never deployed", async () => {
+    renderPage(() => [], "qa");
+    const section = await screen.findByRole("region", { name: "In service" });
+    expect(await within(section).findByText("not deployed")).toBeInTheDocument();
+  });
+});
