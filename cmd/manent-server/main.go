@@ -1,4 +1,3 @@
-// Command manent-server runs manent's API and workers: flags to server.Main.
 package main
 
 import (
