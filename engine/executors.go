@@ -81,9 +81,14 @@ func (e *Engine) watchFence(ctx context.Context) {
 }
 
 // heartbeat runs until ctx ends: heartbeats, and recovery passes when enabled.
+//
+// After a failed heartbeat (the database away), a worker waits a whole
+// executor_timeout of good heartbeats before it takes over anyone: every
+// worker was silent during the outage, and none of them is dead.
 func (e *Engine) heartbeat(ctx context.Context) {
 	t := time.NewTicker(e.cfg.Engine.HeartbeatInterval)
 	defer t.Stop()
+	healthySince := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
@@ -95,13 +100,14 @@ func (e *Engine) heartbeat(ctx context.Context) {
 			if ctx.Err() == nil {
 				e.log.Warn("heartbeat", "error", err)
 			}
+			healthySince = time.Now()
 			continue
 		}
 		if fenced {
 			e.tripFence()
 			return
 		}
-		if e.cfg.Engine.AutoRecovering() {
+		if e.cfg.Engine.AutoRecovering() && time.Since(healthySince) >= e.cfg.Engine.ExecutorTimeout {
 			if _, err := e.RecoverExecutors(ctx, nil, false); err != nil && ctx.Err() == nil {
 				e.log.Warn("recover dead executors", "error", err)
 			}

@@ -61,7 +61,7 @@ func (a *api) routes() http.Handler {
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("GET /readyz", a.readyz)
 	if a.demoTargets != "" {
-		mux.Handle("GET /demo/", http.StripPrefix("/demo/", http.FileServer(http.Dir(a.demoTargets))))
+		mux.Handle("GET /demo/", demoHandler(a.demoTargets))
 	}
 	mux.Handle("/", spaHandler(a.spa))
 	return mux
