@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbos-inc/dbos-transact-golang/dbos"
+
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/internal/postgres"
 )
@@ -171,5 +173,73 @@ func waitClosed(t *testing.T, ch <-chan deploy.Event) {
 		case <-deadline:
 			t.Fatal("channel not closed")
 		}
+	}
+}
+
+// Each write of the Recorder notifies, when its transaction commits, what
+// it changed.
+func TestRecorderNotifies(t *testing.T) {
+	f := newFixture(t)
+	ev := f.events()
+	step, dep, logs := deploy.EventStep, deploy.EventDeployment, deploy.EventLog
+	tests := []struct {
+		name  string
+		setup func(id string) // nil: a deploy started
+		write func(id string) error
+		want  []deploy.EventKind
+	}{
+		{"start", func(id string) { f.create(deployment(id, "staging")) }, func(id string) error {
+			return f.inTx(func(q dbos.Querier) error { _, err := f.rec.StartRun(f.ctx, q, id, time.Now()); return err })
+		}, []deploy.EventKind{dep}},
+		{"begin", nil, func(id string) error {
+			_, err := f.advance(nil, deploy.StepEffects{}, op(id, "config", deploy.StepRunning), deploy.BeginOptions{})
+			return err
+		}, []deploy.EventKind{step, dep}},
+		{"end", func(id string) { f.pending(id, id); f.begin(*op(id, "config", "")) }, func(id string) error {
+			_, err := f.advance(op(id, "config", deploy.StepSuccess), deploy.StepEffects{}, nil, deploy.BeginOptions{})
+			return err
+		}, []deploy.EventKind{step, dep}},
+		{"end in service", func(id string) { f.pending(id, id); f.begin(*op(id, "activation", "")) }, func(id string) error {
+			_, err := f.advance(op(id, "activation", deploy.StepSuccess), deploy.StepEffects{InService: true}, nil, deploy.BeginOptions{})
+			return err
+		}, []deploy.EventKind{step, dep}},
+		{"skip", nil, func(id string) error {
+			return f.inTx(func(q dbos.Querier) error {
+				return f.rec.SkipSteps(f.ctx, q, id, []deploy.Step{*op(id, "deploy", deploy.StepSkipped)})
+			})
+		}, []deploy.EventKind{step}},
+		{"log", nil, func(id string) error {
+			return f.inTx(func(q dbos.Querier) error {
+				return f.rec.AppendLog(f.ctx, q, id, []deploy.LogLine{{DeploymentID: id, Time: time.Now(), Message: "m"}})
+			})
+		}, []deploy.EventKind{logs}},
+		{"finish", nil, func(id string) error {
+			_, err := f.finishRun(deploy.Outcome{ID: id, State: deploy.StateSuccess})
+			return err
+		}, []deploy.EventKind{dep}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := "n-" + slug(tt.name)
+			if tt.setup != nil {
+				tt.setup(id)
+			} else {
+				f.pending(id, id)
+			}
+			sub := ev.Subscribe(f.ctx, id)
+			// Notifications arrive in the order of commits: once the
+			// sentinel is read, so are those of the setup.
+			sentinel := deploy.Event{Kind: "sentinel", DeploymentID: id}
+			if err := f.exec("SELECT pg_notify(?, ?)", postgres.Channel, `{"kind":"sentinel","id":"`+id+`"}`); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, sub, sentinel)
+			if err := tt.write(id); err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range tt.want {
+				waitFor(t, sub, deploy.Event{Kind: k, DeploymentID: id})
+			}
+		})
 	}
 }

@@ -125,11 +125,12 @@ func (s *Store) FailAbandoned(ctx context.Context, waitSuffix string) ([]string,
 				finished_at = now(), current_step = '', updated_at = now(),
 				error = CASE WHEN d.error <> '' THEN d.error ELSE ? END
 			FROM ?.workflow_status AS w
-			WHERE (w.workflow_uuid = d.id OR w.workflow_uuid = d.id || ?)
-			  AND w.status IN ('ERROR', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED') AND d.state IN (?)
+			WHERE ((w.workflow_uuid = d.id AND d.state IN (?)) OR (w.workflow_uuid = d.id || ? AND d.state IN (?)))
+			  AND w.status IN ('ERROR', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED')
 			RETURNING d.*`,
 			deploy.StateError, "the workflow failed for an internal reason: see the worker log",
-			bun.Ident(s.dbosSchema), waitSuffix, bun.List(deploy.EnteredFrom(deploy.StateError))).Scan(ctx, &rows)
+			bun.Ident(s.dbosSchema), bun.List([]deploy.State{deploy.StateEnqueued, deploy.StatePending}),
+			waitSuffix, bun.List(deploy.Waiting)).Scan(ctx, &rows)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}

@@ -92,6 +92,14 @@ func TestFinishRun(t *testing.T) {
 		}, o: deploy.Outcome{State: deploy.StateError, Error: "late", FailedStep: "deploy", InService: true},
 			want: deploy.Finished{}, state: deploy.StateSuccess,
 			audits: func(env string) []map[string]any { return []map[string]any{details(env, deploy.StateSuccess, nil)} }},
+		{name: "final once, the same state again", setup: func(id string) {
+			f.start(id)
+			f.finish(deploy.Outcome{ID: id, State: deploy.StateSuccess, SHA256: "first", FinishedAt: end})
+		}, o: deploy.Outcome{State: deploy.StateSuccess, SHA256: "second", InService: true, Exports: exports},
+			want: deploy.Finished{}, state: deploy.StateSuccess,
+			audits: func(env string) []map[string]any {
+				return []map[string]any{details(env, deploy.StateSuccess, map[string]any{"sha256": "first"})}
+			}},
 		{name: "cancelled meanwhile", setup: f.cancel, o: deploy.Outcome{State: deploy.StateError, Error: "boom", FailedStep: "config"},
 			want: deploy.Finished{}, state: deploy.StateCancelled, audits: func(string) []map[string]any { return nil }},
 		{name: "not a final state", o: deploy.Outcome{State: deploy.StatePending}, fails: true, state: deploy.StatePending,

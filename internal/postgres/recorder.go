@@ -57,6 +57,9 @@ func (r *Recorder) AppendLog(ctx context.Context, q dbos.Querier, id string, lin
 	seqs, times, steps, levels, messages := make([]int64, len(lines)), make([]time.Time, len(lines)),
 		make([]string, len(lines)), make([]string, len(lines)), make([]string, len(lines))
 	for i, l := range lines {
+		if l.Time.IsZero() {
+			l.Time = time.Now().UTC()
+		}
 		row := toLogRow(l, last-int64(len(lines))+int64(i)+1)
 		seqs[i], times[i], steps[i], levels[i], messages[i] = row.Seq, row.Time, row.Step, row.Level, row.Message
 	}
@@ -91,12 +94,12 @@ func (r *Recorder) StartRun(ctx context.Context, q dbos.Querier, id string, at t
 
 // Advance implements the engine's Recorder: the end of one operation and
 // the start of the next in as few statements as it takes, since every
-// operation of a deploy pays for them. The deploy's row is locked by the
-// first UPDATE, which also reads the cancel flag, so a cancel lands either
+// operation of a deploy pays for them. The deploy's row is locked (SELECT
+// ... FOR UPDATE) while the cancel flag is read, so a cancel lands either
 // before the next operation begins (it does not) or after it (the deploy
 // stops at the one after), never in between.
 func (r *Recorder) Advance(ctx context.Context, q dbos.Querier, done *deploy.Step, fx deploy.StepEffects, next *deploy.Step, o deploy.BeginOptions) (*deploy.Begun, error) {
-	if done != nil && !fx.InService && fx.Restore == nil && !o.ReadInService {
+	if done != nil && !fx.InService && fx.Restore == nil && !o.ReadInService && (next == nil || next.Key() != done.Key()) {
 		return advanceAtOnce(ctx, q, *done, fx, next, o)
 	}
 	id := ""
@@ -392,7 +395,11 @@ func (r *Recorder) FinishRun(ctx context.Context, q dbos.Querier, o deploy.Outco
 	if o.Rollback != "" {
 		details["rollback"] = o.Rollback
 	}
-	if err := insertAuditIn(ctx, q, o.Actor, auditFinish, o.ID, details); err != nil {
+	actor := o.Actor
+	if actor == "" {
+		actor = row.requester
+	}
+	if err := insertAuditIn(ctx, q, actor, auditFinish, o.ID, details); err != nil {
 		return deploy.Finished{}, err
 	}
 	if err := notifyIn(ctx, q, o.ID, deploy.EventDeployment); err != nil {

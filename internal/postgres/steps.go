@@ -30,7 +30,7 @@ func (s *Store) CountRun(ctx context.Context, id string, key deploy.StepKey) (in
 func (s *Store) steps(ctx context.Context, ids ...string) (map[string][]deploy.Step, error) {
 	var rows []stepRow
 	err := s.db.NewSelect().Model(&rows).Where("deployment_id IN (?)", bun.List(ids)).
-		OrderExpr("deployment_id, position, CASE kind WHEN 'checkpoint' THEN 0 ELSE 1 END, pass, batch, target, name").Scan(ctx)
+		OrderExpr("deployment_id, position, CASE kind WHEN 'checkpoint' THEN 0 WHEN 'rollback' THEN 2 ELSE 1 END, kind, pass, batch, target, name").Scan(ctx)
 	if err != nil {
 		return nil, wrap("get steps", err)
 	}

@@ -40,7 +40,7 @@ var (
 type StoreOption func(*Store)
 
 // WithDBOSSchema names the schema of DBOS's system tables (default "dbos"),
-// read by MarkRecoveryExceeded.
+// read by ExecutorWorkflows and FailAbandoned.
 func WithDBOSSchema(schema string) StoreOption {
 	return func(s *Store) { s.dbosSchema = schema }
 }
@@ -176,12 +176,14 @@ func (s *Store) CreateDeployment(ctx context.Context, d deploy.Deployment, enque
 	return &created, true, nil
 }
 
-// FinishDeployment implements deploy.Store. A deploy that already ended is
-// left as it is: the workflow's step that calls this may run again after a
-// crash, and must then change nothing.
+// FinishDeployment implements deploy.WaitStore, for the ends of a deploy
+// outside its run (a wait that ended it): it never puts a deploy in
+// service, and a SUCCESS is refused. A deploy that already ended is left as
+// it is: the workflow's step that calls this may run again after a crash,
+// and must then change nothing.
 func (s *Store) FinishDeployment(ctx context.Context, o deploy.Outcome) error {
-	if !o.State.Terminal() {
-		return fmt.Errorf("finish deployment %s: %s is not a final state", o.ID, o.State)
+	if !o.State.Terminal() || o.State == deploy.StateSuccess {
+		return fmt.Errorf("finish deployment %s: %s is not the end of a wait", o.ID, o.State)
 	}
 	var finishedAt *time.Time
 	if !o.FinishedAt.IsZero() {
@@ -210,11 +212,6 @@ func (s *Store) FinishDeployment(ctx context.Context, o deploy.Outcome) error {
 			return err
 		}
 		d := fromDeploymentRow(row)
-		if d.State == deploy.StateSuccess && !d.DryRun {
-			if err := upsertInventory(ctx, tx, d); err != nil {
-				return err
-			}
-		}
 		actor := o.Actor
 		if actor == "" {
 			actor = d.Requester
@@ -225,26 +222,6 @@ func (s *Store) FinishDeployment(ctx context.Context, o deploy.Outcome) error {
 		return notify(ctx, tx, deploy.EventDeployment, o.ID)
 	})
 	return wrap("finish deployment", err)
-}
-
-// upsertInventory makes d the current release of its environment, unless a
-// deploy that finished later already is.
-func upsertInventory(ctx context.Context, tx bun.Tx, d deploy.Deployment) error {
-	row := &inventoryRow{
-		Tenant: d.Tenant, Application: d.Application, Environment: d.Environment,
-		DeploymentID: d.ID, Artifact: d.Artifact, SHA256: d.SHA256,
-		DeployedAt: *d.FinishedAt, DeployedBy: d.Requester,
-	}
-	_, err := tx.NewInsert().Model(row).
-		On("CONFLICT (tenant, application, environment) DO UPDATE").
-		Set("deployment_id = EXCLUDED.deployment_id, artifact = EXCLUDED.artifact, sha256 = EXCLUDED.sha256").
-		Set("deployed_at = EXCLUDED.deployed_at, deployed_by = EXCLUDED.deployed_by").
-		Where("i.deployed_at <= EXCLUDED.deployed_at").
-		Exec(ctx)
-	if err != nil {
-		return wrap("update inventory", err)
-	}
-	return nil
 }
 
 func finishAudit(d deploy.Deployment, actor string) deploy.AuditEntry {
@@ -263,7 +240,7 @@ func finishAudit(d deploy.Deployment, actor string) deploy.AuditEntry {
 
 // RequestCancel implements deploy.Store. A deploy that has not started
 // (ENQUEUED, or waiting) is cancelled at once; a PENDING one is flagged and
-// stops at the start of its next step (see BeginStep).
+// stops at the start of its next step (see Recorder.Advance).
 func (s *Store) RequestCancel(ctx context.Context, id, actor string) (deploy.CancelResult, error) {
 	var res deploy.CancelResult
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {

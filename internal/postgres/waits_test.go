@@ -135,6 +135,7 @@ func TestFinishDeployment(t *testing.T) {
 			deploy.StateExpired, 1, ""},
 		// A re-run of the workflow step after a crash changes nothing.
 		{"again, with another outcome", deploy.Outcome{ID: "expired", State: deploy.StateError, Error: "late"}, deploy.StateExpired, 1, ""},
+		{"again, the same", deploy.Outcome{ID: "expired", State: deploy.StateExpired, Error: "later"}, deploy.StateExpired, 1, ""},
 		{"rejected", deploy.Outcome{ID: "rejected", State: deploy.StateRejected, Error: "rejected by bob"}, deploy.StateRejected, 1, ""},
 		{"dependency failed", deploy.Outcome{ID: "dep-failed", State: deploy.StateDependencyFailed}, deploy.StateDependencyFailed, 1, ""},
 		{"a failure of manent's own", deploy.Outcome{ID: "queued", State: deploy.StateError, Error: "internal"}, deploy.StateError, 1, ""},
