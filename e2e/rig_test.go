@@ -419,10 +419,15 @@ func (r *rig) waitLog(ctx context.Context, id string, match func(logEvent) bool)
 // in order.
 func journalLines(t *testing.T, target string) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(target, ".manent/journal"))
-	if err != nil {
+	if _, err := os.Stat(filepath.Join(target, ".manent/journal")); err != nil {
 		t.Fatalf("read target journal: %v", err)
 	}
+	return readJournal(target)
+}
+
+// readJournal is journalLines of a journal that may not exist yet.
+func readJournal(target string) []string {
+	b, _ := os.ReadFile(filepath.Join(target, ".manent/journal"))
 	var out []string
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		// time, operation, deploy, target, version

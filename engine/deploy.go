@@ -199,7 +199,12 @@ func (r *run) op(u unit) op {
 			if err != nil {
 				return steps.Result{}, err
 			}
-			return steps.Result{Checkpoint: &cp, Output: cp.Data}, nil
+			out := maps.Clone(cp.Data)
+			if u.key.Step == deploy.StepActivation {
+				// For a release's rollback after the deploy ended (undo.go).
+				out[inServiceKey] = r.inServiceBefore
+			}
+			return steps.Result{Checkpoint: &cp, Output: out}, nil
 		case deploy.KindDryRun:
 			return kind.DryRun(ctx, c)
 		}

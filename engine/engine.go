@@ -165,6 +165,7 @@ func (e *Engine) setupDBOS(ctx context.Context, url string) error {
 	dbos.RegisterWorkflow(c, e.waitWorkflow, dbos.WithWorkflowName(waitWorkflowName), noLimit)
 	dbos.RegisterWorkflow(c, e.releaseWorkflow, dbos.WithWorkflowName(releaseWorkflowName), noLimit)
 	dbos.RegisterWorkflow(c, e.scheduleWorkflow, dbos.WithWorkflowName(scheduleWorkflowName), noLimit)
+	dbos.RegisterWorkflow(c, e.undoWorkflow, dbos.WithWorkflowName(undoWorkflowName), noLimit)
 	// No concurrency limit on the wait queue: a waiting deploy costs a
 	// sleeping Recv.
 	if _, err := dbos.RegisterQueue(c, waitQueue,

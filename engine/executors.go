@@ -154,7 +154,7 @@ func (e *Engine) RecoverExecutors(ctx context.Context, executorIDs []string, for
 		rec := Recovered{ExecutorID: id, Workflows: []string{}}
 		for _, d := range deploys {
 			q := e.queueFor(d.Partition)
-			if d.Workflow != deployWorkflowName {
+			if !onDeployQueue(d.Workflow) {
 				// Waits, releases and schedules live on the wait queue.
 				q = waitQueue
 			}

@@ -21,6 +21,9 @@ const (
 	waitWorkflowName = "manent.wait"
 	// releaseWorkflowName follows a composite release; ID <release>:release.
 	releaseWorkflowName = "manent.release"
+	// undoWorkflowName compensates a deploy of a release that succeeded;
+	// ID <deploy>:undo, on the deploy's queue partition.
+	undoWorkflowName = "manent.undo"
 	// scheduleWorkflowName waits for one tick of a recurring schedule;
 	// ID <schedule>:schedule:<generation>[:<previous tick>].
 	scheduleWorkflowName = "manent.schedule"
@@ -36,6 +39,7 @@ const (
 	noQueue = "manent.none"
 
 	waitSuffix     = ":wait"
+	undoSuffix     = ":undo"
 	releaseSuffix  = ":release"
 	scheduleSuffix = ":schedule"
 
@@ -47,17 +51,21 @@ const (
 
 // workflowNames lists every workflow of manent, for the takeover of a dead
 // executor's workflows.
-var workflowNames = []string{deployWorkflowName, waitWorkflowName, releaseWorkflowName, scheduleWorkflowName}
+var workflowNames = []string{deployWorkflowName, waitWorkflowName, releaseWorkflowName, scheduleWorkflowName, undoWorkflowName}
+
+// onDeployQueue reports whether a workflow runs on a deploy queue (its
+// environment's partition) rather than on the wait queue.
+func onDeployQueue(workflow string) bool {
+	return workflow == deployWorkflowName || workflow == undoWorkflowName
+}
 
 // Names of the steps workflows record besides the plan's own (whose names
 // come from deploy.StepKey.Name).
 const (
-	stepStart         = "manent.start"
-	stepRecordPrefix  = "manent.record:"
-	stepFinish        = "manent.finish"
-	stepSkip          = "manent.skip"
-	stepRollbackState = "manent.rollback"
-	stepWake          = "manent.wake"
+	stepStart        = "manent.start"
+	stepRecordPrefix = "manent.record:"
+	stepFinish       = "manent.finish"
+	stepWake         = "manent.wake"
 
 	stepAfterEvaluate     = "manent.after.evaluate"
 	stepAtEvaluate        = "manent.schedule.at"
@@ -66,20 +74,22 @@ const (
 	stepWaitEnqueue       = "manent.wait.enqueue"
 	stepWaitFinish        = "manent.wait.finish"
 
-	stepReleaseQueue         = "manent.release.queue"
-	stepReleaseEvaluate      = "manent.release.evaluate"
-	stepReleaseStop          = "manent.release.stop"
-	stepReleaseFinish        = "manent.release.finish"
-	stepReleaseRollback      = "manent.release.rollback:"
-	stepReleaseRollbackEval  = "manent.release.rollback.evaluate"
-	stepReleaseRollbackSkip  = "manent.release.rollback.skip"
-	stepScheduleNext         = "manent.schedule.next"
-	stepScheduleReached      = "manent.schedule.reached"
-	stepScheduleTick         = "manent.schedule.tick"
-	stepChangeOpen           = "change:open"
-	stepChangeClose          = "change:close"
-	stepChangeRecordPrefix   = "manent.change.record:"
-	stepChangeCancelledClose = "manent.change.close-cancelled"
+	stepReleaseQueue          = "manent.release.queue"
+	stepReleaseEvaluate       = "manent.release.evaluate"
+	stepReleaseStop           = "manent.release.stop"
+	stepReleaseFinish         = "manent.release.finish"
+	stepReleaseRollback       = "manent.release.rollback:"
+	stepReleaseRollbackEval   = "manent.release.rollback.evaluate"
+	stepReleaseRollbackSkip   = "manent.release.rollback.skip"
+	stepReleaseRollbackUndone = "manent.release.rollback.undone"
+	stepScheduleNext          = "manent.schedule.next"
+	stepScheduleReached       = "manent.schedule.reached"
+	stepScheduleTick          = "manent.schedule.tick"
+	stepUndoPlan              = "manent.undo.plan"
+	stepUndoStart             = "manent.undo.start"
+	stepUndoFinish            = "manent.undo.finish"
+	stepChangeOpen            = "change:open"
+	stepChangeClose           = "change:close"
 )
 
 func waitWorkflowID(deployID string) string     { return deployID + waitSuffix }

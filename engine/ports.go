@@ -42,6 +42,9 @@ type Recorder interface {
 	// SkipSteps records planned operations that will not run (SKIPPED or
 	// CANCELLED), leaving those that ended as they are.
 	SkipSteps(ctx context.Context, q dbos.Querier, id string, steps []deploy.Step) error
+	// SetRollback records the rollback outcome of a deploy (one of a
+	// release, undone after it ended).
+	SetRollback(ctx context.Context, q dbos.Querier, id, state string) error
 	// AppendLog appends lines to the log of the deploy id.
 	AppendLog(ctx context.Context, q dbos.Querier, id string, lines []deploy.LogLine) error
 	// FinishRun records the outcome of a deploy that is not final yet: its

@@ -13,6 +13,9 @@ import (
 type rollbackStarted struct {
 	ID      string `json:"id,omitempty"`
 	Refused string `json:"refused,omitempty"`
+	// Undo is set when the deploy is undone with its own compensations
+	// (undo.go) rather than by a rollback deploy.
+	Undo bool `json:"undo,omitempty"`
 }
 
 // rollbackRelease rolls back the deploys of the release that succeeded,
@@ -34,7 +37,12 @@ func (e *Engine) rollbackRelease(ctx dbos.Context, in deploy.ReleasePlan, st rel
 			return err
 		}
 		ok := started.Refused == ""
-		if ok {
+		switch {
+		case ok && started.Undo:
+			if ok, err = e.waitUndo(ctx, in, m); err != nil {
+				return err
+			}
+		case ok:
 			final, err := e.waitRollback(ctx, started.ID)
 			if err != nil {
 				return err
@@ -66,6 +74,14 @@ func (e *Engine) rollbackRelease(ctx dbos.Context, in deploy.ReleasePlan, st rel
 // with the requester's identity, or records why it was refused.
 func (e *Engine) startMemberRollback(ctx context.Context, in deploy.ReleasePlan, m deploy.PlannedMember) (rollbackStarted, error) {
 	d := m.Deploy
+	if p, err := e.planUndo(ctx, d.ID); err != nil {
+		return rollbackStarted{}, err
+	} else if p.Fits {
+		if err := e.store.SetReleaseRollback(ctx, in.ID, m.Name, "", string(deploy.StatePending), ""); err != nil {
+			return rollbackStarted{}, err
+		}
+		return rollbackStarted{Undo: true}, e.enqueueUndo(UndoInput{DeploymentID: d.ID, Release: in.ID}, p.Job.Partition())
+	}
 	cctx := deploy.WithIdentity(ctx, in.Identity())
 	id := in.ID + ".rollback." + m.Name
 	sub, err := e.checks.RollbackMember(cctx, deploy.RollbackRequest{Tenant: d.Tenant, Application: d.Application,
@@ -110,6 +126,43 @@ func (e *Engine) waitRollback(ctx dbos.Context, id string) (deploy.State, error)
 		}
 		if _, err := sleepOrWake(ctx, topicRelease, poll); err != nil {
 			return "", fmt.Errorf("wait for rollback %s: %w", id, err)
+		}
+		poll = min(2*poll, deploy.MaxChainsPollBackoff)
+	}
+}
+
+// waitUndo waits until the undo of a deploy of the release ended, woken by
+// the undo workflow and by the safety poll, and records its outcome.
+func (e *Engine) waitUndo(ctx dbos.Context, in deploy.ReleasePlan, m deploy.PlannedMember) (bool, error) {
+	poll := e.chainsPollInterval()
+	for {
+		state, err := readStep(ctx, stepReleaseRollbackEval, func(c context.Context) (string, error) {
+			d, err := e.store.Get(c, m.Deploy.ID)
+			if err != nil {
+				return "", err
+			}
+			switch d.Rollback {
+			case deploy.RollbackCompleted, deploy.RollbackFailed:
+				return d.Rollback, nil
+			}
+			return "", nil
+		})
+		if err != nil {
+			return false, err
+		}
+		if state != "" {
+			ok := state == deploy.RollbackCompleted
+			_, err := readStep(ctx, stepReleaseRollbackUndone, func(c context.Context) (bool, error) {
+				st, msg := string(deploy.StateSuccess), ""
+				if !ok {
+					st, msg = string(deploy.StateError), "its compensations did not complete: see the deploy's rollback"
+				}
+				return true, e.store.SetReleaseRollback(c, in.ID, m.Name, "", st, msg)
+			})
+			return ok, err
+		}
+		if _, err := sleepOrWake(ctx, topicRelease, poll); err != nil {
+			return false, fmt.Errorf("wait for the undo of %s: %w", m.Deploy.ID, err)
 		}
 		poll = min(2*poll, deploy.MaxChainsPollBackoff)
 	}

@@ -43,6 +43,7 @@ func (r *run) compensate(ctx dbos.Context, f *failure) (string, error) {
 		names[i] = deploy.StepKey{Step: u.key.Step, Kind: deploy.KindRollback}.Name()
 	}
 	r.e.logLine(r.in.ID, "", "warn", "%s failed: rolling back (%s)", f.step, strings.Join(names, ", "))
+	// A deploy undone after it ended (a release's rollback) says so too.
 	var begun *deploy.Begun
 	for i, u := range todo {
 		o := r.compensationOp(u, i)

@@ -280,3 +280,62 @@ func TestExportsCheckedBeforeActivation(t *testing.T) {
 		})
 	}
 }
+
+// TestReleaseRollbackUndoesMembers: a release with onFailure: rollback
+// whose first deploy succeeded (with checkpoints: its environment's
+// rollback is on) and whose second failed undoes the first with its own
+// compensations: its environment gets exactly what it had before, here the
+// release in service before the release began.
+func TestReleaseRollbackUndoesMembers(t *testing.T) {
+	r := newRollbackEnv(t, "first", "rollback: {enabled: true}\n")
+	r.ctx = deploy.WithIdentity(r.ctx, deploy.Identity{Subject: "token:admin"})
+	r.deploy("before", "1.0.0", "", deploy.StateSuccess)
+	// The second member's environment fails its health check.
+	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNotFound) }))
+	t.Cleanup(bad.Close)
+	second := filepath.Join(r.dir, "targets", "second")
+	writeFile(t, filepath.Join(r.dir, "envconfig/demo/web/second.yml"), fmt.Sprintf(
+		"plugin: local\ntargets: [{path: %q}]\nhealth: [{url: %q}]\nrollback: {enabled: true}\n", second, bad.URL))
+	member := func(name, env, after string) string {
+		m := fmt.Sprintf("  - name: %s\n    descriptor: {apiVersion: manent/v1, id: rel-%s, application: web, environment: %s, "+
+			"artifact: {type: application, name: web, version: \"2.0.0\", source: \"file:web-2.0.0.tar.gz\"}}\n", name, name, env)
+		if after != "" {
+			m += "    after: [" + after + "]\n"
+		}
+		return m
+	}
+	doc := "apiVersion: manent/v1\nkind: Release\nid: rel\nonFailure: rollback\ndeploys:\n" +
+		member("one", "first", "") + member("two", "second", "one")
+	if _, err := r.eng.SubmitRelease(r.ctx, []byte(doc)); err != nil {
+		t.Fatal(err)
+	}
+	rel := waitRelease(t, r.env, "rel")
+	if rel.State != deploy.ReleaseError {
+		t.Fatalf("release %s (%s)", rel.State, rel.Error)
+	}
+	states := map[string]string{}
+	for _, m := range rel.Deploys {
+		states[m.Name] = string(m.State) + "/" + m.RollbackState
+	}
+	if states["one"] != "SUCCESS/SUCCESS" || !strings.HasPrefix(states["two"], "ERROR") {
+		t.Fatalf("members = %v", states)
+	}
+	one, err := r.store.Get(r.ctx, "rel-one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.Rollback != deploy.RollbackCompleted || strings.Join(names(one.Compensations()), ",") != "rollback:activation=SUCCESS,rollback:deploy=SUCCESS" {
+		t.Fatalf("rel-one: rollback %q, compensations %v", one.Rollback, names(one.Compensations()))
+	}
+	for _, cur := range r.current() {
+		if cur != "1.0.0" {
+			t.Fatalf("current = %v, want 1.0.0 back", r.current())
+		}
+	}
+	if r.releasePresent("2.0.0") {
+		t.Error("the release's 2.0.0 is still on the targets")
+	}
+	if inv := r.inventory(); inv.DeploymentID != "before" {
+		t.Errorf("inventory names %q, want the deploy in service before the release", inv.DeploymentID)
+	}
+}

@@ -39,6 +39,18 @@ func notifyIn(ctx context.Context, q dbos.Querier, id string, kinds ...deploy.Ev
 	return nil
 }
 
+// SetRollback implements the engine's Recorder.
+func (r *Recorder) SetRollback(ctx context.Context, q dbos.Querier, id, state string) error {
+	res, err := q.Exec(ctx, "UPDATE manent.deployments SET rollback = $2, updated_at = now() WHERE id = $1", id, state)
+	if err != nil {
+		return wrap("record rollback", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return notFound(id)
+	}
+	return wrap("record rollback", notifyIn(ctx, q, id, deploy.EventDeployment))
+}
+
 // AppendLog implements the engine's Recorder: lines of one deploy, in the
 // transaction of its outcome, so that the log is complete when the state
 // is final.

@@ -1,0 +1,140 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/dbos-inc/dbos-transact-golang/dbos"
+
+	"manent.dev/manent/deploy"
+)
+
+// A deploy of a release with onFailure: rollback that succeeded, ran with
+// checkpoints and is still in service is rolled back with its own
+// compensations (the machinery of the automatic rollback): rollback:
+// activation, then rollback:deploy, back to the checkpoints it took, so the
+// environment gets exactly what it had before, even nothing. The undo
+// workflow (<deploy>:undo) runs on the deploy's queue partition, so it
+// never runs beside another deploy of the environment. A deploy that does
+// not fit (no checkpoints: its environment's rollback was off; no longer in
+// service) is rolled back by a new deploy of the previous release instead.
+
+// inServiceKey is the key of the checkpoint of activation under which the
+// engine keeps the deploy in service before (an output of its own, apart
+// from the plugin's data).
+const inServiceKey = "manent:in_service"
+
+// UndoInput is the input of the undo workflow.
+type UndoInput struct {
+	DeploymentID string `json:"deployment"`
+	Release      string `json:"release"`
+}
+
+// undoPlan is what the undo of a deploy needs, read from its records.
+type undoPlan struct {
+	Fits            bool                         `json:"fits"`
+	Job             deploy.Job                   `json:"job"`
+	SHA256          string                       `json:"sha256,omitempty"`
+	Checkpoints     map[string]deploy.Checkpoint `json:"checkpoints,omitempty"`
+	InServiceBefore string                       `json:"in_service_before,omitempty"`
+	// Ran are the positions of the plan's steps whose runs succeeded.
+	Ran []int `json:"ran,omitempty"`
+}
+
+// planUndo reads whether the deploy can be undone with its compensations.
+func (e *Engine) planUndo(ctx context.Context, id string) (undoPlan, error) {
+	d, err := e.store.Get(ctx, id)
+	if err != nil {
+		return undoPlan{}, err
+	}
+	p := undoPlan{Job: deploy.Job{ID: d.ID, Requester: d.Requester, Descriptor: d.Descriptor, Effective: d.Effective, Plan: d.Plan},
+		SHA256: d.SHA256, Checkpoints: map[string]deploy.Checkpoint{}}
+	if d.State != deploy.StateSuccess || d.DryRun {
+		return p, nil
+	}
+	undoable := 0
+	for i, s := range d.Plan.Steps {
+		if e.kinds.Undoable(s) {
+			undoable++
+			p.Ran = append(p.Ran, i)
+		}
+	}
+	for _, s := range d.Steps {
+		if s.Kind != deploy.KindCheckpoint || s.State != deploy.StepSuccess {
+			continue
+		}
+		data := maps.Clone(s.Output)
+		if s.Name == deploy.StepActivation {
+			p.InServiceBefore = data[inServiceKey]
+		}
+		for k := range data {
+			if strings.HasPrefix(k, "manent:") {
+				delete(data, k)
+			}
+		}
+		p.Checkpoints[s.Name] = deploy.Checkpoint{Data: data}
+	}
+	inv, err := e.store.Inventory(ctx, d.Tenant)
+	if err != nil {
+		return undoPlan{}, err
+	}
+	live := false
+	for _, in := range inv {
+		live = live || (in.Application == d.Application && in.Environment == d.Environment && in.DeploymentID == d.ID)
+	}
+	p.Fits = live && undoable > 0 && len(p.Checkpoints) == undoable
+	return p, nil
+}
+
+// EnqueueUndo enqueues the undo workflow of a deploy on its partition.
+func (e *Engine) enqueueUndo(in UndoInput, partition string) error {
+	_, err := dbos.Enqueue[string](e.dbos, e.queueFor(partition), undoWorkflowName, in,
+		dbos.WithEnqueueWorkflowID(in.DeploymentID+undoSuffix),
+		dbos.WithEnqueueQueuePartitionKey(partition),
+		dbos.WithEnqueueApplicationVersion(e.cfg.Engine.ApplicationVersion))
+	if err != nil {
+		return fmt.Errorf("enqueue undo workflow: %w", err)
+	}
+	return nil
+}
+
+// undoWorkflow compensates a deploy that succeeded, and records the outcome
+// in the deploy's rollback state; it wakes its release at the end.
+func (e *Engine) undoWorkflow(ctx dbos.Context, in UndoInput) (string, error) {
+	p, err := readStep(ctx, stepUndoPlan, func(c context.Context) (undoPlan, error) {
+		return e.planUndo(c, in.DeploymentID)
+	})
+	if err != nil {
+		return "", err
+	}
+	state := deploy.RollbackNotNeeded
+	if p.Fits {
+		if _, err := readStep(ctx, stepUndoStart, func(c context.Context) (bool, error) {
+			return true, e.inTx(c, func(q dbos.Querier) error {
+				return e.rec.SetRollback(c, q, in.DeploymentID, deploy.RollbackRunning)
+			})
+		}); err != nil {
+			return "", err
+		}
+		r := e.newRun(p.Job)
+		r.sha, r.checkpoints, r.inServiceBefore = p.SHA256, p.Checkpoints, p.InServiceBefore
+		for _, pos := range p.Ran {
+			r.ran = append(r.ran, r.runUnit(pos))
+		}
+		if state, err = r.compensate(ctx, &failure{step: "release " + in.Release}); err != nil {
+			return "", err
+		}
+	}
+	_, err = readStep(ctx, stepUndoFinish, func(c context.Context) (bool, error) {
+		return true, e.inTx(c, func(q dbos.Querier) error {
+			return e.rec.SetRollback(c, q, in.DeploymentID, state)
+		})
+	})
+	if err != nil {
+		return "", err
+	}
+	e.send(releaseWorkflowID(in.Release), "look", topicRelease)
+	return state, nil
+}
