@@ -163,7 +163,16 @@ func (s *server) kill() {
 // of graceful restarts must not turn one into a crash unnoticed.
 func (s *server) terminate() {
 	s.t.Helper()
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	s.sigterm()
+	s.waitExit()
+}
+
+// sigterm asks the server to stop gracefully and returns at once.
+func (s *server) sigterm() { _ = s.cmd.Process.Signal(syscall.SIGTERM) }
+
+// waitExit waits for the server to exit after a SIGTERM.
+func (s *server) waitExit() {
+	s.t.Helper()
 	select {
 	case <-s.exited:
 	case <-time.After(60 * time.Second):

@@ -2,9 +2,13 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -205,5 +209,127 @@ func TestWaitsSurviveRestarts(t *testing.T) {
 		if d.State == "MAX_RECOVERY_ATTEMPTS_EXCEEDED" || d.State == "ERROR" {
 			t.Errorf("%s ended %s: %s", d.ID, d.State, d.errorText())
 		}
+	}
+}
+
+// holds is an HTTP endpoint whose every call waits until the test lets it
+// answer: the step that makes the call is running, for as long as the test
+// wants. Each call is announced on called with its path.
+type holds struct {
+	called  chan string
+	release chan struct{}
+	mu      sync.Mutex
+	count   map[string]int
+}
+
+func newHolds() *holds {
+	return &holds{called: make(chan string, 16), release: make(chan struct{}), count: map[string]int{}}
+}
+
+func (h *holds) calls(path string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.count[path]
+}
+
+// handler answers body (200) once released; a call whose caller went away
+// first answers nothing.
+func (h *holds) handler(body func(path string) []byte) http.HandlerFunc {
+	return func(w http.ResponseWriter, req *http.Request) {
+		h.mu.Lock()
+		h.count[req.URL.Path]++
+		h.mu.Unlock()
+		h.called <- req.URL.Path
+		select {
+		case <-h.release:
+		case <-req.Context().Done():
+			return
+		}
+		_, _ = w.Write(body(req.URL.Path))
+	}
+}
+
+// TestGracefulRestartIsNotARecovery: with engine.max_recovery_attempts 1,
+// two deploys in sequence, each with two slow steps (an artifact download
+// and a post-test the test holds), and a SIGTERM while each of those four
+// steps runs: the step in progress is let finish (the test lets it answer
+// right after the SIGTERM), nothing new begins, and the next process goes
+// on where the last one stopped. A graceful restart is not a recovery: no
+// step runs twice, none is counted as run again, both deploys succeed.
+func TestGracefulRestartIsNotARecovery(t *testing.T) {
+	r := newRig(t, rigOptions{steps: []string{"artifacts", "deploy", "post-test", "activation"}, maxRecovery: 1})
+	tarball, err := os.ReadFile(filepath.Join(repoRoot(), "examples/artifacts/hello-1.0.0.tar.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHolds()
+	url := endpoint(t, h.handler(func(path string) []byte {
+		if strings.HasSuffix(path, ".tar.gz") {
+			return tarball
+		}
+		return []byte("ok")
+	}))
+	r.env("staging", fmt.Sprintf("plugin: local\ntargets:\n  - path: targets/hello\nhealth:\n  - url: %s/health\n", url))
+	r.srv.start()
+
+	// Given two deploys of the same environment: the second waits for the
+	// first in the queue.
+	var ids []string
+	for _, v := range []string{"1.0.0", "2.0.0"} {
+		id := "hello-" + v
+		ids = append(ids, r.submit(r.descriptorFrom(id, "staging", v, url+"/hello-"+v+".tar.gz", "")))
+	}
+
+	// When the server gets a SIGTERM while each slow step runs.
+	want := []string{"/hello-1.0.0.tar.gz", "/health", "/hello-2.0.0.tar.gz", "/health"}
+	for i, path := range want {
+		select {
+		case got := <-h.called:
+			if got != path {
+				t.Fatalf("SIGTERM %d: the call in progress is %s, want %s", i+1, got, path)
+			}
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("SIGTERM %d: %s was never called\nserver:\n%s", i+1, path, r.srv.output())
+		}
+		r.srv.sigterm()
+		h.release <- struct{}{}
+		r.srv.waitExit()
+		if code := r.srv.exitCode(); code != 0 {
+			t.Errorf("SIGTERM %d: manent-server exited %d", i+1, code)
+		}
+		r.srv.start()
+	}
+
+	// Then both deploys succeed, every step ran once, none ran again.
+	for _, id := range ids {
+		st := r.followToEnd(id)
+		if st.State != "SUCCESS" {
+			t.Errorf("%s ended %s: %s", id, st.State, st.errorText())
+		}
+		for _, s := range st.Steps {
+			if s.State != "SUCCESS" || s.Attempts != 1 {
+				t.Errorf("%s: step %s %s after %d attempt(s), want SUCCESS at the first", id, s.Name, s.State, s.Attempts)
+			}
+		}
+		if log := r.logText(id); len(reruns(log)) > 0 {
+			t.Errorf("%s: a graceful restart was counted as a recovery:\n%s", id, log)
+		}
+	}
+	for _, d := range r.deployments() {
+		if d.State == "MAX_RECOVERY_ATTEMPTS_EXCEEDED" {
+			t.Errorf("%s ended MAX_RECOVERY_ATTEMPTS_EXCEEDED: %s", d.ID, d.errorText())
+		}
+	}
+	for _, path := range []string{"/hello-1.0.0.tar.gz", "/hello-2.0.0.tar.gz"} {
+		if n := h.calls(path); n != 1 {
+			t.Errorf("%s downloaded %d times, want once", path, n)
+		}
+	}
+	if n := h.calls("/health"); n != 2 {
+		t.Errorf("health checked %d times, want once per deploy", n)
+	}
+	wantJournal := []string{"deploy 1.0.0", "activate 1.0.0", "deploy 2.0.0", "activate 2.0.0"}
+	if got := journalLines(t, r.target("targets/hello")); !slices.Equal(got, wantJournal) {
+		t.Errorf("journal = %q, want %q", got, wantJournal)
 	}
 }

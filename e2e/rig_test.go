@@ -130,6 +130,12 @@ func (r *rig) target(path string) string { return filepath.Join(r.dir, path) }
 // with extra YAML appended, and returns its path.
 func (r *rig) descriptor(id, env, version, extra string) string {
 	r.t.Helper()
+	return r.descriptorFrom(id, env, version, "file:hello-"+version+".tar.gz", extra)
+}
+
+// descriptorFrom is descriptor with the artifact's source.
+func (r *rig) descriptorFrom(id, env, version, source, extra string) string {
+	r.t.Helper()
 	body := fmt.Sprintf(`apiVersion: manent/v1
 id: %s
 application: hello
@@ -138,8 +144,8 @@ artifact:
   type: application
   name: hello
   version: %s
-  source: file:hello-%s.tar.gz
-`, id, env, version, version) + extra
+  source: %s
+`, id, env, version, source) + extra
 	path := filepath.Join(r.dir, "deploys", id+".yml")
 	write(r.t, path, body)
 	return path

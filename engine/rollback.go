@@ -51,12 +51,11 @@ func (r *run) compensate(ctx dbos.Context, f *failure) (string, error) {
 			if !r.e.gate.open() {
 				return "", parked(ctx)
 			}
-			b, live, err := r.e.beginOp(ctx, o)
+			_, live, err := r.e.beginOp(ctx, o)
 			if err != nil {
 				return "", err
 			}
 			r.begunHere[o.key] = live
-			begun = &b
 		}
 		if !r.e.gate.enter() {
 			return "", parked(ctx)
@@ -120,17 +119,15 @@ func (r *run) compensationOp(u unit, i int) op {
 // not change the outcome.
 func (r *run) cleanup(ctx dbos.Context) error {
 	o := r.cleanupOp()
-	begun := r.cleanupBegun
-	if begun == nil {
+	if r.cleanupBegun == nil {
 		if !r.e.gate.open() {
 			return parked(ctx)
 		}
-		b, live, err := r.e.beginOp(ctx, o)
+		_, live, err := r.e.beginOp(ctx, o)
 		if err != nil {
 			return err
 		}
 		r.begunHere[o.key] = live
-		begun = &b
 	}
 	if !r.e.gate.enter() {
 		return parked(ctx)

@@ -202,14 +202,6 @@ func envImportsError(err error) error {
 	return &out
 }
 
-// exportsOf checks the declared exports against the outputs of the steps.
-func exportsOf(d deploy.Descriptor, outputs map[string]map[string]string) ([]deploy.Export, error) {
-	if len(d.Exports) == 0 || d.DryRun {
-		return nil, nil
-	}
-	return chains.CheckExports(d.Exports, outputs)
-}
-
 // sourcesOutput is the config step's record of the imports it used.
 func sourcesOutput(res chains.Resolved, out map[string]string) {
 	keys := make([]string, 0, len(res.Sources))
@@ -220,11 +212,4 @@ func sourcesOutput(res chains.Resolved, out map[string]string) {
 	for _, k := range keys {
 		out[k] = res.Sources[k]
 	}
-}
-
-func checkOutputKeys(step string, outputs map[string]string) error {
-	if len(outputs) > deploy.MaxPluginOutputKeys {
-		return deploy.Permanentf("step %s: the plugin returned %d outputs, more than %d", step, len(outputs), deploy.MaxPluginOutputKeys)
-	}
-	return nil
 }

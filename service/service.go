@@ -121,14 +121,6 @@ func (s *Service) audit(ctx context.Context, actor, action, target string, detai
 	}
 }
 
-func authenticated(ctx context.Context) (deploy.Identity, error) {
-	who := deploy.IdentityFrom(ctx)
-	if who.Anonymous() {
-		return who, deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
-	}
-	return who, nil
-}
-
 func resourceOf(d *deploy.Deployment) deploy.Resource {
 	return deploy.Resource{Tenant: d.Tenant, Application: d.Application, Environment: d.Environment}
 }

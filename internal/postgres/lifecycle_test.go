@@ -179,7 +179,7 @@ func checkMove(t *testing.T, err error, allowed bool) {
 	switch {
 	case allowed && err != nil:
 		t.Errorf("allowed move refused: %v", err)
-	case !allowed && !(errors.As(err, &pgErr) && pgErr.Code == "23514"):
+	case !allowed && (!errors.As(err, &pgErr) || pgErr.Code != "23514"):
 		t.Errorf("move outside the lifecycle: %v, want a check_violation", err)
 	}
 }

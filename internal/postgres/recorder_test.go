@@ -184,7 +184,7 @@ func TestAdvance(t *testing.T) {
 	}
 }
 
-var nonAlnum = func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }
+var nonAlnum = func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') }
 
 // slug turns a case name into a deploy ID and environment.
 func slug(name string) string {

@@ -75,19 +75,6 @@ type logRow struct {
 	Message      string    `bun:"message,notnull"`
 }
 
-type inventoryRow struct {
-	bun.BaseModel `bun:"table:manent.inventory,alias:i"`
-
-	Tenant       string          `bun:"tenant,pk"`
-	Application  string          `bun:"application,pk"`
-	Environment  string          `bun:"environment,pk"`
-	DeploymentID string          `bun:"deployment_id,notnull"`
-	Artifact     deploy.Artifact `bun:"artifact,type:jsonb,notnull"`
-	SHA256       string          `bun:"sha256,notnull"`
-	DeployedAt   time.Time       `bun:"deployed_at,notnull"`
-	DeployedBy   string          `bun:"deployed_by,notnull"`
-}
-
 type auditRow struct {
 	bun.BaseModel `bun:"table:manent.audit,alias:a"`
 
@@ -159,14 +146,6 @@ func toLogRow(l deploy.LogLine, seq int64) *logRow {
 
 func fromLogRow(r *logRow) deploy.LogLine {
 	return deploy.LogLine{DeploymentID: r.DeploymentID, Seq: r.Seq, Time: r.Time.UTC(), Step: r.Step, Level: r.Level, Message: r.Message}
-}
-
-func fromInventoryRow(r *inventoryRow) deploy.InventoryEntry {
-	return deploy.InventoryEntry{
-		Tenant: r.Tenant, Application: r.Application, Environment: r.Environment,
-		DeploymentID: r.DeploymentID, Artifact: r.Artifact, SHA256: r.SHA256,
-		DeployedAt: r.DeployedAt.UTC(), DeployedBy: r.DeployedBy,
-	}
 }
 
 func toAuditRow(e deploy.AuditEntry) *auditRow {

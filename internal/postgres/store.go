@@ -63,18 +63,16 @@ const (
 	auditCancel = "deployment.cancel"
 )
 
-var terminalStates, activeStates = splitStates()
-
-func splitStates() (terminal, active []string) {
+// activeStates are the states of deploys that run or wait.
+var activeStates = func() []string {
+	var active []string
 	for _, s := range deploy.States {
-		if s.Terminal() {
-			terminal = append(terminal, string(s))
-		} else {
+		if !s.Terminal() {
 			active = append(active, string(s))
 		}
 	}
-	return terminal, active
-}
+	return active
+}()
 
 func notFound(id string) error {
 	return deploy.Errorf(deploy.ENOTFOUND, "deployment %q not found", id)
@@ -91,24 +89,6 @@ func notify(ctx context.Context, db bun.IConn, kind deploy.EventKind, id string)
 		return wrap("notify", err)
 	}
 	return nil
-}
-
-// updateNotify runs an UPDATE of one deploy (a statement ending in its WHERE
-// clause) and its notification as one statement, and reports whether a row
-// matched.
-func (s *Store) updateNotify(ctx context.Context, kind deploy.EventKind, id, update string, args ...any) (bool, error) {
-	payload, err := json.Marshal(deploy.Event{Kind: kind, DeploymentID: id})
-	if err != nil {
-		return false, err
-	}
-	query := "WITH u AS (" + update + " RETURNING id) SELECT pg_notify(?, ?) FROM u"
-	rows, err := s.db.QueryContext(ctx, query, append(args, Channel, string(payload))...)
-	if err != nil {
-		return false, err
-	}
-	defer func() { _ = rows.Close() }()
-	matched := rows.Next()
-	return matched, rows.Err()
 }
 
 func (s *Store) exists(ctx context.Context, id string) (bool, error) {
