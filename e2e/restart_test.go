@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -83,12 +84,11 @@ func (r *rig) deployments() []deployStatus {
 // answers 201 with the schedule (a schedule is not a deploy).
 func (r *rig) submitSchedule(path string) {
 	r.t.Helper()
-	f, err := os.Open(path)
+	doc, err := os.ReadFile(path)
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	defer f.Close()
-	req, err := http.NewRequest(http.MethodPost, r.srv.URL()+"/api/v1/deployments", f)
+	req, err := http.NewRequest(http.MethodPost, r.srv.URL()+"/api/v1/deployments", bytes.NewReader(doc))
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -173,12 +173,14 @@ func TestWaitsSurviveRestarts(t *testing.T) {
 		r.srv.start()
 	}
 	check(restarts)
-	if os.Getenv("E2E_DUMP") != "" { _ = os.WriteFile(os.Getenv("E2E_DUMP"), []byte(r.srv.output()), 0o644) }
 	t.Logf("%d restarts: %d SIGKILL, %d SIGTERM; the delayed deploy's time is %s away", restarts, kills, terms,
 		time.Until(at).Round(time.Second))
 
 	// Then the approval is still awaited, and once given the deploy and the
 	// one waiting on it run.
+	if st := r.status(approval); st.State != "AWAITING_APPROVAL" || st.Approval == nil || st.Approval.Status != "waiting" {
+		t.Fatalf("%s after the restarts: %s, approval %+v", approval, st.State, st.Approval)
+	}
 	out, errOut, code := r.manent(tokenAdmin, "approve", approval, "-m", "after 30 restarts")
 	if code != 0 {
 		t.Fatalf("manent approve %s: exit %d\n%s\n%s", approval, code, out, errOut)
@@ -292,7 +294,11 @@ func TestGracefulRestartIsNotARecovery(t *testing.T) {
 			t.Fatalf("SIGTERM %d: %s was never called\nserver:\n%s", i+1, path, r.srv.output())
 		}
 		r.srv.sigterm()
-		h.release <- struct{}{}
+		select {
+		case h.release <- struct{}{}:
+		case <-time.After(time.Minute):
+			t.Fatalf("SIGTERM %d: %s no longer waits for its answer\nserver:\n%s", i+1, path, r.srv.output())
+		}
 		r.srv.waitExit()
 		if code := r.srv.exitCode(); code != 0 {
 			t.Errorf("SIGTERM %d: manent-server exited %d", i+1, code)

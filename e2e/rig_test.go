@@ -323,13 +323,6 @@ type sseEvent struct {
 	data []byte
 }
 
-// logEvent is the data of a log event.
-type logEvent struct {
-	Step    string `json:"step"`
-	Level   string `json:"level"`
-	Message string `json:"message"`
-}
-
 // events streams the events of a deploy until the stream ends (the deploy
 // ended, or the server went away) or ctx ends.
 func (r *rig) events(ctx context.Context, id string) <-chan sseEvent {
@@ -350,32 +343,35 @@ func (r *rig) events(ctx context.Context, id string) <-chan sseEvent {
 		r.t.Fatalf("events of %s: %d %s", id, resp.StatusCode, b)
 	}
 	ch := make(chan sseEvent)
-	go func() {
-		defer close(ch)
-		defer resp.Body.Close()
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
-		var ev sseEvent
-		for sc.Scan() {
-			line := sc.Text()
-			switch {
-			case line == "":
-				if ev.name != "" {
-					select {
-					case ch <- ev:
-					case <-ctx.Done():
-						return
-					}
-				}
-				ev = sseEvent{}
-			case strings.HasPrefix(line, "event: "):
-				ev.name = strings.TrimPrefix(line, "event: ")
-			case strings.HasPrefix(line, "data: "):
-				ev.data = append(ev.data, strings.TrimPrefix(line, "data: ")...)
-			}
-		}
-	}()
+	go readEvents(ctx, resp.Body, ch)
 	return ch
+}
+
+// readEvents sends the events of an SSE stream on ch, then closes both.
+func readEvents(ctx context.Context, body io.ReadCloser, ch chan<- sseEvent) {
+	defer close(ch)
+	defer func() { _ = body.Close() }()
+	sc := bufio.NewScanner(body)
+	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+	var ev sseEvent
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if ev.name != "" {
+				select {
+				case ch <- ev:
+				case <-ctx.Done():
+					return
+				}
+			}
+			ev = sseEvent{}
+		case strings.HasPrefix(line, "event: "):
+			ev.name = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			ev.data = append(ev.data, strings.TrimPrefix(line, "data: ")...)
+		}
+	}
 }
 
 // waitState follows the events of a deploy until its state is want (the
@@ -400,25 +396,6 @@ func (r *rig) waitState(id, want string) deployStatus {
 	}
 	r.t.Fatalf("deploy %s never reached %s (last seen %s)\nserver:\n%s", id, want, last, r.srv.output())
 	return deployStatus{}
-}
-
-// waitLog follows the events of a deploy until a log line matches and
-// returns true; false when the stream ended first (the deploy ended).
-func (r *rig) waitLog(ctx context.Context, id string, match func(logEvent) bool) bool {
-	r.t.Helper()
-	for ev := range r.events(ctx, id) {
-		if ev.name != "log" {
-			continue
-		}
-		var l logEvent
-		if err := json.Unmarshal(ev.data, &l); err != nil {
-			r.t.Fatalf("log event of %s: %v\n%s", id, err, ev.data)
-		}
-		if match(l) {
-			return true
-		}
-	}
-	return false
 }
 
 // journalLines are the operations of a target's journal, "<op> <version>",

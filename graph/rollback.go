@@ -48,7 +48,9 @@ func toModelRollbackState(s string) *model.RollbackState {
 
 // toModelRollback is the rollback section of the status JSON (which decides
 // when there is one, and that it is running before its outcome is
-// recorded), with the compensations as steps.
+// recorded), with the compensations as steps. An outcome this server does
+// not know (written by a newer worker) reads as running: the enum has no
+// word for it.
 func toModelRollback(d *deploy.Deployment, st *deploy.RollbackStatus, now time.Time) *model.Rollback {
 	if st == nil {
 		return nil
