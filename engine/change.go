@@ -119,9 +119,12 @@ func (e *Engine) runOp(ctx dbos.Context, o op) (workResult, bool, error) {
 		return workResult{}, false, err
 	}
 	if b.Cancelled {
+		if live {
+			e.gate.leave()
+		}
 		return workResult{}, true, nil
 	}
-	if !e.gate.enter() {
+	if !live && !e.gate.enter() {
 		return workResult{}, false, parked(ctx)
 	}
 	defer e.gate.leave()

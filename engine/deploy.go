@@ -43,6 +43,7 @@ type failure struct {
 func (e *Engine) deployWorkflow(ctx dbos.Context, in deploy.Job) (DeployResult, error) {
 	r := e.newRun(in)
 	first, _ := r.next(nil)
+	held := false
 	st, err := dbos.RunAsTransaction(ctx, e.ds, func(c context.Context, tx dbos.Tx) (started, error) {
 		if err := e.unfenced(c); err != nil {
 			return started{}, err
@@ -51,7 +52,12 @@ func (e *Engine) deployWorkflow(ctx dbos.Context, in deploy.Job) (DeployResult, 
 		if err != nil || !ok {
 			return started{}, err
 		}
-		if !e.gate.open() {
+		// The first operation begins only with a place in the gate for its
+		// work: a shutdown then waits for it.
+		if !held {
+			held = e.gate.enter()
+		}
+		if !held {
 			return started{Started: true}, nil
 		}
 		b, err := e.beginIn(c, tx, r.op(first))
@@ -61,6 +67,12 @@ func (e *Engine) deployWorkflow(ctx dbos.Context, in deploy.Job) (DeployResult, 
 		r.begunHere[first.key] = true
 		return started{Started: true, Begun: &b}, nil
 	}, e.txOptions(stepStart)...)
+	if err != nil || !st.Started || st.Begun == nil || !r.begunHere[first.key] {
+		if held {
+			e.gate.leave()
+		}
+		held = false
+	}
 	if err != nil {
 		return DeployResult{}, fmt.Errorf("start the deploy: %w", err)
 	}
@@ -73,7 +85,7 @@ func (e *Engine) deployWorkflow(ctx dbos.Context, in deploy.Job) (DeployResult, 
 		return DeployResult{State: deploy.StateCancelled}, nil
 	}
 
-	outcome, fail, err := r.runPlan(ctx, first, st.Begun)
+	outcome, fail, err := r.runPlan(ctx, first, st.Begun, held)
 	if err != nil {
 		return DeployResult{}, err
 	}
@@ -127,8 +139,10 @@ type run struct {
 	begunHere map[deploy.StepKey]bool
 	exports   []deploy.Export
 	exported  bool
-	// cleanupBegun is cleanup's start when the last step recorded it.
+	// cleanupBegun is cleanup's start when the last step recorded it, and
+	// cleanupHeld whether this process holds a place in the gate for it.
 	cleanupBegun *deploy.Begun
+	cleanupHeld  bool
 }
 
 func (e *Engine) newRun(in deploy.Job) *run {
@@ -224,8 +238,10 @@ func (r *run) context(u unit, attempt int) *steps.Context {
 }
 
 // runPlan runs the units from first on, until the last one before cleanup,
-// a failure or a cancel. begun is first's recorded start, if any.
-func (r *run) runPlan(ctx dbos.Context, first unit, begun *deploy.Begun) (DeployResult, *failure, error) {
+// a failure or a cancel. begun is first's recorded start, if any; held
+// says this process holds a place in the gate for its work (it recorded
+// the start: see gate).
+func (r *run) runPlan(ctx dbos.Context, first unit, begun *deploy.Begun, held bool) (DeployResult, *failure, error) {
 	u := first
 	for {
 		if begun == nil {
@@ -236,10 +252,13 @@ func (r *run) runPlan(ctx dbos.Context, first unit, begun *deploy.Begun) (Deploy
 			if err != nil {
 				return DeployResult{}, nil, err
 			}
-			r.begunHere[u.key] = live
+			r.begunHere[u.key], held = live, live
 			begun = &b
 		}
 		if begun.Cancelled {
+			if held {
+				r.e.gate.leave()
+			}
 			r.e.logLine(r.in.ID, u.key.Name(), "warn", "cancelled: %s not started", u.key.Name())
 			return DeployResult{State: deploy.StateCancelled, Error: "cancelled before step " + u.key.Step}, nil, nil
 		}
@@ -249,7 +268,7 @@ func (r *run) runPlan(ctx dbos.Context, first unit, begun *deploy.Begun) (Deploy
 		if u.key.Kind == deploy.KindCheckpoint && u.key.Step == deploy.StepActivation {
 			r.inServiceBefore = begun.InService
 		}
-		if !r.e.gate.enter() {
+		if !held && !r.e.gate.enter() {
 			return DeployResult{}, nil, parked(ctx)
 		}
 		w, err := r.e.stepOp(ctx, r.op(u), r.begunHere[u.key], func(w workResult) (deploy.StepEffects, *op) {
@@ -257,6 +276,7 @@ func (r *run) runPlan(ctx dbos.Context, first unit, begun *deploy.Begun) (Deploy
 			return dec.fx, dec.next
 		})
 		r.e.gate.leave()
+		held = w.nextHeld
 		if err != nil {
 			return DeployResult{}, nil, err
 		}
@@ -275,7 +295,7 @@ func (r *run) runPlan(ctx dbos.Context, first unit, begun *deploy.Begun) (Deploy
 		case dec.failure != nil:
 			return DeployResult{State: deploy.StateError, Error: dec.failure.message}, dec.failure, nil
 		case !dec.more:
-			r.cleanupBegun = w.Next
+			r.cleanupBegun, r.cleanupHeld = w.Next, held
 			return DeployResult{State: deploy.StateSuccess}, nil, nil
 		}
 		u, begun = dec.unit, w.Next

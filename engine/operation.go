@@ -65,6 +65,9 @@ type workResult struct {
 	// live is true when this process ran the step (false when DBOS replayed
 	// its record): then the next operation was begun here.
 	live bool
+	// nextHeld: the next operation's start was recorded by this process,
+	// which holds a place in the gate for its work (see gate).
+	nextHeld bool
 }
 
 // then decides, once an operation's work is done, what its record changes
@@ -82,15 +85,30 @@ func (e *Engine) txOptions(name string) []dbos.StepOption {
 
 // beginOp records the start of an operation on its own. live is false when
 // DBOS replayed the start recorded by another execution.
+//
+// A start this process records holds a place in the gate for the
+// operation's work (live true): the caller does not enter the gate again,
+// and leaves it after the work. Once the gate is closed, no start is
+// recorded: the transaction waits until DBOS stops it (it holds no lock).
 func (e *Engine) beginOp(ctx dbos.Context, o op) (b deploy.Begun, live bool, err error) {
+	held := false
 	b, err = dbos.RunAsTransaction(ctx, e.ds, func(c context.Context, tx dbos.Tx) (deploy.Begun, error) {
 		live = true
 		if err := e.unfenced(c); err != nil {
 			return deploy.Begun{}, err
 		}
+		if !held {
+			if held = e.gate.enter(); !held {
+				<-c.Done()
+				return deploy.Begun{}, fmt.Errorf("stopping: %w", context.Cause(c))
+			}
+		}
 		return e.beginIn(c, tx, o)
 	}, e.txOptions(stepRecordPrefix+"begin:"+o.key.Name())...)
 	if err != nil {
+		if held {
+			e.gate.leave()
+		}
 		return deploy.Begun{}, false, fmt.Errorf("record the start of %s: %w", o.key.Name(), err)
 	}
 	return b, live, nil
@@ -140,7 +158,7 @@ func (e *Engine) unfenced(ctx context.Context) error {
 // itself: it resumes an operation a stopped process began, and counts the
 // run (a step that keeps stopping its worker ends the deploy).
 func (e *Engine) stepOp(ctx dbos.Context, o op, counted bool, after then) (workResult, error) {
-	live := false
+	live, nextHeld := false, false
 	w, err := dbos.RunAsStep(ctx, func(c context.Context) (workResult, error) {
 		live = true
 		// The work goes on while a shutdown waits for it (Shutdown), and
@@ -159,14 +177,21 @@ func (e *Engine) stepOp(ctx dbos.Context, o op, counted bool, after then) (workR
 				msg := fmt.Sprintf("the worker stopped %d times while this step ran (engine.max_recovery_attempts is %d): see the worker logs", runs-1, limit)
 				e.logOp(o, "error", "%s", msg)
 				w := workResult{Failed: true, Error: msg, Runs: runs, StartedAt: now, FinishedAt: now}
-				return e.endOp(wctx, o, w, after)
+				return e.endOp(wctx, o, w, after, &nextHeld)
 			}
-			e.logOp(o, "warn", "%s runs again: the process that ran it stopped (run %d)", o.key.Name(), runs)
+			// Written at once, not batched: the process may stop again.
+			e.logNow(wctx, o, "warn", "%s runs again: the process that ran it stopped (run %d)", o.key.Name(), runs)
 		}
-		return e.endOp(wctx, o, e.attempts(wctx, c, o), after)
+		return e.endOp(wctx, o, e.attempts(wctx, c, o), after, &nextHeld)
 	}, dbos.WithStepName(o.key.Name()))
-	w.live = live
-	return w, err
+	if err != nil {
+		if nextHeld {
+			e.gate.leave()
+		}
+		return w, err
+	}
+	w.live, w.nextHeld = live, nextHeld
+	return w, nil
 }
 
 // attempts runs the attempts of o's work.
@@ -257,8 +282,9 @@ func (e *Engine) countRun(ctx context.Context, o op) (int, error) {
 
 // endOp records the end of o with its effects and, when the process is not
 // stopping, the start of the operation after it, in one transaction that
-// waits for the database.
-func (e *Engine) endOp(ctx context.Context, o op, w workResult, after then) (workResult, error) {
+// waits for the database. A start it records holds a place in the gate
+// for that operation's work (*held).
+func (e *Engine) endOp(ctx context.Context, o op, w workResult, after then, held *bool) (workResult, error) {
 	fx, next := after(w)
 	s := o.record(deploy.StepSuccess)
 	if w.Failed {
@@ -279,7 +305,10 @@ func (e *Engine) endOp(ctx context.Context, o op, w workResult, after then) (wor
 		}
 		var start *deploy.Step
 		var opts deploy.BeginOptions
-		if next != nil && e.gate.open() {
+		if next != nil && !*held {
+			*held = e.gate.enter()
+		}
+		if next != nil && *held {
 			start, opts = next.start(), next.begin
 		}
 		b, err := e.rec.Advance(ctx, q, &s, fx, start, opts)
@@ -290,9 +319,28 @@ func (e *Engine) endOp(ctx context.Context, o op, w workResult, after then) (wor
 		return nil
 	})
 	if err != nil {
+		if *held {
+			e.gate.leave()
+			*held = false
+		}
 		return workResult{}, fmt.Errorf("record the end of %s: %w", o.key.Name(), err)
 	}
+	if w.Next != nil && w.Next.Cancelled && *held {
+		// A cancel came first: the next operation will not run.
+		e.gate.leave()
+		*held = false
+	}
 	return w, nil
+}
+
+// logNow writes a line of o's log at once, after the lines queued before it.
+func (e *Engine) logNow(ctx context.Context, o op, level, format string, args ...any) {
+	e.logOp(o, level, format, args...)
+	flush, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := e.logs.flush(flush); err != nil {
+		e.log.Warn("deploy log line not stored yet", "deployment", o.deployID, "error", err)
+	}
 }
 
 func (e *Engine) logOp(o op, level, format string, args ...any) {

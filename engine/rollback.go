@@ -45,6 +45,7 @@ func (r *run) compensate(ctx dbos.Context, f *failure) (string, error) {
 	r.e.logLine(r.in.ID, "", "warn", "%s failed: rolling back (%s)", f.step, strings.Join(names, ", "))
 	// A deploy undone after it ended (a release's rollback) says so too.
 	var begun *deploy.Begun
+	held := false
 	for i, u := range todo {
 		o := r.compensationOp(u, i)
 		if begun == nil {
@@ -55,9 +56,9 @@ func (r *run) compensate(ctx dbos.Context, f *failure) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			r.begunHere[o.key] = live
+			r.begunHere[o.key], held = live, live
 		}
-		if !r.e.gate.enter() {
+		if !held && !r.e.gate.enter() {
 			return "", parked(ctx)
 		}
 		var next *op
@@ -79,6 +80,7 @@ func (r *run) compensate(ctx dbos.Context, f *failure) (string, error) {
 			return fx, next
 		})
 		r.e.gate.leave()
+		held = w.nextHeld
 		if err != nil {
 			return "", err
 		}
@@ -119,6 +121,7 @@ func (r *run) compensationOp(u unit, i int) op {
 // not change the outcome.
 func (r *run) cleanup(ctx dbos.Context) error {
 	o := r.cleanupOp()
+	held := r.cleanupHeld
 	if r.cleanupBegun == nil {
 		if !r.e.gate.open() {
 			return parked(ctx)
@@ -127,9 +130,9 @@ func (r *run) cleanup(ctx dbos.Context) error {
 		if err != nil {
 			return err
 		}
-		r.begunHere[o.key] = live
+		r.begunHere[o.key], held = live, live
 	}
-	if !r.e.gate.enter() {
+	if !held && !r.e.gate.enter() {
 		return parked(ctx)
 	}
 	defer r.e.gate.leave()

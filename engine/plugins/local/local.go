@@ -160,13 +160,15 @@ func (p *Plugin) deployTarget(req deploy.PluginRequest, t deploy.Target, dir str
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return "", fmt.Errorf("chmod release: %w", err)
 	}
+	// Journaled before it is done: a crash right after the rename leaves
+	// no operation without its line (see appendJournal).
+	if err := appendJournal(dir, opDeploy, req, t); err != nil {
+		return "", err
+	}
 	// The rename is the commit point: a crash before it leaves only a
 	// staging directory, which the next attempt ignores.
 	if err := os.Rename(tmp, rel); err != nil {
 		return "", fmt.Errorf("move release in place: %w", err)
-	}
-	if err := appendJournal(dir, opDeploy, req, t); err != nil {
-		return "", err
 	}
 	logf(req, "%s: unpacked %d files into %s", dir, files, rel)
 	return rel, nil
@@ -198,11 +200,11 @@ func (p *Plugin) Activate(ctx context.Context, req deploy.PluginRequest) (deploy
 			logf(req, "%s: dry-run: would switch current to %s", dir, target)
 			continue
 		}
-		if err := switchCurrent(dir, target); err != nil {
-			return deploy.Result{}, fmt.Errorf("target %s: %w", t.Name(), err)
-		}
 		if err := appendJournal(dir, opActivate, req, t); err != nil {
 			return deploy.Result{}, err
+		}
+		if err := switchCurrent(dir, target); err != nil {
+			return deploy.Result{}, fmt.Errorf("target %s: %w", t.Name(), err)
 		}
 		logf(req, "%s: current -> %s", dir, target)
 	}
@@ -222,13 +224,19 @@ func switchCurrent(dir, target string) error {
 	return nil
 }
 
-// appendJournal records op on the target at dir. The line carries the
-// request's key for that target, as the engine knows it: a relative target
-// path stays relative there.
+// appendJournal records op on the target at dir, just before it is done:
+// the line carries the request's key for the target, and a key already in
+// the journal is not written again, so an operation interrupted between
+// its line and its change, and done by the next attempt, still has one
+// line. (An operation that failed, or whose deploy never ran it again,
+// keeps its line.)
 func appendJournal(dir, op string, req deploy.PluginRequest, t deploy.Target) error {
 	path := filepath.Join(dir, journal)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create journal directory: %w", err)
+	}
+	if written, err := journaled(path, op, req.TargetKey(t)); err != nil || written {
+		return err
 	}
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -258,4 +266,21 @@ func checkVersion(v string) error {
 		return deploy.Permanentf("version %q cannot name a release directory", v)
 	}
 	return nil
+}
+
+// journaled reports whether the journal at path has a line of op with key.
+func journaled(path, op, key string) (bool, error) {
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read journal: %w", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 3 && f[1] == op && f[3] == key {
+			return true, nil
+		}
+	}
+	return false, nil
 }

@@ -122,11 +122,11 @@ func (p *Plugin) Rollback(ctx context.Context, req deploy.PluginRequest, cp depl
 			logf(req, "%s: dry-run: would %s", c.dir, c.what)
 			continue
 		}
-		if err := c.apply(); err != nil {
-			return deploy.Result{}, fmt.Errorf("target %s: %w", c.target.Name(), err)
-		}
 		if err := appendJournal(c.dir, c.op, req, c.target); err != nil {
 			return deploy.Result{}, err
+		}
+		if err := c.apply(); err != nil {
+			return deploy.Result{}, fmt.Errorf("target %s: %w", c.target.Name(), err)
 		}
 		logf(req, "%s: %s", c.dir, c.what)
 	}
