@@ -253,7 +253,7 @@ func Defaults(dir string) *Config {
 			DescriptorPolicy: DescriptorPolicy{Targets: true},
 		},
 		Queues: Queues{PollInterval: 50 * time.Millisecond, WorkerConcurrency: 16},
-		Engine: Engine{ApplicationVersion: "manent-1", MaxRecoveryAttempts: 20,
+		Engine: Engine{ApplicationVersion: "manent-2", MaxRecoveryAttempts: 20,
 			HeartbeatInterval: 5 * time.Second, ExecutorTimeout: time.Minute},
 		Chains:  Chains{PollInterval: 5 * time.Second},
 		Secrets: Secrets{FileRoot: dir, EnvPrefix: "MANENT_SECRET_"},

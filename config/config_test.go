@@ -40,7 +40,7 @@ func TestParseDefaults(t *testing.T) {
 			{"poll_interval", c.Queues.PollInterval, 50 * time.Millisecond},
 			{"worker_concurrency", c.Queues.WorkerConcurrency, 16},
 			{"concurrency of any partition", c.Queues.Concurrency("t/a/e"), 1},
-			{"application_version", c.Engine.ApplicationVersion, "manent-1"},
+			{"application_version", c.Engine.ApplicationVersion, "manent-2"},
 			{"max_recovery_attempts", c.Engine.MaxRecoveryAttempts, 20},
 			{"secrets.file_root", c.Secrets.FileRoot, dir},
 			{"secrets.env_prefix", c.Secrets.EnvPrefix, "MANENT_SECRET_"},

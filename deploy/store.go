@@ -187,6 +187,9 @@ type ExecutorStore interface {
 	// of manent's own, or MAX_RECOVERY_ATTEMPTS_EXCEEDED), and returns
 	// their IDs.
 	FailAbandoned(ctx context.Context, waitSuffix string) ([]string, error)
+	// FailAbandonedReleases ends ERROR the PENDING releases whose workflow
+	// (ID <release><suffix>) DBOS ended without them, and returns their IDs.
+	FailAbandonedReleases(ctx context.Context, suffix string) ([]string, error)
 }
 
 // ExecutorDeploy is a workflow running on an executor.

@@ -132,8 +132,11 @@ func check(errs *yamltree.Errors, d *rawDescriptor) {
 	}
 	checkName(errs, "application", d.Application)
 	checkName(errs, "environment", d.Environment)
-	if utf8.RuneCountInString(d.Description) > MaxDescription {
+	switch {
+	case utf8.RuneCountInString(d.Description) > MaxDescription:
 		errs.Add("description", "must be at most %d characters", MaxDescription)
+	case !utf8.ValidString(d.Description) || hasControlBut(d.Description, "\n\t"):
+		errs.Add("description", "must be text without control characters (other than new lines and tabs)")
 	}
 	CheckLabels(errs, "labels", d.Labels)
 	checkArtifact(errs, d.Artifact)

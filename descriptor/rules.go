@@ -3,6 +3,7 @@ package descriptor
 import (
 	"regexp"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"manent.dev/manent/deploy"
@@ -140,9 +141,12 @@ func checkPath(errs *yamltree.Errors, path, v string) {
 	}
 }
 
-func hasControl(s string) bool {
+func hasControl(s string) bool { return hasControlBut(s, "") }
+
+// hasControlBut reports a control character of s other than those of allowed.
+func hasControlBut(s, allowed string) bool {
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
+		if (r < 0x20 || r == 0x7f) && !strings.ContainsRune(allowed, r) {
 			return true
 		}
 	}
@@ -160,8 +164,11 @@ func CheckLabels(errs *yamltree.Errors, path string, labels map[string]string) {
 		if !labelKeyPattern.MatchString(k) {
 			errs.Add(p, msgLabelKey)
 		}
-		if utf8.RuneCountInString(labels[k]) > MaxLabelValue {
+		switch v := labels[k]; {
+		case utf8.RuneCountInString(v) > MaxLabelValue:
 			errs.Add(p, "must be at most %d characters", MaxLabelValue)
+		case !utf8.ValidString(v) || hasControl(v):
+			errs.Add(p, "must not contain control characters")
 		}
 	}
 }
@@ -175,6 +182,8 @@ func CheckParams(errs *yamltree.Errors, path string, params map[string]string) {
 	for _, k := range sortedKeys(params) {
 		if !paramPattern.MatchString(k) {
 			errs.Add(yamltree.Key(path, k), msgParamPattern)
+		} else if v := params[k]; !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
+			errs.Add(yamltree.Key(path, k), "must be UTF-8 text without NUL characters")
 		}
 	}
 }

@@ -94,7 +94,7 @@ queues:
   poll_interval: 50ms
   worker_concurrency: 16
 engine:
-  application_version: manent-1
+  application_version: manent-2
   max_recovery_attempts: %d
 `, tokenAdmin, tokenSHA(tokenAdmin), tokenCI, tokenSHA(tokenCI), steps.String(), o.maxRecovery)
 	if o.governance != "" {

@@ -176,6 +176,14 @@ func TestKillDuringRollbackResumes(t *testing.T) {
 				f.Step == nil || *f.Step != "post-test" {
 				t.Errorf("last failure = %+v, want %s in post-test, rollback completed", f, bad)
 			}
+			// The lines of the workflow's own code are not written again
+			// when the next process replays the steps before them.
+			text := r.logText(bad)
+			for _, line := range []string{"failed: rolling back", "rolled back: the targets are back", "deploy finished: ERROR"} {
+				if n := strings.Count(text, line); n > 1 {
+					t.Errorf("%q is %d times in the log", line, n)
+				}
+			}
 		})
 	}
 }

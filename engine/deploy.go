@@ -45,12 +45,13 @@ func (e *Engine) deployWorkflow(ctx dbos.Context, in deploy.Job) (DeployResult, 
 	first, _ := r.next(nil)
 	held := false
 	st, err := dbos.RunAsTransaction(ctx, e.ds, func(c context.Context, tx dbos.Tx) (started, error) {
+		r.live = true
 		if err := e.unfenced(c); err != nil {
 			return started{}, err
 		}
 		ok, err := e.rec.StartRun(c, tx, in.ID, time.Now().UTC())
 		if err != nil || !ok {
-			return started{}, err
+			return started{}, restartable(err)
 		}
 		// The first operation begins only with a place in the gate for its
 		// work: a shutdown then waits for it.
@@ -62,7 +63,7 @@ func (e *Engine) deployWorkflow(ctx dbos.Context, in deploy.Job) (DeployResult, 
 		}
 		b, err := e.beginIn(c, tx, r.op(first))
 		if err != nil {
-			return started{}, err
+			return started{}, restartable(err)
 		}
 		r.begunHere[first.key] = true
 		return started{Started: true, Begun: &b}, nil
@@ -143,6 +144,18 @@ type run struct {
 	// cleanupHeld whether this process holds a place in the gate for it.
 	cleanupBegun *deploy.Begun
 	cleanupHeld  bool
+	// live is false while the workflow replays steps DBOS recorded: the
+	// lines the workflow's own code writes between them were written by
+	// the execution that recorded them (note).
+	live bool
+}
+
+// note writes a line of the workflow's own code (not of a step's work)
+// once: not again when a resumed workflow replays the step before it.
+func (r *run) note(step, level, format string, args ...any) {
+	if r.live {
+		r.e.logLine(r.in.ID, step, level, format, args...)
+	}
 }
 
 func (e *Engine) newRun(in deploy.Job) *run {
@@ -252,14 +265,14 @@ func (r *run) runPlan(ctx dbos.Context, first unit, begun *deploy.Begun, held bo
 			if err != nil {
 				return DeployResult{}, nil, err
 			}
-			r.begunHere[u.key], held = live, live
+			r.begunHere[u.key], held, r.live = live, live, live
 			begun = &b
 		}
 		if begun.Cancelled {
 			if held {
 				r.e.gate.leave()
 			}
-			r.e.logLine(r.in.ID, u.key.Name(), "warn", "cancelled: %s not started", u.key.Name())
+			r.note(u.key.Name(), "warn", "cancelled: %s not started", u.key.Name())
 			return DeployResult{State: deploy.StateCancelled, Error: "cancelled before step " + u.key.Step}, nil, nil
 		}
 		if u.key.Kind != deploy.KindCheckpoint {
@@ -280,6 +293,7 @@ func (r *run) runPlan(ctx dbos.Context, first unit, begun *deploy.Begun, held bo
 		if err != nil {
 			return DeployResult{}, nil, err
 		}
+		r.live = w.live
 		dec := r.decide(u, w)
 		r.apply(u, w, dec)
 		if w.live && w.Next != nil && dec.next != nil {
@@ -383,7 +397,7 @@ func (r *run) apply(u unit, w workResult, d decision) {
 	if d.checked {
 		r.exported, r.exports = true, d.exports
 		if d.failure != nil && d.failure.step == "exports" {
-			r.e.logLine(r.in.ID, "", "error", "%s", d.failure.message)
+			r.note("", "error", "%s", d.failure.message)
 		}
 	}
 	if w.Failed {

@@ -290,9 +290,11 @@ func (e *Engine) shutdown(timeout time.Duration) error {
 	return err
 }
 
-// reconcile ends the deploys whose workflow DBOS ended without them (a
-// failure of manent's own): DBOS writes that status in its own table
-// without running any of our code, so the read model has to look.
+// reconcile ends the deploys and releases whose workflow DBOS ended
+// without them (a failure of manent's own): DBOS writes that status in its
+// own table without running any of our code, so the read model has to
+// look. What waited on such a deploy is woken. (An undo's failure is read
+// by the release that waits for it: waitUndo.)
 func (e *Engine) reconcile(ctx context.Context) {
 	defer close(e.done)
 	if !e.worker {
@@ -313,6 +315,14 @@ func (e *Engine) reconcile(ctx context.Context) {
 			}
 			for _, id := range ids {
 				e.log.Error("deploy ended ERROR: its workflow failed (see the error above in this log)", "deployment", id)
+				e.wakeWaiters(ctx, id)
+			}
+			rels, err := e.store.FailAbandonedReleases(ctx, releaseSuffix)
+			if err != nil && ctx.Err() == nil {
+				e.log.Warn("reconcile abandoned releases", "error", err)
+			}
+			for _, id := range rels {
+				e.log.Error("release ended ERROR: its workflow failed (see the error above in this log)", "release", id)
 			}
 		}
 	}

@@ -17,9 +17,12 @@ import (
 // engine.executor_timeout: it fences the dead executor (one winner, decided
 // by PostgreSQL) and puts its workflows back on their queues with
 // ResumeWorkflows, where DBOS replays their completed steps. A process that
-// was only paused finds itself fenced when it records the start of its
-// next step (the Recorder reads the fence in that transaction) and stops
-// there; DBOS itself refuses the records of a workflow another process owns.
+// was only paused learns it was fenced from its heartbeat or its poll of
+// the fence (every second), then writes nothing more (unfenced) and stops.
+// Until it knows, the end of an operation it was running may still be
+// written (the same record the new owner writes again), but DBOS refuses
+// that process the record of the step: the workflow goes on only where it
+// was taken over.
 
 // fence is closed when this process learns it was fenced.
 type fence struct {

@@ -279,3 +279,20 @@ func (w *logWriter) claim(ctx context.Context, id string) ([]deploy.LogLine, err
 	w.changed.Broadcast()
 	return mine, nil
 }
+
+// unclaim gives back lines claim took that their transaction did not
+// write (the process stops): they go first, in order, so that they are
+// written before the process ends, or with the next batch.
+func (w *logWriter) unclaim(lines []deploy.LogLine) {
+	if len(lines) == 0 {
+		return
+	}
+	w.mu.Lock()
+	w.pending = append(slices.Clone(lines), w.pending...)
+	w.queued += uint64(len(lines))
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}

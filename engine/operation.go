@@ -103,7 +103,8 @@ func (e *Engine) beginOp(ctx dbos.Context, o op) (b deploy.Begun, live bool, err
 				return deploy.Begun{}, fmt.Errorf("stopping: %w", context.Cause(c))
 			}
 		}
-		return e.beginIn(c, tx, o)
+		b, err := e.beginIn(c, tx, o)
+		return b, restartable(err)
 	}, e.txOptions(stepRecordPrefix+"begin:"+o.key.Name())...)
 	if err != nil {
 		if held {

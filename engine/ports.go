@@ -65,4 +65,8 @@ type Checks interface {
 	SubmitMember(ctx context.Context, d deploy.Descriptor, opts deploy.SubmitOptions) (*deploy.Submission, error)
 	// RollbackMember submits the rollback of a deploy of a release.
 	RollbackMember(ctx context.Context, r deploy.RollbackRequest, from, release string) (*deploy.Submission, error)
+	// MayRollBack says whether the identity in ctx may roll back the
+	// deploy id of res, of an artifact of type artifactType, as a rollback
+	// deploy would be checked: a refusal is a *deploy.Error.
+	MayRollBack(ctx context.Context, res deploy.Resource, id, artifactType string) error
 }

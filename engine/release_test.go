@@ -107,18 +107,24 @@ func (g *gates) ran() []string {
 // of its deploys.
 func (e *env) waitRelease(id string) *deploy.Release {
 	e.t.Helper()
+	return e.waitReleaseFor(id, func(r *deploy.Release) bool { return r.State.Terminal() })
+}
+
+// waitReleaseFor blocks until the release satisfies cond.
+func (e *env) waitReleaseFor(id string, cond func(*deploy.Release) bool) *deploy.Release {
+	e.t.Helper()
 	ctx, cancel := context.WithTimeout(e.ctx, 90*time.Second)
 	defer cancel()
 	ch := e.events.Subscribe(ctx, "")
 	for {
 		r, err := e.store.GetRelease(ctx, id)
-		if err == nil && r.State.Terminal() {
+		if err == nil && cond(r) {
 			return r
 		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			e.t.Fatalf("release %s did not end (last: %+v, %v)", id, r, err)
+			e.t.Fatalf("release %s: condition not reached (last: %+v, %v)", id, r, err)
 		}
 	}
 }

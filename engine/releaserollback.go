@@ -74,19 +74,8 @@ func (e *Engine) rollbackRelease(ctx dbos.Context, in deploy.ReleasePlan, st rel
 // with the requester's identity, or records why it was refused.
 func (e *Engine) startMemberRollback(ctx context.Context, in deploy.ReleasePlan, m deploy.PlannedMember) (rollbackStarted, error) {
 	d := m.Deploy
-	if p, err := e.planUndo(ctx, d.ID); err != nil {
-		return rollbackStarted{}, err
-	} else if p.Fits {
-		if err := e.store.SetReleaseRollback(ctx, in.ID, m.Name, "", string(deploy.StatePending), ""); err != nil {
-			return rollbackStarted{}, err
-		}
-		return rollbackStarted{Undo: true}, e.enqueueUndo(UndoInput{DeploymentID: d.ID, Release: in.ID}, p.Job.Partition())
-	}
 	cctx := deploy.WithIdentity(ctx, in.Identity())
-	id := in.ID + ".rollback." + m.Name
-	sub, err := e.checks.RollbackMember(cctx, deploy.RollbackRequest{Tenant: d.Tenant, Application: d.Application,
-		Environment: d.Environment, ID: id}, d.ID, in.ID)
-	if err != nil {
+	refuse := func(err error) (rollbackStarted, error) {
 		if deploy.ErrorCode(err) == deploy.EINTERNAL {
 			return rollbackStarted{}, err
 		}
@@ -95,6 +84,27 @@ func (e *Engine) startMemberRollback(ctx context.Context, in deploy.ReleasePlan,
 			return rollbackStarted{}, err
 		}
 		return rollbackStarted{Refused: msg}, nil
+	}
+	if p, err := e.planUndo(ctx, d.ID); err != nil {
+		return rollbackStarted{}, err
+	} else if p.Fits {
+		// The same rules as a rollback deploy: the requester may roll the
+		// environment back, and the artifact is one that can be.
+		eff := p.Job.Effective
+		res := deploy.Resource{Tenant: eff.Tenant, Application: eff.Application, Environment: eff.Environment}
+		if err := e.checks.MayRollBack(cctx, res, d.ID, eff.Artifact.Type); err != nil {
+			return refuse(err)
+		}
+		if err := e.store.SetReleaseRollback(ctx, in.ID, m.Name, "", string(deploy.StatePending), ""); err != nil {
+			return rollbackStarted{}, err
+		}
+		return rollbackStarted{Undo: true}, e.enqueueUndo(UndoInput{DeploymentID: d.ID, Release: in.ID, Member: m.Name}, p.Job.Partition())
+	}
+	id := in.ID + ".rollback." + m.Name
+	sub, err := e.checks.RollbackMember(cctx, deploy.RollbackRequest{Tenant: d.Tenant, Application: d.Application,
+		Environment: d.Environment, ID: id}, d.ID, in.ID)
+	if err != nil {
+		return refuse(err)
 	}
 	if err := e.store.SetReleaseRollback(ctx, in.ID, m.Name, sub.Deployment.ID, "", ""); err != nil {
 		return rollbackStarted{}, err
@@ -132,38 +142,68 @@ func (e *Engine) waitRollback(ctx dbos.Context, id string) (deploy.State, error)
 }
 
 // waitUndo waits until the undo of a deploy of the release ended, woken by
-// the undo workflow and by the safety poll, and records its outcome.
+// the undo workflow and by the safety poll: the undo records its outcome
+// in the release (undoWorkflow). An undo workflow that ended without one
+// (it failed) is recorded as a failed rollback. A deploy with nothing left
+// to undo (SKIPPED) does not stop the sequence.
 func (e *Engine) waitUndo(ctx dbos.Context, in deploy.ReleasePlan, m deploy.PlannedMember) (bool, error) {
 	poll := e.chainsPollInterval()
 	for {
 		state, err := readStep(ctx, stepReleaseRollbackEval, func(c context.Context) (string, error) {
-			d, err := e.store.Get(c, m.Deploy.ID)
-			if err != nil {
+			if st, err := e.memberRollbackState(c, in.ID, m.Name); err != nil || st != string(deploy.StatePending) {
+				return st, err
+			}
+			failed, err := e.workflowFailed(c, m.Deploy.ID+undoSuffix)
+			if err != nil || !failed {
 				return "", err
 			}
-			switch d.Rollback {
-			case deploy.RollbackCompleted, deploy.RollbackFailed:
-				return d.Rollback, nil
+			// Read again: the undo may have recorded its outcome just before.
+			if st, err := e.memberRollbackState(c, in.ID, m.Name); err != nil || st != string(deploy.StatePending) {
+				return st, err
 			}
-			return "", nil
+			st := string(deploy.StateError)
+			return st, e.store.SetReleaseRollback(c, in.ID, m.Name, "", st,
+				"its undo stopped for an internal reason: see the worker log")
 		})
 		if err != nil {
 			return false, err
 		}
 		if state != "" {
-			ok := state == deploy.RollbackCompleted
-			_, err := readStep(ctx, stepReleaseRollbackUndone, func(c context.Context) (bool, error) {
-				st, msg := string(deploy.StateSuccess), ""
-				if !ok {
-					st, msg = string(deploy.StateError), "its compensations did not complete: see the deploy's rollback"
-				}
-				return true, e.store.SetReleaseRollback(c, in.ID, m.Name, "", st, msg)
-			})
-			return ok, err
+			return state == string(deploy.StateSuccess) || state == deploy.RollbackSkipped, nil
 		}
 		if _, err := sleepOrWake(ctx, topicRelease, poll); err != nil {
 			return false, fmt.Errorf("wait for the undo of %s: %w", m.Deploy.ID, err)
 		}
 		poll = min(2*poll, deploy.MaxChainsPollBackoff)
 	}
+}
+
+// memberRollbackState is the rollback state of the deploy name of a release.
+func (e *Engine) memberRollbackState(ctx context.Context, releaseID, name string) (string, error) {
+	r, err := e.store.GetRelease(ctx, releaseID)
+	if err != nil {
+		return "", err
+	}
+	for _, d := range r.Deploys {
+		if d.Name == name {
+			return d.RollbackState, nil
+		}
+	}
+	return "", fmt.Errorf("release %s has no deploy %s", releaseID, name)
+}
+
+// workflowFailed reports whether the workflow id ended without its result
+// (an error, a cancel, too many recoveries).
+func (e *Engine) workflowFailed(ctx context.Context, id string) (bool, error) {
+	ws, err := dbos.ListWorkflows(e.dbos, dbos.WithFilterWorkflowIDs(id), dbos.WithFilterLoadInput(false), dbos.WithFilterLoadOutput(false))
+	if err != nil {
+		return false, fmt.Errorf("read the status of workflow %s: %w", id, err)
+	}
+	for _, w := range ws {
+		switch w.Status {
+		case dbos.WorkflowStatusError, dbos.WorkflowStatusCancelled, dbos.WorkflowStatusMaxRecoveryAttemptsExceeded:
+			return true, nil
+		}
+	}
+	return false, nil
 }

@@ -42,7 +42,7 @@ func (r *run) compensate(ctx dbos.Context, f *failure) (string, error) {
 	for i, u := range todo {
 		names[i] = deploy.StepKey{Step: u.key.Step, Kind: deploy.KindRollback}.Name()
 	}
-	r.e.logLine(r.in.ID, "", "warn", "%s failed: rolling back (%s)", f.step, strings.Join(names, ", "))
+	r.note("", "warn", "%s failed: rolling back (%s)", f.step, strings.Join(names, ", "))
 	// A deploy undone after it ended (a release's rollback) says so too.
 	var begun *deploy.Begun
 	held := false
@@ -56,7 +56,7 @@ func (r *run) compensate(ctx dbos.Context, f *failure) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			r.begunHere[o.key], held = live, live
+			r.begunHere[o.key], held, r.live = live, live, live
 		}
 		if !held && !r.e.gate.enter() {
 			return "", parked(ctx)
@@ -84,8 +84,9 @@ func (r *run) compensate(ctx dbos.Context, f *failure) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		r.live = w.live
 		if w.Failed {
-			r.e.logLine(r.in.ID, o.key.Name(), "error", "rollback stopped: %s failed", o.key.Name())
+			r.note(o.key.Name(), "error", "rollback stopped: %s failed", o.key.Name())
 			return deploy.RollbackFailed, nil
 		}
 		if w.live && w.Next != nil && next != nil {
@@ -93,7 +94,7 @@ func (r *run) compensate(ctx dbos.Context, f *failure) (string, error) {
 		}
 		begun = w.Next
 	}
-	r.e.logLine(r.in.ID, "", "info", "rolled back: the targets are back at their checkpoints")
+	r.note("", "info", "rolled back: the targets are back at their checkpoints")
 	return deploy.RollbackCompleted, nil
 }
 
@@ -177,14 +178,18 @@ func (r *run) finish(ctx dbos.Context, out DeployResult, f *failure) error {
 			return deploy.Finished{}, err
 		}
 		if err := r.e.rec.AppendLog(c, tx, id, lines); err != nil {
-			return deploy.Finished{}, err
+			return deploy.Finished{}, restartable(err)
 		}
 		if err := r.e.rec.SkipSteps(c, tx, id, skipped); err != nil {
-			return deploy.Finished{}, err
+			return deploy.Finished{}, restartable(err)
 		}
-		return r.e.rec.FinishRun(c, tx, o)
+		fin, err := r.e.rec.FinishRun(c, tx, o)
+		return fin, restartable(err)
 	}, r.e.txOptions(stepFinish)...)
 	if err != nil {
+		// Not written (the process stops): the lines go back to the log
+		// writer, which writes them before it stops, or as soon as it can.
+		r.e.logs.unclaim(lines)
 		return fmt.Errorf("record the outcome: %w", err)
 	}
 	return r.e.wakeAfter(ctx, id, fin)

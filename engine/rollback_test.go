@@ -339,3 +339,151 @@ func TestReleaseRollbackUndoesMembers(t *testing.T) {
 		t.Errorf("inventory names %q, want the deploy in service before the release", inv.DeploymentID)
 	}
 }
+
+// releaseMember is a member of a release of web 2.0.0 in env.
+func releaseMember(name, env, artifactType, after string) string {
+	m := fmt.Sprintf("  - name: %s\n    descriptor: {apiVersion: manent/v1, id: rel-%s, application: web, environment: %s, "+
+		"artifact: {type: %s, name: web, version: \"2.0.0\", source: \"file:web-2.0.0.tar.gz\"}}\n", name, name, env, artifactType)
+	if after != "" {
+		m += "    after: [" + after + "]\n"
+	}
+	return m
+}
+
+// failingSecond writes the environment web/second, whose health check
+// answers 404 once failNow is closed (at once when it is nil).
+func failingSecond(t *testing.T, e *env, failNow chan struct{}) {
+	t.Helper()
+	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if failNow != nil {
+			<-failNow
+		}
+		w.WriteHeader(http.StatusNotFound)
+	}))
+	t.Cleanup(bad.Close)
+	t.Cleanup(func() {
+		if failNow != nil {
+			select {
+			case <-failNow:
+			default:
+				close(failNow)
+			}
+		}
+	})
+	writeFile(t, filepath.Join(e.dir, "envconfig/demo/web/second.yml"), fmt.Sprintf(
+		"plugin: local\ntargets: [{path: %q}]\nhealth: [{url: %q}]\nrollback: {enabled: true}\n",
+		filepath.Join(e.dir, "targets", "second"), bad.URL))
+}
+
+// TestReleaseUndoRefusesAMigration: a migration is not rolled back by a
+// release, with its compensations or otherwise: the sequence stops there.
+func TestReleaseUndoRefusesAMigration(t *testing.T) {
+	r := newRollbackEnv(t, "first", "rollback: {enabled: true}\n")
+	r.ctx = deploy.WithIdentity(r.ctx, deploy.Identity{Subject: "token:admin"})
+	r.deploy("before", "1.0.0", "", deploy.StateSuccess)
+	failingSecond(t, r.env, nil)
+	doc := "apiVersion: manent/v1\nkind: Release\nid: rel\nonFailure: rollback\ndeploys:\n" +
+		releaseMember("one", "first", "migration", "") + releaseMember("two", "second", "application", "one")
+	if _, err := r.eng.SubmitRelease(r.ctx, []byte(doc)); err != nil {
+		t.Fatal(err)
+	}
+	rel := waitRelease(t, r.env, "rel")
+	one := rel.Deploys[0]
+	if one.RollbackState != deploy.RollbackRefused || !strings.Contains(one.RollbackError, "artifact type migration cannot be rolled back") {
+		t.Errorf("member one rollback %s (%s), want REFUSED for its artifact type", one.RollbackState, one.RollbackError)
+	}
+	d, err := r.store.Get(r.ctx, "rel-one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Compensations()) != 0 || d.Rollback == deploy.RollbackCompleted {
+		t.Errorf("rel-one compensated: rollback %q, %v", d.Rollback, names(d.Compensations()))
+	}
+	for _, cur := range r.current() {
+		if cur != "2.0.0" {
+			t.Errorf("current = %v, want the migration's 2.0.0 left in place", r.current())
+		}
+	}
+}
+
+// TestReleaseUndoOfADisplacedDeploy: a deploy of the environment put in
+// service while the undo of a release's deploy waits for the environment
+// leaves nothing to undo: the undo says so (SKIPPED), and the release ends.
+func TestReleaseUndoOfADisplacedDeploy(t *testing.T) {
+	// post-test before activation: the hotfix is not in service while its
+	// health check holds it.
+	steps := []string{
+		"{name: secrets, mode: mandatory}",
+		"{name: artifacts, mode: mandatory}",
+		"{name: qa, mode: mandatory}",
+		"{name: deploy, mode: mandatory, max_retries: 0}",
+		"{name: post-test, mode: optional, max_retries: 0}",
+		"{name: activation, mode: optional}",
+	}
+	var holdHot atomic.Bool
+	hotGate := make(chan struct{})
+	t.Cleanup(func() {
+		select {
+		case <-hotGate:
+		default:
+			close(hotGate)
+		}
+	})
+	health := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if holdHot.Load() {
+			<-hotGate
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(health.Close)
+	e := newEnvWith(t, envOptions{steps: steps})
+	e.ctx = deploy.WithIdentity(e.ctx, deploy.Identity{Subject: "token:admin"})
+	first := filepath.Join(e.dir, "targets", "first")
+	writeFile(t, filepath.Join(e.dir, "envconfig/demo/web/first.yml"), fmt.Sprintf(
+		"plugin: local\ntargets: [{path: %q}]\nhealth: [{url: %q}]\nrollback: {enabled: true}\n", first, health.URL))
+	failNow := make(chan struct{})
+	failingSecond(t, e, failNow)
+	for _, v := range []string{"1.0.0", "2.0.0", "3.0.0"} {
+		writeRelease(t, e.dir, v)
+	}
+	submit := func(id, version string) {
+		t.Helper()
+		if _, err := e.eng.Submit(e.ctx, []byte(webDescriptor(id, "first", version, "")), deploy.SubmitOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	submit("before", "1.0.0")
+	e.waitState("before", deploy.StateSuccess)
+	doc := "apiVersion: manent/v1\nkind: Release\nid: rel\nonFailure: rollback\ndeploys:\n" +
+		releaseMember("one", "first", "application", "") + releaseMember("two", "second", "application", "one")
+	if _, err := e.eng.SubmitRelease(e.ctx, []byte(doc)); err != nil {
+		t.Fatal(err)
+	}
+	e.waitState("rel-one", deploy.StateSuccess)
+	// A hotfix of web/first holds in its health check, not yet in service.
+	holdHot.Store(true)
+	submit("hot", "3.0.0")
+	e.wait("hot", func(d *deploy.Deployment) bool { return d.CurrentStep == deploy.StepPostTest })
+	// rel-two fails: the release undoes rel-one, whose undo waits behind
+	// the hotfix on the environment's partition.
+	close(failNow)
+	e.waitReleaseFor("rel", func(r *deploy.Release) bool { return r.Deploys[0].RollbackState == string(deploy.StatePending) })
+	close(hotGate)
+	e.waitState("hot", deploy.StateSuccess)
+	rel := waitRelease(t, e, "rel")
+	one := rel.Deploys[0]
+	if rel.State != deploy.ReleaseError || one.RollbackState != deploy.RollbackSkipped ||
+		!strings.Contains(one.RollbackError, "no longer the release in service") {
+		t.Errorf("release %s, member one rollback %s (%s); want ERROR with one SKIPPED as displaced", rel.State, one.RollbackState, one.RollbackError)
+	}
+	d, err := e.store.Get(e.ctx, "rel-one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Compensations()) != 0 {
+		t.Errorf("rel-one compensated after the hotfix replaced it: %v", names(d.Compensations()))
+	}
+	if link, _ := os.Readlink(filepath.Join(first, "current")); filepath.Base(link) != "3.0.0" {
+		t.Errorf("current of web/first is %q, want the hotfix 3.0.0", link)
+	}
+}

@@ -82,3 +82,23 @@ func (r pgxRow) Scan(dest ...any) error {
 	}
 	return err
 }
+
+// restartable is the error a transaction DBOS runs (RunAsTransaction)
+// returns for an error of the database that is not the step's: DBOS
+// restarts the transaction, with a backoff, for the errors it knows as
+// transient (a broken connection, a deadlock), and records any other as
+// the step's outcome, which would end the workflow. A read-only database
+// during a failover, a full disk or a lock timeout are as transient to
+// manent: they are marked as what they are, a transaction that must be
+// made again in a new one.
+func restartable(err error) error {
+	if err == nil || !dberr.Unavailable(err) {
+		return err
+	}
+	return restartTx{err}
+}
+
+type restartTx struct{ cause error }
+
+func (r restartTx) Error() string   { return r.cause.Error() }
+func (r restartTx) Unwrap() []error { return []error{r.cause, pgx.ErrTxClosed} }

@@ -30,6 +30,9 @@ const inServiceKey = "manent:in_service"
 type UndoInput struct {
 	DeploymentID string `json:"deployment"`
 	Release      string `json:"release"`
+	// Member is the deploy's name in the release, whose rollback state the
+	// undo records.
+	Member string `json:"member"`
 }
 
 // undoPlan is what the undo of a deploy needs, read from its records.
@@ -41,6 +44,9 @@ type undoPlan struct {
 	InServiceBefore string                       `json:"in_service_before,omitempty"`
 	// Ran are the positions of the plan's steps whose runs succeeded.
 	Ran []int `json:"ran,omitempty"`
+	// Why the deploy cannot be undone with its compensations, when it
+	// cannot.
+	Why string `json:"why,omitempty"`
 }
 
 // planUndo reads whether the deploy can be undone with its compensations.
@@ -85,6 +91,12 @@ func (e *Engine) planUndo(ctx context.Context, id string) (undoPlan, error) {
 		live = live || (in.Application == d.Application && in.Environment == d.Environment && in.DeploymentID == d.ID)
 	}
 	p.Fits = live && undoable > 0 && len(p.Checkpoints) == undoable
+	switch {
+	case !live:
+		p.Why = "it is no longer the release in service of " + d.Application + "/" + d.Environment
+	case !p.Fits:
+		p.Why = "it ran without checkpoints (its environment's rollback was off)"
+	}
 	return p, nil
 }
 
@@ -101,7 +113,10 @@ func (e *Engine) enqueueUndo(in UndoInput, partition string) error {
 }
 
 // undoWorkflow compensates a deploy that succeeded, and records the outcome
-// in the deploy's rollback state; it wakes its release at the end.
+// in the deploy's rollback state and in its release; it wakes the release
+// at the end. Its own reading of the deploy is the one that counts: a
+// deploy of the environment put in service while the undo waited for the
+// partition leaves nothing to undo (SKIPPED).
 func (e *Engine) undoWorkflow(ctx dbos.Context, in UndoInput) (string, error) {
 	p, err := readStep(ctx, stepUndoPlan, func(c context.Context) (undoPlan, error) {
 		return e.planUndo(c, in.DeploymentID)
@@ -111,14 +126,15 @@ func (e *Engine) undoWorkflow(ctx dbos.Context, in UndoInput) (string, error) {
 	}
 	state := deploy.RollbackNotNeeded
 	if p.Fits {
+		r := e.newRun(p.Job)
 		if _, err := readStep(ctx, stepUndoStart, func(c context.Context) (bool, error) {
+			r.live = true
 			return true, e.inTx(c, func(q dbos.Querier) error {
 				return e.rec.SetRollback(c, q, in.DeploymentID, deploy.RollbackRunning)
 			})
 		}); err != nil {
 			return "", err
 		}
-		r := e.newRun(p.Job)
 		r.sha, r.checkpoints, r.inServiceBefore = p.SHA256, p.Checkpoints, p.InServiceBefore
 		for _, pos := range p.Ran {
 			r.ran = append(r.ran, r.runUnit(pos))
@@ -128,13 +144,33 @@ func (e *Engine) undoWorkflow(ctx dbos.Context, in UndoInput) (string, error) {
 		}
 	}
 	_, err = readStep(ctx, stepUndoFinish, func(c context.Context) (bool, error) {
-		return true, e.inTx(c, func(q dbos.Querier) error {
-			return e.rec.SetRollback(c, q, in.DeploymentID, state)
-		})
+		if p.Fits {
+			if err := e.inTx(c, func(q dbos.Querier) error {
+				return e.rec.SetRollback(c, q, in.DeploymentID, state)
+			}); err != nil {
+				return false, err
+			}
+		}
+		if in.Member == "" {
+			return true, nil
+		}
+		st, msg := undoOutcome(state, p)
+		return true, e.store.SetReleaseRollback(c, in.Release, in.Member, "", st, msg)
 	})
 	if err != nil {
 		return "", err
 	}
 	e.send(releaseWorkflowID(in.Release), "look", topicRelease)
 	return state, nil
+}
+
+// undoOutcome is the rollback state of a release's deploy after its undo.
+func undoOutcome(state string, p undoPlan) (string, string) {
+	switch {
+	case !p.Fits:
+		return deploy.RollbackSkipped, "not rolled back: " + p.Why
+	case state == deploy.RollbackCompleted:
+		return string(deploy.StateSuccess), ""
+	}
+	return string(deploy.StateError), "its compensations did not complete: see the deploy's rollback"
 }

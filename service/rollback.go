@@ -61,8 +61,8 @@ func (s *Service) rollback(ctx context.Context, r deploy.RollbackRequest, from, 
 		return nil, err
 	}
 	for _, d := range []*deploy.Deployment{current, target} {
-		if slices.Contains(NonRollbackArtifactTypes, d.Artifact.Type) {
-			return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "%s: artifact type %s cannot be rolled back", d.ID, d.Artifact.Type)
+		if err := rollbackable(d.ID, d.Artifact.Type); err != nil {
+			return nil, err
 		}
 	}
 	d := rollbackDescriptor(target.Descriptor, r.ID, current.ID)
@@ -77,6 +77,27 @@ func (s *Service) rollback(ctx context.Context, r deploy.RollbackRequest, from, 
 		})
 	}
 	return sub, nil
+}
+
+// MayRollBack is the engine's check before it undoes a deploy of a release
+// with its own compensations (no rollback deploy): the rules of rollback.
+func (s *Service) MayRollBack(ctx context.Context, res deploy.Resource, id, artifactType string) error {
+	who := deploy.IdentityFrom(ctx)
+	if who.Anonymous() {
+		return deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
+	}
+	if err := s.require(who, res, deploy.PermRollback); err != nil {
+		return err
+	}
+	return rollbackable(id, artifactType)
+}
+
+// rollbackable refuses the artifact types a rollback cannot undo.
+func rollbackable(id, artifactType string) error {
+	if slices.Contains(NonRollbackArtifactTypes, artifactType) {
+		return deploy.Errorf(deploy.EUNPROCESSABLE, "%s: artifact type %s cannot be rolled back", id, artifactType)
+	}
+	return nil
 }
 
 // currentDeploy is the deploy a rollback undoes: from, or the release in
@@ -109,11 +130,18 @@ func (s *Service) currentDeploy(ctx context.Context, res deploy.Resource, from s
 func (s *Service) rollbackTarget(ctx context.Context, res deploy.Resource, current *deploy.Deployment, to string) (*deploy.Deployment, error) {
 	if to != "" {
 		d, err := s.store.Get(ctx, to)
-		if deploy.ErrorCode(err) == deploy.ENOTFOUND {
-			return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "no deploy %q to roll back to", to)
+		if err != nil && deploy.ErrorCode(err) != deploy.ENOTFOUND {
+			return nil, err
+		}
+		// A deploy the caller may not read is one that does not exist: its
+		// application and environment are not theirs to learn.
+		if err == nil {
+			if ok, _ := s.authz.Allowed(deploy.IdentityFrom(ctx), resourceOf(d), deploy.PermRead); !ok || d.Tenant != res.Tenant {
+				d, err = nil, deploy.Errorf(deploy.ENOTFOUND, "not found")
+			}
 		}
 		if err != nil {
-			return nil, err
+			return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "no deploy %q to roll back to", to)
 		}
 		switch {
 		case resourceOf(d) != res:

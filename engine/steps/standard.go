@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -280,6 +281,12 @@ func StatusError(what string, status int) error {
 // ClassifyHTTPError marks permanent the outbound failures retrying cannot
 // change: a redirect, a refused address, a name that does not exist.
 func ClassifyHTTPError(err error) error {
+	// The client's error quotes the URL, whose query or user info may
+	// carry a token: readers see it redacted, as in every other message.
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		ue.URL = Redact(ue.URL)
+	}
 	switch {
 	case errors.Is(err, safehttp.ErrRedirect), errors.Is(err, safehttp.ErrAddressRefused):
 		return deploy.Permanent(err)

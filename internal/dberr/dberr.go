@@ -14,10 +14,14 @@ import (
 )
 
 // Unavailable reports whether err, an error of a call to PostgreSQL (never
-// one of a target or of an HTTP peer), means the database is out of reach or
-// restarting: a refused or broken connection, a server shutting down or
-// starting up, too many connections. Such errors are infrastructure faults;
-// the call can be made again once the database is back.
+// one of a target or of an HTTP peer), means the database cannot serve the
+// call now: out of reach or restarting (a refused or broken connection, a
+// server shutting down or starting up, too many connections), read-only
+// during a failover, out of resources (disk full, out of memory, an I/O
+// error), or a conflict that ended the transaction (deadlock,
+// serialization failure, lock or statement timeout). Such errors are
+// infrastructure faults, not the caller's: the call can be made again, in a
+// new transaction, once the database can serve it.
 func Unavailable(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
@@ -29,7 +33,19 @@ func Unavailable(err error) bool {
 			return true
 		case pgErr.Code == "57P01", pgErr.Code == "57P02", pgErr.Code == "57P03": // admin, crash shutdown, cannot connect now
 			return true
-		case pgErr.Code == "53300": // too many connections
+		case strings.HasPrefix(pgErr.Code, "53"): // insufficient resources: disk full, out of memory, too many connections
+			return true
+		case strings.HasPrefix(pgErr.Code, "58"): // system error: an I/O error of the server
+			return true
+		case pgErr.Code == "40001", pgErr.Code == "40P01": // serialization failure, deadlock
+			return true
+		case pgErr.Code == "25006": // read-only transaction: a standby, or a primary being failed over
+			return true
+		case pgErr.Code == "25P03": // idle-in-transaction timeout
+			return true
+		case pgErr.Code == "55P03": // lock not available (lock_timeout)
+			return true
+		case pgErr.Code == "57014": // statement timeout (a cancel of the caller's own context is excluded above)
 			return true
 		}
 		return false

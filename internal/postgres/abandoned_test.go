@@ -67,6 +67,8 @@ func TestFailAbandoned(t *testing.T) {
 			want = append(want, d.id)
 		}
 	}
+	// crashed was running its deploy step.
+	f.begin(*op("crashed", "deploy", ""))
 	got, err := f.store.FailAbandoned(f.ctx, waitSuffix)
 	slices.Sort(got)
 	slices.Sort(want)
@@ -88,9 +90,64 @@ func TestFailAbandoned(t *testing.T) {
 			if n := f.audit("deployment.finish", d.id); n != 1 {
 				t.Errorf("%d deployment.finish entries, want 1", n)
 			}
+			if d.state != deploy.StatePending {
+				return // the others share an environment
+			}
+			if lf := f.entry(d.id); lf == nil || lf.LastFailure == nil || lf.LastFailure.DeploymentID != d.id || lf.LastFailure.Error == "" {
+				t.Errorf("inventory entry %+v, want %s as the last failure", lf, d.id)
+			}
 		})
+	}
+	if s := step(f.get("crashed"), "deploy"); s.State != deploy.StepError || s.Error == "" || s.FinishedAt == nil {
+		t.Errorf("the running step of crashed: %+v, want ERROR with the reason", s)
+	}
+	if lf := f.entry("crashed").LastFailure; lf.Step != "deploy" {
+		t.Errorf("last failure of crashed in step %q, want deploy", lf.Step)
 	}
 	if again, err := f.store.FailAbandoned(f.ctx, waitSuffix); err != nil || len(again) != 0 {
 		t.Errorf("second FailAbandoned = %v, %v", again, err)
 	}
+}
+
+// A release whose workflow DBOS ended (ERROR) ends ERROR, with its audit
+// entry; one whose workflow runs, or that ended, is left alone.
+func TestFailAbandonedReleases(t *testing.T) {
+	f := newFixture(t)
+	if err := dbos.Migrate(f.ctx, f.url); err != nil {
+		t.Fatalf("DBOS migrate: %v", err)
+	}
+	for _, r := range []struct{ id, status string }{{"broken", "ERROR"}, {"running", "PENDING"}, {"stuck", "MAX_RECOVERY_ATTEMPTS_EXCEEDED"}} {
+		if _, _, err := f.store.CreateRelease(f.ctx, deploy.Release{ID: r.id, Requester: "token:ci", OnFailure: "stop",
+			Deploys: []deploy.ReleaseDeploy{{Name: "a", DeploymentID: r.id + "-a", Tenant: "demo", Application: "app", Environment: "staging"}}}, func(any) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.exec("INSERT INTO dbos.workflow_status (workflow_uuid, status, name) VALUES (?, ?, 'manent.release')", r.id+":release", r.status); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := f.store.FailAbandonedReleases(f.ctx, ":release")
+	if err != nil || !slices.Equal(got, []string{"broken", "stuck"}) {
+		t.Fatalf("FailAbandonedReleases = %v, %v; want [broken stuck]", got, err)
+	}
+	for id, want := range map[string]deploy.ReleaseState{"broken": deploy.ReleaseError, "stuck": deploy.ReleaseError, "running": deploy.ReleasePending} {
+		r, err := f.store.GetRelease(f.ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.State != want || (want == deploy.ReleaseError && (r.Error == "" || f.audit("release.finish", id) != 1)) {
+			t.Errorf("release %s: %s (%q), want %s with its audit entry", id, r.State, r.Error, want)
+		}
+	}
+	if again, err := f.store.FailAbandonedReleases(f.ctx, ":release"); err != nil || len(again) != 0 {
+		t.Errorf("second FailAbandonedReleases = %v, %v", again, err)
+	}
+}
+
+func step(d *deploy.Deployment, name string) deploy.Step {
+	for _, s := range d.Steps {
+		if s.Name == name {
+			return s
+		}
+	}
+	return deploy.Step{}
 }

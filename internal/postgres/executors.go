@@ -111,6 +111,37 @@ func (s *Store) ExecutorWorkflows(ctx context.Context, executorID string, names 
 	return out, nil
 }
 
+// abandonedMessage is the error of what reconciliation ends.
+const abandonedMessage = "the workflow failed for an internal reason: see the worker log"
+
+// FailAbandonedReleases implements deploy.ExecutorStore.
+func (s *Store) FailAbandonedReleases(ctx context.Context, suffix string) ([]string, error) {
+	if ok, err := s.dbosTables(ctx); err != nil || !ok {
+		return nil, err
+	}
+	var rows []struct {
+		ID        string `bun:"id"`
+		Requester string `bun:"requester"`
+	}
+	err := s.db.NewRaw(`SELECT r.id, r.requester FROM manent.releases AS r JOIN ?.workflow_status AS w ON w.workflow_uuid = r.id || ?
+		WHERE r.state = ? AND w.status IN ('ERROR', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED') ORDER BY r.id`,
+		bun.Ident(s.dbosSchema), suffix, deploy.ReleasePending).Scan(ctx, &rows)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, wrap("list abandoned releases", err)
+	}
+	var ids []string
+	for _, r := range rows {
+		ended, err := s.FinishRelease(ctx, r.ID, deploy.ReleaseError, abandonedMessage, r.Requester)
+		if err != nil {
+			return ids, err
+		}
+		if ended {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids, nil
+}
+
 // FailAbandoned implements deploy.ExecutorStore: the workflow of a deploy
 // is its own (ID = deploy ID) or, while it waits, its wait workflow
 // (<id><waitSuffix>).
@@ -128,7 +159,7 @@ func (s *Store) FailAbandoned(ctx context.Context, waitSuffix string) ([]string,
 			WHERE ((w.workflow_uuid = d.id AND d.state IN (?)) OR (w.workflow_uuid = d.id || ? AND d.state IN (?)))
 			  AND w.status IN ('ERROR', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED')
 			RETURNING d.*`,
-			deploy.StateError, "the workflow failed for an internal reason: see the worker log",
+			deploy.StateError, abandonedMessage,
 			bun.Ident(s.dbosSchema), bun.List([]deploy.State{deploy.StateEnqueued, deploy.StatePending}),
 			waitSuffix, bun.List(deploy.Waiting)).Scan(ctx, &rows)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -136,7 +167,42 @@ func (s *Store) FailAbandoned(ctx context.Context, waitSuffix string) ([]string,
 		}
 		ids = ids[:0]
 		for i := range rows {
+			ids = append(ids, rows[i].ID)
+		}
+		// The operation that was running ends with the deploy, and is the
+		// environment's last failure.
+		var running []struct {
+			DeploymentID string `bun:"deployment_id"`
+			Name         string `bun:"name"`
+		}
+		if len(ids) > 0 {
+			err := tx.NewRaw(`UPDATE manent.deployment_steps SET state = ?, finished_at = now(),
+					error = CASE WHEN error <> '' THEN error ELSE ? END
+				WHERE deployment_id IN (?) AND state = ? RETURNING deployment_id, name`,
+				deploy.StepError, abandonedMessage, bun.List(ids), deploy.StepRunning).Scan(ctx, &running)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+		}
+		failedStep := map[string]string{}
+		for _, r := range running {
+			failedStep[r.DeploymentID] = r.Name
+		}
+		ids = ids[:0]
+		for i := range rows {
 			d := fromDeploymentRow(&rows[i])
+			if !d.DryRun {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO manent.last_failures AS f
+						(tenant, application, environment, deployment_id, step, error, finished_at, rollback)
+					VALUES (?, ?, ?, ?, ?, ?, now(), ?)
+					ON CONFLICT (tenant, application, environment) DO UPDATE SET
+						deployment_id = EXCLUDED.deployment_id, step = EXCLUDED.step, error = EXCLUDED.error,
+						finished_at = EXCLUDED.finished_at, rollback = EXCLUDED.rollback
+					WHERE f.finished_at <= EXCLUDED.finished_at`,
+					d.Tenant, d.Application, d.Environment, d.ID, failedStep[d.ID], d.Error, d.Rollback); err != nil {
+					return err
+				}
+			}
 			if err := insertAudit(ctx, tx, finishAudit(d, d.Requester)); err != nil {
 				return err
 			}

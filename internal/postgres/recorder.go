@@ -201,12 +201,15 @@ func (r *Recorder) Advance(ctx context.Context, q dbos.Querier, done *deploy.Ste
 // advanceAtOnce give them.
 const stepColumns = "deployment_id, name, pass, batch, target, kind, position, type, state, attempts, runs, started_at, finished_at, output, error"
 
-// stepUpsert is what a record written again keeps: a start (RUNNING) counts
-// a run; an end keeps the start's time and the highest attempt count.
+// stepUpsert is what a record written again keeps: a start (RUNNING) of an
+// operation not running counts a run; a start written again (the end
+// before it recorded again after a crash) does not: a process that resumes
+// the operation counts its run itself (CountRun). An end keeps the start's
+// time and the highest attempt count.
 const stepUpsert = `ON CONFLICT (deployment_id, name, pass, batch, target, kind) DO UPDATE SET
 			state = EXCLUDED.state, position = EXCLUDED.position, type = EXCLUDED.type,
 			attempts = GREATEST(s.attempts, EXCLUDED.attempts),
-			runs = CASE WHEN EXCLUDED.state = 'RUNNING' THEN s.runs + 1 ELSE s.runs END,
+			runs = CASE WHEN EXCLUDED.state = 'RUNNING' AND s.state <> 'RUNNING' THEN s.runs + 1 ELSE s.runs END,
 			started_at = COALESCE(s.started_at, EXCLUDED.started_at),
 			finished_at = EXCLUDED.finished_at, output = EXCLUDED.output, error = EXCLUDED.error`
 
@@ -214,7 +217,7 @@ const stepUpsert = `ON CONFLICT (deployment_id, name, pass, batch, target, kind)
 // change of the inventory, nothing to read): every operation of a deploy
 // pays for it.
 func advanceAtOnce(ctx context.Context, q dbos.Querier, done deploy.Step, fx deploy.StepEffects, next *deploy.Step, o deploy.BeginOptions) (*deploy.Begun, error) {
-	out, err := json.Marshal(nonNilMap(done.Output))
+	out, err := json.Marshal(textMap(done.Output))
 	if err != nil {
 		return nil, fmt.Errorf("record step: %w", err)
 	}
@@ -275,7 +278,7 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done deploy.Step, fx dep
 		)
 		SELECT upd.cancelled, (SELECT count(*) FROM n) + (SELECT count(*) FROM nxt) + (SELECT count(*) FROM done) FROM upd`,
 		done.DeploymentID, dk.Step, dk.Pass, dk.Batch, dk.Target, string(dk.Kind), done.Position, stepType(done.Type),
-		string(done.State), done.Attempts, max(done.Runs, 1), microPtr(done.StartedAt), microPtr(done.FinishedAt), string(out), done.Error,
+		string(done.State), done.Attempts, max(done.Runs, 1), microPtr(done.StartedAt), microPtr(done.FinishedAt), string(out), text(done.Error),
 		nextName(next), effective, fx.SHA256, fx.Rollback, o.HonourCancel, dk.Name(),
 		nk.Step, nk.Pass, nk.Batch, nk.Target, string(nk.Kind), nextPos, nextType, nextStart,
 		Channel, payloads).Scan(&cancelled, &notified)
@@ -297,10 +300,9 @@ func nextName(next *deploy.Step) string {
 	return next.Key().Name()
 }
 
-// putStep writes the record of an operation: a start (RUNNING) counts a
-// run; an end keeps the start's time and the highest attempt count.
+// putStep writes the record of an operation, as stepUpsert says.
 func putStep(ctx context.Context, q dbos.Querier, s deploy.Step) error {
-	out, err := json.Marshal(nonNilMap(s.Output))
+	out, err := json.Marshal(textMap(s.Output))
 	if err != nil {
 		return fmt.Errorf("record step: %w", err)
 	}
@@ -309,7 +311,7 @@ func putStep(ctx context.Context, q dbos.Querier, s deploy.Step) error {
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15)
 		`+stepUpsert,
 		s.DeploymentID, key.Step, key.Pass, key.Batch, key.Target, string(key.Kind), s.Position, stepType(s.Type),
-		string(s.State), s.Attempts, max(s.Runs, 1), microPtr(s.StartedAt), microPtr(s.FinishedAt), string(out), s.Error)
+		string(s.State), s.Attempts, max(s.Runs, 1), microPtr(s.StartedAt), microPtr(s.FinishedAt), string(out), text(s.Error))
 	if isForeignKeyViolation(err) {
 		return notFound(s.DeploymentID)
 	}
@@ -348,9 +350,15 @@ func (r *Recorder) FinishRun(ctx context.Context, q dbos.Querier, o deploy.Outco
 	if !o.State.Terminal() {
 		return deploy.Finished{}, fmt.Errorf("finish deployment %s: %s is not a final state", o.ID, o.State)
 	}
+	o.Error, o.FailedStep = text(o.Error), text(o.FailedStep)
 	var exports *string
 	if o.State == deploy.StateSuccess && len(o.Exports) > 0 {
-		b, err := json.Marshal(o.Exports)
+		clean := make([]deploy.Export, len(o.Exports))
+		for i, x := range o.Exports {
+			x.Value = text(x.Value)
+			clean[i] = x
+		}
+		b, err := json.Marshal(clean)
 		if err != nil {
 			return deploy.Finished{}, fmt.Errorf("encode exports: %w", err)
 		}
@@ -512,11 +520,4 @@ func stepType(t string) string {
 		return deploy.StepTypeStandard
 	}
 	return t
-}
-
-func nonNilMap(m map[string]string) map[string]string {
-	if m == nil {
-		return map[string]string{}
-	}
-	return m
 }

@@ -117,8 +117,8 @@ func TestAdvance(t *testing.T) {
 			f.begin(*op(id, "deploy@web-1", ""))
 			f.begin(*op(id, "deploy@web-2", ""))
 		}, done: "deploy@web-1", want: nil, current: "deploy@web-2", records: []string{"deploy@web-1 SUCCESS 1", "deploy@web-2 RUNNING 1"}},
-		{name: "a restart begins the operation again", setup: func(id string) { f.begin(*op(id, "config", "")) }, next: "config", o: honour,
-			want: &deploy.Begun{}, current: "config", records: []string{"config RUNNING 2"}},
+		{name: "a start written again is no second run", setup: func(id string) { f.begin(*op(id, "config", "")) }, next: "config", o: honour,
+			want: &deploy.Begun{}, current: "config", records: []string{"config RUNNING 1"}},
 		{name: "cancel requested: the next does not begin", setup: func(id string) {
 			f.begin(*op(id, "config", ""))
 			f.cancel(id)
@@ -223,7 +223,8 @@ func TestAdvanceAfterCancelWritesNothingOfTheNext(t *testing.T) {
 	}
 }
 
-// The full record of operations: a start keeps its time through restarts,
+// The full record of operations: a start keeps its time through restarts
+// and counts a run once,
 // an end keeps the start's time and the highest attempt count, and
 // SkipSteps leaves the records that ended alone.
 func TestOperationRecords(t *testing.T) {
@@ -249,8 +250,17 @@ func TestOperationRecords(t *testing.T) {
 	config := step(deploy.StepConfig, 0, deploy.StepSuccess, t0.Add(time.Second))
 	config.Attempts, config.Output = 1, map[string]string{"revision": "r1"}
 	advance(config, step(deploy.StepArtifacts, 1, deploy.StepRunning, t0.Add(2*time.Second)))
-	// The worker stopped: another process begins the artifacts step again.
-	advance(nil, step(deploy.StepArtifacts, 1, deploy.StepRunning, t0.Add(3*time.Second)))
+	// The worker stopped before DBOS recorded the config step: the step
+	// runs again and writes its end and the start of artifacts again,
+	// which is no run of artifacts.
+	advance(config, step(deploy.StepArtifacts, 1, deploy.StepRunning, t0.Add(3*time.Second)))
+	if n := f.get("s").Steps[1].Runs; n != 1 {
+		t.Errorf("artifacts has %d runs after its start was written again, want 1", n)
+	}
+	// The process that resumes artifacts counts its run.
+	if n, err := f.store.CountRun(f.ctx, "s", deploy.StepKey{Step: deploy.StepArtifacts, Kind: deploy.KindRun}); err != nil || n != 2 {
+		t.Errorf("CountRun = %d, %v; want 2", n, err)
+	}
 	failed := step(deploy.StepArtifacts, 1, deploy.StepError, t0.Add(4*time.Second))
 	failed.Attempts, failed.Error = 2, "download failed"
 	advance(failed, nil)
@@ -290,7 +300,10 @@ func TestRecordsAreKeyedPerOperation(t *testing.T) {
 	for _, name := range names {
 		f.begin(*op("k", name, ""))
 	}
-	f.begin(*op("k", "deploy", "")) // a second run of the run alone
+	// A second run of the run alone.
+	if _, err := f.store.CountRun(f.ctx, "k", deploy.StepKey{Step: "deploy", Kind: deploy.KindRun}); err != nil {
+		t.Fatal(err)
+	}
 	pass := *op("k", "deploy@web-1", "")
 	pass.Pass, pass.Batch = 1, 2
 	f.begin(pass)

@@ -94,7 +94,10 @@ func Get(ctx context.Context, c *http.Client, url string, maxBytes int64) (*http
 	}
 	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
 		_ = resp.Body.Close() // unread, and the redirect is the error
-		return nil, fmt.Errorf("%w: %s answered %d", ErrRedirect, req.URL.Redacted(), resp.StatusCode)
+		// Without the query and user info, which may carry a token.
+		shown := *req.URL
+		shown.User, shown.RawQuery, shown.ForceQuery, shown.Fragment, shown.RawFragment = nil, "", false, "", ""
+		return nil, fmt.Errorf("%w: %s answered %d", ErrRedirect, shown.String(), resp.StatusCode)
 	}
 	resp.Body = &limitedBody{rc: resp.Body, left: maxBytes}
 	return resp, nil

@@ -107,7 +107,7 @@ func unpack(path, dir string) (int, error) {
 				return files, fmt.Errorf("write %s: %w", name, err)
 			}
 		default:
-			return files, deploy.Permanentf("artifact entry %s: only files and directories are allowed", h.Name)
+			return files, deploy.Permanentf("artifact entry %q: only files and directories are allowed", h.Name)
 		}
 	}
 }
