@@ -143,8 +143,9 @@ func (s *Store) FailAbandonedReleases(ctx context.Context, suffix string) ([]str
 }
 
 // FailAbandoned implements deploy.ExecutorStore: the workflow of a deploy
-// is its own (ID = deploy ID) or, while it waits, its wait workflow
-// (<id><waitSuffix>).
+// is its own (ID = deploy ID) while it is queued or runs, or, while it
+// waits, its wait workflow (<id><waitSuffix>); the move to ERROR is guarded
+// by the lifecycle as every other.
 func (s *Store) FailAbandoned(ctx context.Context, waitSuffix string) ([]string, error) {
 	if ok, err := s.dbosTables(ctx); err != nil || !ok {
 		return nil, err
@@ -157,11 +158,11 @@ func (s *Store) FailAbandoned(ctx context.Context, waitSuffix string) ([]string,
 				error = CASE WHEN d.error <> '' THEN d.error ELSE ? END
 			FROM ?.workflow_status AS w
 			WHERE ((w.workflow_uuid = d.id AND d.state IN (?)) OR (w.workflow_uuid = d.id || ? AND d.state IN (?)))
-			  AND w.status IN ('ERROR', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED')
+			  AND w.status IN ('ERROR', 'MAX_RECOVERY_ATTEMPTS_EXCEEDED') AND d.state IN (?)
 			RETURNING d.*`,
 			deploy.StateError, abandonedMessage,
 			bun.Ident(s.dbosSchema), bun.List([]deploy.State{deploy.StateEnqueued, deploy.StatePending}),
-			waitSuffix, bun.List(deploy.Waiting)).Scan(ctx, &rows)
+			waitSuffix, bun.List(deploy.Waiting), bun.List(guard(deploy.StateError))).Scan(ctx, &rows)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
