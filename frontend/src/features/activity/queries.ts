@@ -22,11 +22,15 @@ export const ActivityDeploymentFragment = graphql(`
     plan {
       steps {
         name
+        maxRetries
       }
     }
     steps {
       name
       state
+      kind
+      position
+      attempts
     }
   }
 `);

@@ -21,6 +21,7 @@ import { RollbackPanel } from "./RollbackPanel";
 import { DependentsFeedSubscription, DeploymentLiveSubscription, DeploymentPageQuery } from "./queries";
 import { StepsTimeline } from "./StepsTimeline";
 import styles from "./DeploymentPage.module.css";
+import { FailureText } from "../../shared/FailureText";
 
 /** One deploy, live: state, facts, plan, steps and the log as it is written. */
 export function DeploymentPage() {
@@ -108,7 +109,7 @@ function DeploymentView({ id }: { id: string }) {
       </p>
       {d.error && (
         <div className={styles.failure} data-failed={isFailed(d.state) || undefined} role={isFailed(d.state) ? "alert" : "note"}>
-          <strong>{isFailed(d.state) ? "Failed:" : d.state === "CANCELLED" ? "Cancelled:" : "Note:"}</strong> <span className="m-mono">{d.error}</span>
+          <FailureText error={d.error} label={isFailed(d.state) ? "Failed:" : d.state === "CANCELLED" ? "Cancelled:" : "Note:"} />
         </div>
       )}
       {liveError && <ErrorMessage error={liveError} context="Following the deploy live" />}

@@ -4,6 +4,7 @@ import { shortSha } from "../../shared/format";
 import { StateBadge } from "../../shared/StateBadge";
 import { Time } from "../../shared/time";
 import styles from "./EnvironmentsPage.module.css";
+import { FailureText } from "../../shared/FailureText";
 
 type Failure = NonNullable<InventoryCellFragment["lastFailure"]>;
 
@@ -55,7 +56,11 @@ export function LastFailure({ failure, detailed = false }: { failure: Failure; d
         )}{" "}
         <Time iso={failure.finishedAt} />
       </div>
-      {detailed && failure.error && <p className={`m-mono ${styles.failureError}`}>{failure.error}</p>}
+      {detailed && failure.error && (
+        <div className={styles.failureError}>
+          <FailureText error={failure.error} />
+        </div>
+      )}
       {failure.rollback && (
         <div>
           <StateBadge state={failure.rollback} kind="rollback" size="small" />

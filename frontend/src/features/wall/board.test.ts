@@ -21,8 +21,8 @@ function d(id: string, state: DeploymentState, finishedAgoMs: number | null = nu
     artifact: { version: "1.0.0" },
     currentStep: null,
     error: null,
-    plan: { steps: [{ name: "deploy" }] },
-    steps: state === "ERROR" ? [{ name: "deploy", state: "ERROR", error: "exit 1" }] : [],
+    plan: { steps: [{ name: "deploy", maxRetries: 2 }] },
+    steps: state === "ERROR" ? [{ name: "deploy", state: "ERROR", kind: "RUN", position: 0, attempts: 1, error: "exit 1" }] : [],
   };
 }
 

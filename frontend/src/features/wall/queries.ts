@@ -20,11 +20,15 @@ export const WallDeploymentFragment = graphql(`
     plan {
       steps {
         name
+        maxRetries
       }
     }
     steps {
       name
       state
+      kind
+      position
+      attempts
       error
     }
   }
