@@ -12,6 +12,7 @@ export const ActivityDeploymentFragment = graphql(`
     startedAt
     finishedAt
     updatedAt
+    startAt
     dryRun
     artifact {
       name

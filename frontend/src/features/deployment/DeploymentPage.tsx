@@ -7,6 +7,7 @@ import { useSubscriptionEvents } from "../../shared/api/live";
 import { ErrorMessage } from "../../shared/ErrorMessage";
 import { Empty, Loading } from "../../shared/Placeholder";
 import { StateBadge } from "../../shared/StateBadge";
+import { StartsAt } from "../../shared/time";
 import { isFailed, isFinal } from "../../shared/states";
 import { ApprovalActions } from "../approvals/ApprovalActions";
 import { ApprovalSummary } from "../approvals/ApprovalSummary";
@@ -104,6 +105,12 @@ function DeploymentView({ id }: { id: string }) {
           <>
             {" "}
             · on step <strong>{d.currentStep}</strong>
+          </>
+        )}
+        {d.state === "DELAYED" && d.startAt && (
+          <>
+            {" "}
+            · <StartsAt iso={d.startAt} />
           </>
         )}
       </p>

@@ -12,6 +12,8 @@ export const WallDeploymentFragment = graphql(`
     startedAt
     finishedAt
     updatedAt
+    startAt
+    dryRun
     artifact {
       version
     }
@@ -43,6 +45,12 @@ export const WallQuery = graphql(`
       nodes {
         ...WallDeployment
       }
+    }
+    inService: inventory {
+      tenant
+      application
+      environment
+      deployedAt
     }
   }
 `);
