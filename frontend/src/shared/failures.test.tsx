@@ -59,6 +59,20 @@ describe("describeFailure", () => {
     expect(f.detail).toBe(raw);
   });
 
+  it("names the step a deploy failed in, before its error in words", () => {
+    const raw = "step post-test failed: health check http://127.0.0.1:9/missing: HTTP 404";
+    expect(describeFailure(raw)).toEqual({
+      kind: "http",
+      title: "Step post-test failed: the health check http://127.0.0.1:9/missing: answered HTTP 404 Not Found: nothing is there at that address.",
+      detail: raw,
+    });
+    expect(describeFailure("step deploy failed: internal error (reference 0a1b2c3d in the worker log)").title).toBe(
+      "Step deploy failed: an internal failure of manent, not of the deploy's own work: give the reference 0a1b2c3d to an administrator (it is in the worker log).",
+    );
+    const own = "step qa failed: the artifact's sha256 differs from the pinned one";
+    expect(describeFailure(own)).toEqual({ kind: "other", title: own, detail: null });
+  });
+
   it("shows manent's own sentences as they are, with nothing to disclose", () => {
     const raw = "release 1.0.0 already exists with other content (sha256 9f86d081884c); give the new artifact a new version";
     expect(describeFailure(raw)).toEqual({ kind: "other", title: raw, detail: null });

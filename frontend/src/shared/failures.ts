@@ -151,6 +151,17 @@ const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 /** The sentence for an error, by its kind; an error of no known kind is already manent's words, and shown as it is. */
 export function describeFailure(raw: string): Failure {
   const text = raw.trim();
+  // A deploy's own error names the step that failed before the step's error.
+  const step = text.match(/^step (\S+) failed: ([\s\S]+)$/);
+  if (step) {
+    const inner = describeStepError(step[2]!);
+    if (inner.kind === "other") return { kind: "other", title: text, detail: null };
+    return { ...inner, title: `Step ${step[1]} failed: ${inner.title.charAt(0).toLowerCase()}${inner.title.slice(1)}`, detail: text };
+  }
+  return describeStepError(text);
+}
+
+function describeStepError(text: string): Failure {
   for (const rule of rules) {
     const m = text.match(rule.test);
     if (!m) continue;
