@@ -68,7 +68,28 @@ type Service interface {
 	// ENOTFOUND (also when not readable: deployment.read),
 	// EUNPROCESSABLE (a governance that cannot list its windows), EINVALID.
 	FreezeCalendar(ctx context.Context, res Resource, from, to time.Time) ([]FreezeWindow, error)
+	// FreezeCalendars lists the calendars of several environments over one
+	// range, in the order given, as FreezeCalendar does each: one request
+	// for a view of many (the environments matrix). An environment the
+	// caller may not read is not an error: its entry is not Readable.
+	// EUNAUTHENTICATED, EUNPROCESSABLE (more than MaxFreezeCalendars, a
+	// governance that cannot list its windows, a range that ends first).
+	FreezeCalendars(ctx context.Context, envs []Resource, from, to time.Time) ([]EnvironmentFreezes, error)
 }
 
 // MaxFreezeCalendarRange bounds the range of a freeze calendar.
 const MaxFreezeCalendarRange = 90 * 24 * time.Hour
+
+// MaxFreezeCalendars bounds the environments of one FreezeCalendars.
+const MaxFreezeCalendars = 500
+
+// EnvironmentFreezes is the freeze calendar of one environment of
+// FreezeCalendars.
+type EnvironmentFreezes struct {
+	// Resource is the environment, its tenant filled in when it was empty.
+	Resource Resource
+	// Readable is false when the caller may not read the environment (or
+	// it cannot exist): Windows is then nil.
+	Readable bool
+	Windows  []FreezeWindow
+}

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -93,6 +94,83 @@ func TestFreezeCalendarWithoutIt(t *testing.T) {
 			}
 			if tc.code == "" && (ws == nil || len(ws) != 0) {
 				t.Errorf("windows = %#v, want an empty list", ws)
+			}
+		})
+	}
+}
+
+// TestFreezeCalendars: the calendars of a matrix in one call, each as
+// FreezeCalendar gives it; an environment the caller may not read is an
+// entry without windows, not a refusal of the whole view.
+func TestFreezeCalendars(t *testing.T) {
+	rules, err := governance.New(config.Governance{Freezes: []config.FreezeRule{{
+		Name: "sunday", Match: config.FreezeMatch{Tenant: "demo", Environment: "prod"},
+		Recurring: []config.RecurringWindow{{Cron: "0 0 * * SUN", Duration: 24 * time.Hour, Timezone: "UTC"}},
+	}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnvWith(t, envOptions{governor: rules})
+	wed := time.Date(2026, 5, 13, 10, 0, 0, 0, time.UTC)
+	sunday := time.Date(2026, 5, 17, 0, 0, 0, 0, time.UTC)
+	envs := []deploy.Resource{
+		{Application: "app", Environment: "prod"},
+		{Tenant: "demo", Application: "app", Environment: "staging"},
+		{Tenant: "other", Application: "app", Environment: "prod"},
+		{Application: "App/..", Environment: "prod"},
+	}
+	ctx := deploy.WithIdentity(e.ctx, deploy.Identity{Subject: "token:viewer"})
+	got, err := e.eng.FreezeCalendars(ctx, envs, wed, wed.AddDate(0, 0, 7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(envs) {
+		t.Fatalf("%d entries for %d environments", len(got), len(envs))
+	}
+	want := []struct {
+		res      deploy.Resource
+		readable bool
+		starts   []time.Time
+	}{
+		{deploy.Resource{Tenant: "demo", Application: "app", Environment: "prod"}, true, []time.Time{sunday}},
+		{deploy.Resource{Tenant: "demo", Application: "app", Environment: "staging"}, true, nil},
+		{deploy.Resource{Tenant: "other", Application: "app", Environment: "prod"}, false, nil},
+		{deploy.Resource{Tenant: "demo", Application: "App/..", Environment: "prod"}, false, nil},
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.Resource != w.res || g.Readable != w.readable || len(g.Windows) != len(w.starts) {
+			t.Errorf("entry %d = %+v, want %+v", i, g, w)
+			continue
+		}
+		if w.readable && g.Windows == nil {
+			t.Errorf("entry %d: a readable environment without freezes has an empty list, not none", i)
+		}
+		for j, s := range w.starts {
+			if !g.Windows[j].Start.Equal(s) || g.Windows[j].Rule != "sunday" {
+				t.Errorf("entry %d window %d = %+v", i, j, g.Windows[j])
+			}
+		}
+	}
+
+	tooMany := make([]deploy.Resource, deploy.MaxFreezeCalendars+1)
+	for i := range tooMany {
+		tooMany[i] = deploy.Resource{Application: "app", Environment: "prod"}
+	}
+	for _, tc := range []struct {
+		name     string
+		ctx      context.Context
+		envs     []deploy.Resource
+		from, to time.Time
+		code     deploy.Code
+	}{
+		{"more than the limit", ctx, tooMany, wed, wed.AddDate(0, 0, 7), deploy.EUNPROCESSABLE},
+		{"the end before the start", ctx, envs, wed, wed.Add(-time.Hour), deploy.EUNPROCESSABLE},
+		{"anonymous", deploy.WithIdentity(e.ctx, deploy.Identity{}), envs, wed, wed.AddDate(0, 0, 7), deploy.EUNAUTHENTICATED},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := e.eng.FreezeCalendars(tc.ctx, tc.envs, tc.from, tc.to); deploy.ErrorCode(err) != tc.code {
+				t.Fatalf("err = %v, want %s", err, tc.code)
 			}
 		})
 	}

@@ -1,12 +1,13 @@
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vitest/config";
+import { precompressPlugin } from "./build/precompress.ts";
 
 // The dev server proxies the API to a running manent-server (make run), so
 // `npm run dev` shows live data: MANENT_SERVER=http://127.0.0.1:8080 by default.
 const apiTarget = process.env.MANENT_SERVER ?? "http://127.0.0.1:8080";
 
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), precompressPlugin()],
   build: {
     // frontend/embed.go embeds this folder into manent-server. Emptying it
     // removes the committed dist/.gitkeep: public/.gitkeep puts it back.
@@ -25,7 +26,7 @@ export default defineConfig({
     environment: "happy-dom",
     globals: true,
     setupFiles: ["src/test/setup.ts"],
-    include: ["src/**/*.test.{ts,tsx}"],
+    include: ["src/**/*.test.{ts,tsx}", "build/**/*.test.ts"],
     css: { modules: { classNameStrategy: "non-scoped" } },
     restoreMocks: true,
   },

@@ -50,7 +50,17 @@ func toModelDeployment(d *deploy.Deployment) *model.Deployment {
 		Dependents:      toModelDependencies(d.Dependents),
 		Exports:         toModelExports(d.Exports),
 		Imports:         toModelImports(&d.Descriptor),
+		StartAt:         startAt(&d.Descriptor),
 	}
+}
+
+// startAt is the descriptor's schedule.at, the time a DELAYED deploy waits for.
+func startAt(d *deploy.Descriptor) *time.Time {
+	if d.Schedule == nil || d.Schedule.At == nil {
+		return nil
+	}
+	at := d.Schedule.At.UTC()
+	return &at
 }
 
 // toModelImports lists the descriptor's imports with the exports that

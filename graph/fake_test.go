@@ -34,6 +34,7 @@ type fakeService struct {
 	reject    func(ctx context.Context, id, comment string) (*deploy.Deployment, error)
 	pending   func(ctx context.Context) ([]deploy.Deployment, error)
 	freezes   func(ctx context.Context, res deploy.Resource, from, to time.Time) ([]deploy.FreezeWindow, error)
+	calendars func(ctx context.Context, envs []deploy.Resource, from, to time.Time) ([]deploy.EnvironmentFreezes, error)
 	// releaseFakes: the release methods (release_test.go).
 	releaseFakes
 	// scheduleFakes: the recurring schedule methods (schedule_test.go).
@@ -118,6 +119,13 @@ func (f *fakeService) FreezeCalendar(ctx context.Context, res deploy.Resource, f
 		return nil, errNotFaked
 	}
 	return f.freezes(ctx, res, from, to)
+}
+
+func (f *fakeService) FreezeCalendars(ctx context.Context, envs []deploy.Resource, from, to time.Time) ([]deploy.EnvironmentFreezes, error) {
+	if f.calendars == nil {
+		return nil, errNotFaked
+	}
+	return f.calendars(ctx, envs, from, to)
 }
 
 // fakeEvents is an in-process deploy.Events: Publish reaches every current

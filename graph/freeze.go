@@ -51,3 +51,16 @@ func toModelFreezeCalendar(ws []deploy.FreezeWindow, from, to time.Time) *model.
 	}
 	return out
 }
+
+// toModelEnvironmentFreezeCalendars gives each environment its calendar,
+// or none where the viewer may not read it.
+func toModelEnvironmentFreezeCalendars(cals []deploy.EnvironmentFreezes, from, to time.Time) []model.EnvironmentFreezeCalendar {
+	out := make([]model.EnvironmentFreezeCalendar, len(cals))
+	for i, c := range cals {
+		out[i] = model.EnvironmentFreezeCalendar{Tenant: c.Resource.Tenant, Application: c.Resource.Application, Environment: c.Resource.Environment}
+		if c.Readable {
+			out[i].Calendar = toModelFreezeCalendar(c.Windows, from, to)
+		}
+	}
+	return out
+}

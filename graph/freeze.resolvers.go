@@ -22,3 +22,16 @@ func (r *queryResolver) FreezeCalendar(ctx context.Context, tenant *string, appl
 	}
 	return toModelFreezeCalendar(ws, start, end), nil
 }
+
+func (r *queryResolver) FreezeCalendars(ctx context.Context, environments []model.EnvironmentRef, from *time.Time, to *time.Time) ([]model.EnvironmentFreezeCalendar, error) {
+	start, end := calendarRange(time.Now(), from, to)
+	envs := make([]deploy.Resource, len(environments))
+	for i, e := range environments {
+		envs[i] = deploy.Resource{Tenant: deref(e.Tenant), Application: e.Application, Environment: e.Environment}
+	}
+	cals, err := r.Service.FreezeCalendars(ctx, envs, start, end)
+	if err != nil {
+		return nil, err
+	}
+	return toModelEnvironmentFreezeCalendars(cals, start, end), nil
+}

@@ -89,3 +89,71 @@ func TestFreezeCalendarQuery(t *testing.T) {
 		})
 	}
 }
+
+func TestFreezeCalendarsQuery(t *testing.T) {
+	sunday := time.Date(2026, 5, 17, 0, 0, 0, 0, time.UTC)
+	from := sunday.Add(-72 * time.Hour)
+	const query = `query($envs: [EnvironmentRef!]!, $from: Time) {
+	  freezeCalendars(environments: $envs, from: $from) { tenant application environment calendar { next { rule start } windows { rule } from to } }
+	}`
+	envs := []map[string]any{
+		{"application": "hello", "environment": "prod"},
+		{"tenant": "demo", "application": "hello", "environment": "staging"},
+		{"tenant": "other", "application": "hello", "environment": "prod"},
+	}
+	tests := []struct {
+		name string
+		envs []map[string]any
+		cals []deploy.EnvironmentFreezes
+		err  error
+		want string
+		code string
+	}{
+		{name: "one entry per environment, in order, none for one not readable", envs: envs,
+			cals: []deploy.EnvironmentFreezes{
+				{Resource: deploy.Resource{Tenant: "demo", Application: "hello", Environment: "prod"}, Readable: true,
+					Windows: []deploy.FreezeWindow{{Rule: "sunday", Start: sunday, End: sunday.Add(24 * time.Hour)}}},
+				{Resource: deploy.Resource{Tenant: "demo", Application: "hello", Environment: "staging"}, Readable: true, Windows: []deploy.FreezeWindow{}},
+				{Resource: deploy.Resource{Tenant: "other", Application: "hello", Environment: "prod"}},
+			},
+			want: `[{"tenant":"demo","application":"hello","environment":"prod","calendar":{"next":{"rule":"sunday","start":"2026-05-17T00:00:00Z"},` +
+				`"windows":[{"rule":"sunday"}],"from":"2026-05-14T00:00:00Z","to":"2026-06-13T00:00:00Z"}},` +
+				`{"tenant":"demo","application":"hello","environment":"staging","calendar":{"next":null,"windows":[],"from":"2026-05-14T00:00:00Z","to":"2026-06-13T00:00:00Z"}},` +
+				`{"tenant":"other","application":"hello","environment":"prod","calendar":null}]`},
+		{name: "none asked", envs: []map[string]any{}, cals: []deploy.EnvironmentFreezes{}, want: `[]`},
+		{name: "too many, or a Rego policy", envs: envs,
+			err: deploy.Errorf(deploy.EUNPROCESSABLE, "the freeze calendar is not available with a Rego policy"), code: "UNPROCESSABLE"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var asked []deploy.Resource
+			svc := &fakeService{calendars: func(_ context.Context, res []deploy.Resource, f, to time.Time) ([]deploy.EnvironmentFreezes, error) {
+				asked = res
+				if !f.Equal(from) || !to.Equal(from.AddDate(0, 0, 30)) {
+					t.Errorf("range = %v..%v", f, to)
+				}
+				return tt.cals, tt.err
+			}}
+			resp := newTestServer(t, svc, newFakeEvents()).query(t, "viewer", query, map[string]any{"envs": tt.envs, "from": from.Format(time.RFC3339)})
+			if tt.code != "" {
+				if len(resp.Errors) != 1 || resp.Errors[0].Extensions["code"] != tt.code {
+					t.Fatalf("errors = %+v, want %s", resp.Errors, tt.code)
+				}
+				return
+			}
+			if len(resp.Errors) > 0 {
+				t.Fatalf("errors: %+v", resp.Errors)
+			}
+			if len(asked) != len(tt.envs) {
+				t.Fatalf("asked %+v", asked)
+			}
+			if len(asked) == 3 && (asked[0] != deploy.Resource{Application: "hello", Environment: "prod"} ||
+				asked[2] != deploy.Resource{Tenant: "other", Application: "hello", Environment: "prod"}) {
+				t.Errorf("asked %+v", asked)
+			}
+			if got := string(resp.Data["freezeCalendars"]); got != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}

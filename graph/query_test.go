@@ -85,3 +85,39 @@ func TestCanCancel(t *testing.T) {
 		})
 	}
 }
+
+// TestStartAt: a DELAYED deploy says when it starts, the descriptor's
+// schedule.at; any other has none.
+func TestStartAt(t *testing.T) {
+	at := time.Date(2026, 12, 1, 14, 30, 0, 0, time.FixedZone("CET", 3600))
+	tests := []struct {
+		name     string
+		schedule *deploy.Schedule
+		want     string
+	}{
+		{"schedule.at, in UTC", &deploy.Schedule{At: &at}, `"2026-12-01T13:30:00Z"`},
+		{"a recurring schedule's tick", &deploy.Schedule{Cron: "0 3 * * *"}, `null`},
+		{"no schedule", nil, `null`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newDeployBoard()
+			b.d.State = deploy.StateDelayed
+			b.d.Descriptor.Schedule = tt.schedule
+			resp := newTestServer(t, b.service(), newFakeEvents()).query(t, "ci", `{ deployment(id: "hello-1") { state startAt } }`, nil)
+			if len(resp.Errors) > 0 {
+				t.Fatalf("errors: %+v", resp.Errors)
+			}
+			var got struct {
+				State   string
+				StartAt json.RawMessage
+			}
+			if err := json.Unmarshal(resp.Data["deployment"], &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.State != "DELAYED" || string(got.StartAt) != tt.want {
+				t.Errorf("got %s, want startAt %s", resp.Data["deployment"], tt.want)
+			}
+		})
+	}
+}

@@ -65,3 +65,29 @@ func (s *Service) FreezeCalendar(ctx context.Context, res deploy.Resource, from,
 	}
 	return ws, nil
 }
+
+// FreezeCalendars lists the calendars of several environments at once
+// (see deploy.Service): the rules of FreezeCalendar for each, but an
+// environment that is not found for the caller is an entry without
+// windows, so that a view of many environments is not refused for one.
+func (s *Service) FreezeCalendars(ctx context.Context, envs []deploy.Resource, from, to time.Time) ([]deploy.EnvironmentFreezes, error) {
+	if len(envs) > deploy.MaxFreezeCalendars {
+		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "%d environments asked: at most %d at once", len(envs), deploy.MaxFreezeCalendars)
+	}
+	out := make([]deploy.EnvironmentFreezes, len(envs))
+	for i, res := range envs {
+		if res.Tenant == "" {
+			res.Tenant = s.cfg.Server.DefaultTenant
+		}
+		ws, err := s.FreezeCalendar(ctx, res, from, to)
+		switch {
+		case err == nil:
+			out[i] = deploy.EnvironmentFreezes{Resource: res, Readable: true, Windows: ws}
+		case deploy.ErrorCode(err) == deploy.ENOTFOUND:
+			out[i] = deploy.EnvironmentFreezes{Resource: res}
+		default:
+			return nil, err
+		}
+	}
+	return out, nil
+}

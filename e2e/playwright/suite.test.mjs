@@ -16,4 +16,5 @@ await import("./specs/environments.spec.mjs");
 await import("./specs/rollback.spec.mjs");
 await import("./specs/approvals.spec.mjs");
 await import("./specs/releases.spec.mjs");
+await import("./specs/delivery.spec.mjs");
 await import("./specs/wall.spec.mjs");

@@ -24,6 +24,107 @@ import (
 
 // region    **************************** field.gotpl *****************************
 
+func (ec *executionContext) _EnvironmentFreezeCalendar_tenant(ctx context.Context, field graphql.CollectedField, obj *model.EnvironmentFreezeCalendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EnvironmentFreezeCalendar_tenant(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tenant, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EnvironmentFreezeCalendar_tenant(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EnvironmentFreezeCalendar", field, false, false, "String")
+}
+
+func (ec *executionContext) _EnvironmentFreezeCalendar_application(ctx context.Context, field graphql.CollectedField, obj *model.EnvironmentFreezeCalendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EnvironmentFreezeCalendar_application(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Application, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EnvironmentFreezeCalendar_application(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EnvironmentFreezeCalendar", field, false, false, "String")
+}
+
+func (ec *executionContext) _EnvironmentFreezeCalendar_environment(ctx context.Context, field graphql.CollectedField, obj *model.EnvironmentFreezeCalendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EnvironmentFreezeCalendar_environment(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Environment, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_EnvironmentFreezeCalendar_environment(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("EnvironmentFreezeCalendar", field, false, false, "String")
+}
+
+func (ec *executionContext) _EnvironmentFreezeCalendar_calendar(ctx context.Context, field graphql.CollectedField, obj *model.EnvironmentFreezeCalendar) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_EnvironmentFreezeCalendar_calendar(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Calendar, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.FreezeCalendar) graphql.Marshaler {
+			return ec.marshalOFreezeCalendar2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐFreezeCalendar(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_EnvironmentFreezeCalendar_calendar(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "EnvironmentFreezeCalendar",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_FreezeCalendar(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _FreezeCalendar_frozenNow(ctx context.Context, field graphql.CollectedField, obj *model.FreezeCalendar) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -308,6 +409,62 @@ func (ec *executionContext) fieldContext_FreezeWindow_timeZone(_ context.Context
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputEnvironmentRef(ctx context.Context, obj any) (model.EnvironmentRef, error) {
+	var it model.EnvironmentRef
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"tenant", "application", "environment"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "tenant":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tenant"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tenant = data
+		case "application":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("application"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Application = data
+		case "environment":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("environment"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Environment = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalEnvironmentRef unmarshals raw into the EnvironmentRef input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalEnvironmentRef(ctx context.Context, raw any) (model.EnvironmentRef, error) {
+	var out model.EnvironmentRef
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "EnvironmentRef", raw, &out)
+	return out, err
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -315,6 +472,54 @@ func (ec *executionContext) fieldContext_FreezeWindow_timeZone(_ context.Context
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
+
+var environmentFreezeCalendarImplementors = []string{"EnvironmentFreezeCalendar"}
+
+func (ec *executionContext) _EnvironmentFreezeCalendar(ctx context.Context, sel ast.SelectionSet, obj *model.EnvironmentFreezeCalendar) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, environmentFreezeCalendarImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("EnvironmentFreezeCalendar")
+		case "tenant":
+			out.Values[i] = ec._EnvironmentFreezeCalendar_tenant(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "application":
+			out.Values[i] = ec._EnvironmentFreezeCalendar_application(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "environment":
+			out.Values[i] = ec._EnvironmentFreezeCalendar_environment(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "calendar":
+			out.Values[i] = ec._EnvironmentFreezeCalendar_calendar(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
 
 var freezeCalendarImplementors = []string{"FreezeCalendar"}
 
@@ -431,6 +636,45 @@ func (ec *executionContext) _FreezeWindow(ctx context.Context, sel ast.Selection
 
 // region    ***************************** type.gotpl *****************************
 
+func (ec *executionContext) marshalNEnvironmentFreezeCalendar2manentᚗdevᚋmanentᚋgraphᚋmodelᚐEnvironmentFreezeCalendar(ctx context.Context, sel ast.SelectionSet, v model.EnvironmentFreezeCalendar) graphql.Marshaler {
+	return ec._EnvironmentFreezeCalendar(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNEnvironmentFreezeCalendar2ᚕmanentᚗdevᚋmanentᚋgraphᚋmodelᚐEnvironmentFreezeCalendarᚄ(ctx context.Context, sel ast.SelectionSet, v []model.EnvironmentFreezeCalendar) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEnvironmentFreezeCalendar2manentᚗdevᚋmanentᚋgraphᚋmodelᚐEnvironmentFreezeCalendar(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) unmarshalNEnvironmentRef2manentᚗdevᚋmanentᚋgraphᚋmodelᚐEnvironmentRef(ctx context.Context, v any) (model.EnvironmentRef, error) {
+	res, err := ec.unmarshalInputEnvironmentRef(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNEnvironmentRef2ᚕmanentᚗdevᚋmanentᚋgraphᚋmodelᚐEnvironmentRefᚄ(ctx context.Context, v any) ([]model.EnvironmentRef, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.EnvironmentRef, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNEnvironmentRef2manentᚗdevᚋmanentᚋgraphᚋmodelᚐEnvironmentRef(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalNFreezeCalendar2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐFreezeCalendar(ctx context.Context, sel ast.SelectionSet, v *model.FreezeCalendar) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "FreezeCalendar!")
@@ -457,6 +701,13 @@ func (ec *executionContext) marshalNFreezeWindow2ᚕmanentᚗdevᚋmanentᚋgrap
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalOFreezeCalendar2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐFreezeCalendar(ctx context.Context, sel ast.SelectionSet, v *model.FreezeCalendar) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._FreezeCalendar(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOFreezeWindow2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐFreezeWindow(ctx context.Context, sel ast.SelectionSet, v *model.FreezeWindow) graphql.Marshaler {

@@ -97,6 +97,7 @@ type ComplexityRoot struct {
 		Requester       func(childComplexity int) int
 		Rollback        func(childComplexity int) int
 		Sha256          func(childComplexity int) int
+		StartAt         func(childComplexity int) int
 		StartedAt       func(childComplexity int) int
 		State           func(childComplexity int) int
 		Status          func(childComplexity int) int
@@ -138,6 +139,13 @@ type ComplexityRoot struct {
 		Rollback       func(childComplexity int) int
 		SecretNames    func(childComplexity int) int
 		Targets        func(childComplexity int) int
+	}
+
+	EnvironmentFreezeCalendar struct {
+		Application func(childComplexity int) int
+		Calendar    func(childComplexity int) int
+		Environment func(childComplexity int) int
+		Tenant      func(childComplexity int) int
 	}
 
 	Export struct {
@@ -248,6 +256,7 @@ type ComplexityRoot struct {
 		Deployment       func(childComplexity int, id string) int
 		Deployments      func(childComplexity int, filter *model.DeploymentFilter, first *int, after *string) int
 		FreezeCalendar   func(childComplexity int, tenant *string, application string, environment string, from *time.Time, to *time.Time) int
+		FreezeCalendars  func(childComplexity int, environments []model.EnvironmentRef, from *time.Time, to *time.Time) int
 		Inventory        func(childComplexity int) int
 		PendingApprovals func(childComplexity int) int
 		Release          func(childComplexity int, id string) int
@@ -668,6 +677,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Deployment.Sha256(childComplexity), true
+	case "Deployment.startAt":
+		if e.ComplexityRoot.Deployment.StartAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deployment.StartAt(childComplexity), true
 	case "Deployment.startedAt":
 		if e.ComplexityRoot.Deployment.StartedAt == nil {
 			break
@@ -829,6 +844,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.EffectiveDeploy.Targets(childComplexity), true
+
+	case "EnvironmentFreezeCalendar.application":
+		if e.ComplexityRoot.EnvironmentFreezeCalendar.Application == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EnvironmentFreezeCalendar.Application(childComplexity), true
+	case "EnvironmentFreezeCalendar.calendar":
+		if e.ComplexityRoot.EnvironmentFreezeCalendar.Calendar == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EnvironmentFreezeCalendar.Calendar(childComplexity), true
+	case "EnvironmentFreezeCalendar.environment":
+		if e.ComplexityRoot.EnvironmentFreezeCalendar.Environment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EnvironmentFreezeCalendar.Environment(childComplexity), true
+	case "EnvironmentFreezeCalendar.tenant":
+		if e.ComplexityRoot.EnvironmentFreezeCalendar.Tenant == nil {
+			break
+		}
+
+		return e.ComplexityRoot.EnvironmentFreezeCalendar.Tenant(childComplexity), true
 
 	case "Export.format":
 		if e.ComplexityRoot.Export.Format == nil {
@@ -1311,6 +1351,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.FreezeCalendar(childComplexity, args["tenant"].(*string), args["application"].(string), args["environment"].(string), args["from"].(*time.Time), args["to"].(*time.Time)), true
+	case "Query.freezeCalendars":
+		if e.ComplexityRoot.Query.FreezeCalendars == nil {
+			break
+		}
+
+		args, err := ec.field_Query_freezeCalendars_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.FreezeCalendars(childComplexity, args["environments"].([]model.EnvironmentRef), args["from"].(*time.Time), args["to"].(*time.Time)), true
 
 	case "Query.inventory":
 		if e.ComplexityRoot.Query.Inventory == nil {
@@ -1805,6 +1856,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
 			graphql.NewInputUnmarshaler("DeploymentFilter", ec.unmarshalInputDeploymentFilter),
+			graphql.NewInputUnmarshaler("EnvironmentRef", ec.unmarshalInputEnvironmentRef),
 		)
 	}
 	first := true
@@ -2293,6 +2345,31 @@ extend type Query {
   """
   freezeCalendar(tenant: String, application: String!, environment: String!, from: Time, to: Time): FreezeCalendar!
 }
+
+"An environment: its tenant (the server's default when null), application and environment."
+input EnvironmentRef {
+  tenant: String
+  application: String!
+  environment: String!
+}
+
+"The freeze calendar of one environment of freezeCalendars."
+type EnvironmentFreezeCalendar {
+  tenant: String!
+  application: String!
+  environment: String!
+  "Null when the viewer may not read the environment (where freezeCalendar answers NOT_FOUND)."
+  calendar: FreezeCalendar
+}
+
+extend type Query {
+  """
+  The freeze calendars of several environments in one request (the environments matrix): one entry per environment
+  asked, in the order asked, over one range with the defaults of freezeCalendar. At most 500 environments;
+  UNPROCESSABLE beyond, or when the governance cannot list its windows.
+  """
+  freezeCalendars(environments: [EnvironmentRef!]!, from: Time, to: Time): [EnvironmentFreezeCalendar!]!
+}
 `, BuiltIn: false},
 	{Name: "../schema/release.graphqls", Input: `enum ReleaseState {
   PENDING
@@ -2463,6 +2540,11 @@ extend type Query {
 extend type Mutation {
   "Stop a recurring schedule (deployment.submit on its environment); the deploys already started go on."
   deleteSchedule(name: String!): Boolean!
+}
+
+extend type Deployment {
+  "When the deploy starts (its descriptor's schedule.at): a DELAYED deploy waits until then. Null without schedule.at."
+  startAt: Time
 }
 `, BuiltIn: false},
 	{Name: "../schema/schema.graphqls", Input: `# manent's GraphQL API. Lists are Relay cursor connections; errors carry
@@ -2641,6 +2723,8 @@ func (ec *executionContext) childFields_Deployment(ctx context.Context, field gr
 		return ec.fieldContext_Deployment_imports(ctx, field)
 	case "rollback":
 		return ec.fieldContext_Deployment_rollback(ctx, field)
+	case "startAt":
+		return ec.fieldContext_Deployment_startAt(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Deployment", field.Name)
 }
@@ -2713,6 +2797,20 @@ func (ec *executionContext) childFields_EffectiveDeploy(ctx context.Context, fie
 		return ec.fieldContext_EffectiveDeploy_rollback(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type EffectiveDeploy", field.Name)
+}
+
+func (ec *executionContext) childFields_EnvironmentFreezeCalendar(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "tenant":
+		return ec.fieldContext_EnvironmentFreezeCalendar_tenant(ctx, field)
+	case "application":
+		return ec.fieldContext_EnvironmentFreezeCalendar_application(ctx, field)
+	case "environment":
+		return ec.fieldContext_EnvironmentFreezeCalendar_environment(ctx, field)
+	case "calendar":
+		return ec.fieldContext_EnvironmentFreezeCalendar_calendar(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type EnvironmentFreezeCalendar", field.Name)
 }
 
 func (ec *executionContext) childFields_Export(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

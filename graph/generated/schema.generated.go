@@ -37,6 +37,7 @@ type QueryResolver interface {
 	Activity(ctx context.Context, first *int) ([]model.Deployment, error)
 	Inventory(ctx context.Context) ([]model.InventoryEntry, error)
 	FreezeCalendar(ctx context.Context, tenant *string, application string, environment string, from *time.Time, to *time.Time) (*model.FreezeCalendar, error)
+	FreezeCalendars(ctx context.Context, environments []model.EnvironmentRef, from *time.Time, to *time.Time) ([]model.EnvironmentFreezeCalendar, error)
 	Release(ctx context.Context, id string) (*model.Release, error)
 	Releases(ctx context.Context, first *int, after *string) (*model.ReleaseConnection, error)
 	Schedules(ctx context.Context) ([]model.Schedule, error)
@@ -336,6 +337,36 @@ func (ec *executionContext) field_Query_freezeCalendar_args(ctx context.Context,
 		return nil, err
 	}
 	args["to"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_freezeCalendars_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "environments",
+		func(ctx context.Context, v any) ([]model.EnvironmentRef, error) {
+			return ec.unmarshalNEnvironmentRef2ᚕmanentᚗdevᚋmanentᚋgraphᚋmodelᚐEnvironmentRefᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["environments"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (*time.Time, error) {
+			return ec.unmarshalOTime2ᚖtimeᚐTime(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg2
 	return args, nil
 }
 
@@ -1108,6 +1139,50 @@ func (ec *executionContext) fieldContext_Query_freezeCalendar(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_freezeCalendars(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_freezeCalendars(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().FreezeCalendars(ctx, fc.Args["environments"].([]model.EnvironmentRef), fc.Args["from"].(*time.Time), fc.Args["to"].(*time.Time))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.EnvironmentFreezeCalendar) graphql.Marshaler {
+			return ec.marshalNEnvironmentFreezeCalendar2ᚕmanentᚗdevᚋmanentᚋgraphᚋmodelᚐEnvironmentFreezeCalendarᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_freezeCalendars(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_EnvironmentFreezeCalendar(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_freezeCalendars_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_release(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1734,6 +1809,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_freezeCalendar(ctx, field)
+				})
+		case "freezeCalendars":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_freezeCalendars(ctx, field)
 				})
 		case "release":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,

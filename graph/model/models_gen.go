@@ -98,6 +98,8 @@ type Deployment struct {
 	Imports []DeploymentImport `json:"imports"`
 	// The automatic rollback; null until it is decided (the deploy ends or starts compensating).
 	Rollback *Rollback `json:"rollback,omitempty"`
+	// When the deploy starts (its descriptor's schedule.at): a DELAYED deploy waits until then. Null without schedule.at.
+	StartAt *time.Time `json:"startAt,omitempty"`
 }
 
 type DeploymentConnection struct {
@@ -152,6 +154,22 @@ type EffectiveDeploy struct {
 	ConfigSource   *string         `json:"configSource,omitempty"`
 	ConfigRevision *string         `json:"configRevision,omitempty"`
 	Rollback       *RollbackPolicy `json:"rollback"`
+}
+
+// The freeze calendar of one environment of freezeCalendars.
+type EnvironmentFreezeCalendar struct {
+	Tenant      string `json:"tenant"`
+	Application string `json:"application"`
+	Environment string `json:"environment"`
+	// Null when the viewer may not read the environment (where freezeCalendar answers NOT_FOUND).
+	Calendar *FreezeCalendar `json:"calendar,omitempty"`
+}
+
+// An environment: its tenant (the server's default when null), application and environment.
+type EnvironmentRef struct {
+	Tenant      *string `json:"tenant,omitempty"`
+	Application string  `json:"application"`
+	Environment string  `json:"environment"`
 }
 
 // A checked export of a succeeded deploy: a value the deploys after it can import.

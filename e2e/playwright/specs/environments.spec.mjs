@@ -1,7 +1,8 @@
 // @ts-check
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { graphql, newPage, signIn, submit } from "../lib/harness.mjs";
+import { cli, graphql, newPage, signIn, submit } from "../lib/harness.mjs";
+import { eventually } from "../lib/wait.mjs";
 
 describe("environments", () => {
   test("the matrix shows the release in service and follows a new deploy live", { timeout: 180_000 }, async () => {
@@ -28,6 +29,55 @@ describe("environments", () => {
       assert.match(await cell.innerText(), /by\s+token:demo-ci/);
       assert.equal(await page.getByRole("rowheader", { name: /hello/ }).count(), 1);
       await screenshot("environments-dark");
+
+      assert.deepEqual(consoleErrors(), []);
+    } finally {
+      await close();
+    }
+  });
+
+  test("an environment whose only deploy failed keeps its column, marked, and the failure is told in words", { timeout: 180_000 }, async () => {
+    // Given a deploy to broken, whose health check answers 404: it ends ERROR, nothing in service there.
+    const id = await submit("broken");
+    await eventually(async () => JSON.parse((await cli("demo-ci", "status", id, "-o", "json")).stdout).state === "ERROR", {
+      timeout: 120_000,
+      message: `${id} ERROR`,
+    });
+    const { page, screenshot, consoleErrors, close } = await newPage();
+    try {
+      await signIn(page, "demo-admin");
+      // When the matrix is loaded directly.
+      await page.goto("/environments");
+      const broken = page.locator('td[data-environment="broken"]');
+      // Then the column is there, the cell marked failing, with the deploy that failed.
+      await broken.getByRole("link", { name: id }).waitFor({ timeout: 30_000 });
+      await page.getByRole("columnheader", { name: "broken" }).waitFor();
+      assert.equal(await broken.getAttribute("data-failing"), "true");
+      assert.match(await broken.innerText(), /nothing in service/);
+      const failure = broken.getByRole("group", { name: "Last failure" });
+      assert.match(await failure.innerText(), /^Last deploy failed/);
+      assert.match(await failure.innerText(), /failed in post-test/);
+      assert.equal(await page.locator('td[data-environment="staging"]').getAttribute("data-failing"), null, "staging has not failed");
+      const marked = await broken.evaluate((td) => getComputedStyle(td).backgroundColor);
+      const plain = await page.locator('td[data-environment="staging"]').evaluate((td) => getComputedStyle(td).backgroundColor);
+      assert.notEqual(marked, plain, "the failing cell is drawn apart");
+      await broken.scrollIntoViewIfNeeded();
+      await screenshot("environments-failure");
+
+      // Its page tells the error in words, the error as recorded behind Details.
+      await failure.getByRole("link", { name: id }).click();
+      await page.waitForURL(new RegExp(`/deployments/${id}$`));
+      const alert = page.getByRole("alert").filter({ hasText: "Failed:" });
+      await alert.waitFor({ timeout: 30_000 });
+      const steps = page.getByRole("list", { name: "Steps" });
+      const postTest = steps.getByRole("listitem").filter({ has: page.getByText("post-test", { exact: true }) });
+      assert.match(await postTest.innerText(), /answered HTTP 404 Not Found: nothing is there at that address/);
+      const details = postTest.locator("details");
+      assert.equal(await details.getAttribute("open"), null);
+      assert.ok(!(await postTest.innerText()).includes("/missing: HTTP 404"), "the recorded error waits behind Details");
+      await details.locator("summary").click();
+      assert.match(await details.innerText(), /health check http:\/\/127\.0\.0\.1:\d+\/missing: HTTP 404/);
+      await screenshot("deploy-failure-in-words");
 
       assert.deepEqual(consoleErrors(), []);
     } finally {

@@ -95,6 +95,13 @@ describe("releases", () => {
 
       await graph.locator('[data-node="api"]').click();
       await page.waitForURL(/\/deployments\/shop-demo\.api$/);
+      await page.getByRole("heading", { name: "shop-api → staging" }).waitFor();
+      // A member's ID has a dot: its page loads directly, from a bookmark or a reload.
+      await page.reload();
+      await page.getByRole("heading", { name: "shop-api → staging" }).waitFor();
+      await page.goto("/deployments/shop-demo.web");
+      await page.getByRole("heading", { name: "shop-web → staging" }).waitFor();
+      await page.locator('.m-badge[data-size="large"][data-state="SUCCESS"]').waitFor();
       assert.deepEqual(consoleErrors(), []);
     } finally {
       health().release("shop-db");

@@ -1,23 +1,26 @@
 import { BrowserRouter, Link, Navigate, Outlet, Route, Routes, useLocation } from "react-router";
 import { useQuery } from "urql";
 import { ActivityPage } from "../features/activity/ActivityPage";
-import { ApprovalsPage } from "../features/approvals/ApprovalsPage";
 import { badgeCount, badgeText } from "../features/approvals/inbox";
 import { PendingApprovalsProvider, usePendingApprovals } from "../features/approvals/PendingApprovals";
-import { DeploymentPage } from "../features/deployment/DeploymentPage";
-import { DeploymentsPage } from "../features/deployments/DeploymentsPage";
-import { EnvironmentPage } from "../features/environments/EnvironmentPage";
-import { EnvironmentsPage } from "../features/environments/EnvironmentsPage";
-import { ReleasePage } from "../features/releases/ReleasePage";
-import { ReleasesPage } from "../features/releases/ReleasesPage";
 import { SignInPage } from "../features/signin/SignInPage";
-import { WallPage } from "../features/wall/WallPage";
 import { graphql } from "../gql";
 import { ApiProvider } from "../shared/api/ApiProvider";
 import { SessionProvider, useSession } from "../shared/api/session";
 import { Layout, type NavItem } from "../shared/Layout";
 import { Empty } from "../shared/Placeholder";
 import { DocumentTitle } from "./DocumentTitle";
+import {
+  ApprovalsPage,
+  DeploymentPage,
+  DeploymentsPage,
+  EnvironmentPage,
+  EnvironmentsPage,
+  ReleasePage,
+  ReleasesPage,
+  ViewSlot,
+  WallPage,
+} from "./pages";
 
 const ViewerQuery = graphql(`
   query AppViewer {
@@ -54,7 +57,9 @@ function Frame() {
   );
   return (
     <Layout nav={items} subject={viewer.data?.viewer.subject} onSignOut={() => signOut()}>
-      <Outlet />
+      <ViewSlot>
+        <Outlet />
+      </ViewSlot>
     </Layout>
   );
 }
@@ -78,7 +83,14 @@ function SignedIn() {
   return (
     <ApiProvider credentials={credentials}>
       <Routes>
-        <Route path="/wall" element={<WallPage />} />
+        <Route
+          path="/wall"
+          element={
+            <ViewSlot>
+              <WallPage />
+            </ViewSlot>
+          }
+        />
         <Route path="/" element={<Navigate to="/activity" replace />} />
         <Route element={<Framed />}>
           <Route path="/activity" element={<ActivityPage />} />

@@ -1,25 +1,28 @@
-import type { StepState } from "../gql/graphql";
+import { planProgress, progressLabel, type OperationLike, type PlannedLike } from "./progress";
+import { stepStateInfo } from "./states";
 
 export interface StepProgressProps {
-  plan: { name: string }[];
-  steps: { name: string; state: StepState }[];
+  plan: PlannedLike[];
+  steps: OperationLike[];
   large?: boolean;
 }
 
-/** A segment per planned step, coloured by its state: where a deploy is at a glance. */
+/**
+ * A segment per planned step, coloured by its state (a skipped step is
+ * hatched grey, never green): where a deploy is at a glance.
+ */
 export function StepProgress({ plan, steps, large = false }: StepProgressProps) {
-  const byName = new Map(steps.map((s) => [s.name, s.state]));
-  const done = plan.filter((p) => byName.get(p.name) === "SUCCESS" || byName.get(p.name) === "SKIPPED").length;
+  const progress = planProgress(plan, steps);
   return (
     <span
       className="m-progress"
       data-large={large || undefined}
       role="img"
-      aria-label={`${done} of ${plan.length} steps done`}
-      title={plan.map((p) => `${p.name}: ${byName.get(p.name) ?? "PENDING"}`).join("\n")}
+      aria-label={progressLabel(progress)}
+      title={progress.map((p) => `${p.name}: ${stepStateInfo(p.state).label}`).join("\n")}
     >
-      {plan.map((p) => (
-        <span key={p.name} className="m-progress-seg" data-step-state={byName.get(p.name) ?? "PENDING"} />
+      {progress.map((p) => (
+        <span key={p.name} className="m-progress-seg" data-step-state={p.state} data-tone={stepStateInfo(p.state).tone} />
       ))}
     </span>
   );

@@ -102,3 +102,19 @@ export function Time({ iso, mode = "relative", empty = "—" }: TimeProps) {
     </time>
   );
 }
+
+/**
+ * When a deploy that waits for its time starts: "starts 14:30:00 (in 2 h)"
+ * (the date too beyond a day, and always in the tooltip); "starting" once
+ * the time has come.
+ */
+export function StartsAt({ iso }: { iso: string }) {
+  const now = useNow();
+  const abs = formatAbsolute(iso);
+  const due = Date.parse(iso) <= now;
+  return (
+    <time dateTime={iso} title={abs} className="m-time" data-starts-at={iso}>
+      {due ? "starting" : `starts ${Date.parse(iso) - now < 86_400_000 ? formatClock(iso) : abs} (${formatRelative(iso, now)})`}
+    </time>
+  );
+}

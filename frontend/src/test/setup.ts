@@ -4,5 +4,6 @@ import { afterEach } from "vitest";
 
 afterEach(() => {
   cleanup();
-  localStorage.clear();
+  // Build-step tests run in node, without a DOM.
+  globalThis.localStorage?.clear();
 });

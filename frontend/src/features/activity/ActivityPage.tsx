@@ -5,16 +5,32 @@ import type { ActivityDeploymentFragment } from "../../gql/graphql";
 import { useOnReconnect } from "../../shared/api/connection";
 import { useSubscriptionEvents } from "../../shared/api/live";
 import { ErrorMessage } from "../../shared/ErrorMessage";
+import { FailureText } from "../../shared/FailureText";
 import { elapsed, formatDuration } from "../../shared/format";
 import { PageHeader } from "../../shared/Layout";
 import { Empty, Loading } from "../../shared/Placeholder";
 import { StateBadge } from "../../shared/StateBadge";
+import { attemptNote, planProgress } from "../../shared/progress";
 import { StepProgress } from "../../shared/StepProgress";
 import { isFinal } from "../../shared/states";
-import { Time, useNow } from "../../shared/time";
+import { StartsAt, Time, useNow } from "../../shared/time";
 import { applyEvent, applySnapshot, split, type Feed } from "./feed";
 import { ActivityFeedSubscription, ActivityPageQuery } from "./queries";
 import styles from "./ActivityPage.module.css";
+
+/** Where a deploy stands, in its row: the error it ended with, when a delayed one starts, or its step (and attempt). */
+function StepCell({ d }: { d: ActivityDeploymentFragment }) {
+  if (d.error) return <FailureText error={d.error} brief />;
+  if (isFinal(d.state)) return null;
+  if (d.state === "DELAYED" && d.startAt) return <StartsAt iso={d.startAt} />;
+  const attempt = attemptNote(planProgress(d.plan.steps, d.steps));
+  return (
+    <>
+      {d.currentStep ?? ""}
+      {attempt && <span className={styles.attempt}> · {attempt}</span>}
+    </>
+  );
+}
 
 function ActivityTable({ rows, caption, now }: { rows: ActivityDeploymentFragment[]; caption: string; now: number }) {
   return (
@@ -71,8 +87,8 @@ function ActivityTable({ rows, caption, now }: { rows: ActivityDeploymentFragmen
                 <td>
                   <StepProgress plan={d.plan.steps} steps={d.steps} />
                 </td>
-                <td className={`m-ellipsis ${d.error ? styles.errorText : ""}`} title={d.error ?? undefined}>
-                  {d.error ?? (isFinal(d.state) ? "" : (d.currentStep ?? ""))}
+                <td className={`m-ellipsis ${d.error ? styles.errorText : ""}`}>
+                  <StepCell d={d} />
                 </td>
                 <td className="m-mono m-nowrap">{d.requester}</td>
                 <td>

@@ -14,6 +14,7 @@ function d(id: string, state: DeploymentState, updatedAt = "2026-11-30T10:00:00Z
     startedAt: null,
     finishedAt: state === "SUCCESS" || state === "ERROR" ? updatedAt : null,
     updatedAt,
+    startAt: null,
     dryRun: false,
     artifact: { name: "hello", version: "1.0.0" },
     currentStep: null,

@@ -12,6 +12,7 @@ export const ActivityDeploymentFragment = graphql(`
     startedAt
     finishedAt
     updatedAt
+    startAt
     dryRun
     artifact {
       name
@@ -22,11 +23,15 @@ export const ActivityDeploymentFragment = graphql(`
     plan {
       steps {
         name
+        maxRetries
       }
     }
     steps {
       name
       state
+      kind
+      position
+      attempts
     }
   }
 `);

@@ -48,6 +48,14 @@ export function DeploymentFacts({ deployment: d }: { deployment: DeploymentViewF
           <dd>
             <Time iso={d.createdAt} mode="both" />
           </dd>
+          {d.startAt && (
+            <>
+              <dt>Start at</dt>
+              <dd data-testid="start-at">
+                <Time iso={d.startAt} mode="both" />
+              </dd>
+            </>
+          )}
           <dt>Started</dt>
           <dd>
             <Time iso={d.startedAt} mode="both" empty="not yet" />

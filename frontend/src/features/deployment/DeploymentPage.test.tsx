@@ -1,6 +1,6 @@
 import { act, render, screen, within } from "@testing-library/react";
 import { MemoryRouter, Route, Routes } from "react-router";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { DeploymentViewFragment, StepViewFragment } from "../../gql/graphql";
 import { fakeApi } from "../../test/fakeApi";
 import { DeploymentPage } from "./DeploymentPage";
@@ -40,6 +40,7 @@ function deployment(patch: Partial<DeploymentViewFragment>): DeploymentViewFragm
     startedAt: "2026-11-30T10:00:01Z",
     finishedAt: null,
     updatedAt: "2026-11-30T10:00:07Z",
+    startAt: null,
     dryRun: false,
     release: null,
     artifact: { type: "application", name: "hello", version: "1.1.0", source: "file:hello.tgz", pinnedSha256: null },
@@ -158,5 +159,33 @@ describe("DeploymentPage", () => {
     renderPage(deployment({ state: "SUCCESS", rollback: { state: "NOT_NEEDED", steps: [] } }));
     await screen.findByRole("list", { name: "Steps" });
     expect(screen.queryByRole("region", { name: "Rollback" })).toBeNull();
+  });
+
+  it("says when a DELAYED deploy starts", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date("2026-11-30T10:00:00Z"));
+    try {
+      renderPage(deployment({ state: "DELAYED", startedAt: null, startAt: "2026-11-30T12:30:00Z", steps: [], currentStep: null }));
+      await screen.findByRole("heading", { name: "hello → prod" });
+      expect(document.querySelector("[data-starts-at]")).toHaveTextContent(/^starts \d\d:30:00 \(in 2 h\)$/);
+      expect(screen.getByTestId("start-at")).toHaveTextContent("(in 2 h)");
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("tells a step's error in words, the error as recorded behind Details", async () => {
+    const raw = 'health check http://10.0.0.5:8080/h: Get "http://10.0.0.5:8080/h": dial tcp 10.0.0.5:8080: connect: connection refused';
+    renderPage(deployment({ state: "ERROR", error: raw, steps: [op("post-test", "RUN", 2, "ERROR", raw)] }));
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent("Failed: The health check http://10.0.0.5:8080/h: the connection to 10.0.0.5:8080 was refused");
+    const steps = screen.getByRole("list", { name: "Steps" });
+    const title = within(steps).getByText(/was refused: nothing is listening there/);
+    expect(title).not.toHaveTextContent("dial tcp");
+    for (const d of document.querySelectorAll("details")) {
+      expect(d).not.toHaveAttribute("open");
+      expect(d).toHaveTextContent(raw);
+    }
+    expect(document.querySelectorAll("details")).toHaveLength(2);
   });
 });

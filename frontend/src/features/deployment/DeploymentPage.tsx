@@ -7,6 +7,7 @@ import { useSubscriptionEvents } from "../../shared/api/live";
 import { ErrorMessage } from "../../shared/ErrorMessage";
 import { Empty, Loading } from "../../shared/Placeholder";
 import { StateBadge } from "../../shared/StateBadge";
+import { StartsAt } from "../../shared/time";
 import { isFailed, isFinal } from "../../shared/states";
 import { ApprovalActions } from "../approvals/ApprovalActions";
 import { ApprovalSummary } from "../approvals/ApprovalSummary";
@@ -21,6 +22,7 @@ import { RollbackPanel } from "./RollbackPanel";
 import { DependentsFeedSubscription, DeploymentLiveSubscription, DeploymentPageQuery } from "./queries";
 import { StepsTimeline } from "./StepsTimeline";
 import styles from "./DeploymentPage.module.css";
+import { FailureText } from "../../shared/FailureText";
 
 /** One deploy, live: state, facts, plan, steps and the log as it is written. */
 export function DeploymentPage() {
@@ -105,10 +107,16 @@ function DeploymentView({ id }: { id: string }) {
             · on step <strong>{d.currentStep}</strong>
           </>
         )}
+        {d.state === "DELAYED" && d.startAt && (
+          <>
+            {" "}
+            · <StartsAt iso={d.startAt} />
+          </>
+        )}
       </p>
       {d.error && (
         <div className={styles.failure} data-failed={isFailed(d.state) || undefined} role={isFailed(d.state) ? "alert" : "note"}>
-          <strong>{isFailed(d.state) ? "Failed:" : d.state === "CANCELLED" ? "Cancelled:" : "Note:"}</strong> <span className="m-mono">{d.error}</span>
+          <FailureText error={d.error} label={isFailed(d.state) ? "Failed:" : d.state === "CANCELLED" ? "Cancelled:" : "Note:"} />
         </div>
       )}
       {liveError && <ErrorMessage error={liveError} context="Following the deploy live" />}

@@ -4,6 +4,7 @@ import { formatDuration } from "../../shared/format";
 import { formatAbsolute, formatClock, useNow } from "../../shared/time";
 import { stepDuration, timelineRows, type PlannedStepLike, type StepLike } from "./timeline";
 import styles from "./StepsTimeline.module.css";
+import { FailureText } from "../../shared/FailureText";
 
 export interface StepsTimelineProps {
   plan: PlannedStepLike[];
@@ -87,9 +88,9 @@ export function StepsTimeline({ plan, steps, currentStep, label = "Steps", empty
               </dl>
             )}
             {row.error && (
-              <p className={styles.error}>
-                <span className={styles.errorLabel}>Error:</span> {row.error}
-              </p>
+              <div className={styles.error}>
+                <FailureText error={row.error} label="Error:" />
+              </div>
             )}
           </li>
         );

@@ -12,6 +12,7 @@ export const DeploymentViewFragment = graphql(`
     startedAt
     finishedAt
     updatedAt
+    startAt
     dryRun
     release
     artifact {

@@ -14,6 +14,7 @@ import { hasFilters, toDeploymentFilter, writeFilters } from "./filters";
 import { DeploymentsPageQuery, DeploymentsSuggestionsQuery } from "./queries";
 import { useUrlFilters } from "./useUrlFilters";
 import styles from "./DeploymentsPage.module.css";
+import { FailureText } from "../../shared/FailureText";
 
 const pageSize = 50;
 
@@ -52,8 +53,8 @@ function RowView({ d, now }: { d: Row; now: number }) {
         <Time iso={d.createdAt} />
       </td>
       <td className="m-num">{duration === null ? "—" : formatDuration(duration)}</td>
-      <td className={`m-ellipsis ${d.error ? styles.errorText : "m-muted"}`} title={d.error ?? d.currentStep ?? undefined}>
-        {d.error ?? (!isFinal(d.state) && d.currentStep ? `on ${d.currentStep}` : "")}
+      <td className={`m-ellipsis ${d.error ? styles.errorText : "m-muted"}`} title={d.error ? undefined : (d.currentStep ?? undefined)}>
+        {d.error ? <FailureText error={d.error} brief /> : !isFinal(d.state) && d.currentStep ? `on ${d.currentStep}` : ""}
       </td>
     </tr>
   );

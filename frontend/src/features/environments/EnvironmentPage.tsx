@@ -8,6 +8,7 @@ import { PageHeader } from "../../shared/Layout";
 import { Empty, Loading } from "../../shared/Placeholder";
 import { isFinal } from "../../shared/states";
 import { formatAbsolute, Time, useNow } from "../../shared/time";
+import { isFailing } from "./cells";
 import { freezeHeadline, freezeState, upcomingWindows, windowLength, windowOrigin } from "./freezes";
 import { LastFailure, ReleaseInService } from "./Inventory";
 import { EnvironmentInventoryQuery, EnvironmentsFeedSubscription, FreezeCalendarQuery } from "./queries";
@@ -157,7 +158,7 @@ function InService({ tenant, application, environment }: { tenant: string; appli
           <div>
             <ReleaseInService entry={entry} />
           </div>
-          {entry?.lastFailure && <LastFailure failure={entry.lastFailure} detailed />}
+          {entry?.lastFailure && <LastFailure failure={entry.lastFailure} detailed recovered={!isFailing(entry)} />}
         </div>
       )}
     </section>

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { Link } from "react-router";
 import { useQuery } from "urql";
 import type { InFlightFragment } from "../../gql/graphql";
@@ -9,10 +9,11 @@ import { PageHeader } from "../../shared/Layout";
 import { Empty, Loading } from "../../shared/Placeholder";
 import { StateBadge } from "../../shared/StateBadge";
 import { isFinal } from "../../shared/states";
-import { FreezeNote } from "./FreezeNote";
+import { isFailing, matrixCells } from "./cells";
+import { FreezeNote, type CellCalendar } from "./FreezeNote";
 import { LastFailure, ReleaseInService } from "./Inventory";
 import { buildMatrix, cellKey } from "./matrix";
-import { EnvironmentsFeedSubscription, EnvironmentsPageQuery } from "./queries";
+import { EnvironmentsFeedSubscription, EnvironmentsFreezesQuery, EnvironmentsPageQuery } from "./queries";
 import styles from "./EnvironmentsPage.module.css";
 
 /** The release in service of each application in each environment, and what is being deployed there now. */
@@ -55,6 +56,18 @@ export function EnvironmentsPage() {
 
   const inventory = result.data?.inventory;
   const matrix = inventory ? buildMatrix(inventory, [...inFlight.values()]) : null;
+
+  // One request for the freeze notes of every cell, asked again only when
+  // the cells change (an application or environment appears).
+  const cells = matrix ? matrixCells(matrix) : [];
+  const cellsKey = JSON.stringify(cells);
+  const freezeVariables = useMemo(() => ({ environments: JSON.parse(cellsKey) as typeof cells }), [cellsKey]);
+  const [freezes] = useQuery({ query: EnvironmentsFreezesQuery, variables: freezeVariables, pause: cells.length === 0 });
+  const calendars = useMemo(() => {
+    const m = new Map<string, CellCalendar>();
+    for (const c of freezes.data?.freezeCalendars ?? []) if (c.calendar) m.set(cellKey(c.tenant, c.application, c.environment), c.calendar);
+    return m;
+  }, [freezes.data]);
 
   return (
     <>
@@ -100,17 +113,18 @@ export function EnvironmentsPage() {
                     {matrix.environments.map((env) => {
                       const entry = matrix.cell(tenant, app, env);
                       const moving = inFlight.get(cellKey(tenant, app, env));
+                      const failing = isFailing(entry);
                       return (
-                        <td key={env} className={styles.cell} data-environment={env}>
+                        <td key={env} className={styles.cell} data-environment={env} data-failing={failing || undefined}>
                           <ReleaseInService entry={entry} />
-                          {entry?.lastFailure && <LastFailure failure={entry.lastFailure} />}
+                          {entry?.lastFailure && <LastFailure failure={entry.lastFailure} recovered={!failing} />}
                           {moving && (
                             <Link to={`/deployments/${encodeURIComponent(moving.id)}`} className={styles.moving}>
                               <StateBadge state={moving.state} size="small" /> {moving.artifact.version}
                               {moving.currentStep && moving.state === "PENDING" && <span className="m-muted"> · {moving.currentStep}</span>}
                             </Link>
                           )}
-                          <FreezeNote tenant={tenant} application={app} environment={env} />
+                          <FreezeNote tenant={tenant} application={app} environment={env} calendar={calendars.get(cellKey(tenant, app, env))} />
                         </td>
                       );
                     })}

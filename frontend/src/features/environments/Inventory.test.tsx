@@ -1,4 +1,4 @@
-import { act, render, screen, within } from "@testing-library/react";
+import { act, render, screen, waitFor, within } from "@testing-library/react";
 import { MemoryRouter, Route, Routes } from "react-router";
 import { describe, expect, it } from "vitest";
 import type { InFlightFragment, InventoryCellFragment } from "../../gql/graphql";
@@ -39,6 +39,11 @@ const rolledBack: InventoryCellFragment["lastFailure"] = {
 
 const noFreeze = () => ({ freezeCalendar: { from: "2026-11-30T00:00:00Z", to: "2026-12-30T00:00:00Z", windows: [] } });
 
+type Ref = { tenant: string; application: string; environment: string };
+const noFreezes = (v: Record<string, unknown>) => ({
+  freezeCalendars: (v.environments as Ref[]).map((e) => ({ ...e, calendar: { from: "2026-11-30T00:00:00Z", to: "2026-12-30T00:00:00Z", windows: [] } })),
+});
+
 describe("EnvironmentsPage", () => {
   it("shows the last failure beside the release in service, and an environment with nothing in service", async () => {
     const api = fakeApi({
@@ -50,7 +55,7 @@ describe("EnvironmentsPage", () => {
         ],
         activity: [],
       }),
-      FreezeCalendar: noFreeze,
+      EnvironmentsFreezes: noFreezes,
     });
     render(
       <MemoryRouter>
@@ -77,6 +82,94 @@ describe("EnvironmentsPage", () => {
     expect(broken).toHaveTextContent("nothing in service");
     expect(within(broken).getAllByRole("link").map((a) => a.textContent)).toEqual(["hello-broken-1"]);
     expect(within(broken).getByText("Rollback disabled")).toBeInTheDocument();
+  });
+});
+
+describe("EnvironmentsPage: failures and freezes", () => {
+  it("marks the cells whose last deploy failed, and draws a failure recovered from since as history", async () => {
+    const api = fakeApi({
+      EnvironmentsPage: () => ({
+        inventory: [
+          // Failed after the release in service: failing, 1.0.0 still serving.
+          inService("prod", { lastFailure: rolledBack }),
+          // Failed, then 1.0.0 was deployed: recovered.
+          inService("staging", { deployedAt: "2026-11-30T10:00:00Z", lastFailure: { ...rolledBack, deploymentId: "hello-staging-1b", finishedAt: "2026-11-30T09:10:00Z" } }),
+          // Its only deploy failed: the column stays, failing.
+          nothingInService("broken", { ...rolledBack, deploymentId: "hello-broken-1", rollback: null }),
+          inService("dev"),
+        ],
+        activity: [],
+      }),
+      EnvironmentsFreezes: noFreezes,
+    });
+    render(
+      <MemoryRouter>
+        <EnvironmentsPage />
+      </MemoryRouter>,
+      { wrapper: api.wrapper },
+    );
+    const table = await screen.findByRole("table");
+    expect(within(table).getAllByRole("columnheader").map((th) => th.textContent)).toEqual(["Application", "dev", "staging", "prod", "broken"]);
+    const cell = (env: string) => table.querySelector<HTMLElement>(`td[data-environment="${env}"]`)!;
+
+    expect(cell("prod")).toHaveAttribute("data-failing", "true");
+    expect(within(cell("prod")).getByRole("group", { name: "Last failure" })).toHaveTextContent(/^Last deploy failed hello-prod-2/);
+    expect(cell("broken")).toHaveAttribute("data-failing", "true");
+
+    expect(cell("staging")).not.toHaveAttribute("data-failing");
+    const history = within(cell("staging")).getByRole("group", { name: "Last failure" });
+    expect(history).toHaveAttribute("data-recovered", "true");
+    expect(history).toHaveTextContent("recovered since");
+    expect(cell("dev")).not.toHaveAttribute("data-failing");
+  });
+
+  it("reads the freeze calendars of the whole matrix in one request", async () => {
+    const asked: Ref[][] = [];
+    const api = fakeApi({
+      EnvironmentsPage: () => ({
+        inventory: [inService("staging"), inService("prod"), inService("prod", { application: "shop" })],
+        activity: [],
+      }),
+      EnvironmentsFreezes: (v) => {
+        asked.push(v.environments as Ref[]);
+        return {
+          freezeCalendars: (v.environments as Ref[]).map((e) => ({
+            ...e,
+            // A cell the viewer may not read has no calendar.
+            calendar:
+              e.application === "shop" && e.environment === "staging"
+                ? null
+                : {
+                    from: "2026-11-30T00:00:00Z",
+                    to: "2099-12-30T00:00:00Z",
+                    windows: e.environment === "prod" ? [{ rule: "sunday", start: "2099-12-06T00:00:00Z", end: "2099-12-07T00:00:00Z", recurring: true, cron: "0 0 * * SUN", timeZone: "UTC" }] : [],
+                  },
+          })),
+        };
+      },
+      FreezeCalendar: noFreeze,
+    });
+    render(
+      <MemoryRouter>
+        <EnvironmentsPage />
+      </MemoryRouter>,
+      { wrapper: api.wrapper },
+    );
+    const table = await screen.findByRole("table");
+    await waitFor(() => expect(table.querySelectorAll("[data-freeze]")).toHaveLength(2));
+    // Every request is the whole matrix (the fake has no cache, so urql may
+    // send a query twice: never once per cell).
+    const cells = [
+      { tenant: "demo", application: "hello", environment: "staging" },
+      { tenant: "demo", application: "hello", environment: "prod" },
+      { tenant: "demo", application: "shop", environment: "staging" },
+      { tenant: "demo", application: "shop", environment: "prod" },
+    ];
+    expect(asked.length).toBeGreaterThan(0);
+    for (const a of asked) expect(a).toEqual(cells);
+    expect(api.received.filter((n) => n === "FreezeCalendar")).toEqual([]);
+    expect(api.received.filter((n) => n === "EnvironmentsFreezes").length).toBeLessThanOrEqual(api.received.filter((n) => n === "EnvironmentsPage").length);
+    for (const td of table.querySelectorAll('td[data-environment="prod"]')) expect(td.querySelector("[data-freeze]")).toHaveTextContent(/Next freeze/);
   });
 });
 

@@ -4,6 +4,7 @@ import { shortSha } from "../../shared/format";
 import { StateBadge } from "../../shared/StateBadge";
 import { Time } from "../../shared/time";
 import styles from "./EnvironmentsPage.module.css";
+import { FailureText } from "../../shared/FailureText";
 
 type Failure = NonNullable<InventoryCellFragment["lastFailure"]>;
 
@@ -34,13 +35,14 @@ export function ReleaseInService({ entry }: { entry: InventoryCellFragment | und
 /**
  * The last deploy of an environment that failed: a link to it, the step
  * that failed, when, and what its automatic rollback did; with detailed,
- * its error too.
+ * its error too. Recovered, a deploy has succeeded there since: it is
+ * history, drawn quietly.
  */
-export function LastFailure({ failure, detailed = false }: { failure: Failure; detailed?: boolean }) {
+export function LastFailure({ failure, detailed = false, recovered = false }: { failure: Failure; detailed?: boolean; recovered?: boolean }) {
   return (
-    <div role="group" aria-label="Last failure" className={styles.lastFailure} data-rollback={failure.rollback ?? undefined}>
+    <div role="group" aria-label="Last failure" className={styles.lastFailure} data-rollback={failure.rollback ?? undefined} data-recovered={recovered || undefined}>
       <div>
-        <span className={styles.failureLabel}>Last failure</span>{" "}
+        <span className={styles.failureLabel}>{recovered ? "Last failure" : "Last deploy failed"}</span>{" "}
         <Link to={deployPath(failure.deploymentId)} className="m-mono">
           {failure.deploymentId}
         </Link>
@@ -54,8 +56,13 @@ export function LastFailure({ failure, detailed = false }: { failure: Failure; d
           "failed"
         )}{" "}
         <Time iso={failure.finishedAt} />
+        {recovered && <span> · recovered since</span>}
       </div>
-      {detailed && failure.error && <p className={`m-mono ${styles.failureError}`}>{failure.error}</p>}
+      {detailed && failure.error && (
+        <div className={styles.failureError}>
+          <FailureText error={failure.error} />
+        </div>
+      )}
       {failure.rollback && (
         <div>
           <StateBadge state={failure.rollback} kind="rollback" size="small" />

@@ -92,3 +92,21 @@ export const FreezeCalendarQuery = graphql(`
     }
   }
 `);
+
+/** The freeze calendars of every cell of the matrix, in one request. */
+export const EnvironmentsFreezesQuery = graphql(`
+  query EnvironmentsFreezes($environments: [EnvironmentRef!]!) {
+    freezeCalendars(environments: $environments) {
+      tenant
+      application
+      environment
+      calendar {
+        from
+        to
+        windows {
+          ...FreezeWindowView
+        }
+      }
+    }
+  }
+`);

@@ -15,6 +15,7 @@ import { ReleaseLiveSubscription, ReleasePageQuery } from "./queries";
 import { ReleaseStateBadge } from "./ReleaseStateBadge";
 import { nodeLook } from "./graph";
 import styles from "./Releases.module.css";
+import { FailureText } from "../../shared/FailureText";
 
 export function ReleasePage() {
   const { id = "" } = useParams();
@@ -88,9 +89,9 @@ function ReleaseView({ id }: { id: string }) {
         }
       />
       {r.error && (
-        <p className={`m-mono ${styles.errorText}`} role="note">
-          {r.error}
-        </p>
+        <div className={styles.errorText} role="note">
+          <FailureText error={r.error} />
+        </div>
       )}
       {liveError && <ErrorMessage error={liveError} context="Following the release live" />}
       <section className="m-card m-card-pad" aria-label="Dependency graph">
@@ -135,11 +136,13 @@ function ReleaseView({ id }: { id: string }) {
                       ) : (
                         <span className="m-muted">—</span>
                       )}
-                      {d.rollbackError && <div className={`m-mono ${styles.errorText}`}>{d.rollbackError}</div>}
+                      {d.rollbackError && (
+                        <div className={styles.errorText}>
+                          <FailureText error={d.rollbackError} brief />
+                        </div>
+                      )}
                     </td>
-                    <td className={`m-ellipsis ${d.error ? styles.errorText : "m-muted"}`} title={d.error ?? undefined}>
-                      {d.error ?? ""}
-                    </td>
+                    <td className={`m-ellipsis ${d.error ? styles.errorText : "m-muted"}`}>{d.error ? <FailureText error={d.error} brief /> : ""}</td>
                   </tr>
                 );
               })}

@@ -7,6 +7,7 @@ import { Time } from "../../shared/time";
 import { ReleasesPageQuery } from "./queries";
 import { ReleaseStateBadge } from "./ReleaseStateBadge";
 import styles from "./Releases.module.css";
+import { FailureText } from "../../shared/FailureText";
 
 /** Every release the viewer may read, newest first; a release opens its graph. */
 export function ReleasesPage() {
@@ -67,9 +68,7 @@ export function ReleasesPage() {
                       <td>
                         <Time iso={r.createdAt} />
                       </td>
-                      <td className={`m-ellipsis ${r.error ? styles.errorText : "m-muted"}`} title={r.error ?? undefined}>
-                        {r.error ?? ""}
-                      </td>
+                      <td className={`m-ellipsis ${r.error ? styles.errorText : "m-muted"}`}>{r.error ? <FailureText error={r.error} brief /> : ""}</td>
                     </tr>
                   );
                 })}

@@ -6,10 +6,11 @@ import { useConnection, useOnReconnect } from "../../shared/api/connection";
 import { useSubscriptionEvents } from "../../shared/api/live";
 import { describeError } from "../../shared/errors";
 import { elapsed, formatDuration } from "../../shared/format";
+import { attemptNote, planProgress } from "../../shared/progress";
 import { StepProgress } from "../../shared/StepProgress";
 import { deploymentStateInfo, failedStates } from "../../shared/states";
 import { formatClock, formatRelative, useNow } from "../../shared/time";
-import { applyEvent, columns, failedStep, fromSnapshot, windowFromSearch, type Board } from "./board";
+import { applyEvent, columns, emptyBoard, failedStep, fromSnapshot, waitFigure, windowFromSearch, type Board, type WallItem } from "./board";
 import { WallFeedSubscription, WallQuery } from "./queries";
 import styles from "./WallPage.module.css";
 
@@ -19,8 +20,12 @@ const resyncMs = 5 * 60_000;
 const lookbackMs = 24 * 3_600_000;
 const maxCards = 8;
 
-function Card({ d, kind, now }: { d: WallDeploymentFragment; kind: "running" | "waiting" | "failed"; now: number }) {
+type Kind = "running" | "waiting" | "failed";
+
+function Card({ d, kind, failures = 1, now }: { d: WallDeploymentFragment; kind: Kind; failures?: number; now: number }) {
   const info = deploymentStateInfo(d.state);
+  const attempt = attemptNote(planProgress(d.plan.steps, d.steps));
+  const wait = waitFigure(d, now);
   return (
     <li className={styles.card} data-kind={kind} data-deployment-id={d.id}>
       <div className={styles.cardTop}>
@@ -35,15 +40,23 @@ function Card({ d, kind, now }: { d: WallDeploymentFragment; kind: "running" | "
         <>
           <StepProgress plan={d.plan.steps} steps={d.steps} large />
           <div className={styles.detail}>
-            <span>{d.currentStep ?? "starting"}</span>
+            <span>
+              {d.currentStep ?? "starting"}
+              {attempt && <span className={styles.attempt}> · {attempt}</span>}
+            </span>
             <span className={styles.figure}>{formatDuration(elapsed(d.startedAt ?? d.createdAt, null, now))}</span>
           </div>
         </>
       )}
       {kind === "waiting" && (
         <div className={styles.detail}>
-          <span>{info.label}</span>
-          <span className={styles.figure}>{formatDuration(elapsed(d.createdAt, null, now))}</span>
+          <span>
+            {info.label}
+            {wait.kind === "starts" && d.startAt && <> · starts {formatClock(d.startAt)}</>}
+          </span>
+          <span className={styles.figure} data-figure={wait.kind}>
+            {wait.kind === "starts" ? (wait.ms > 0 ? `in ${formatDuration(wait.ms)}` : "starting") : formatDuration(wait.ms)}
+          </span>
         </div>
       )}
       {kind === "failed" && (
@@ -51,6 +64,8 @@ function Card({ d, kind, now }: { d: WallDeploymentFragment; kind: "running" | "
           <span className={styles.reason}>
             {info.label}
             {failedStep(d) ? ` in ${failedStep(d)}` : ""}
+            {attempt && <span className={styles.attempt}> · {attempt}</span>}
+            {failures > 1 && <span className={styles.repeats}> · failed {failures} times</span>}
           </span>
           <span className={styles.figure}>{formatRelative(d.finishedAt ?? d.updatedAt, now)}</span>
         </div>
@@ -62,7 +77,7 @@ function Card({ d, kind, now }: { d: WallDeploymentFragment; kind: "running" | "
   );
 }
 
-function Column({ title, kind, items, empty, now }: { title: string; kind: "running" | "waiting" | "failed"; items: WallDeploymentFragment[]; empty: string; now: number }) {
+function Column({ title, kind, items, empty, now }: { title: string; kind: Kind; items: WallItem[]; empty: string; now: number }) {
   const shown = items.slice(0, maxCards);
   return (
     <section className={styles.column} data-kind={kind} aria-labelledby={`wall-${kind}`}>
@@ -73,8 +88,8 @@ function Column({ title, kind, items, empty, now }: { title: string; kind: "runn
         <p className={styles.empty}>{empty}</p>
       ) : (
         <ul className={styles.cards}>
-          {shown.map((d) => (
-            <Card key={d.id} d={d} kind={kind} now={now} />
+          {shown.map(({ deployment: d, failures }) => (
+            <Card key={d.id} d={d} kind={kind} failures={failures} now={now} />
           ))}
           {items.length > shown.length && <li className={styles.more}>+ {items.length - shown.length} more</li>}
         </ul>
@@ -135,7 +150,7 @@ export function WallPage() {
   const sinceMs = Math.floor((syncAt - windowMs - lookbackMs) / 3_600_000) * 3_600_000;
   const variables = useMemo(() => ({ failedStates, since: new Date(sinceMs).toISOString() }), [sinceMs]);
   const [result, refetch] = useQuery({ query: WallQuery, variables, requestPolicy: "network-only" });
-  const [board, setBoard] = useState<Board>(() => new Map());
+  const [board, setBoard] = useState<Board>(emptyBoard);
   const [loaded, setLoaded] = useState(false);
   const windowRef = useRef(windowMs);
   windowRef.current = windowMs;
@@ -144,7 +159,7 @@ export function WallPage() {
 
   useEffect(() => {
     if (!result.data) return;
-    setBoard(fromSnapshot(result.data.activity, result.data.failed.nodes, Date.now(), windowRef.current));
+    setBoard(fromSnapshot(result.data.activity, result.data.failed.nodes, result.data.inService, Date.now(), windowRef.current));
     setLoaded(true);
   }, [result.data]);
 
@@ -163,6 +178,7 @@ export function WallPage() {
   });
 
   const { running, waiting, failed } = columns(board, now, windowMs);
+  const cards = (ds: WallDeploymentFragment[]): WallItem[] => ds.map((deployment) => ({ deployment, failures: 1 }));
   const offline = connection.status !== "live";
   const since = Math.max(0, Math.floor((now - connection.since) / 1000));
   const windowLabel = windowMs % 3_600_000 === 0 ? `${windowMs / 3_600_000} h` : `${Math.round(windowMs / 60_000)} min`;
@@ -190,8 +206,8 @@ export function WallPage() {
         <p className={styles.loading}>Loading…</p>
       ) : (
         <main className={styles.columns}>
-          <Column title="Running" kind="running" items={running} empty="Nothing running" now={now} />
-          <Column title="Waiting" kind="waiting" items={waiting} empty="Nothing waiting" now={now} />
+          <Column title="Running" kind="running" items={cards(running)} empty="Nothing running" now={now} />
+          <Column title="Waiting" kind="waiting" items={cards(waiting)} empty="Nothing waiting" now={now} />
           <Column title="Just failed" kind="failed" items={failed} empty={`No failure in the last ${windowLabel}`} now={now} />
         </main>
       )}

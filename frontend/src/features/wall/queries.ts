@@ -12,6 +12,8 @@ export const WallDeploymentFragment = graphql(`
     startedAt
     finishedAt
     updatedAt
+    startAt
+    dryRun
     artifact {
       version
     }
@@ -20,11 +22,15 @@ export const WallDeploymentFragment = graphql(`
     plan {
       steps {
         name
+        maxRetries
       }
     }
     steps {
       name
       state
+      kind
+      position
+      attempts
       error
     }
   }
@@ -39,6 +45,12 @@ export const WallQuery = graphql(`
       nodes {
         ...WallDeployment
       }
+    }
+    inService: inventory {
+      tenant
+      application
+      environment
+      deployedAt
     }
   }
 `);

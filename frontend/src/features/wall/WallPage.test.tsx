@@ -1,0 +1,94 @@
+import { act, render, screen, within } from "@testing-library/react";
+import { MemoryRouter } from "react-router";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { WallDeploymentFragment } from "../../gql/graphql";
+import { fakeApi } from "../../test/fakeApi";
+import { WallPage } from "./WallPage";
+
+const now = Date.parse("2026-11-30T12:00:00Z");
+
+function deploy(patch: Partial<WallDeploymentFragment>): WallDeploymentFragment {
+  return {
+    id: "hello-1",
+    tenant: "demo",
+    application: "hello",
+    environment: "prod",
+    state: "PENDING",
+    requester: "token:demo-ci",
+    createdAt: "2026-11-30T11:50:00Z",
+    startedAt: "2026-11-30T11:50:00Z",
+    finishedAt: null,
+    updatedAt: "2026-11-30T11:59:00Z",
+    startAt: null,
+    dryRun: false,
+    artifact: { version: "1.2.0" },
+    currentStep: "deploy",
+    error: null,
+    plan: { steps: ["config", "deploy", "cleanup"].map((name) => ({ name, maxRetries: 7 })) },
+    steps: [
+      { name: "config", state: "SUCCESS", kind: "RUN", position: 0, attempts: 1, error: null },
+      { name: "deploy", state: "RUNNING", kind: "RUN", position: 1, attempts: 3, error: "dial tcp 10.0.0.5:22: connect: connection refused" },
+    ],
+    ...patch,
+  };
+}
+
+const card = (id: string) => document.querySelector<HTMLElement>(`[data-deployment-id="${id}"]`)!;
+
+describe("WallPage", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(now);
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it("shows the attempt of a step being retried, when a delayed deploy starts, and one card per failing place", async () => {
+    const failed = (id: string, ago: number) =>
+      deploy({
+        id,
+        environment: "staging",
+        state: "ERROR",
+        finishedAt: new Date(now - ago).toISOString(),
+        updatedAt: new Date(now - ago).toISOString(),
+        steps: [{ name: "deploy", state: "ERROR", kind: "RUN", position: 1, attempts: 8, error: "exit 1" }],
+      });
+    const api = fakeApi({
+      Wall: () => ({
+        activity: [
+          deploy({}),
+          deploy({ id: "hello-later", environment: "dev", state: "DELAYED", startedAt: null, currentStep: null, steps: [], startAt: "2026-11-30T14:05:00Z" }),
+        ],
+        failed: { nodes: [failed("hello-s1", 30 * 60_000), failed("hello-s2", 5 * 60_000), deploy({ id: "hello-p0", environment: "test", state: "ERROR", finishedAt: new Date(now - 20 * 60_000).toISOString(), updatedAt: new Date(now - 20 * 60_000).toISOString() })] },
+        // test recovered ten minutes ago: its failure has left the wall.
+        inService: [{ tenant: "demo", application: "hello", environment: "test", deployedAt: new Date(now - 10 * 60_000).toISOString() }],
+      }),
+    });
+    render(
+      <MemoryRouter initialEntries={["/wall"]}>
+        <WallPage />
+      </MemoryRouter>,
+      { wrapper: api.wrapper },
+    );
+    await screen.findByRole("heading", { name: /Running/ });
+
+    expect(card("hello-1")).toHaveTextContent("deploy · attempt 3 of 8");
+    // A DELAYED deploy counts down to its start, not up from its submission.
+    const later = card("hello-later");
+    expect(later).toHaveTextContent(/Delayed · starts \d\d:05:00/);
+    expect(within(later).getByText("in 2 h 05 min")).toHaveAttribute("data-figure", "starts");
+
+    const failedColumn = screen.getByRole("region", { name: /Just failed/ });
+    expect(within(failedColumn).getAllByRole("listitem").map((li) => li.dataset.deploymentId)).toEqual(["hello-s2"]);
+    expect(card("hello-s2")).toHaveTextContent("Error in deploy · attempt 8 of 8 · failed 2 times");
+    expect(screen.getByText(/1 failed in the last 1 h/)).toBeInTheDocument();
+
+    // The application recovers in staging: its card leaves the wall, live.
+    act(() =>
+      api.push("WallFeed", {
+        activity: { kind: "state", deployment: deploy({ id: "hello-s3", environment: "staging", state: "SUCCESS", finishedAt: new Date(now - 1000).toISOString(), updatedAt: new Date(now - 1000).toISOString(), steps: [] }) },
+      }),
+    );
+    expect(within(failedColumn).queryAllByRole("listitem")).toEqual([]);
+    expect(failedColumn).toHaveTextContent("No failure in the last 1 h");
+  });
+});
