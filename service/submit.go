@@ -239,7 +239,7 @@ func (s *Service) Get(ctx context.Context, deployID string) (*deploy.Deployment,
 		return nil, err
 	}
 	if ok, err := s.authz.Allowed(id, resourceOf(d), deploy.PermRead); err != nil || !ok {
-		return nil, deploy.Errorf(deploy.ENOTFOUND, "deploy %q not found", deployID)
+		return nil, deploy.DeploymentNotFound(deployID)
 	}
 	// Another team may wait on this deploy, or this one on another team's:
 	// only what the caller may read is shown.
