@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,7 +22,12 @@ func (a answer) String() string { return fmt.Sprintf("%d %s %s", a.status, a.con
 
 func ask(t *testing.T, method, url, token, contentType, body string) answer {
 	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	return askContext(t.Context(), t, method, url, token, contentType, body)
+}
+
+func askContext(ctx context.Context, t *testing.T, method, url, token, contentType, body string) answer {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,6 +53,12 @@ func askGraphQL(t *testing.T, srv *Server, token, query string, vars map[string]
 	return ask(t, "POST", srv.URL()+"/graphql", token, "application/json", string(b))
 }
 
+func askGraphQLContext(ctx context.Context, t *testing.T, srv *Server, token, query string) answer {
+	t.Helper()
+	b, _ := json.Marshal(map[string]any{"query": query})
+	return askContext(ctx, t, "POST", srv.URL()+"/graphql", token, "application/json", string(b))
+}
+
 // askSubscription subscribes over the websocket and returns every message
 // of the subscription until it completes or fails.
 func askSubscription(t *testing.T, srv *Server, token, query string, vars map[string]any) answer {
@@ -55,7 +67,6 @@ func askSubscription(t *testing.T, srv *Server, token, query string, vars map[st
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
 	payload, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	if err := conn.WriteJSON(wsMessage{Type: "subscribe", ID: "1", Payload: payload}); err != nil {
 		t.Fatal(err)

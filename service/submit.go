@@ -304,11 +304,15 @@ func (s *Service) Inventory(ctx context.Context) ([]deploy.InventoryEntry, error
 	return out, nil
 }
 
-// Can reports whether the caller holds perm on res.
+// Can reports whether the caller holds perm on res; an empty tenant is the
+// default one.
 func (s *Service) Can(ctx context.Context, res deploy.Resource, perm string) bool {
 	id := deploy.IdentityFrom(ctx)
 	if id.Anonymous() {
 		return false
+	}
+	if res.Tenant == "" {
+		res.Tenant = s.cfg.Server.DefaultTenant
 	}
 	ok, err := s.authz.Allowed(id, res, perm)
 	return err == nil && ok
