@@ -68,10 +68,13 @@ func NewHandler(o HandlerOptions) *handler.Server {
 	})
 	srv.AddTransport(transport.POST{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
-	srv.SetParserTokenLimit(orDefault(o.TokenLimit, DefaultTokenLimit))
+	tokens, complexity := orDefault(o.TokenLimit, DefaultTokenLimit), orDefault(o.ComplexityLimit, DefaultComplexityLimit)
+	srv.SetParserTokenLimit(tokens)
 	// In this order: an oversized operation is refused as such, whoever
-	// sends it and whatever it asks for.
-	srv.Use(ComplexityLimit(orDefault(o.ComplexityLimit, DefaultComplexityLimit)))
+	// sends it and whatever it asks for (FieldLimit before validation, the
+	// others after it).
+	srv.Use(FieldLimit(complexity, tokens))
+	srv.Use(ComplexityLimit(complexity))
 	srv.Use(DepthLimit(orDefault(o.DepthLimit, DefaultDepthLimit)))
 	srv.Use(Introspection(o.MayIntrospect))
 	srv.AroundFields(markResolverErrors)

@@ -95,6 +95,13 @@ func TestLimitsCoverIntrospection(t *testing.T) {
 	}{
 		{name: "aliased nested introspection", query: hostile, code: codeComplexity},
 		{name: "fragments that double", query: doublingFragments(70), code: codeComplexity},
+		// Validation compares same-named fields pairwise: 14 KB of them held
+		// a core for 20 s. The unknown field shows that the size is judged
+		// before validation, which would refuse it otherwise.
+		{name: "thousands of fields, judged before validation",
+			query: "{" + strings.Repeat(" __typename", 14000) + " nope }", code: codeComplexity},
+		{name: "fragments in a cycle are counted once",
+			query: "query { ...A } fragment A on Query { viewer { subject } ...B } fragment B on Query { ...A }", code: "GRAPHQL_VALIDATION_FAILED"},
 		{name: "a fragment costs at every spread", tweak: func(o *HandlerOptions) { o.ComplexityLimit = 10 },
 			query: `query { a: viewer { ...V } b: viewer { ...V } c: viewer { ...V } d: viewer { ...V } } fragment V on Viewer { subject groups }`,
 			code:  codeComplexity},
