@@ -184,8 +184,10 @@ func (m *mappedClient) MakeRequest(ctx context.Context, req *graphql.Request, re
 // Terminal reports whether nothing more will happen to a deploy in state s.
 func Terminal(s DeploymentState) bool { return deploy.State(s).Terminal() }
 
+// notFound is the server's answer for a deploy it does not show, for the
+// queries that answer null rather than NOT_FOUND.
 func notFound(id string) error {
-	return &APIError{Code: deploy.ENOTFOUND, Message: fmt.Sprintf("deployment %s not found", id)}
+	return &APIError{Code: deploy.ENOTFOUND, Message: deploy.DeploymentNotFound(id).Message}
 }
 
 // Deployment returns a deploy with its steps and status JSON. NOT_FOUND

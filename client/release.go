@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/Khan/genqlient/graphql"
+
+	"manent.dev/manent/deploy"
 )
 
 // SubmitRelease submits a kind: Release document whose deploys' descriptors
@@ -17,6 +19,12 @@ func (c *Client) SubmitRelease(ctx context.Context, doc []byte) (*ReleaseDetail,
 	return &resp.SubmitRelease, nil
 }
 
+// releaseNotFound is what the server answers for a release it does not
+// show, for the release query, which answers null.
+func releaseNotFound(id string) error {
+	return &APIError{Code: deploy.ENOTFOUND, Message: deploy.ReleaseNotFound(id).Message}
+}
+
 // Release returns a release; NOT_FOUND when it does not exist or is not
 // fully readable.
 func (c *Client) Release(ctx context.Context, id string) (*ReleaseDetail, error) {
@@ -25,7 +33,7 @@ func (c *Client) Release(ctx context.Context, id string) (*ReleaseDetail, error)
 		return nil, err
 	}
 	if resp.Release == nil {
-		return nil, &APIError{Code: "NOT_FOUND", Message: "release " + id + " not found"}
+		return nil, releaseNotFound(id)
 	}
 	return resp.Release, nil
 }
@@ -38,7 +46,7 @@ func (c *Client) ReleaseExports(ctx context.Context, id string) (map[string][]Ex
 		return nil, err
 	}
 	if resp.Release == nil {
-		return nil, &APIError{Code: "NOT_FOUND", Message: "release " + id + " not found"}
+		return nil, releaseNotFound(id)
 	}
 	out := make(map[string][]Export, len(resp.Release.Deploys))
 	for _, d := range resp.Release.Deploys {

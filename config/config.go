@@ -59,8 +59,40 @@ type Server struct {
 	Role          string `yaml:"role"`
 	DefaultTenant string `yaml:"default_tenant"`
 	// WorkDir holds the deploys' working directories.
-	WorkDir            string `yaml:"work_dir"`
-	AllowIntrospection bool   `yaml:"allow_introspection"`
+	WorkDir string `yaml:"work_dir"`
+	// Introspection is who may read the GraphQL schema: one of the
+	// Introspection* values, empty for the default. Read it with
+	// IntrospectionPolicy, which also reads AllowIntrospection.
+	Introspection string `yaml:"introspection"`
+	// AllowIntrospection is the former form of Introspection, still read:
+	// true is IntrospectionAll, false IntrospectionNone.
+	AllowIntrospection *bool `yaml:"allow_introspection"`
+}
+
+// Who may read the GraphQL schema (server.introspection). Any answer is
+// under the operation limits; the schema is no secret, but an
+// introspection is the largest answer the API can give.
+const (
+	// IntrospectionAdmins, the default: the identities that hold admin on
+	// every application and environment of the default tenant.
+	IntrospectionAdmins = "admins"
+	// IntrospectionAll: every authenticated identity.
+	IntrospectionAll = "all"
+	// IntrospectionNone: no one.
+	IntrospectionNone = "none"
+)
+
+// IntrospectionPolicy returns who may read the GraphQL schema.
+func (s Server) IntrospectionPolicy() string {
+	switch {
+	case s.Introspection != "":
+		return s.Introspection
+	case s.AllowIntrospection == nil:
+		return IntrospectionAdmins
+	case *s.AllowIntrospection:
+		return IntrospectionAll
+	}
+	return IntrospectionNone
 }
 
 // Database says where PostgreSQL is; DATABASE_URL overrides it in Load.
@@ -242,7 +274,7 @@ func Defaults(dir string) *Config {
 		Dir: dir,
 		Server: Server{
 			Listen: "127.0.0.1:8080", ExecutorID: "local", Role: RoleAll, DefaultTenant: "default",
-			WorkDir: filepath.Join(os.TempDir(), "manent-work"), AllowIntrospection: true,
+			WorkDir: filepath.Join(os.TempDir(), "manent-work"),
 		},
 		EnvConfig: EnvConfigSection{Dir: "envconfig"},
 		Artifacts: Artifacts{MaxSize: 1 << 30},

@@ -28,7 +28,7 @@ func TestParseDefaults(t *testing.T) {
 			{"role", c.Server.Role, config.RoleAll},
 			{"default_tenant", c.Server.DefaultTenant, "default"},
 			{"work_dir", c.Server.WorkDir, filepath.Join(os.TempDir(), "manent-work")},
-			{"allow_introspection", c.Server.AllowIntrospection, true},
+			{"introspection", c.Server.IntrospectionPolicy(), config.IntrospectionAdmins},
 			{"envconfig.dir", c.EnvConfig.Dir, filepath.Join(dir, "envconfig")},
 			{"artifacts.sources", len(c.Artifacts.Sources), 0},
 			{"artifacts.file_root", c.Artifacts.FileRoot, ""},
@@ -51,6 +51,41 @@ func TestParseDefaults(t *testing.T) {
 				t.Errorf("%q: %s = %v, want %v", doc, ch.name, ch.got, ch.want)
 			}
 		}
+	}
+}
+
+// TestIntrospectionPolicy: server.introspection, or its former form
+// allow_introspection, says who may read the GraphQL schema.
+func TestIntrospectionPolicy(t *testing.T) {
+	tests := []struct {
+		name, doc, want, problem string
+	}{
+		{name: "default", doc: "server: {}\n", want: config.IntrospectionAdmins},
+		{name: "admins", doc: "server: {introspection: admins}\n", want: config.IntrospectionAdmins},
+		{name: "all", doc: "server: {introspection: all}\n", want: config.IntrospectionAll},
+		{name: "none", doc: "server: {introspection: none}\n", want: config.IntrospectionNone},
+		{name: "former form, true", doc: "server: {allow_introspection: true}\n", want: config.IntrospectionAll},
+		{name: "former form, false", doc: "server: {allow_introspection: false}\n", want: config.IntrospectionNone},
+		{name: "unknown value", doc: "server: {introspection: yes}\n", problem: "server.introspection: must be admins, all or none"},
+		{name: "both forms", doc: "server: {introspection: all, allow_introspection: true}\n",
+			problem: "server.allow_introspection: is the former form of server.introspection: set only introspection"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := config.Parse([]byte(tt.doc), t.TempDir())
+			if tt.problem != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.problem) {
+					t.Fatalf("err = %v, want %q", err, tt.problem)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.Server.IntrospectionPolicy(); got != tt.want {
+				t.Errorf("policy = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }
 
@@ -78,7 +113,7 @@ server:
   role: worker
   default_tenant: shop
   work_dir: work
-  allow_introspection: false
+  introspection: none
 database: {url: postgres://localhost/manent}
 auth:
   tokens:
@@ -115,7 +150,7 @@ secrets: {file_root: /run/secrets, env_prefix: SHOP_}
 	}
 	want := config.Server{
 		Listen: "0.0.0.0:9000", PublicURL: "https://manent.example.com", ExecutorID: "worker-1",
-		Role: "worker", DefaultTenant: "shop", WorkDir: filepath.Join(dir, "work"),
+		Role: "worker", DefaultTenant: "shop", WorkDir: filepath.Join(dir, "work"), Introspection: config.IntrospectionNone,
 	}
 	if c.Server != want {
 		t.Errorf("server = %+v, want %+v", c.Server, want)

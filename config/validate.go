@@ -101,6 +101,12 @@ func (c *Config) validateServer(errs *yamltree.Errors) {
 	if s.WorkDir == "" {
 		errs.Add("server.work_dir", "must not be empty")
 	}
+	switch {
+	case s.Introspection != "" && s.AllowIntrospection != nil:
+		errs.Add("server.allow_introspection", "is the former form of server.introspection: set only introspection")
+	case s.Introspection != "" && !slices.Contains([]string{IntrospectionAdmins, IntrospectionAll, IntrospectionNone}, s.Introspection):
+		errs.Add("server.introspection", "must be admins, all or none")
+	}
 }
 
 func (c *Config) validateAuth(errs *yamltree.Errors) {

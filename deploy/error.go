@@ -71,6 +71,22 @@ func Errorf(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+// The errors of an object that is not there. A store answers them for a
+// missing object and the service for one the caller may not read: both must
+// be the same bytes, or the answer tells another team's objects from missing
+// ones.
+
+// DeploymentNotFound is the ENOTFOUND of a deploy.
+func DeploymentNotFound(id string) *Error {
+	return Errorf(ENOTFOUND, "deployment %q not found", id)
+}
+
+// ReleaseNotFound is the ENOTFOUND of a composite release.
+func ReleaseNotFound(id string) *Error { return Errorf(ENOTFOUND, "release %q not found", id) }
+
+// ScheduleNotFound is the ENOTFOUND of a recurring schedule.
+func ScheduleNotFound(name string) *Error { return Errorf(ENOTFOUND, "schedule %q not found", name) }
+
 // ErrorCode returns the code of the first *Error in err's chain, EINTERNAL
 // for any other error, and "" for nil.
 func ErrorCode(err error) Code {

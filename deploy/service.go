@@ -49,7 +49,8 @@ type Service interface {
 	Logs(ctx context.Context, id string, after int64, limit int) ([]LogLine, error)
 	// Inventory returns the readable releases in service.
 	Inventory(ctx context.Context) ([]InventoryEntry, error)
-	// Can reports whether the caller holds perm on res (for UI affordances).
+	// Can reports whether the caller holds perm on res (for UI affordances);
+	// an empty tenant is the default one.
 	Can(ctx context.Context, res Resource, perm string) bool
 	// HasRole reports whether the caller holds the RBAC role in the tenant
 	// (for UI affordances: approvals restricted to roles).

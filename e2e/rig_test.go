@@ -42,10 +42,12 @@ type rigOptions struct {
 	governance string
 }
 
-// The rig's tokens: demo-ci submits, demo-admin approves and reads all.
+// The rig's tokens: demo-ci submits, demo-admin approves and reads all,
+// demo-outsider works on other/* and may read nothing of hello.
 const (
-	tokenCI    = "demo-ci"
-	tokenAdmin = "demo-admin"
+	tokenCI       = "demo-ci"
+	tokenAdmin    = "demo-admin"
+	tokenOutsider = "demo-outsider"
 )
 
 func tokenSHA(tok string) string {
@@ -73,14 +75,20 @@ auth:
   tokens:
     - {name: %s, sha256: %s}
     - {name: %s, sha256: %s, groups: [ci]}
+    - {name: %s, sha256: %s}
 rbac:
   policy: |
     p, admin,    *,    *,       admin
     p, deployer, demo, hello/*, deployment.submit
     p, deployer, demo, hello/*, deployment.read
     p, deployer, demo, hello/*, deployment.cancel
-    g, token:demo-admin, admin,    *
-    g, group:ci,         deployer, demo
+    p, outsider, demo, other/*, deployment.submit
+    p, outsider, demo, other/*, deployment.read
+    p, outsider, demo, other/*, deployment.cancel
+    p, outsider, demo, other/*, deployment.approve
+    g, token:demo-admin,    admin,    *
+    g, group:ci,            deployer, demo
+    g, token:demo-outsider, outsider, demo
 envconfig:
   dir: envconfig
 artifacts:
@@ -96,7 +104,7 @@ queues:
 engine:
   application_version: manent-2
   max_recovery_attempts: %d
-`, tokenAdmin, tokenSHA(tokenAdmin), tokenCI, tokenSHA(tokenCI), steps.String(), o.maxRecovery)
+`, tokenAdmin, tokenSHA(tokenAdmin), tokenCI, tokenSHA(tokenCI), tokenOutsider, tokenSHA(tokenOutsider), steps.String(), o.maxRecovery)
 	if o.governance != "" {
 		cfg += "governance:\n" + o.governance
 	}

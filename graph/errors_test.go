@@ -132,7 +132,7 @@ func TestRequestErrorsAreShownAsTheyAre(t *testing.T) {
 	}{
 		{"unknown field", `{ deployments { nodes { nope } } }`, "Cannot query field"},
 		{"bad time argument", `{ deployments(filter: {createdAfter: "yesterday"}) { nodes { id } } }`, "time should be RFC3339"},
-		{"introspection disabled", `{ __schema { types { name } } }`, "introspection disabled"},
+		{"introspection not allowed", `{ __schema { types { name } } }`, "introspection is not allowed for token:ci"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,7 +163,7 @@ func TestLimits(t *testing.T) {
 			`query { deployments { ...Page } } fragment Page on DeploymentConnection { edges { node { ... on Deployment { effective { targets { name } } } } } }`,
 			"DEPTH_LIMIT_EXCEEDED"},
 		{"complexity over the limit", func(o *HandlerOptions) { o.ComplexityLimit = 3 }, deep, "COMPLEXITY_LIMIT_EXCEEDED"},
-		{"introspection allowed", func(o *HandlerOptions) { o.AllowIntrospection = true }, `{ __schema { queryType { name } } }`, ""},
+		{"introspection allowed", func(o *HandlerOptions) { o.MayIntrospect = Everyone }, `{ __schema { queryType { name } } }`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -81,7 +81,7 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 		}
 		a := &api{
 			service: svc, events: events, auth: tokens.New(cfg.Auth.Tokens), ready: ready, log: s.log,
-			publicURL: cfg.Server.PublicURL, allowIntrospection: cfg.Server.AllowIntrospection,
+			publicURL: cfg.Server.PublicURL, introspection: cfg.Server.IntrospectionPolicy(),
 			spa: frontend.FS(), demoTargets: c.DemoTargets,
 		}
 		h = a.routes()

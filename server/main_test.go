@@ -26,7 +26,9 @@ import (
 // These tests run the whole server (config, PostgreSQL, DBOS, HTTP) on a
 // fresh database and drive it over HTTP like a CI job would.
 
-var demoTokens = map[string]string{"admin": "t-admin", "ci": "t-ci", "viewer": "t-viewer"}
+// outsider reads and deploys other/*, nothing of hello: what it asks of
+// hello must answer as if hello's objects did not exist.
+var demoTokens = map[string]string{"admin": "t-admin", "ci": "t-ci", "viewer": "t-viewer", "outsider": "t-outsider"}
 
 func hash(s string) string {
 	sum := sha256.Sum256([]byte(s))
@@ -50,6 +52,7 @@ auth:
     - {name: admin, sha256: %s}
     - {name: ci, sha256: %s, groups: [ci]}
     - {name: viewer, sha256: %s, groups: [viewers]}
+    - {name: outsider, sha256: %s, groups: [outsiders]}
 rbac:
   policy: |
     p, token:admin, *, *, admin
@@ -57,6 +60,10 @@ rbac:
     p, group:ci, demo, hello/*, deployment.read
     p, group:ci, demo, hello/*, deployment.cancel
     p, group:viewers, demo, *, deployment.read
+    p, group:outsiders, demo, other/*, deployment.submit
+    p, group:outsiders, demo, other/*, deployment.read
+    p, group:outsiders, demo, other/*, deployment.cancel
+    p, group:outsiders, demo, other/*, deployment.approve
 envconfig:
   dir: envconfig
 artifacts:
@@ -67,7 +74,7 @@ pipeline:
   retry_max_interval: 100ms
 queues:
   poll_interval: 20ms
-`, hash(demoTokens["admin"]), hash(demoTokens["ci"]), hash(demoTokens["viewer"])),
+`, hash(demoTokens["admin"]), hash(demoTokens["ci"]), hash(demoTokens["viewer"]), hash(demoTokens["outsider"])),
 		"envconfig/demo/hello/staging.yml": "plugin: local\ntargets:\n  - path: " + target + "\n",
 		"artifacts/hello-1.0.0.tar.gz":     string(tarball(t, map[string]string{"index.html": "<p>hello</p>", "VERSION": "1.0.0"})),
 	}

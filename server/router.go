@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/graph"
 )
@@ -22,8 +23,9 @@ type api struct {
 	log   *slog.Logger
 	// publicURL is server.public_url: the origin of the web interface when
 	// it is not the host the request names (a proxy in front).
-	publicURL          string
-	allowIntrospection bool
+	publicURL string
+	// introspection is server.introspection: who may read the schema.
+	introspection string
 	// heartbeat is the period of the SSE comments that keep proxies from
 	// closing an idle stream.
 	heartbeat time.Duration
@@ -43,11 +45,11 @@ func (a *api) routes() http.Handler {
 		a.heartbeat = 15 * time.Second
 	}
 	gql := graph.NewHandler(graph.HandlerOptions{
-		Resolver:           &graph.Resolver{Service: a.service, Events: a.events, Logger: a.log},
-		InitFunc:           a.wsInit,
-		CheckOrigin:        a.checkOrigin,
-		AllowIntrospection: a.allowIntrospection,
-		Logger:             a.log,
+		Resolver:      &graph.Resolver{Service: a.service, Events: a.events, Logger: a.log},
+		InitFunc:      a.wsInit,
+		CheckOrigin:   a.checkOrigin,
+		MayIntrospect: a.mayIntrospect(),
+		Logger:        a.log,
 	})
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", a.requireGraphQL(gql))
@@ -65,6 +67,18 @@ func (a *api) routes() http.Handler {
 	}
 	mux.Handle("/", spaHandler(a.spa))
 	return mux
+}
+
+// mayIntrospect turns server.introspection into the policy of the GraphQL
+// handler; none (and anything else) allows no one.
+func (a *api) mayIntrospect() func(context.Context) bool {
+	switch a.introspection {
+	case config.IntrospectionAdmins:
+		return graph.Administrators(a.service)
+	case config.IntrospectionAll:
+		return graph.Everyone
+	}
+	return nil
 }
 
 func healthz(w http.ResponseWriter, _ *http.Request) {

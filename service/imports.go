@@ -43,7 +43,7 @@ func (s source) Deployment(ctx context.Context, id string) (chains.Producer, err
 		return chains.Producer{}, err
 	}
 	if !s.readable(d) {
-		return chains.Producer{}, deploy.Errorf(deploy.ENOTFOUND, "deploy %q not found", id)
+		return chains.Producer{}, deploy.DeploymentNotFound(id)
 	}
 	return s.producer(d), nil
 }

@@ -167,7 +167,7 @@ func (s *Service) GetRelease(ctx context.Context, id string) (*deploy.Release, e
 		return nil, err
 	}
 	if !s.mayReadRelease(who, r) {
-		return nil, deploy.Errorf(deploy.ENOTFOUND, "release %q not found", id)
+		return nil, deploy.ReleaseNotFound(id)
 	}
 	return r, nil
 }

@@ -104,7 +104,7 @@ func (s *Service) DeleteSchedule(ctx context.Context, name string) error {
 	}
 	res := deploy.Resource{Tenant: sc.Tenant, Application: sc.Application, Environment: sc.Environment}
 	if ok, err := s.authz.Allowed(who, res, deploy.PermRead); err != nil || !ok {
-		return deploy.Errorf(deploy.ENOTFOUND, "schedule %q not found", name)
+		return deploy.ScheduleNotFound(name)
 	}
 	if err := s.require(who, res, deploy.PermSubmit); err != nil {
 		return err

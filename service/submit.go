@@ -239,7 +239,7 @@ func (s *Service) Get(ctx context.Context, deployID string) (*deploy.Deployment,
 		return nil, err
 	}
 	if ok, err := s.authz.Allowed(id, resourceOf(d), deploy.PermRead); err != nil || !ok {
-		return nil, deploy.Errorf(deploy.ENOTFOUND, "deploy %q not found", deployID)
+		return nil, deploy.DeploymentNotFound(deployID)
 	}
 	// Another team may wait on this deploy, or this one on another team's:
 	// only what the caller may read is shown.
@@ -304,11 +304,15 @@ func (s *Service) Inventory(ctx context.Context) ([]deploy.InventoryEntry, error
 	return out, nil
 }
 
-// Can reports whether the caller holds perm on res.
+// Can reports whether the caller holds perm on res; an empty tenant is the
+// default one.
 func (s *Service) Can(ctx context.Context, res deploy.Resource, perm string) bool {
 	id := deploy.IdentityFrom(ctx)
 	if id.Anonymous() {
 		return false
+	}
+	if res.Tenant == "" {
+		res.Tenant = s.cfg.Server.DefaultTenant
 	}
 	ok, err := s.authz.Allowed(id, res, perm)
 	return err == nil && ok

@@ -364,7 +364,7 @@ func TestStatusAndSteps(t *testing.T) {
 		t.Fatalf("steps table: exit %d\n%s", r.code, r.stdout)
 	}
 	r = runCLI(t, env, "", "status", "nope")
-	if r.code != 2 || !strings.Contains(r.stderr, "nope not found") {
+	if r.code != 2 || !strings.Contains(r.stderr, `deployment "nope" not found`) {
 		t.Fatalf("not found: exit %d\n%s", r.code, r.stderr)
 	}
 }

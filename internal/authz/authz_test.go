@@ -123,6 +123,41 @@ g, oidc:bob,   role:ops,  *
 	}
 }
 
+// TestAdminOfEveryObject pins what the GraphQL API asks to decide who is
+// an administrator (graph.Administrators): admin on the object */* of a
+// tenant is held only through a grant on every object of it.
+func TestAdminOfEveryObject(t *testing.T) {
+	a, err := authz.New("", `
+p, oidc:root,       shop, *,      admin
+p, oidc:everywhere, *,    *,      admin
+p, oidc:web,        shop, web/*,  admin
+p, oidc:prod,       shop, */prod, admin
+p, oidc:reader,     shop, *,      deployment.read
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		subject, tenant string
+		want            bool
+	}{
+		{"oidc:root", "shop", true},
+		{"oidc:root", "demo", false},
+		{"oidc:everywhere", "shop", true},
+		{"oidc:everywhere", "demo", true},
+		{"oidc:web", "shop", false},
+		{"oidc:prod", "shop", false},
+		{"oidc:reader", "shop", false},
+	}
+	for _, tt := range tests {
+		every := deploy.Resource{Tenant: tt.tenant, Application: "*", Environment: "*"}
+		got, err := a.Allowed(deploy.Identity{Subject: tt.subject}, every, deploy.PermAdmin)
+		if err != nil || got != tt.want {
+			t.Errorf("%s admin on %s/*/*: got %v, %v; want %v", tt.subject, tt.tenant, got, err, tt.want)
+		}
+	}
+}
+
 func TestNewRefusesBadPolicies(t *testing.T) {
 	tests := []struct {
 		name   string

@@ -17,7 +17,7 @@ import (
 const auditReleaseFinish = "release.finish"
 
 func releaseNotFound(id string) error {
-	return deploy.Errorf(deploy.ENOTFOUND, "release %q not found", id)
+	return deploy.ReleaseNotFound(id)
 }
 
 // CreateRelease implements deploy.Store.

@@ -98,7 +98,7 @@ func (s *Store) GetSchedule(ctx context.Context, name string) (*deploy.Recurring
 	row := new(scheduleRow)
 	err := s.db.NewSelect().Model(row).Where("name = ? AND state = ?", name, deploy.ScheduleActive).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, deploy.Errorf(deploy.ENOTFOUND, "schedule %q not found", name)
+		return nil, deploy.ScheduleNotFound(name)
 	}
 	if err != nil {
 		return nil, wrap("get schedule", err)
@@ -131,7 +131,7 @@ func (s *Store) DeleteSchedule(ctx context.Context, name string) error {
 	if n, err := res.RowsAffected(); err != nil {
 		return wrap("delete schedule", err)
 	} else if n == 0 {
-		return deploy.Errorf(deploy.ENOTFOUND, "schedule %q not found", name)
+		return deploy.ScheduleNotFound(name)
 	}
 	return nil
 }

@@ -75,7 +75,7 @@ var activeStates = func() []string {
 }()
 
 func notFound(id string) error {
-	return deploy.Errorf(deploy.ENOTFOUND, "deployment %q not found", id)
+	return deploy.DeploymentNotFound(id)
 }
 
 // notify queues a notification; PostgreSQL sends it when the transaction
