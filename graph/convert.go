@@ -42,6 +42,8 @@ func toModelDeployment(d *deploy.Deployment) *model.Deployment {
 		CurrentStep:     optional(d.CurrentStep),
 		Error:           optional(d.Error),
 		CancelRequested: d.CancelRequested,
+		CancelledBy:     optional(d.CancelledBy),
+		ScheduledAt:     scheduledAt(d),
 		Steps:           toModelSteps(d, now),
 		Rollback:        toModelRollback(d, st.Rollback, now),
 		Status:          st,
@@ -51,6 +53,14 @@ func toModelDeployment(d *deploy.Deployment) *model.Deployment {
 		Exports:         toModelExports(d.Exports),
 		Imports:         toModelImports(&d.Descriptor),
 	}
+}
+
+func scheduledAt(d *deploy.Deployment) *time.Time {
+	if sc := d.Descriptor.Schedule; sc != nil && sc.At != nil {
+		at := sc.At.UTC()
+		return &at
+	}
+	return nil
 }
 
 // toModelImports lists the descriptor's imports with the exports that

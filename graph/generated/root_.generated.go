@@ -78,6 +78,7 @@ type ComplexityRoot struct {
 		CanApprove      func(childComplexity int) int
 		CanCancel       func(childComplexity int) int
 		CancelRequested func(childComplexity int) int
+		CancelledBy     func(childComplexity int) int
 		CreatedAt       func(childComplexity int) int
 		CurrentStep     func(childComplexity int) int
 		Decision        func(childComplexity int) int
@@ -96,6 +97,7 @@ type ComplexityRoot struct {
 		Release         func(childComplexity int) int
 		Requester       func(childComplexity int) int
 		Rollback        func(childComplexity int) int
+		ScheduledAt     func(childComplexity int) int
 		Sha256          func(childComplexity int) int
 		StartedAt       func(childComplexity int) int
 		State           func(childComplexity int) int
@@ -549,6 +551,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Deployment.CancelRequested(childComplexity), true
+	case "Deployment.cancelledBy":
+		if e.ComplexityRoot.Deployment.CancelledBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deployment.CancelledBy(childComplexity), true
 	case "Deployment.createdAt":
 		if e.ComplexityRoot.Deployment.CreatedAt == nil {
 			break
@@ -662,6 +670,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Deployment.Rollback(childComplexity), true
+	case "Deployment.scheduledAt":
+		if e.ComplexityRoot.Deployment.ScheduledAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deployment.ScheduledAt(childComplexity), true
 	case "Deployment.sha256":
 		if e.ComplexityRoot.Deployment.Sha256 == nil {
 			break
@@ -2115,6 +2129,10 @@ type Deployment {
   currentStep: String
   error: String
   cancelRequested: Boolean!
+  "Who cancelled it (or asked it to stop at its next step); null when nobody did."
+  cancelledBy: String
+  "The time of schedule.at: when a DELAYED deploy starts; null without one."
+  scheduledAt: Time
   steps: [Step!]!
   logs(after: Int = 0, limit: Int = 1000): LogConnection!
   "Whether the viewer may cancel it now."
@@ -2209,7 +2227,7 @@ type Dependency {
 
 "The after section: the deploys a deploy waits for before it runs."
 type AfterStatus {
-  "waiting, satisfied or failed."
+  "waiting, satisfied, failed, or the state of a deploy that ended while it waited (cancelled; error when a worker abandoned it)."
   status: String!
   "When the wait for the dependencies ends."
   expiresAt: Time
@@ -2420,8 +2438,9 @@ extend type InventoryEntry {
   lastFailure: LastFailure
 }
 `, BuiltIn: false},
-	{Name: "../schema/schedule.graphqls", Input: `enum ScheduleState {
-  ACTIVE
+	{Name: "../schema/schedule.graphqls", Input: `"The words of the deploy lifecycle: a schedule in force is SCHEDULED, as its submission answers."
+enum ScheduleState {
+  SCHEDULED
   DELETED
 }
 
@@ -2619,6 +2638,10 @@ func (ec *executionContext) childFields_Deployment(ctx context.Context, field gr
 		return ec.fieldContext_Deployment_error(ctx, field)
 	case "cancelRequested":
 		return ec.fieldContext_Deployment_cancelRequested(ctx, field)
+	case "cancelledBy":
+		return ec.fieldContext_Deployment_cancelledBy(ctx, field)
+	case "scheduledAt":
+		return ec.fieldContext_Deployment_scheduledAt(ctx, field)
 	case "steps":
 		return ec.fieldContext_Deployment_steps(ctx, field)
 	case "logs":

@@ -44,10 +44,24 @@ export function DeploymentFacts({ deployment: d }: { deployment: DeploymentViewF
           <dd className="m-mono">{d.id}</dd>
           <dt>Requester</dt>
           <dd className="m-mono">{d.requester}</dd>
+          {d.cancelledBy && (
+            <>
+              <dt>Cancelled by</dt>
+              <dd className="m-mono">{d.cancelledBy}</dd>
+            </>
+          )}
           <dt>Created</dt>
           <dd>
             <Time iso={d.createdAt} mode="both" />
           </dd>
+          {d.scheduledAt && (
+            <>
+              <dt>Starts at</dt>
+              <dd>
+                <Time iso={d.scheduledAt} mode="both" />
+              </dd>
+            </>
+          )}
           <dt>Started</dt>
           <dd>
             <Time iso={d.startedAt} mode="both" empty="not yet" />

@@ -98,6 +98,8 @@ export const DeploymentViewFragment = graphql(`
     currentStep
     error
     cancelRequested
+    cancelledBy
+    scheduledAt
     canCancel
     canApprove
     steps {
