@@ -1107,7 +1107,7 @@ func (v *PlannedStep) GetMandatory() bool { return v.Mandatory }
 
 // RejectDeploymentResponse is returned by RejectDeployment on success.
 type RejectDeploymentResponse struct {
-	// Reject a deploy AWAITING_APPROVAL: it ends REJECTED.
+	// Reject a deploy AWAITING_APPROVAL: it ends REJECTED, and the deploy returned is already so.
 	RejectDeployment DeploymentDetail `json:"rejectDeployment"`
 }
 

@@ -1964,7 +1964,7 @@ extend type Query {
 extend type Mutation {
   "Approve a deploy AWAITING_APPROVAL (FORBIDDEN for its requester, CONFLICT when not waiting)."
   approveDeployment(id: ID!, comment: String = ""): Deployment!
-  "Reject a deploy AWAITING_APPROVAL: it ends REJECTED."
+  "Reject a deploy AWAITING_APPROVAL: it ends REJECTED, and the deploy returned is already so."
   rejectDeployment(id: ID!, comment: String = ""): Deployment!
 }
 

@@ -323,7 +323,7 @@ export type Mutation = {
   cancelRelease: Release;
   /** Stop a recurring schedule (deployment.submit on its environment); the deploys already started go on. */
   deleteSchedule: Scalars['Boolean']['output'];
-  /** Reject a deploy AWAITING_APPROVAL: it ends REJECTED. */
+  /** Reject a deploy AWAITING_APPROVAL: it ends REJECTED, and the deploy returned is already so. */
   rejectDeployment: Deployment;
   /** Redeploy the previous release in service of an environment (or the deploy to) as a new deploy. */
   rollback: Deployment;
