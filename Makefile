@@ -14,8 +14,12 @@ GO_TEST_FLAGS ?= -count=1 -timeout 20m
 CMDS := manent-server manent
 GOLANGCI_LINT_VERSION := v2.15.0
 GOLANGCI_LINT := bin/golangci-lint-$(GOLANGCI_LINT_VERSION)
-# The cluster of `make test`; as root it lives in /var/tmp and pgctl prints where.
+# The clusters of `make run` (manent-server's .manent/pg), `make test` and
+# `make bench`; as root each lives in /var/tmp/manent-pg-<hash> and the
+# server or pgctl prints where. `make clean` removes them.
+PGDEV_DIR := $(CURDIR)/.manent/pg
 PGTEST_DIR := $(CURDIR)/.manent/pgtest
+PGBENCH_DIR := $(CURDIR)/.manent/pgbench
 
 .PHONY: deps build frontend test test-go test-frontend test-playwright chromium bench vet fmt-check lint clean run generate check-generated FORCE
 
@@ -107,8 +111,8 @@ bench: deps bin/pgctl
 	@if [ -n "$${DATABASE_URL:-}" ]; then \
 		$(GO) test -run '^$$' -bench . -benchtime 8s -timeout 20m ./bench/; \
 	else \
-		url=$$(bin/pgctl start --dir '$(CURDIR)/.manent/pgbench' --ephemeral); \
-		trap "bin/pgctl stop --dir '$(CURDIR)/.manent/pgbench' --ephemeral" EXIT; \
+		url=$$(bin/pgctl start --dir '$(PGBENCH_DIR)' --ephemeral); \
+		trap "bin/pgctl stop --dir '$(PGBENCH_DIR)' --ephemeral" EXIT; \
 		DATABASE_URL="$$url" $(GO) test -run '^$$' -bench . -benchtime 8s -timeout 20m ./bench/; \
 	fi
 
@@ -131,7 +135,15 @@ $(GOLANGCI_LINT):
 	mv bin/.golangci-install/golangci-lint $@
 	rmdir bin/.golangci-install
 
-clean:
+## clean: the build outputs, and the checkout's embedded PostgreSQL clusters
+## (make run's, and any a killed make test or make bench left) wherever they
+## live (as root: /var/tmp/manent-pg-<hash>), with the copy of the PostgreSQL
+## binaries made for them. make run's database goes with it.
+clean: bin/pgctl
+	bin/pgctl remove --dir '$(PGDEV_DIR)'
+	bin/pgctl remove --dir '$(PGTEST_DIR)'
+	bin/pgctl remove --dir '$(PGBENCH_DIR)'
+	bin/pgctl remove-binaries
 	rm -rf bin frontend/dist/assets frontend/dist/index.html
 
 FORCE:

@@ -40,7 +40,7 @@ func (v *ActivityEventsResponse) GetActivity() ActivityEvent { return v.Activity
 //
 // The after section: the deploys a deploy waits for before it runs.
 type AfterDetail struct {
-	// waiting, satisfied or failed.
+	// waiting, satisfied, failed, or the state of a deploy that ended while it waited (cancelled; error when a worker abandoned it).
 	Status string `json:"status"`
 	// When the wait for the dependencies ends.
 	ExpiresAt time.Time `json:"expiresAt"`
@@ -230,11 +230,15 @@ type DeploymentDetail struct {
 	Release     string          `json:"release"`
 	Artifact    ArtifactDetail  `json:"artifact"`
 	// SHA-256 of the artifact actually downloaded.
-	Sha256          string       `json:"sha256"`
-	CurrentStep     string       `json:"currentStep"`
-	Error           string       `json:"error"`
-	CancelRequested bool         `json:"cancelRequested"`
-	Steps           []StepDetail `json:"steps"`
+	Sha256          string `json:"sha256"`
+	CurrentStep     string `json:"currentStep"`
+	Error           string `json:"error"`
+	CancelRequested bool   `json:"cancelRequested"`
+	// Who cancelled it (or asked it to stop at its next step); null when nobody did.
+	CancelledBy string `json:"cancelledBy"`
+	// When the deploy starts (its descriptor's schedule.at): a DELAYED deploy waits until then. Null without schedule.at.
+	StartAt time.Time    `json:"startAt"`
+	Steps   []StepDetail `json:"steps"`
 	// The automatic rollback; null until it is decided (the deploy ends or starts compensating).
 	Rollback *RollbackDetail    `json:"rollback"`
 	Decision GovernanceDecision `json:"decision"`
@@ -300,6 +304,12 @@ func (v *DeploymentDetail) GetError() string { return v.Error }
 
 // GetCancelRequested returns DeploymentDetail.CancelRequested, and is useful for accessing the field via an interface.
 func (v *DeploymentDetail) GetCancelRequested() bool { return v.CancelRequested }
+
+// GetCancelledBy returns DeploymentDetail.CancelledBy, and is useful for accessing the field via an interface.
+func (v *DeploymentDetail) GetCancelledBy() string { return v.CancelledBy }
+
+// GetStartAt returns DeploymentDetail.StartAt, and is useful for accessing the field via an interface.
+func (v *DeploymentDetail) GetStartAt() time.Time { return v.StartAt }
 
 // GetSteps returns DeploymentDetail.Steps, and is useful for accessing the field via an interface.
 func (v *DeploymentDetail) GetSteps() []StepDetail { return v.Steps }
@@ -1097,7 +1107,7 @@ func (v *PlannedStep) GetMandatory() bool { return v.Mandatory }
 
 // RejectDeploymentResponse is returned by RejectDeployment on success.
 type RejectDeploymentResponse struct {
-	// Reject a deploy AWAITING_APPROVAL: it ends REJECTED.
+	// Reject a deploy AWAITING_APPROVAL: it ends REJECTED, and the deploy returned is already so.
 	RejectDeployment DeploymentDetail `json:"rejectDeployment"`
 }
 
@@ -1396,15 +1406,16 @@ func (v *ScheduleDetail) GetNextTick() *time.Time { return v.NextTick }
 // GetLastDeployment returns ScheduleDetail.LastDeployment, and is useful for accessing the field via an interface.
 func (v *ScheduleDetail) GetLastDeployment() string { return v.LastDeployment }
 
+// The words of the deploy lifecycle: a schedule in force is SCHEDULED, as its submission answers.
 type ScheduleState string
 
 const (
-	ScheduleStateActive  ScheduleState = "ACTIVE"
-	ScheduleStateDeleted ScheduleState = "DELETED"
+	ScheduleStateScheduled ScheduleState = "SCHEDULED"
+	ScheduleStateDeleted   ScheduleState = "DELETED"
 )
 
 var AllScheduleState = []ScheduleState{
-	ScheduleStateActive,
+	ScheduleStateScheduled,
 	ScheduleStateDeleted,
 }
 
@@ -1633,6 +1644,12 @@ func (v *SubmittedDeployment) GetError() string { return v.DeploymentDetail.Erro
 // GetCancelRequested returns SubmittedDeployment.CancelRequested, and is useful for accessing the field via an interface.
 func (v *SubmittedDeployment) GetCancelRequested() bool { return v.DeploymentDetail.CancelRequested }
 
+// GetCancelledBy returns SubmittedDeployment.CancelledBy, and is useful for accessing the field via an interface.
+func (v *SubmittedDeployment) GetCancelledBy() string { return v.DeploymentDetail.CancelledBy }
+
+// GetStartAt returns SubmittedDeployment.StartAt, and is useful for accessing the field via an interface.
+func (v *SubmittedDeployment) GetStartAt() time.Time { return v.DeploymentDetail.StartAt }
+
 // GetSteps returns SubmittedDeployment.Steps, and is useful for accessing the field via an interface.
 func (v *SubmittedDeployment) GetSteps() []StepDetail { return v.DeploymentDetail.Steps }
 
@@ -1722,6 +1739,10 @@ type __premarshalSubmittedDeployment struct {
 
 	CancelRequested bool `json:"cancelRequested"`
 
+	CancelledBy string `json:"cancelledBy"`
+
+	StartAt time.Time `json:"startAt"`
+
 	Steps []StepDetail `json:"steps"`
 
 	Rollback *RollbackDetail `json:"rollback"`
@@ -1769,6 +1790,8 @@ func (v *SubmittedDeployment) __premarshalJSON() (*__premarshalSubmittedDeployme
 	retval.CurrentStep = v.DeploymentDetail.CurrentStep
 	retval.Error = v.DeploymentDetail.Error
 	retval.CancelRequested = v.DeploymentDetail.CancelRequested
+	retval.CancelledBy = v.DeploymentDetail.CancelledBy
+	retval.StartAt = v.DeploymentDetail.StartAt
 	retval.Steps = v.DeploymentDetail.Steps
 	retval.Rollback = v.DeploymentDetail.Rollback
 	retval.Approval = v.DeploymentDetail.Approval
@@ -2154,6 +2177,8 @@ fragment DeploymentDetail on Deployment {
 	currentStep
 	error
 	cancelRequested
+	cancelledBy
+	startAt
 	steps {
 		... StepDetail
 	}
@@ -2286,6 +2311,8 @@ fragment DeploymentDetail on Deployment {
 	currentStep
 	error
 	cancelRequested
+	cancelledBy
+	startAt
 	steps {
 		... StepDetail
 	}
@@ -2507,6 +2534,8 @@ fragment DeploymentDetail on Deployment {
 	currentStep
 	error
 	cancelRequested
+	cancelledBy
+	startAt
 	steps {
 		... StepDetail
 	}
@@ -2728,6 +2757,8 @@ fragment DeploymentDetail on Deployment {
 	currentStep
 	error
 	cancelRequested
+	cancelledBy
+	startAt
 	steps {
 		... StepDetail
 	}
@@ -3383,6 +3414,8 @@ fragment DeploymentDetail on Deployment {
 	currentStep
 	error
 	cancelRequested
+	cancelledBy
+	startAt
 	steps {
 		... StepDetail
 	}
@@ -3634,6 +3667,8 @@ fragment DeploymentDetail on Deployment {
 	currentStep
 	error
 	cancelRequested
+	cancelledBy
+	startAt
 	steps {
 		... StepDetail
 	}
@@ -3832,6 +3867,8 @@ fragment DeploymentDetail on Deployment {
 	currentStep
 	error
 	cancelRequested
+	cancelledBy
+	startAt
 	steps {
 		... StepDetail
 	}

@@ -15,7 +15,7 @@ func TestSchedules(t *testing.T) {
 	srv.Handle("ListSchedules", func(clienttest.Request) (any, *clienttest.Error) {
 		return map[string]any{"schedules": []map[string]any{
 			{"name": "hello-nightly", "tenant": "demo", "application": "hello", "environment": "staging",
-				"cron": "0 3 * * *", "timezone": "UTC", "requester": "token:ci", "state": "ACTIVE",
+				"cron": "0 3 * * *", "timezone": "UTC", "requester": "token:ci", "state": "SCHEDULED",
 				"createdAt": next.Add(-48 * time.Hour), "updatedAt": next.Add(-48 * time.Hour),
 				"lastTick": nil, "nextTick": next, "lastDeployment": nil},
 		}}, nil
@@ -34,7 +34,7 @@ func TestSchedules(t *testing.T) {
 		t.Fatalf("schedules = %+v, %v", list, err)
 	}
 	s := list[0]
-	if s.Name != "hello-nightly" || s.Cron != "0 3 * * *" || s.State != client.ScheduleStateActive ||
+	if s.Name != "hello-nightly" || s.Cron != "0 3 * * *" || s.State != client.ScheduleStateScheduled ||
 		s.LastTick != nil || s.NextTick == nil || !s.NextTick.Equal(next) || s.LastDeployment != "" {
 		t.Fatalf("schedule = %+v", s)
 	}

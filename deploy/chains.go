@@ -90,7 +90,8 @@ type Dependency struct {
 
 // AfterStatus is the after section of the status JSON.
 type AfterStatus struct {
-	// Status is waiting, satisfied or failed.
+	// Status is waiting, satisfied, failed, or the state of a deploy that
+	// ended while it waited (cancelled; error when a worker abandoned it).
 	Status       string       `json:"status"`
 	ExpiresAt    *time.Time   `json:"expires_at"`
 	Reason       string       `json:"reason,omitempty"`

@@ -218,7 +218,11 @@ type Deployment struct {
 	// CancelRequested is set when a cancel reached a running deploy: it
 	// stops at the start of its next step.
 	CancelRequested bool
-	Steps           []Step
+	// CancelledBy is the identity whose cancel request came first, and
+	// CancelledFrom the state that request found the deploy in.
+	CancelledBy   string
+	CancelledFrom State
+	Steps         []Step
 	// Approvals are the answers given so far (when the deploy needs them),
 	// and ApprovalExpiresAt when the wait for them ends.
 	Approvals         []Approval

@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -66,6 +67,40 @@ type ReleaseDeploy struct {
 	RollbackDeploymentID string
 	RollbackState        string
 	RollbackError        string
+}
+
+// DependentsFirst lists the deploys of r so that each comes before every
+// deploy of r it follows (after). Cancelled in this order, no deploy still
+// waiting sees one of its dependencies end before it is cancelled itself,
+// which would end it DEPENDENCY_FAILED instead of CANCELLED.
+func (r *Release) DependentsFirst() []ReleaseDeploy {
+	index := make(map[string]int, len(r.Deploys))
+	for i, d := range r.Deploys {
+		index[d.Name] = i
+	}
+	// A depth-first walk puts every deploy after those it follows; the
+	// reverse of that order puts it before them. visited guards against a
+	// cycle, which the descriptor refuses anyway.
+	visited := make([]bool, len(r.Deploys))
+	order := make([]ReleaseDeploy, 0, len(r.Deploys))
+	var visit func(i int)
+	visit = func(i int) {
+		if visited[i] {
+			return
+		}
+		visited[i] = true
+		for _, name := range r.Deploys[i].After {
+			if j, ok := index[name]; ok {
+				visit(j)
+			}
+		}
+		order = append(order, r.Deploys[i])
+	}
+	for i := range r.Deploys {
+		visit(i)
+	}
+	slices.Reverse(order)
+	return order
 }
 
 // Resource is what permissions on the deploy are checked on.

@@ -15,6 +15,8 @@ type BeginOptions struct {
 type Begun struct {
 	// Cancelled: a cancel was requested; nothing was written.
 	Cancelled bool `json:"cancelled,omitempty"`
+	// CancelledBy is who asked for the cancel, when Cancelled.
+	CancelledBy string `json:"cancelled_by,omitempty"`
 	// InService is the deploy in service (ReadInService), "" for none.
 	InService string `json:"in_service,omitempty"`
 }

@@ -5,10 +5,11 @@ import (
 	"time"
 )
 
-// Schedule states.
+// Schedule states: a schedule in force has the state the lifecycle gives
+// it (SCHEDULED), the one its submission answers with.
 const (
-	ScheduleActive  = "ACTIVE"
-	ScheduleDeleted = "DELETED"
+	ScheduleScheduled = string(StateScheduled)
+	ScheduleDeleted   = "DELETED"
 )
 
 // RecurringSchedule is a schedule.cron: every tick starts a deploy

@@ -9,7 +9,9 @@ import (
 // Status is the status JSON shared by `manent status -o json`,
 // GET /api/v1/deployments/{id} and the CI outcome (snake_case, as the spec
 // shows). Sections of later capabilities (approval, after, rollout,
-// rollback, exports) are omitted while they have nothing to say.
+// rollback, exports) are omitted while they have nothing to say, and so
+// are cancelled_by (who cancelled the deploy, or asked it to stop at its
+// next step) and schedule (the schedule.at a DELAYED deploy starts at).
 type Status struct {
 	ID          string          `json:"id"`
 	Tenant      string          `json:"tenant"`
@@ -17,6 +19,7 @@ type Status struct {
 	Environment string          `json:"environment"`
 	State       State           `json:"state"`
 	Requester   string          `json:"requester"`
+	CancelledBy *string         `json:"cancelled_by,omitempty"`
 	CreatedAt   time.Time       `json:"created_at"`
 	StartedAt   *time.Time      `json:"started_at"`
 	FinishedAt  *time.Time      `json:"finished_at"`
@@ -26,6 +29,7 @@ type Status struct {
 	Decision    *Decision       `json:"governance,omitempty"`
 	Approval    *StatusApproval `json:"approval,omitempty"`
 	After       *AfterStatus    `json:"after,omitempty"`
+	Schedule    *StatusSchedule `json:"schedule,omitempty"`
 	Plan        []string        `json:"plan"`
 	CurrentStep *string         `json:"current_step"`
 	Steps       []StatusStep    `json:"steps"`
@@ -43,6 +47,11 @@ type StatusApproval struct {
 	Roles     []string   `json:"roles,omitempty"`
 	Approvals []Approval `json:"approvals"`
 	ExpiresAt *time.Time `json:"expires_at"`
+}
+
+// StatusSchedule is the schedule section of the status JSON.
+type StatusSchedule struct {
+	At time.Time `json:"at"`
 }
 
 // StatusArtifact is the artifact section of the status JSON.
@@ -84,7 +93,7 @@ func NewStatus(d *Deployment) Status {
 	}
 	st := Status{
 		ID: d.ID, Tenant: d.Tenant, Application: d.Application, Environment: d.Environment,
-		State: d.State, Requester: d.Requester, CreatedAt: d.CreatedAt.UTC(),
+		State: d.State, Requester: d.Requester, CancelledBy: optional(d.CancelledBy), CreatedAt: d.CreatedAt.UTC(),
 		StartedAt: utc(d.StartedAt), FinishedAt: utc(d.FinishedAt), DryRun: d.DryRun,
 		Release: optional(d.Release),
 		Artifact: StatusArtifact{
@@ -105,6 +114,9 @@ func NewStatus(d *Deployment) Status {
 	}
 	if len(d.Descriptor.After) > 0 {
 		st.After = newAfterStatus(d)
+	}
+	if sc := d.Descriptor.Schedule; sc != nil && sc.At != nil {
+		st.Schedule = &StatusSchedule{At: sc.At.UTC()}
 	}
 	if len(d.Exports) > 0 {
 		st.Exports = map[string]any{}
@@ -172,10 +184,14 @@ func newStatusApproval(d *Deployment, req *ApprovalRequirement) *StatusApproval 
 	return a
 }
 
+// newAfterStatus says where the wait for d's dependencies is. The deploy's
+// own state decides once it left WAITING_DEPENDENCY: a dependency's state
+// may be unknown (unreadable, removed by retention) long after the wait
+// ended, and one may succeed after the deploy was cancelled.
 func newAfterStatus(d *Deployment) *AfterStatus {
 	a := &AfterStatus{ExpiresAt: utc(d.AfterExpiresAt), Dependencies: []Dependency{}}
 	failed := false
-	all := true
+	all := len(d.Dependencies) == len(d.Descriptor.After)
 	for _, dep := range d.Dependencies {
 		a.Dependencies = append(a.Dependencies, dep)
 		if dep.State != StateSuccess {
@@ -188,12 +204,22 @@ func newAfterStatus(d *Deployment) *AfterStatus {
 	switch {
 	case d.State == StateDependencyFailed:
 		a.Status, a.Reason = "failed", d.Error
+	case d.State == StateCancelled && d.CancelledFrom == StateWaitingDependency:
+		// The cancel ended the wait; its dependencies may have ended since.
+		a.Status = "cancelled"
 	case all:
 		a.Status = "satisfied"
-	case failed:
+	case d.State == StateWaitingDependency && failed:
 		a.Status = "failed"
-	default:
+	case d.State == StateWaitingDependency:
 		a.Status = "waiting"
+	case d.State == StateError && d.StartedAt == nil:
+		// Abandoned by a worker that stopped while it waited.
+		a.Status = "error"
+	default:
+		// Left the wait for its time, its approvals or its queue: every
+		// dependency had succeeded.
+		a.Status = "satisfied"
 	}
 	return a
 }

@@ -100,7 +100,8 @@ type DeploymentReader interface {
 	// Get returns a deploy with its steps, approvals and the states of its
 	// dependencies.
 	Get(ctx context.Context, id string) (*Deployment, error)
-	// List returns a page of deploys matching f, newest first.
+	// List returns a page of deploys matching f, newest first, each with
+	// its steps, approvals and the states of its dependencies, as Get.
 	List(ctx context.Context, f ListFilter) (Page, error)
 	// Logs returns up to limit lines with Seq > after, in order.
 	Logs(ctx context.Context, id string, after int64, limit int) ([]LogLine, error)
@@ -126,11 +127,14 @@ type Submissions interface {
 	// returned with created false.
 	CreateDeployment(ctx context.Context, d Deployment, enqueue func(tx any) error) (existing *Deployment, created bool, err error)
 	// RequestCancel cancels a deploy not started yet at once, or flags a
-	// PENDING one to stop at its next step. ECONFLICT when it already ended.
+	// PENDING one to stop at its next step, recording actor as who
+	// cancelled it (the first request's). ECONFLICT when it already ended.
 	RequestCancel(ctx context.Context, id, actor string) (CancelResult, error)
 	// AddApproval records an identity's answer to a deploy AWAITING_APPROVAL
-	// (ECONFLICT otherwise) and its audit entry. A second answer of the same
-	// identity changes nothing and returns false.
+	// (ECONFLICT otherwise) and its audit entry; a rejection (by another
+	// identity than the requester) ends the deploy REJECTED in the same
+	// transaction. A second answer of the same identity changes nothing and
+	// returns false.
 	AddApproval(ctx context.Context, a Approval) (added bool, err error)
 }
 
@@ -146,7 +150,8 @@ type WaitStore interface {
 	EnqueueWaiting(ctx context.Context, id string, enqueue func(tx any) error) (bool, error)
 	// FinishDeployment ends a deploy that is not final yet (a wait that
 	// ended it, a workflow that failed) and appends its deployment.finish
-	// audit entry, in one transaction. A deploy already final is left alone.
+	// audit entry (and after.finish for DEPENDENCY_FAILED), in one
+	// transaction. A deploy already final is left alone.
 	FinishDeployment(ctx context.Context, o Outcome) error
 }
 

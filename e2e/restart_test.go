@@ -25,9 +25,9 @@ const approvalRule = `  approvals:
 type scheduleView struct {
 	Name           string     `json:"name"`
 	State          string     `json:"state"`
-	NextTick       *time.Time `json:"nextTick"`
-	LastTick       *time.Time `json:"lastTick"`
-	LastDeployment string     `json:"lastDeployment"`
+	NextTick       *time.Time `json:"next_tick"`
+	LastTick       *time.Time `json:"last_tick"`
+	LastDeployment string     `json:"last_deployment"`
 }
 
 func (r *rig) schedule(name string) scheduleView {
@@ -197,7 +197,7 @@ func TestWaitsSurviveRestarts(t *testing.T) {
 		t.Fatalf("%s: %s, started %v, its time %s: %s", delayed, st.State, st.StartedAt, at, st.errorText())
 	}
 	// The schedule still has a next tick, and its ticks deploy.
-	if s := r.schedule("hello-minutely"); s.NextTick == nil || s.State != "ACTIVE" {
+	if s := r.schedule("hello-minutely"); s.NextTick == nil || s.State != "SCHEDULED" {
 		t.Fatalf("schedule after the restarts: %+v", s)
 	}
 	s := r.waitSchedule("hello-minutely", func(s scheduleView) bool { return s.LastDeployment != "" })

@@ -90,6 +90,13 @@ func (a connector) Close(ctx context.Context, deploymentID, id, outcome string) 
 
 func newChangeEnv(t *testing.T) (*env, *fakeITSM) {
 	t.Helper()
+	return newChangeEnvFor(t, deploy.Decision{Rule: "prod-change", Requires: []string{"change"},
+		Change: &deploy.ChangeRequirement{Connector: "itsm"}})
+}
+
+// newChangeEnvFor is newChangeEnv where prod's deploys get the decision dec.
+func newChangeEnvFor(t *testing.T, dec deploy.Decision) (*env, *fakeITSM) {
+	t.Helper()
 	f := &fakeITSM{state: "requested", closed: map[string]string{}}
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
@@ -113,8 +120,7 @@ func newChangeEnv(t *testing.T) (*env, *fakeITSM) {
 		if in.Environment != "prod" {
 			return deploy.Decision{}, nil
 		}
-		return deploy.Decision{Rule: "prod-change", Requires: []string{"change"},
-			Change: &deploy.ChangeRequirement{Connector: "itsm"}}, nil
+		return dec, nil
 	}}
 	e := newEnvWith(t, envOptions{governor: gov, changes: map[string]deploy.ChangeConnector{"itsm": connector{conn}},
 		engineYAML: "governance: {change_poll_interval: 50ms}"})
@@ -171,5 +177,42 @@ func TestChangeClosedWithTheOutcomeOnError(t *testing.T) {
 	}
 	if got := itsmSrv.closes(); got["t1"] != "error" {
 		t.Fatalf("ITSM closes = %v", got)
+	}
+}
+
+// A rejection answers with the state it produced: the deploy is REJECTED
+// when Reject returns, what waits on it looks again at once, and the change
+// ticket opened for it is closed.
+func TestRejectionAnswersWithItsEnd(t *testing.T) {
+	e, itsmSrv := newChangeEnvFor(t, deploy.Decision{Rule: "prod-gated", Requires: []string{"approvals", "change"},
+		Approvals: &deploy.ApprovalRequirement{Count: 2, Expiry: time.Hour}, Change: &deploy.ChangeRequirement{Connector: "itsm"}})
+	e.submit("r-prod", "app", "prod")
+	e.wait("r-prod", func(d *deploy.Deployment) bool { return step(d, "change:open").State == deploy.StepSuccess })
+	if _, err := e.eng.Submit(e.ctx, []byte(withAfter(descriptorFor("r-next", "app", "staging"), "r-prod")), deploy.SubmitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := e.eng.Reject(as(e, "token:ops1"), "r-prod", "not during the sale")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.State != deploy.StateRejected || d.Error != "rejected by token:ops1: not during the sale" || d.FinishedAt == nil {
+		t.Fatalf("Reject answered %s (%q, finished %v), want REJECTED", d.State, d.Error, d.FinishedAt)
+	}
+	if st := deploy.NewStatus(d); st.Approval == nil || st.Approval.Status != "rejected" {
+		t.Fatalf("approval section %+v, want rejected", st.Approval)
+	}
+	next := e.waitState("r-next", deploy.StateDependencyFailed)
+	if !strings.Contains(next.Error, "r-prod ended REJECTED") {
+		t.Fatalf("dependent error = %q", next.Error)
+	}
+	d = e.wait("r-prod", func(d *deploy.Deployment) bool { return step(d, "change:close").State == deploy.StepSuccess })
+	if got := itsmSrv.closes(); got["t1"] != "cancelled" {
+		t.Fatalf("ITSM closes = %v, want t1 cancelled", got)
+	}
+	if d.State != deploy.StateRejected || e.plugin.callCount("r-prod") != 0 {
+		t.Fatalf("after its wait ended: %s, %d plugin calls", d.State, e.plugin.callCount("r-prod"))
+	}
+	if by := e.auditActors("deployment.finish", "r-prod"); len(by) != 1 || by[0] != "token:ops1" {
+		t.Fatalf("deployment.finish of r-prod by %q, want once by token:ops1", by)
 	}
 }

@@ -19,6 +19,9 @@ type DeployResult struct {
 	State    deploy.State `json:"state"`
 	Error    string       `json:"error,omitempty"`
 	Rollback string       `json:"rollback,omitempty"`
+	// CancelledBy is who stopped the run, when it was cancelled: the actor
+	// of its deployment.finish entry.
+	CancelledBy string `json:"cancelled_by,omitempty"`
 }
 
 // started is what the first step of a deploy found.
@@ -256,6 +259,8 @@ func (r *run) context(u unit, attempt int) *steps.Context {
 // the start: see gate).
 func (r *run) runPlan(ctx dbos.Context, first unit, begun *deploy.Begun, held bool) (DeployResult, *failure, error) {
 	u := first
+	// done is the last operation that ended: where a cancel stopped the run.
+	done := ""
 	for {
 		if begun == nil {
 			if !r.e.gate.open() {
@@ -272,8 +277,9 @@ func (r *run) runPlan(ctx dbos.Context, first unit, begun *deploy.Begun, held bo
 			if held {
 				r.e.gate.leave()
 			}
-			r.note(u.key.Name(), "warn", "cancelled: %s not started", u.key.Name())
-			return DeployResult{State: deploy.StateCancelled, Error: "cancelled before step " + u.key.Step}, nil, nil
+			msg := deploy.CancelledAt(begun.CancelledBy, done, u.key.Name())
+			r.note(u.key.Name(), "warn", "%s", msg)
+			return DeployResult{State: deploy.StateCancelled, Error: msg, CancelledBy: begun.CancelledBy}, nil, nil
 		}
 		if u.key.Kind != deploy.KindCheckpoint {
 			r.ran = append(r.ran, u)
@@ -312,6 +318,7 @@ func (r *run) runPlan(ctx dbos.Context, first unit, begun *deploy.Begun, held bo
 			r.cleanupBegun, r.cleanupHeld = w.Next, held
 			return DeployResult{State: deploy.StateSuccess}, nil, nil
 		}
+		done = u.key.Name()
 		u, begun = dec.unit, w.Next
 	}
 }

@@ -128,6 +128,14 @@ func (e *Engine) Cancelled(ctx context.Context, d *deploy.Deployment, res deploy
 	e.closeChangeOfCancelled(ctx, d)
 }
 
+// Rejected follows up a rejection the store recorded with the end of the
+// deploy: its wait workflow stops (and closes a change ticket opened for
+// it), and what waits on the deploy looks again.
+func (e *Engine) Rejected(ctx context.Context, id string) {
+	e.wakeWaiters(ctx, id)
+	e.Wake(id)
+}
+
 // cancel cancels a deploy on behalf of a release (no permission check: the
 // release's own policy, or a cancel already authorized). only restricts it
 // to deploys in those states; a deploy that ended meanwhile is left alone.

@@ -489,13 +489,25 @@ func TestCancel(t *testing.T) {
 	if err != nil || d.State != deploy.StateCancelled {
 		t.Fatalf("cancel queued: %+v, %v", d, err)
 	}
-	// Running: stops at the start of the next step; the current one completes.
-	d, err = e.eng.Cancel(e.ctx, "c1")
-	if err != nil || d.State != deploy.StatePending || !d.CancelRequested {
+	if d.CancelledBy != "token:ci" || d.Error != "cancelled by token:ci while ENQUEUED" {
+		t.Fatalf("cancelled queued deploy: by %q, error %q", d.CancelledBy, d.Error)
+	}
+	// Running: stops at the start of the next step; the current one
+	// completes. Who cancelled it, and where, is in its status and in the
+	// audit log of its end.
+	admin := deploy.WithIdentity(e.ctx, deploy.Identity{Subject: "token:admin"})
+	d, err = e.eng.Cancel(admin, "c1")
+	if err != nil || d.State != deploy.StatePending || !d.CancelRequested || d.CancelledBy != "token:admin" {
 		t.Fatalf("cancel running: %+v, %v", d, err)
 	}
 	close(release)
 	d = e.waitState("c1", deploy.StateCancelled)
+	if want := "cancelled by token:admin after step deploy, before post-test"; d.Error != want || d.CancelledBy != "token:admin" {
+		t.Fatalf("cancelled run: error %q, by %q; want %q by token:admin", d.Error, d.CancelledBy, want)
+	}
+	if by := e.auditActors("deployment.finish", "c1"); len(by) != 1 || by[0] != "token:admin" {
+		t.Fatalf("deployment.finish of c1 by %q, want token:admin", by)
+	}
 	if s := step(d, "deploy"); s.State != deploy.StepSuccess {
 		t.Fatalf("deploy step = %s, want SUCCESS (the step in progress completes)", s.State)
 	}

@@ -207,6 +207,8 @@ func (e *Engine) attempts(ctx, dbosCtx context.Context, o op) workResult {
 		w.Attempts = attempt
 		if attempt == 1 {
 			e.logOp(o, "info", "%s started", o.key.Name())
+		} else {
+			e.recordAttempt(ctx, o, attempt)
 		}
 		start := time.Now()
 		res, err := e.attempt(ctx, o, attempt)
@@ -233,6 +235,16 @@ func (e *Engine) attempts(ctx, dbosCtx context.Context, o op) workResult {
 		case <-ctx.Done():
 		}
 		interval = min(2*interval, maxInterval)
+	}
+}
+
+// recordAttempt shows a retry in the operation's record while it runs: one
+// write per retry, none on the first attempt. It is only what readers see
+// meanwhile (the end records the count anyway), so a database that is away
+// delays nothing: the write is given up.
+func (e *Engine) recordAttempt(ctx context.Context, o op, n int) {
+	if err := e.store.RecordAttempt(ctx, o.deployID, o.key, n); err != nil {
+		e.log.Warn("record the attempt of a step", "deployment", o.deployID, "step", o.key.Name(), "attempt", n, "error", err)
 	}
 }
 

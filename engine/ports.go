@@ -25,6 +25,9 @@ type Store interface {
 	// CountRun counts one more process that starts the operation and
 	// returns how many did.
 	CountRun(ctx context.Context, id string, key deploy.StepKey) (int, error)
+	// RecordAttempt records that the running operation makes its attempt
+	// n, a retry (never the first: the start says 1).
+	RecordAttempt(ctx context.Context, id string, key deploy.StepKey, n int) error
 }
 
 // Recorder writes the record of a deploy's run inside the transactions in

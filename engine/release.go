@@ -194,9 +194,11 @@ func (e *Engine) readRelease(ctx context.Context, in deploy.ReleasePlan) (releas
 	return out, nil
 }
 
-// stopRelease cancels the deploys of the release that have not started.
+// stopRelease cancels the deploys of the release that have not started,
+// dependents first (Members are in topological order): see
+// deploy.Release.DependentsFirst.
 func (e *Engine) stopRelease(ctx context.Context, in deploy.ReleasePlan, st releaseReading) error {
-	for _, m := range in.Members {
+	for _, m := range slices.Backward(in.Members) {
 		if slices.Contains(deploy.NotStarted, st.States[m.Name]) {
 			if err := e.cancel(ctx, m.Deploy.ID, in.Requester, deploy.NotStarted); err != nil {
 				return err
@@ -236,7 +238,7 @@ func (e *Engine) stopOnFailure(ctx context.Context, releaseID, deploymentID stri
 	if !failed {
 		return nil
 	}
-	for _, m := range r.Deploys {
+	for _, m := range r.DependentsFirst() {
 		if slices.Contains(deploy.NotStarted, m.State) {
 			if err := e.cancel(ctx, m.DeploymentID, r.Requester, deploy.NotStarted); err != nil {
 				return err

@@ -168,6 +168,9 @@ func (r *run) finish(ctx dbos.Context, out DeployResult, f *failure) error {
 	}
 	o := deploy.Outcome{ID: id, State: out.State, Error: out.Error, SHA256: r.sha, Actor: r.in.Requester,
 		Rollback: out.Rollback, Exports: r.exports}
+	if out.CancelledBy != "" {
+		o.Actor = out.CancelledBy
+	}
 	if f != nil {
 		o.FailedStep = f.step
 	}

@@ -39,6 +39,21 @@ type waitReading struct {
 	Reason  string `json:"reason,omitempty"`
 	// ChangeRejected is set when the ITSM rejected the change.
 	ChangeRejected bool `json:"change_rejected,omitempty"`
+	// State is the state of a deploy that ended outside its wait (gone): a
+	// cancel, a rejection.
+	State deploy.State `json:"state,omitempty"`
+}
+
+// gone is the reading of a deploy that ended outside its wait.
+func gone(d *deploy.Deployment) waitReading { return waitReading{Outcome: readGone, State: d.State} }
+
+// ended is the result of a wait whose deploy ended outside it (a reading
+// recorded before State was, is a cancel).
+func (r waitReading) ended() DeployResult {
+	if r.State == "" {
+		return DeployResult{State: deploy.StateCancelled}
+	}
+	return DeployResult{State: r.State}
 }
 
 // Outcomes of a reading.
@@ -96,7 +111,7 @@ func (e *Engine) waitDependencies(ctx dbos.Context, in WaitInput) (DeployResult,
 		}
 		switch st.Outcome {
 		case readGone:
-			return DeployResult{State: deploy.StateCancelled}, true, nil
+			return st.ended(), true, nil
 		case readSatisfied:
 			return DeployResult{}, false, nil
 		case readFailed:
@@ -118,7 +133,7 @@ func (e *Engine) evaluateDependencies(ctx context.Context, in WaitInput) (waitRe
 		return waitReading{}, err
 	}
 	if d.State.Terminal() {
-		return waitReading{Outcome: readGone}, nil
+		return gone(d), nil
 	}
 	states, err := e.store.DependencyStates(ctx, in.Wait.After)
 	if err != nil {
@@ -163,7 +178,7 @@ func (e *Engine) waitUntil(ctx dbos.Context, in WaitInput) (DeployResult, bool, 
 				return waitReading{}, err
 			}
 			if d.State.Terminal() {
-				return waitReading{Outcome: readGone}, nil
+				return gone(d), nil
 			}
 			if !time.Now().Before(at) {
 				return waitReading{Outcome: readSatisfied}, nil
@@ -178,7 +193,7 @@ func (e *Engine) waitUntil(ctx dbos.Context, in WaitInput) (DeployResult, bool, 
 		}
 		switch st.Outcome {
 		case readGone:
-			return DeployResult{State: deploy.StateCancelled}, true, nil
+			return st.ended(), true, nil
 		case readSatisfied:
 			return DeployResult{}, false, nil
 		}
@@ -234,7 +249,7 @@ func (e *Engine) waitApprovals(ctx dbos.Context, in WaitInput) (DeployResult, er
 			if ticket != nil {
 				e.closeChange(ctx, in.Deploy.ID, ticket, "cancelled")
 			}
-			return DeployResult{State: deploy.StateCancelled}, nil
+			return st.ended(), nil
 		case readSatisfied:
 			return e.enqueueWaited(ctx, in)
 		case readRejected, readExpired:
@@ -268,7 +283,7 @@ func (e *Engine) evaluateApprovals(ctx context.Context, in WaitInput, ticket *de
 		return waitReading{}, err
 	}
 	if d.State.Terminal() {
-		return waitReading{Outcome: readGone}, nil
+		return gone(d), nil
 	}
 	changeApproved := ticket == nil
 	if ticket != nil {
@@ -297,11 +312,7 @@ func (e *Engine) evaluateApprovals(ctx context.Context, in WaitInput, ticket *de
 			continue // refused at Approve; never counted even if written by hand
 		}
 		if !a.Approved {
-			reason := fmt.Sprintf("rejected by %s", a.Identity)
-			if a.Comment != "" {
-				reason += ": " + a.Comment
-			}
-			return waitReading{Outcome: readRejected, Reason: reason}, nil
+			return waitReading{Outcome: readRejected, Reason: deploy.RejectionReason(a)}, nil
 		}
 		approvers++
 	}
@@ -338,16 +349,11 @@ func (e *Engine) enqueueWaited(ctx dbos.Context, in WaitInput) (DeployResult, er
 // endWait records the end of a wait that did not let the deploy run.
 func (e *Engine) endWait(ctx dbos.Context, in WaitInput, state deploy.State, reason string) (DeployResult, error) {
 	_, err := readStep(ctx, stepWaitFinish, func(c context.Context) (bool, error) {
+		// The store writes after.finish with the end of a wait for
+		// dependencies, in the same transaction.
 		if err := e.store.FinishDeployment(c, deploy.Outcome{ID: in.Deploy.ID, State: state,
 			Error: reason, FinishedAt: time.Now().UTC(), Actor: in.Deploy.Requester}); err != nil {
 			return false, err
-		}
-		if state == deploy.StateDependencyFailed {
-			if err := e.store.AppendAudit(c, deploy.AuditEntry{Time: time.Now().UTC(), Actor: in.Deploy.Requester,
-				Action: "after.finish", Target: in.Deploy.ID,
-				Details: map[string]any{"state": state, "reason": reason, "after": in.Wait.After}}); err != nil {
-				return false, err
-			}
 		}
 		e.wakeWaiters(c, in.Deploy.ID)
 		return true, nil

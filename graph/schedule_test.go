@@ -37,7 +37,7 @@ func nightly() deploy.RecurringSchedule {
 	last, next := scheduleT0, scheduleT0.Add(24*time.Hour)
 	return deploy.RecurringSchedule{
 		Name: "hello-nightly", Tenant: "demo", Application: "hello", Environment: "staging",
-		Cron: "0 3 * * *", TimeZone: "UTC", Requester: "token:ci", State: deploy.ScheduleActive, Generation: 2,
+		Cron: "0 3 * * *", TimeZone: "UTC", Requester: "token:ci", State: deploy.ScheduleScheduled, Generation: 2,
 		Template: []byte(`{"secret":"never shown"}`), CreatedAt: scheduleT0.Add(-48 * time.Hour),
 		UpdatedAt: scheduleT0.Add(-time.Hour), LastTick: &last, NextTick: &next,
 		LastDeployment: "hello-nightly@20261130-030000",
@@ -58,12 +58,12 @@ func TestSchedulesQuery(t *testing.T) {
 	}{
 		{name: "ticked", list: []deploy.RecurringSchedule{nightly()},
 			want: `[{"name":"hello-nightly","tenant":"demo","application":"hello","environment":"staging","cron":"0 3 * * *",` +
-				`"timezone":"UTC","requester":"token:ci","state":"ACTIVE","createdAt":"2026-11-28T03:00:00Z",` +
+				`"timezone":"UTC","requester":"token:ci","state":"SCHEDULED","createdAt":"2026-11-28T03:00:00Z",` +
 				`"updatedAt":"2026-11-30T02:00:00Z","lastTick":"2026-11-30T03:00:00Z","nextTick":"2026-12-01T03:00:00Z",` +
 				`"lastDeployment":"hello-nightly@20261130-030000"}]`},
 		{name: "not ticked yet", list: []deploy.RecurringSchedule{fresh},
 			want: `[{"name":"hello-weekly","tenant":"demo","application":"hello","environment":"staging","cron":"0 3 * * *",` +
-				`"timezone":"UTC","requester":"token:ci","state":"ACTIVE","createdAt":"2026-11-28T03:00:00Z",` +
+				`"timezone":"UTC","requester":"token:ci","state":"SCHEDULED","createdAt":"2026-11-28T03:00:00Z",` +
 				`"updatedAt":"2026-11-30T02:00:00Z","lastTick":null,"nextTick":null,"lastDeployment":null}]`},
 		{name: "none", list: []deploy.RecurringSchedule{}, want: `[]`},
 		{name: "anonymous", err: deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required"), code: "UNAUTHENTICATED"},
@@ -139,7 +139,7 @@ func TestSubmitResultSchedule(t *testing.T) {
 			ID: "hello-nightly", Tenant: "demo", Application: "hello", Environment: "staging", State: deploy.StateScheduled,
 			Requester: "token:ci", CreatedAt: scheduleT0}},
 			want: `{"created":true,"deployment":{"id":"hello-nightly","state":"SCHEDULED"},` +
-				`"schedule":{"name":"hello-nightly","cron":"0 3 * * *","timezone":"UTC","state":"ACTIVE","nextTick":"2026-12-01T03:00:00Z","lastDeployment":null}}`},
+				`"schedule":{"name":"hello-nightly","cron":"0 3 * * *","timezone":"UTC","state":"SCHEDULED","nextTick":"2026-12-01T03:00:00Z","lastDeployment":null}}`},
 		{name: "plain deploy", sub: deploy.Submission{Created: true, Deployment: deploy.Deployment{
 			ID: "hello-1", Tenant: "demo", Application: "hello", Environment: "staging", State: deploy.StateEnqueued,
 			Requester: "token:ci", CreatedAt: scheduleT0}},

@@ -95,7 +95,7 @@ func TestRecurringScheduleOverREST(t *testing.T) {
 		}
 		sc := got.Schedule
 		if got.ID != "hello-nightly" || got.State != deploy.StateScheduled || s.name == "create" && !got.Created ||
-			sc.Name != "hello-nightly" || sc.Cron != s.cron || sc.TimeZone != "UTC" || sc.State != deploy.ScheduleActive ||
+			sc.Name != "hello-nightly" || sc.Cron != s.cron || sc.TimeZone != "UTC" || sc.State != deploy.ScheduleScheduled ||
 			sc.Tenant != "demo" || sc.Application != "hello" || sc.Environment != "staging" || sc.Requester != "token:ci" ||
 			sc.LastTick != nil || sc.LastDeployment != nil {
 			t.Fatalf("%s: body %s", s.name, body)
@@ -127,7 +127,7 @@ func TestRecurringScheduleOverREST(t *testing.T) {
 		time.Sleep(50 * time.Millisecond) // polling, bounded by the deadline
 	}
 	got := list.Schedules[0]
-	if got.Name != "hello-nightly" || got.Cron != "30 4 * * *" || got.State != "ACTIVE" || got.LastDeployment != nil {
+	if got.Name != "hello-nightly" || got.Cron != "30 4 * * *" || got.State != "SCHEDULED" || got.LastDeployment != nil {
 		t.Fatalf("schedule = %+v", got)
 	}
 	if got.NextTick == nil || !got.NextTick.After(time.Now()) || got.NextTick.UTC().Format("15:04:05") != "04:30:00" {
@@ -167,7 +167,7 @@ func TestRecurringScheduleOverREST(t *testing.T) {
 func TestSubmitStatusOfASchedule(t *testing.T) {
 	next := time.Date(2026, 12, 1, 3, 0, 0, 0, time.UTC)
 	sc := &deploy.RecurringSchedule{Name: "hello-nightly", Tenant: "demo", Application: "hello", Environment: "staging",
-		Cron: "0 3 * * *", TimeZone: "Europe/Paris", Requester: "token:ci", State: deploy.ScheduleActive,
+		Cron: "0 3 * * *", TimeZone: "Europe/Paris", Requester: "token:ci", State: deploy.ScheduleScheduled,
 		Template: []byte(`{"plan":"captured"}`), NextTick: &next}
 	tests := []struct {
 		name     string
@@ -197,7 +197,7 @@ func TestSubmitStatusOfASchedule(t *testing.T) {
 			}
 			want := `{"id":"hello-nightly","state":"SCHEDULED","created":true,"schedule":{"name":"hello-nightly","tenant":"demo",` +
 				`"application":"hello","environment":"staging","cron":"0 3 * * *","timezone":"Europe/Paris","requester":"token:ci",` +
-				`"state":"ACTIVE","created_at":"0001-01-01T00:00:00Z","updated_at":"0001-01-01T00:00:00Z","last_tick":null,` +
+				`"state":"SCHEDULED","created_at":"0001-01-01T00:00:00Z","updated_at":"0001-01-01T00:00:00Z","last_tick":null,` +
 				`"next_tick":"2026-12-01T03:00:00Z","last_deployment":null}}`
 			var got bytes.Buffer
 			if err := json.Compact(&got, body); err != nil || got.String() != want {

@@ -36,7 +36,13 @@ func (s *Service) answer(ctx context.Context, id, comment string, approved bool)
 		Approved: approved, Comment: comment, Time: time.Now().UTC()}); err != nil {
 		return nil, err
 	}
-	s.engine.Wake(id)
+	if approved {
+		s.engine.Wake(id)
+	} else {
+		// The store ended the deploy with the rejection: the answer shows
+		// the state it produced.
+		s.engine.Rejected(ctx, id)
+	}
 	return s.store.Get(ctx, id)
 }
 

@@ -212,8 +212,10 @@ func (s *Service) CancelRelease(ctx context.Context, id string) (*deploy.Release
 	}
 	// Only deploys of this release: a state comes from a deploy that
 	// carries the release (or its rollback), never from another deploy
-	// that took the same ID.
-	for _, m := range r.Deploys {
+	// that took the same ID. Dependents first: a deploy that waits is
+	// cancelled before what it waits for ends, so every deploy that never
+	// started ends CANCELLED, whatever the timing.
+	for _, m := range r.DependentsFirst() {
 		if m.State.Active() {
 			if err := s.cancelMember(ctx, m.DeploymentID, who.Subject); err != nil {
 				return nil, err

@@ -41,6 +41,10 @@ type Engine interface {
 	// queued workflow stops, the deploys waiting on it look again, a change
 	// ticket opened for it is closed.
 	Cancelled(ctx context.Context, d *deploy.Deployment, res deploy.CancelResult)
+	// Rejected follows up a rejection that ended a deploy: its wait stops
+	// (closing a change ticket opened for it), the deploys and the release
+	// waiting on it look again.
+	Rejected(ctx context.Context, id string)
 	// StopRelease stops the workflow of a release: it queues and rolls back
 	// nothing more.
 	StopRelease(id string)

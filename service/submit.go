@@ -252,12 +252,19 @@ func (s *Service) Get(ctx context.Context, deployID string) (*deploy.Deployment,
 			d.Dependents = append(d.Dependents, dep)
 		}
 	}
+	s.hideDependencies(id, d)
+	return d, nil
+}
+
+// hideDependencies blanks the states of the dependencies of d that id may
+// not read: the answer then looks the same as for a deploy removed by
+// retention.
+func (s *Service) hideDependencies(id deploy.Identity, d *deploy.Deployment) {
 	for i, dep := range d.Dependencies {
 		if !s.readable(id, dep.Resource) {
 			d.Dependencies[i].State = ""
 		}
 	}
-	return d, nil
 }
 
 // List returns the deploys the caller may read.
@@ -270,7 +277,14 @@ func (s *Service) List(ctx context.Context, f deploy.ListFilter) (deploy.Page, e
 		ok, err := s.authz.Allowed(id, r, deploy.PermRead)
 		return err == nil && ok
 	}
-	return s.store.List(ctx, f)
+	page, err := s.store.List(ctx, f)
+	if err != nil {
+		return deploy.Page{}, err
+	}
+	for i := range page.Items {
+		s.hideDependencies(id, &page.Items[i])
+	}
+	return page, nil
 }
 
 // Logs returns the log of a readable deploy.

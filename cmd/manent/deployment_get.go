@@ -51,6 +51,9 @@ func statusTable(w io.Writer, d *client.DeploymentDetail) error {
 		row(tw, "Dry run", "yes")
 	}
 	row(tw, "Requester", d.Requester)
+	if d.CancelledBy != "" {
+		row(tw, "Cancelled by", d.CancelledBy)
+	}
 	row(tw, "Artifact", fmt.Sprintf("%s %s (%s) from %s", d.Artifact.Name, d.Artifact.Version, d.Artifact.Type, d.Artifact.Source))
 	sha := d.Sha256
 	if sha == "" {
@@ -61,6 +64,9 @@ func statusTable(w io.Writer, d *client.DeploymentDetail) error {
 		row(tw, "Release", d.Release)
 	}
 	row(tw, "Created", timestamp(d.CreatedAt))
+	if !d.StartAt.IsZero() {
+		row(tw, "Starts at", timestamp(d.StartAt)+" (schedule.at)")
+	}
 	row(tw, "Started", timestamp(d.StartedAt))
 	finished := timestamp(d.FinishedAt)
 	if took := span(d.StartedAt, d.FinishedAt); took != "" {

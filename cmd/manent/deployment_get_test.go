@@ -130,6 +130,22 @@ func TestStatusTableSections(t *testing.T) {
 		},
 		{name: "no exports", change: func(*client.DeploymentDetail) {}, notWant: []string{"EXPORT"}},
 		{
+			name: "cancelled at a step boundary",
+			change: func(d *client.DeploymentDetail) {
+				d.State, d.CancelledBy = client.DeploymentStateCancelled, "token:ops"
+				d.Error = "cancelled by token:ops after step deploy, before post-test"
+			},
+			want: []string{"Cancelled by  token:ops\n", "Error         cancelled by token:ops after step deploy, before post-test\n"},
+		},
+		{name: "not cancelled", change: func(*client.DeploymentDetail) {}, notWant: []string{"Cancelled by", "Starts at"}},
+		{
+			name: "delayed",
+			change: func(d *client.DeploymentDetail) {
+				d.State, d.StartAt = client.DeploymentStateDelayed, t0.Add(time.Hour)
+			},
+			want: []string{"Starts at   2025-01-02T04:04:05Z (schedule.at)\n"},
+		},
+		{
 			name: "rolled back",
 			change: func(d *client.DeploymentDetail) {
 				*d = *rolledBack(client.RollbackStateCompleted)

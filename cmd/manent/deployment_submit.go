@@ -135,7 +135,7 @@ func (a *app) scheduled(res *client.SubmitResult) error {
 			a.progressf("manent: %v", err)
 		}
 	}
-	return a.emit(s, func(w io.Writer) error {
+	return a.emit(toScheduleView(s), func(w io.Writer) error {
 		_, err := fmt.Fprintln(w, s.Name)
 		return err
 	})

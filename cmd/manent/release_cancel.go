@@ -20,7 +20,7 @@ at the start of their next step. Needs deployment.cancel on every deploy.`,
 			if err != nil {
 				return err
 			}
-			return a.emit(r, func(w io.Writer) error { return writeRelease(w, r) })
+			return a.emit(toReleaseView(r), func(w io.Writer) error { return writeRelease(w, r) })
 		}),
 	}
 }

@@ -23,7 +23,7 @@ func (a *app) releaseListCmd() *cobra.Command {
 			if rs == nil {
 				rs = []client.ReleaseDetail{}
 			}
-			return a.emit(rs, func(w io.Writer) error {
+			return a.emit(toReleaseViews(rs), func(w io.Writer) error {
 				tw := newTable(w)
 				row(tw, "ID", "STATE", "ON FAILURE", "DEPLOYS", "CREATED", "REQUESTER")
 				for _, r := range rs {

@@ -25,7 +25,7 @@ func (a *app) releaseStatusCmd() *cobra.Command {
 				return err
 			}
 			v := newReleaseStatus(r, exports)
-			return a.emit(v, func(w io.Writer) error { return writeReleaseStatus(w, v) })
+			return a.emit(v.view, func(w io.Writer) error { return writeReleaseStatus(w, v) })
 		}),
 	}
 }
@@ -33,37 +33,31 @@ func (a *app) releaseStatusCmd() *cobra.Command {
 // releaseStatus is a release with the exports of each of its deploys, which
 // the release itself does not carry: read from each deploy.
 type releaseStatus struct {
-	*client.ReleaseDetail
-	// Deploys shadows the embedded field: encoding/json takes the shallower.
-	Deploys []releaseDeployStatus `json:"deploys"`
-}
-
-type releaseDeployStatus struct {
-	client.ReleaseDeploy
-	// Exports is always a list, empty until the deploy succeeds.
-	Exports []client.Export `json:"exports"`
+	detail  *client.ReleaseDetail
+	exports map[string][]client.Export
+	view    releaseView
 }
 
 func newReleaseStatus(r *client.ReleaseDetail, exports map[string][]client.Export) releaseStatus {
-	v := releaseStatus{ReleaseDetail: r, Deploys: make([]releaseDeployStatus, len(r.Deploys))}
+	v := releaseStatus{detail: r, exports: exports, view: toReleaseView(r)}
 	for i, d := range r.Deploys {
 		es := exports[d.Name]
 		if es == nil {
 			es = []client.Export{}
 		}
-		v.Deploys[i] = releaseDeployStatus{ReleaseDeploy: d, Exports: es}
+		v.view.Deploys[i].Exports = &es
 	}
 	return v
 }
 
 // writeReleaseStatus prints the release, then its exports when it has some.
 func writeReleaseStatus(w io.Writer, v releaseStatus) error {
-	if err := writeRelease(w, v.ReleaseDetail); err != nil {
+	if err := writeRelease(w, v.detail); err != nil {
 		return err
 	}
 	found := false
-	for _, d := range v.Deploys {
-		found = found || len(d.Exports) > 0
+	for _, es := range v.exports {
+		found = found || len(es) > 0
 	}
 	if !found {
 		return nil
@@ -73,8 +67,8 @@ func writeReleaseStatus(w io.Writer, v releaseStatus) error {
 	}
 	tw := newTable(w)
 	row(tw, "DEPLOY", "EXPORT", "FORMAT", "VALUE")
-	for _, d := range v.Deploys {
-		for _, e := range d.Exports {
+	for _, d := range v.detail.Deploys {
+		for _, e := range v.exports[d.Name] {
 			row(tw, d.Name, e.Name, e.Format, exportValue(e))
 		}
 	}

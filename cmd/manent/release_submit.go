@@ -64,7 +64,7 @@ deploy is listed), 3 authentication or permission, 4 server unreachable,
 			a.progressf("release %s: %s (%d deploys)", r.Id, r.State, len(r.Deploys))
 			if noWait {
 				if a.format != formatTable {
-					return a.emit(r, nil)
+					return a.emit(toReleaseView(r), nil)
 				}
 				return nil
 			}
@@ -93,7 +93,7 @@ deploy is listed), 3 authentication or permission, 4 server unreachable,
 				return err
 			}
 			if a.format != formatTable {
-				if err := a.emit(last, nil); err != nil {
+				if err := a.emit(toReleaseView(last), nil); err != nil {
 					return err
 				}
 			}

@@ -86,7 +86,7 @@ func TestReleaseStatusExports(t *testing.T) {
 				}
 			}
 			var out strings.Builder
-			if err := writeJSON(&out, v); err != nil {
+			if err := writeJSON(&out, v.view); err != nil {
 				t.Fatal(err)
 			}
 			var got struct {

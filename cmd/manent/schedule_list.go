@@ -26,7 +26,7 @@ and the deploy its last tick started.`,
 			if ss == nil {
 				ss = []client.ScheduleDetail{}
 			}
-			return a.emit(ss, func(w io.Writer) error {
+			return a.emit(toScheduleViews(ss), func(w io.Writer) error {
 				tw := newTable(w)
 				row(tw, "NAME", "DEPLOYMENT", "CRON", "TIMEZONE", "NEXT TICK", "LAST DEPLOYMENT")
 				for i := range ss {

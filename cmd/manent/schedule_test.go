@@ -15,7 +15,7 @@ var nightlyNext = time.Date(2026, 12, 1, 3, 0, 0, 0, time.UTC)
 
 func nightlySchedule() client.ScheduleDetail {
 	return client.ScheduleDetail{Name: "hello-nightly", Tenant: "demo", Application: "hello", Environment: "staging",
-		Cron: "0 3 * * *", Timezone: "UTC", Requester: "token:ci", State: client.ScheduleStateActive,
+		Cron: "0 3 * * *", Timezone: "UTC", Requester: "token:ci", State: client.ScheduleStateScheduled,
 		CreatedAt: t0, UpdatedAt: t0, NextTick: &nightlyNext}
 }
 
@@ -37,7 +37,7 @@ func TestDeployOfACronDescriptor(t *testing.T) {
 		{name: "updated, next tick not computed yet", schedule: pending, stdout: "hello-nightly\n",
 			stderr: "schedule hello-nightly updated (cron 0 3 * * * in Europe/Paris, next tick pending)\n"},
 		{name: "json prints the schedule", schedule: nightlySchedule(), created: true, args: []string{"-o", "json"},
-			stdout: `"nextTick": "2026-12-01T03:00:00Z"`,
+			stdout: `"next_tick": "2026-12-01T03:00:00Z"`,
 			stderr: "schedule hello-nightly created (cron 0 3 * * * in UTC, next tick 2026-12-01T03:00:00Z)\n"},
 	}
 	for _, tt := range tests {
@@ -88,7 +88,7 @@ func TestScheduleList(t *testing.T) {
 			"hello-nightly  demo/hello/staging  0 3 * * *  UTC           2026-12-01T03:00:00Z  -\n" +
 			"hello-weekly   demo/hello/staging  0 3 * * 1  Europe/Paris  2026-12-01T03:00:00Z  hello-weekly@20261130-020000\n" +
 			"hello-zz       demo/hello/staging  0 3 * * *  UTC           pending               -\n"},
-		{name: "json", args: []string{"-o", "json"}, want: `"lastDeployment": "hello-weekly@20261130-020000"`},
+		{name: "json", args: []string{"-o", "json"}, want: `"last_deployment": "hello-weekly@20261130-020000"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

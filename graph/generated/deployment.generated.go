@@ -843,6 +843,29 @@ func (ec *executionContext) fieldContext_Deployment_cancelRequested(_ context.Co
 	return graphql.NewScalarFieldContext("Deployment", field, false, false, "Boolean")
 }
 
+func (ec *executionContext) _Deployment_cancelledBy(ctx context.Context, field graphql.CollectedField, obj *model.Deployment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Deployment_cancelledBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CancelledBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Deployment_cancelledBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Deployment", field, false, false, "String")
+}
+
 func (ec *executionContext) _Deployment_steps(ctx context.Context, field graphql.CollectedField, obj *model.Deployment) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3543,6 +3566,11 @@ func (ec *executionContext) _Deployment(ctx context.Context, sel ast.SelectionSe
 		case "cancelRequested":
 			out.Values[i] = ec._Deployment_cancelRequested(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "cancelledBy":
+			out.Values[i] = ec._Deployment_cancelledBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "steps":

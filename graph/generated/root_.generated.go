@@ -78,6 +78,7 @@ type ComplexityRoot struct {
 		CanApprove      func(childComplexity int) int
 		CanCancel       func(childComplexity int) int
 		CancelRequested func(childComplexity int) int
+		CancelledBy     func(childComplexity int) int
 		CreatedAt       func(childComplexity int) int
 		CurrentStep     func(childComplexity int) int
 		Decision        func(childComplexity int) int
@@ -558,6 +559,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Deployment.CancelRequested(childComplexity), true
+	case "Deployment.cancelledBy":
+		if e.ComplexityRoot.Deployment.CancelledBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deployment.CancelledBy(childComplexity), true
 	case "Deployment.createdAt":
 		if e.ComplexityRoot.Deployment.CreatedAt == nil {
 			break
@@ -2002,7 +2009,7 @@ extend type Query {
 extend type Mutation {
   "Approve a deploy AWAITING_APPROVAL (FORBIDDEN for its requester, CONFLICT when not waiting)."
   approveDeployment(id: ID!, comment: String = ""): Deployment!
-  "Reject a deploy AWAITING_APPROVAL: it ends REJECTED."
+  "Reject a deploy AWAITING_APPROVAL: it ends REJECTED, and the deploy returned is already so."
   rejectDeployment(id: ID!, comment: String = ""): Deployment!
 }
 
@@ -2167,6 +2174,8 @@ type Deployment {
   currentStep: String
   error: String
   cancelRequested: Boolean!
+  "Who cancelled it (or asked it to stop at its next step); null when nobody did."
+  cancelledBy: String
   steps: [Step!]!
   logs(after: Int = 0, limit: Int = 1000): LogConnection!
   "Whether the viewer may cancel it now."
@@ -2261,7 +2270,7 @@ type Dependency {
 
 "The after section: the deploys a deploy waits for before it runs."
 type AfterStatus {
-  "waiting, satisfied or failed."
+  "waiting, satisfied, failed, or the state of a deploy that ended while it waited (cancelled; error when a worker abandoned it)."
   status: String!
   "When the wait for the dependencies ends."
   expiresAt: Time
@@ -2497,8 +2506,9 @@ extend type InventoryEntry {
   lastFailure: LastFailure
 }
 `, BuiltIn: false},
-	{Name: "../schema/schedule.graphqls", Input: `enum ScheduleState {
-  ACTIVE
+	{Name: "../schema/schedule.graphqls", Input: `"The words of the deploy lifecycle: a schedule in force is SCHEDULED, as its submission answers."
+enum ScheduleState {
+  SCHEDULED
   DELETED
 }
 
@@ -2701,6 +2711,8 @@ func (ec *executionContext) childFields_Deployment(ctx context.Context, field gr
 		return ec.fieldContext_Deployment_error(ctx, field)
 	case "cancelRequested":
 		return ec.fieldContext_Deployment_cancelRequested(ctx, field)
+	case "cancelledBy":
+		return ec.fieldContext_Deployment_cancelledBy(ctx, field)
 	case "steps":
 		return ec.fieldContext_Deployment_steps(ctx, field)
 	case "logs":

@@ -12,7 +12,7 @@ import (
 
 // The after section: the deploys a deploy waits for before it runs.
 type AfterStatus struct {
-	// waiting, satisfied or failed.
+	// waiting, satisfied, failed, or the state of a deploy that ended while it waited (cancelled; error when a worker abandoned it).
 	Status string `json:"status"`
 	// When the wait for the dependencies ends.
 	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
@@ -83,7 +83,9 @@ type Deployment struct {
 	CurrentStep     *string             `json:"currentStep,omitempty"`
 	Error           *string             `json:"error,omitempty"`
 	CancelRequested bool                `json:"cancelRequested"`
-	Steps           []Step              `json:"steps"`
+	// Who cancelled it (or asked it to stop at its next step); null when nobody did.
+	CancelledBy *string `json:"cancelledBy,omitempty"`
+	Steps       []Step  `json:"steps"`
 	// The status JSON of DESIGN.md (snake_case), as the CLI and REST print it.
 	Status any `json:"status"`
 	// The approval section; null when the deploy needs no approval.
@@ -633,21 +635,22 @@ func (e RollbackState) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// The words of the deploy lifecycle: a schedule in force is SCHEDULED, as its submission answers.
 type ScheduleState string
 
 const (
-	ScheduleStateActive  ScheduleState = "ACTIVE"
-	ScheduleStateDeleted ScheduleState = "DELETED"
+	ScheduleStateScheduled ScheduleState = "SCHEDULED"
+	ScheduleStateDeleted   ScheduleState = "DELETED"
 )
 
 var AllScheduleState = []ScheduleState{
-	ScheduleStateActive,
+	ScheduleStateScheduled,
 	ScheduleStateDeleted,
 }
 
 func (e ScheduleState) IsValid() bool {
 	switch e {
-	case ScheduleStateActive, ScheduleStateDeleted:
+	case ScheduleStateScheduled, ScheduleStateDeleted:
 		return true
 	}
 	return false

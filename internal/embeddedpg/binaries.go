@@ -160,8 +160,7 @@ func copyBinaries(native string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("postgres binaries: %w", err)
 	}
-	sum := sha256.Sum256([]byte(native))
-	dest := filepath.Join(baseDir(), "manent-pg-bin-"+hex.EncodeToString(sum[:6]))
+	dest := binariesCopy(native)
 	stamp := fmt.Sprintf("%s %d %d\n", native, st.Size(), st.ModTime().UnixNano())
 	if b, err := os.ReadFile(filepath.Join(dest, stampName)); err == nil && string(b) == stamp {
 		return dest, nil
@@ -193,6 +192,12 @@ func copyBinaries(native string) (string, error) {
 		return "", fmt.Errorf("copy postgres binaries: %w", err)
 	}
 	return dest, nil
+}
+
+// binariesCopy is where the copy of native/ lives, named after its origin.
+func binariesCopy(native string) string {
+	sum := sha256.Sum256([]byte(native))
+	return filepath.Join(baseDir(), "manent-pg-bin-"+hex.EncodeToString(sum[:6]))
 }
 
 // stampName records in a copy which binaries it was made from.

@@ -481,7 +481,12 @@ func Shutdown(ctx context.Context, opts Options) error {
 	}
 	cl := cluster{dir: dir, acct: acct}
 	if _, err := os.Stat(dir); err != nil {
-		return nil // nothing was ever started there
+		// Nothing was ever started there, or the cluster is gone: its
+		// pointer in DataDir may remain.
+		if opts.Ephemeral {
+			return cl.remove(opts.DataDir)
+		}
+		return nil
 	}
 	unlock, err := cl.lock(ctx)
 	if err != nil {
@@ -499,9 +504,48 @@ func Shutdown(ctx context.Context, opts Options) error {
 		log.Info("embedded PostgreSQL stopped", "cluster", dir, "pid", pm.pid)
 	}
 	if opts.Ephemeral {
-		return cl.remove(opts.DataDir)
+		if err := cl.remove(opts.DataDir); err != nil {
+			return err
+		}
+		log.Info("embedded PostgreSQL cluster removed", "cluster", dir)
 	}
 	return nil
+}
+
+// Remove stops the PostgreSQL serving the cluster of opts.DataDir, if any,
+// and removes the cluster wherever it lives (as root, in
+// /var/tmp/manent-pg-<hash>), durable or not: what `make clean` does for a
+// checkout, whose deletion would otherwise leave the cluster behind. Only
+// DataDir and Logger are used.
+func Remove(ctx context.Context, opts Options) error {
+	opts.Ephemeral = true
+	return Shutdown(ctx, opts)
+}
+
+// RemoveBinaries removes the copy of the binaries of binDir (default: the
+// npm package found upward from the working directory, as Start finds it)
+// that Start makes as root (/var/tmp/manent-pg-bin-<hash>), and returns
+// its path; "" when there is none. Clusters running from it keep running.
+func RemoveBinaries(binDir string) (string, error) {
+	if binDir == "" {
+		found, err := findBinDir()
+		if err != nil {
+			return "", nil // no package, so no copy of it either
+		}
+		binDir = found
+	}
+	abs, err := filepath.Abs(binDir)
+	if err != nil {
+		return "", fmt.Errorf("postgres binaries: %w", err)
+	}
+	dest := binariesCopy(filepath.Dir(abs))
+	if _, err := os.Lstat(dest); err != nil {
+		return "", nil
+	}
+	if err := os.RemoveAll(dest); err != nil {
+		return "", fmt.Errorf("remove the copy of the postgres binaries: %w", err)
+	}
+	return dest, nil
 }
 
 // stopProcess asks postgres for a fast shutdown, then an immediate one, then

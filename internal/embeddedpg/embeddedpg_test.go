@@ -512,3 +512,72 @@ func TestUnreachableBinariesAreCopied(t *testing.T) {
 }
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// Remove takes away a durable cluster, running or not, wherever it lives
+// (as root, outside DataDir) and its pointer in DataDir: a deleted checkout
+// leaves nothing behind once `make clean` ran. Removing it again is no error.
+func TestRemoveDeletesADurableCluster(t *testing.T) {
+	dataDir := filepath.Join(t.TempDir(), "pg")
+	inst := start(t, Options{DataDir: dataDir, Detach: true})
+	execSQL(t, inst.URL(""), "CREATE TABLE kept (v int)")
+	dir, port := inst.Dir(), inst.Port()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for range 2 {
+		if err := Remove(ctx, Options{DataDir: dataDir}); err != nil {
+			t.Fatalf("Remove: %v", err)
+		}
+		checkRemoved(t, dir, port)
+		if _, err := os.Lstat(dataDir); !os.IsNotExist(err) {
+			t.Errorf("the data directory %s (its pointer to the cluster) is still there: %v", dataDir, err)
+		}
+	}
+	// A new start begins from nothing.
+	again := start(t, Options{DataDir: dataDir})
+	if got := query(t, again.URL(""), "SELECT count(*)::text FROM pg_tables WHERE tablename = 'kept'"); got != "0" {
+		t.Errorf("the table of the removed cluster is back: %s", got)
+	}
+}
+
+// RemoveBinaries takes away the copy of the binaries made for the
+// PostgreSQL user; there is none when running as another user.
+func TestRemoveBinaries(t *testing.T) {
+	bin, err := findBinDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	private := filepath.Join(t.TempDir(), "native")
+	if err := os.Mkdir(private, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := copyTree(filepath.Dir(bin), private); err != nil {
+		t.Fatal(err)
+	}
+	acct, err := pgAccount()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := resolveBinaries(context.Background(), filepath.Join(private, "bin"), acct, discard())
+	if err != nil {
+		t.Fatalf("resolveBinaries: %v", err)
+	}
+	removed, err := RemoveBinaries(filepath.Join(private, "bin"))
+	if err != nil {
+		t.Fatalf("RemoveBinaries: %v", err)
+	}
+	if acct == nil {
+		if removed != "" {
+			t.Errorf("as the current user RemoveBinaries removed %s", removed)
+		}
+		return
+	}
+	if removed != filepath.Dir(b.dir) {
+		t.Errorf("RemoveBinaries removed %q, want the copy %s", removed, filepath.Dir(b.dir))
+	}
+	if _, err := os.Stat(b.dir); !os.IsNotExist(err) {
+		t.Errorf("the copy %s is still there: %v", b.dir, err)
+	}
+	if again, err := RemoveBinaries(filepath.Join(private, "bin")); err != nil || again != "" {
+		t.Errorf("second RemoveBinaries = %q, %v", again, err)
+	}
+}

@@ -27,14 +27,28 @@ func fromApprovalRow(r approvalRow) deploy.Approval {
 }
 
 func (s *Store) approvals(ctx context.Context, id string) ([]deploy.Approval, error) {
+	byID, err := s.approvalsOf(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if byID[id] == nil {
+		return []deploy.Approval{}, nil
+	}
+	return byID[id], nil
+}
+
+// approvalsOf returns the answers to the deploys ids, in the order they
+// were given, in one query.
+func (s *Store) approvalsOf(ctx context.Context, ids ...string) (map[string][]deploy.Approval, error) {
 	var rows []approvalRow
-	err := s.db.NewSelect().Model(&rows).Where("deployment_id = ?", id).OrderExpr("time, identity").Scan(ctx)
+	err := s.db.NewSelect().Model(&rows).Where("deployment_id IN (?)", bun.List(ids)).
+		OrderExpr("deployment_id, time, identity").Scan(ctx)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, wrap("get approvals", err)
 	}
-	out := make([]deploy.Approval, len(rows))
-	for i, r := range rows {
-		out[i] = fromApprovalRow(r)
+	out := make(map[string][]deploy.Approval, len(ids))
+	for _, r := range rows {
+		out[r.DeploymentID] = append(out[r.DeploymentID], fromApprovalRow(r))
 	}
 	return out, nil
 }
@@ -78,9 +92,33 @@ func (s *Store) AddApproval(ctx context.Context, a deploy.Approval) (bool, error
 		if err := insertAudit(ctx, tx, entry); err != nil {
 			return err
 		}
+		if !a.Approved {
+			if err := reject(ctx, tx, a); err != nil {
+				return err
+			}
+		}
 		return notify(ctx, tx, deploy.EventDeployment, a.DeploymentID)
 	})
 	return inserted, wrap("add approval", err)
+}
+
+// reject ends a deploy REJECTED with the answer that rejected it: one
+// rejection is enough, so its answer is the state it produced. The
+// requester's own answer never counts (the service refuses it before).
+func reject(ctx context.Context, tx bun.Tx, a deploy.Approval) error {
+	row := new(deploymentRow)
+	err := tx.NewRaw(`UPDATE manent.deployments SET state = ?, error = ?, finished_at = now(),
+			current_step = '', updated_at = now()
+		WHERE id = ? AND state = ? AND requester <> ?
+		RETURNING *`,
+		deploy.StateRejected, text(deploy.RejectionReason(a)), a.DeploymentID, deploy.StateAwaitingApproval, a.Identity).Scan(ctx, row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return insertAudit(ctx, tx, finishAudit(fromDeploymentRow(row), a.Identity))
 }
 
 // Approvals implements deploy.Store.

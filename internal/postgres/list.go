@@ -120,7 +120,61 @@ scan:
 		page.Items[i].Steps = steps[r.ID]
 		page.Cursors[i] = cursor{createdAt: r.CreatedAt, id: r.ID}.encode()
 	}
+	if err := s.loadWaits(ctx, page.Items); err != nil {
+		return deploy.Page{}, err
+	}
 	return page, nil
+}
+
+// loadWaits reads the approvals and the dependency states of a page of
+// deploys, as Get does for one, in one query each: a list shows the same
+// approval and after sections as the status of each deploy.
+func (s *Store) loadWaits(ctx context.Context, ds []deploy.Deployment) error {
+	var approvalIDs, after []string
+	seen := map[string]bool{}
+	for _, d := range ds {
+		if d.Decision.Approvals != nil {
+			approvalIDs = append(approvalIDs, d.ID)
+		}
+		for _, dep := range d.Descriptor.After {
+			if !seen[dep] {
+				seen[dep] = true
+				after = append(after, dep)
+			}
+		}
+	}
+	if len(approvalIDs) > 0 {
+		approvals, err := s.approvalsOf(ctx, approvalIDs...)
+		if err != nil {
+			return err
+		}
+		for i := range ds {
+			if ds[i].Decision.Approvals != nil {
+				ds[i].Approvals = approvals[ds[i].ID]
+			}
+		}
+	}
+	if len(after) == 0 {
+		return nil
+	}
+	states, err := s.dependencyStates(ctx, after)
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]deploy.Dependency, len(states))
+	for _, dep := range states {
+		byID[dep.ID] = dep
+	}
+	for i := range ds {
+		if len(ds[i].Descriptor.After) == 0 {
+			continue
+		}
+		ds[i].Dependencies = make([]deploy.Dependency, len(ds[i].Descriptor.After))
+		for j, id := range ds[i].Descriptor.After {
+			ds[i].Dependencies[j] = byID[id]
+		}
+	}
+	return nil
 }
 
 func (s *Store) listBatch(ctx context.Context, f deploy.ListFilter, after *cursor, limit int) ([]*deploymentRow, error) {

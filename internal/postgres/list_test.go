@@ -159,3 +159,54 @@ func TestListRejectsABadCursor(t *testing.T) {
 		wantCode(t, err, deploy.EUNPROCESSABLE)
 	}
 }
+
+// A page of the list carries what the status of each of its deploys shows
+// (approvals, the states of dependencies), read in one query per kind for
+// the whole page: the list and the deploy never disagree.
+func TestListShowsWhatGetShows(t *testing.T) {
+	f := newFixture(t)
+	f.pending("db", "prod")
+	f.ended(deployment("old", "qa"), deploy.Outcome{State: deploy.StateSuccess})
+	waits := deployment("api", "prod")
+	waits.State = deploy.StateWaitingDependency
+	waits.Descriptor.After = []string{"db", "old", "gone"}
+	f.create(waits)
+	both := deployment("web", "prod")
+	both.State = deploy.StateWaitingDependency
+	both.Descriptor.After = []string{"old"}
+	f.create(both)
+	approval := deployment("gated", "prod")
+	approval.State = deploy.StateAwaitingApproval
+	approval.Decision.Approvals = &deploy.ApprovalRequirement{Count: 2}
+	f.create(approval)
+	if _, err := f.store.AddApproval(f.ctx, deploy.Approval{DeploymentID: "gated", Identity: "token:ops", Approved: true, Time: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := f.store.List(f.ctx, deploy.ListFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Items) != 5 {
+		t.Fatalf("listed %v, want 5 deploys", ids(page.Items))
+	}
+	for i := range page.Items {
+		listed := deploy.NewStatus(&page.Items[i])
+		got := deploy.NewStatus(f.get(page.Items[i].ID))
+		if !reflect.DeepEqual(listed, got) {
+			t.Errorf("%s: the list shows\n%+v\nthe deploy\n%+v", got.ID, listed, got)
+		}
+	}
+	for _, d := range page.Items {
+		switch st := deploy.NewStatus(&d); d.ID {
+		case "api":
+			if st.After == nil || st.After.Status != "waiting" || len(st.After.Dependencies) != 3 ||
+				st.After.Dependencies[0].State != deploy.StatePending || st.After.Dependencies[2].State != "" {
+				t.Errorf("api after = %+v, want waiting on db PENDING, old SUCCESS, gone removed", st.After)
+			}
+		case "gated":
+			if st.Approval == nil || len(st.Approval.Approvals) != 1 {
+				t.Errorf("gated approval = %+v, want the one answer", st.Approval)
+			}
+		}
+	}
+}

@@ -143,8 +143,9 @@ func (r *Recorder) Advance(ctx context.Context, q dbos.Querier, done *deploy.Ste
 		nextName = next.Key().Name()
 	}
 	var cancelled bool
+	var cancelledBy string
 	var row inventorySource
-	err := q.QueryRow(ctx, `WITH before AS (SELECT cancel_requested FROM manent.deployments WHERE id = $1 FOR UPDATE)
+	err := q.QueryRow(ctx, `WITH before AS (SELECT cancel_requested, cancelled_by FROM manent.deployments WHERE id = $1 FOR UPDATE)
 		UPDATE manent.deployments AS d SET
 			current_step = CASE
 				WHEN $3 <> '' AND NOT (before.cancel_requested AND $7) THEN $3
@@ -154,9 +155,9 @@ func (r *Recorder) Advance(ctx context.Context, q dbos.Querier, done *deploy.Ste
 			rollback = CASE WHEN $6 = '' THEN d.rollback ELSE $6 END,
 			updated_at = now()
 		FROM before WHERE d.id = $1
-		RETURNING before.cancel_requested, d.`+strings.ReplaceAll(inventorySourceColumns, ", ", ", d."),
+		RETURNING before.cancel_requested, before.cancelled_by, d.`+strings.ReplaceAll(inventorySourceColumns, ", ", ", d."),
 		id, doneName, nextName, effective, fx.SHA256, fx.Rollback, o.HonourCancel).
-		Scan(append([]any{&cancelled}, row.dest()...)...)
+		Scan(append([]any{&cancelled, &cancelledBy}, row.dest()...)...)
 	if errors.Is(err, dbos.ErrNoRows) {
 		return nil, notFound(id)
 	}
@@ -178,7 +179,7 @@ func (r *Recorder) Advance(ctx context.Context, q dbos.Querier, done *deploy.Ste
 		begun = &deploy.Begun{}
 		switch {
 		case cancelled && o.HonourCancel:
-			begun.Cancelled = true
+			begun.Cancelled, begun.CancelledBy = true, cancelledBy
 		default:
 			if o.ReadInService {
 				err := q.QueryRow(ctx, `SELECT deployment_id FROM manent.inventory WHERE tenant = $1 AND application = $2 AND environment = $3`,
@@ -188,7 +189,7 @@ func (r *Recorder) Advance(ctx context.Context, q dbos.Querier, done *deploy.Ste
 				}
 			}
 			s := *next
-			s.State, s.Runs = deploy.StepRunning, 1
+			s.State, s.Runs, s.Attempts = deploy.StepRunning, 1, 1
 			if err := putStep(ctx, q, s); err != nil {
 				return nil, err
 			}
@@ -247,6 +248,7 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done deploy.Step, fx dep
 		nk, nextPos, nextType, nextStart = next.Key(), next.Position, stepType(next.Type), microPtr(next.StartedAt)
 	}
 	var cancelled bool
+	var cancelledBy string
 	var notified int
 	err = q.QueryRow(ctx, `WITH done AS (
 			INSERT INTO manent.deployment_steps AS s (`+stepColumns+`)
@@ -254,7 +256,7 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done deploy.Step, fx dep
 			`+stepUpsert+`
 			RETURNING 1
 		), before AS (
-			SELECT cancel_requested FROM manent.deployments WHERE id = $1 FOR UPDATE
+			SELECT cancel_requested, cancelled_by FROM manent.deployments WHERE id = $1 FOR UPDATE
 		), upd AS (
 			UPDATE manent.deployments AS d SET
 				current_step = CASE
@@ -265,10 +267,10 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done deploy.Step, fx dep
 				rollback = CASE WHEN $19::text = '' THEN d.rollback ELSE $19::text END,
 				updated_at = now()
 			FROM before WHERE d.id = $1
-			RETURNING before.cancel_requested AS cancelled
+			RETURNING before.cancel_requested AS cancelled, before.cancelled_by
 		), nxt AS (
 			INSERT INTO manent.deployment_steps AS s (`+stepColumns+`)
-			SELECT $1, $22::text, $23::int, $24::int, $25::text, $26::text, $27::int, $28::text, 'RUNNING', 0, 1,
+			SELECT $1, $22::text, $23::int, $24::int, $25::text, $26::text, $27::int, $28::text, 'RUNNING', 1, 1,
 				$29::timestamptz, NULL, '{}'::jsonb, ''
 			FROM upd WHERE $22::text <> '' AND NOT (upd.cancelled AND $20::bool)
 			`+stepUpsert+`
@@ -276,12 +278,12 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done deploy.Step, fx dep
 		), n AS (
 			SELECT pg_notify($30, p) FROM unnest($31::text[]) AS p
 		)
-		SELECT upd.cancelled, (SELECT count(*) FROM n) + (SELECT count(*) FROM nxt) + (SELECT count(*) FROM done) FROM upd`,
+		SELECT upd.cancelled, upd.cancelled_by, (SELECT count(*) FROM n) + (SELECT count(*) FROM nxt) + (SELECT count(*) FROM done) FROM upd`,
 		done.DeploymentID, dk.Step, dk.Pass, dk.Batch, dk.Target, string(dk.Kind), done.Position, stepType(done.Type),
 		string(done.State), done.Attempts, max(done.Runs, 1), microPtr(done.StartedAt), microPtr(done.FinishedAt), string(out), text(done.Error),
 		nextName(next), effective, fx.SHA256, fx.Rollback, o.HonourCancel, dk.Name(),
 		nk.Step, nk.Pass, nk.Batch, nk.Target, string(nk.Kind), nextPos, nextType, nextStart,
-		Channel, payloads).Scan(&cancelled, &notified)
+		Channel, payloads).Scan(&cancelled, &cancelledBy, &notified)
 	switch {
 	case errors.Is(err, dbos.ErrNoRows), isForeignKeyViolation(err):
 		return nil, notFound(done.DeploymentID)
@@ -290,7 +292,10 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done deploy.Step, fx dep
 	case next == nil:
 		return nil, nil
 	}
-	return &deploy.Begun{Cancelled: cancelled && o.HonourCancel}, nil
+	if cancelled && o.HonourCancel {
+		return &deploy.Begun{Cancelled: true, CancelledBy: cancelledBy}, nil
+	}
+	return &deploy.Begun{}, nil
 }
 
 func nextName(next *deploy.Step) string {

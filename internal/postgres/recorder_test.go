@@ -122,9 +122,9 @@ func TestAdvance(t *testing.T) {
 		{name: "cancel requested: the next does not begin", setup: func(id string) {
 			f.begin(*op(id, "config", ""))
 			f.cancel(id)
-		}, done: "config", next: "artifacts", o: honour, want: &deploy.Begun{Cancelled: true}, current: "", records: []string{"config SUCCESS 1"}},
+		}, done: "config", next: "artifacts", o: honour, want: &deploy.Begun{Cancelled: true, CancelledBy: "token:ops"}, current: "", records: []string{"config SUCCESS 1"}},
 		{name: "cancel requested before the first", setup: f.cancel, next: "config", o: honour,
-			want: &deploy.Begun{Cancelled: true}, current: "", records: nil},
+			want: &deploy.Begun{Cancelled: true, CancelledBy: "token:ops"}, current: "", records: nil},
 		{name: "cancel requested: a compensation begins all the same", setup: func(id string) {
 			f.begin(*op(id, "deploy", ""))
 			f.cancel(id)

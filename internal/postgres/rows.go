@@ -36,6 +36,8 @@ type deploymentRow struct {
 	CurrentStep     string            `bun:"current_step,notnull"`
 	Error           string            `bun:"error,notnull"`
 	CancelRequested bool              `bun:"cancel_requested,notnull"`
+	CancelledBy     string            `bun:"cancelled_by,notnull"`
+	CancelledFrom   string            `bun:"cancelled_from,notnull"`
 	ApprovalExpires *time.Time        `bun:"approval_expires_at"`
 	AfterExpires    *time.Time        `bun:"after_expires_at"`
 	Exports         []deploy.Export   `bun:"exports,type:jsonb,notnull"`
@@ -104,7 +106,8 @@ func toDeploymentRow(d deploy.Deployment) *deploymentRow {
 		UpdatedAt: micro(d.UpdatedAt), DryRun: d.DryRun, Release: release,
 		Artifact: d.Artifact, SHA256: d.SHA256, Descriptor: d.Descriptor, Effective: d.Effective,
 		Plan: d.Plan, Decision: d.Decision, CurrentStep: d.CurrentStep, Error: d.Error,
-		CancelRequested: d.CancelRequested, ApprovalExpires: microPtr(d.ApprovalExpiresAt),
+		CancelRequested: d.CancelRequested, CancelledBy: d.CancelledBy,
+		CancelledFrom: string(d.CancelledFrom), ApprovalExpires: microPtr(d.ApprovalExpiresAt),
 		AfterExpires: microPtr(d.AfterExpiresAt), Exports: nonNilExports(d.Exports), Rollback: d.Rollback,
 	}
 }
@@ -117,7 +120,8 @@ func fromDeploymentRow(r *deploymentRow) deploy.Deployment {
 		UpdatedAt: r.UpdatedAt.UTC(), DryRun: r.DryRun,
 		Artifact: r.Artifact, SHA256: r.SHA256, Descriptor: r.Descriptor, Effective: r.Effective,
 		Plan: r.Plan, Decision: r.Decision, CurrentStep: r.CurrentStep, Error: r.Error,
-		CancelRequested: r.CancelRequested, ApprovalExpiresAt: utcPtr(r.ApprovalExpires),
+		CancelRequested: r.CancelRequested, CancelledBy: r.CancelledBy,
+		CancelledFrom: deploy.State(r.CancelledFrom), ApprovalExpiresAt: utcPtr(r.ApprovalExpires),
 		AfterExpiresAt: utcPtr(r.AfterExpires), Exports: emptyToNil(r.Exports), Rollback: r.Rollback,
 	}
 	if r.Release != nil {

@@ -45,7 +45,7 @@ func (s *Store) UpsertSchedule(ctx context.Context, sc deploy.RecurringSchedule,
 	created := false
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		row := &scheduleRow{Name: sc.Name, Tenant: sc.Tenant, Application: sc.Application, Environment: sc.Environment,
-			Cron: sc.Cron, TimeZone: sc.TimeZone, Requester: sc.Requester, State: deploy.ScheduleActive,
+			Cron: sc.Cron, TimeZone: sc.TimeZone, Requester: sc.Requester, State: deploy.ScheduleScheduled,
 			Generation: 1, Template: sc.Template}
 		var prev struct {
 			Generation int    `bun:"generation"`
@@ -96,7 +96,7 @@ func (s *Store) UpsertSchedule(ctx context.Context, sc deploy.RecurringSchedule,
 // GetSchedule implements deploy.Store.
 func (s *Store) GetSchedule(ctx context.Context, name string) (*deploy.RecurringSchedule, error) {
 	row := new(scheduleRow)
-	err := s.db.NewSelect().Model(row).Where("name = ? AND state = ?", name, deploy.ScheduleActive).Scan(ctx)
+	err := s.db.NewSelect().Model(row).Where("name = ? AND state = ?", name, deploy.ScheduleScheduled).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, deploy.ScheduleNotFound(name)
 	}
@@ -110,7 +110,7 @@ func (s *Store) GetSchedule(ctx context.Context, name string) (*deploy.Recurring
 // ListSchedules implements deploy.Store.
 func (s *Store) ListSchedules(ctx context.Context) ([]deploy.RecurringSchedule, error) {
 	var rows []scheduleRow
-	err := s.db.NewSelect().Model(&rows).Where("state = ?", deploy.ScheduleActive).OrderExpr("name").Scan(ctx)
+	err := s.db.NewSelect().Model(&rows).Where("state = ?", deploy.ScheduleScheduled).OrderExpr("name").Scan(ctx)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, wrap("list schedules", err)
 	}
@@ -124,7 +124,7 @@ func (s *Store) ListSchedules(ctx context.Context) ([]deploy.RecurringSchedule, 
 // DeleteSchedule implements deploy.Store.
 func (s *Store) DeleteSchedule(ctx context.Context, name string) error {
 	res, err := s.db.NewRaw(`UPDATE manent.schedules SET state = ?, generation = generation + 1, next_tick = NULL,
-		updated_at = now() WHERE name = ? AND state = ?`, deploy.ScheduleDeleted, name, deploy.ScheduleActive).Exec(ctx)
+		updated_at = now() WHERE name = ? AND state = ?`, deploy.ScheduleDeleted, name, deploy.ScheduleScheduled).Exec(ctx)
 	if err != nil {
 		return wrap("delete schedule", err)
 	}
@@ -141,7 +141,7 @@ func (s *Store) RecordTick(ctx context.Context, name string, generation int, tic
 	res, err := s.db.NewRaw(`UPDATE manent.schedules SET last_tick = GREATEST(COALESCE(last_tick, ?), ?),
 			last_deployment = CASE WHEN ? = '' THEN last_deployment ELSE ? END, next_tick = ?, updated_at = now()
 		WHERE name = ? AND generation = ? AND state = ?`,
-		micro(tick), micro(tick), deploymentID, deploymentID, microPtr(next), name, generation, deploy.ScheduleActive).Exec(ctx)
+		micro(tick), micro(tick), deploymentID, deploymentID, microPtr(next), name, generation, deploy.ScheduleScheduled).Exec(ctx)
 	if err != nil {
 		return false, wrap("record schedule tick", err)
 	}

@@ -25,6 +25,27 @@ func (s *Store) CountRun(ctx context.Context, id string, key deploy.StepKey) (in
 	return runs, wrap("count the runs of a step", err)
 }
 
+// RecordAttempt implements the engine's Store: the operation, still
+// running, makes its attempt n (a retry), so its record says so while it
+// runs rather than only at its end. A record that ended or is gone is left
+// alone.
+func (s *Store) RecordAttempt(ctx context.Context, id string, key deploy.StepKey, n int) error {
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE manent.deployment_steps SET attempts = ?
+			WHERE deployment_id = ? AND name = ? AND pass = ? AND batch = ? AND target = ? AND kind = ?
+				AND state = ? AND attempts < ?`,
+			n, id, key.Step, key.Pass, key.Batch, key.Target, string(key.Kind), deploy.StepRunning, n)
+		if err != nil {
+			return err
+		}
+		if changed, err := res.RowsAffected(); err != nil || changed == 0 {
+			return err
+		}
+		return notify(ctx, tx, deploy.EventStep, id)
+	})
+	return wrap("record an attempt", err)
+}
+
 // steps returns the recorded operations of the deploys, in the order of the
 // plan: by position, a checkpoint before its run, then pass, batch, target.
 func (s *Store) steps(ctx context.Context, ids ...string) (map[string][]deploy.Step, error) {

@@ -57,10 +57,11 @@ func NewStore(db *DB, opts ...StoreOption) *Store {
 // Channel is the PostgreSQL notification channel of deploy changes.
 const Channel = "manent_events"
 
-// auditFinish and auditCancel are the actions of the audit entries the store writes.
+// The actions of the audit entries the store writes.
 const (
-	auditFinish = "deployment.finish"
-	auditCancel = "deployment.cancel"
+	auditFinish      = "deployment.finish"
+	auditCancel      = "deployment.cancel"
+	auditAfterFinish = "after.finish"
 )
 
 // activeStates are the states of deploys that run or wait.
@@ -199,6 +200,11 @@ func (s *Store) FinishDeployment(ctx context.Context, o deploy.Outcome) error {
 		if err := insertAudit(ctx, tx, finishAudit(d, actor)); err != nil {
 			return err
 		}
+		if d.State == deploy.StateDependencyFailed {
+			if err := insertAudit(ctx, tx, afterFinishAudit(d.ID, d.Descriptor.After, d.State, d.Error, actor)); err != nil {
+				return err
+			}
+		}
 		return notify(ctx, tx, deploy.EventDeployment, o.ID)
 	})
 	return wrap("finish deployment", err)
@@ -218,15 +224,26 @@ func finishAudit(d deploy.Deployment, actor string) deploy.AuditEntry {
 	return deploy.AuditEntry{Actor: actor, Action: auditFinish, Target: d.ID, Details: details}
 }
 
+// afterFinishAudit is the entry of the end of a wait for dependencies
+// that did not let the deploy run: it failed, or the deploy was cancelled.
+func afterFinishAudit(id string, after []string, state deploy.State, reason, actor string) deploy.AuditEntry {
+	return deploy.AuditEntry{Actor: actor, Action: auditAfterFinish, Target: id,
+		Details: map[string]any{"state": state, "reason": reason, "after": after}}
+}
+
 // RequestCancel implements deploy.Store. A deploy that has not started
 // (ENQUEUED, or waiting) is cancelled at once; a PENDING one is flagged and
-// stops at the start of its next step (see Recorder.Advance).
+// stops at the start of its next step (see Recorder.Advance). The first
+// request's actor is the one recorded as having cancelled it. A cancel
+// that ends a wait for dependencies also ends that wait (after.finish).
 func (s *Store) RequestCancel(ctx context.Context, id, actor string) (deploy.CancelResult, error) {
 	var res deploy.CancelResult
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var state string
 		var requested bool
-		err := tx.QueryRowContext(ctx, "SELECT state, cancel_requested FROM manent.deployments WHERE id = ? FOR UPDATE", id).Scan(&state, &requested)
+		var after []string
+		err := tx.QueryRowContext(ctx, `SELECT state, cancel_requested, COALESCE(descriptor->'after', '[]'::jsonb)
+			FROM manent.deployments WHERE id = ? FOR UPDATE`, id).Scan(&state, &requested, jsonList{&after})
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFound(id)
 		}
@@ -241,13 +258,16 @@ func (s *Store) RequestCancel(ctx context.Context, id, actor string) (deploy.Can
 			if requested {
 				return nil // one request is enough, and one audit entry
 			}
-			_, err = tx.ExecContext(ctx, "UPDATE manent.deployments SET cancel_requested = true, updated_at = now() WHERE id = ?", id)
+			_, err = tx.ExecContext(ctx, `UPDATE manent.deployments SET cancel_requested = true, cancelled_by = ?,
+				cancelled_from = ?, updated_at = now() WHERE id = ?`, actor, res.Before, id)
 		case !deploy.CanTransition(res.Before, deploy.StateCancelled):
 			return deploy.Errorf(deploy.ECONFLICT, "deployment %q cannot be cancelled: %s", id, state)
 		default:
 			res.Immediate = true
 			_, err = tx.ExecContext(ctx, `UPDATE manent.deployments SET state = ?, cancel_requested = true,
-				finished_at = now(), current_step = '', updated_at = now() WHERE id = ?`, deploy.StateCancelled, id)
+				cancelled_by = ?, cancelled_from = ?, error = ?, finished_at = now(), current_step = '', updated_at = now()
+				WHERE id = ?`,
+				deploy.StateCancelled, actor, res.Before, text(deploy.CancelledWhile(actor, res.Before)), id)
 		}
 		if err != nil {
 			return err
@@ -257,12 +277,37 @@ func (s *Store) RequestCancel(ctx context.Context, id, actor string) (deploy.Can
 		if err := insertAudit(ctx, tx, entry); err != nil {
 			return err
 		}
+		if res.Before == deploy.StateWaitingDependency {
+			entry := afterFinishAudit(id, after, deploy.StateCancelled, deploy.CancelledWhile(actor, res.Before), actor)
+			if err := insertAudit(ctx, tx, entry); err != nil {
+				return err
+			}
+		}
 		return notify(ctx, tx, deploy.EventDeployment, id)
 	})
 	if err != nil {
 		return deploy.CancelResult{}, wrap("cancel deployment", err)
 	}
 	return res, nil
+}
+
+// jsonList scans a jsonb array of strings.
+type jsonList struct{ dst *[]string }
+
+func (j jsonList) Scan(src any) error {
+	var b []byte
+	switch v := src.(type) {
+	case []byte:
+		b = v
+	case string:
+		b = []byte(v)
+	case nil:
+		*j.dst = nil
+		return nil
+	default:
+		return fmt.Errorf("scan a json list from %T", src)
+	}
+	return json.Unmarshal(b, j.dst)
 }
 
 // AppendLog implements deploy.LogStore. Sequence numbers are taken from

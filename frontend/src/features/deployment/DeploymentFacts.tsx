@@ -44,13 +44,19 @@ export function DeploymentFacts({ deployment: d }: { deployment: DeploymentViewF
           <dd className="m-mono">{d.id}</dd>
           <dt>Requester</dt>
           <dd className="m-mono">{d.requester}</dd>
+          {d.cancelledBy && (
+            <>
+              <dt>Cancelled by</dt>
+              <dd className="m-mono">{d.cancelledBy}</dd>
+            </>
+          )}
           <dt>Created</dt>
           <dd>
             <Time iso={d.createdAt} mode="both" />
           </dd>
           {d.startAt && (
             <>
-              <dt>Start at</dt>
+              <dt>Starts at</dt>
               <dd data-testid="start-at">
                 <Time iso={d.startAt} mode="both" />
               </dd>

@@ -64,6 +64,7 @@ function deployment(patch: Partial<DeploymentViewFragment>): DeploymentViewFragm
     currentStep: null,
     error: null,
     cancelRequested: false,
+    cancelledBy: null,
     canCancel: false,
     canApprove: false,
     steps: [
@@ -153,6 +154,27 @@ describe("DeploymentPage", () => {
     const panel = await screen.findByRole("region", { name: "Rollback" });
     expect(within(panel).getByText("Rollback disabled")).toBeInTheDocument();
     expect(within(panel).queryByRole("list")).toBeNull();
+  });
+
+  it("says who cancelled a deploy, and where it stopped", async () => {
+    renderPage(
+      deployment({
+        state: "CANCELLED",
+        cancelledBy: "token:ops",
+        error: "cancelled by token:ops after step deploy, before post-test",
+        rollback: { state: "NOT_NEEDED", steps: [] },
+      }),
+    );
+    const facts = await screen.findByRole("region", { name: "Deploy" });
+    expect(within(facts).getByText("Cancelled by").nextElementSibling).toHaveTextContent("token:ops");
+    expect(within(facts).queryByText("Starts at")).toBeNull();
+  });
+
+  it("says when a DELAYED deploy starts", async () => {
+    renderPage(deployment({ state: "DELAYED", startedAt: null, steps: [], startAt: "2026-12-01T14:00:00Z" }));
+    const facts = await screen.findByRole("region", { name: "Deploy" });
+    expect(within(facts).getByText("Starts at")).toBeInTheDocument();
+    expect(within(facts).queryByText("Cancelled by")).toBeNull();
   });
 
   it("has no rollback panel for a success that needed none", async () => {

@@ -99,6 +99,7 @@ export const DeploymentViewFragment = graphql(`
     currentStep
     error
     cancelRequested
+    cancelledBy
     canCancel
     canApprove
     steps {

@@ -22,7 +22,7 @@ func main() {
 	}
 }
 
-const usage = "usage: pgctl start|stop --dir DIR [--port N] [--ephemeral] [--bin DIR]"
+const usage = "usage: pgctl start|stop|remove --dir DIR [--port N] [--ephemeral] [--bin DIR] | pgctl remove-binaries [--bin DIR]"
 
 func run(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -38,7 +38,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *dir == "" {
+	if *dir == "" && cmd != "remove-binaries" {
 		return errors.New(usage)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -60,6 +60,19 @@ func run(args []string, stdout, stderr io.Writer) error {
 		ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 		defer cancel()
 		return embeddedpg.Shutdown(ctx, opts)
+	case "remove":
+		// The cluster goes, durable or not, wherever it lives: the
+		// checkout's `make clean`.
+		ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+		defer cancel()
+		return embeddedpg.Remove(ctx, opts)
+	case "remove-binaries":
+		removed, err := embeddedpg.RemoveBinaries(*bin)
+		if err != nil || removed == "" {
+			return err
+		}
+		_, err = fmt.Fprintln(stdout, "removed", removed)
+		return err
 	default:
 		return errors.New(usage)
 	}

@@ -1,0 +1,61 @@
+package deploy
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestAfterStatus(t *testing.T) {
+	started := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	deps := func(states ...State) []Dependency {
+		out := make([]Dependency, len(states))
+		for i, s := range states {
+			out[i] = Dependency{ID: string(rune('a' + i)), State: s}
+		}
+		return out
+	}
+	tests := []struct {
+		name    string
+		state   State
+		started *time.Time
+		deps    []Dependency
+		want    string
+	}{
+		{"waiting", StateWaitingDependency, nil, deps(StatePending, StateSuccess), "waiting"},
+		{"every dependency succeeded", StateEnqueued, nil, deps(StateSuccess, StateSuccess), "satisfied"},
+		{"a dependency failed, not seen by the wait yet", StateWaitingDependency, nil, deps(StateError, StatePending), "failed"},
+		{"ended by its wait", StateDependencyFailed, nil, deps(StateError, StatePending), "failed"},
+		{"cancelled while it waited", StateCancelled, nil, deps(StatePending), "cancelled"},
+		{"cancelled while it waited, its dependency succeeded since", StateCancelled, nil, deps(StateSuccess), "cancelled"},
+		{"cancelled while it awaited approval", StateCancelled, nil, deps(StateSuccess), "satisfied"},
+		{"abandoned while it waited", StateError, nil, deps(StatePending, StatePending), "error"},
+		// The wait had ended: the deploy ran, or waited for its approvals.
+		{"ran, then its dependency was removed", StateSuccess, &started, deps(""), "satisfied"},
+		{"cancelled after it ran", StateCancelled, &started, deps(StateSuccess, ""), "satisfied"},
+		{"awaiting approval, dependency unreadable", StateAwaitingApproval, nil, deps(""), "satisfied"},
+		{"rejected after the wait", StateRejected, nil, deps(StateSuccess), "satisfied"},
+		// Dependencies not read (a list that forgot them) never pass for a
+		// wait that is over.
+		{"waiting, dependencies not read", StateWaitingDependency, nil, nil, "waiting"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &Deployment{ID: "x", State: tt.state, StartedAt: tt.started, Dependencies: tt.deps, Error: "why",
+				Descriptor: Descriptor{After: make([]string, max(len(tt.deps), 1))}}
+			if strings.HasPrefix(tt.name, "cancelled while it waited") {
+				d.CancelledFrom = StateWaitingDependency
+			}
+			got := NewStatus(d).After
+			if got == nil {
+				t.Fatal("no after section")
+			}
+			if got.Status != tt.want {
+				t.Errorf("after.status = %q, want %q", got.Status, tt.want)
+			}
+			if tt.state == StateDependencyFailed && got.Reason != "why" {
+				t.Errorf("after.reason = %q, want the deploy's error", got.Reason)
+			}
+		})
+	}
+}

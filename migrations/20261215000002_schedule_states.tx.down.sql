@@ -1,0 +1,1 @@
+UPDATE manent.schedules SET state = 'ACTIVE' WHERE state = 'SCHEDULED';
