@@ -155,4 +155,3 @@ func stepOf(d *deploy.Deployment, name string) deploy.Step {
 	}
 	return deploy.Step{}
 }
-
