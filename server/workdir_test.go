@@ -40,8 +40,12 @@ func TestDefaultWorkDirIsTheInstallations(t *testing.T) {
 	go func() { done <- srv.Run(runCtx) }()
 	t.Cleanup(func() {
 		stop()
-		<-done
-		_ = srv.Close()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		if err := srv.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
 	})
 	info, err := os.Stat(filepath.Join(dataDir, "work"))
 	if err != nil {
