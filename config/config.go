@@ -58,7 +58,8 @@ type Server struct {
 	ExecutorID    string `yaml:"executor_id"`
 	Role          string `yaml:"role"`
 	DefaultTenant string `yaml:"default_tenant"`
-	// WorkDir holds the deploys' working directories.
+	// WorkDir holds the deploys' working directories; left empty, it is
+	// the installation's own, under its data directory (see UseDataDir).
 	WorkDir string `yaml:"work_dir"`
 	// Introspection is who may read the GraphQL schema: one of the
 	// Introspection* values, empty for the default. Read it with
@@ -274,7 +275,6 @@ func Defaults(dir string) *Config {
 		Dir: dir,
 		Server: Server{
 			Listen: "127.0.0.1:8080", ExecutorID: "local", Role: RoleAll, DefaultTenant: "default",
-			WorkDir: filepath.Join(os.TempDir(), "manent-work"),
 		},
 		EnvConfig: EnvConfigSection{Dir: "envconfig"},
 		Artifacts: Artifacts{MaxSize: 1 << 30},
@@ -379,6 +379,23 @@ func (c *Config) resolve(p string) string {
 		return p
 	}
 	return filepath.Join(c.Dir, p)
+}
+
+// UseDataDir gives what manent.yml leaves to the installation a place
+// under dataDir, the directory the server keeps its own files in: the
+// working directories of deploys go to <dataDir>/work unless
+// server.work_dir says otherwise, so two servers on one host never share
+// them. It returns whether it chose the working directory.
+func (c *Config) UseDataDir(dataDir string) (bool, error) {
+	if c.Server.WorkDir != "" {
+		return false, nil
+	}
+	abs, err := filepath.Abs(dataDir)
+	if err != nil {
+		return false, fmt.Errorf("data directory: %w", err)
+	}
+	c.Server.WorkDir = filepath.Join(abs, "work")
+	return true, nil
 }
 
 func (c *Config) resolvePaths() {

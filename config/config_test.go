@@ -27,7 +27,7 @@ func TestParseDefaults(t *testing.T) {
 			{"executor_id", c.Server.ExecutorID, "local"},
 			{"role", c.Server.Role, config.RoleAll},
 			{"default_tenant", c.Server.DefaultTenant, "default"},
-			{"work_dir", c.Server.WorkDir, filepath.Join(os.TempDir(), "manent-work")},
+			{"work_dir (the installation's, under its data directory)", c.Server.WorkDir, ""},
 			{"introspection", c.Server.IntrospectionPolicy(), config.IntrospectionAdmins},
 			{"envconfig.dir", c.EnvConfig.Dir, filepath.Join(dir, "envconfig")},
 			{"artifacts.sources", len(c.Artifacts.Sources), 0},
@@ -233,14 +233,13 @@ queues: {poll: 1s}
 		},
 		{
 			name: "server values",
-			doc:  "server: {listen: nowhere, public_url: ftp://x, executor_id: '', role: boss, default_tenant: Demo, work_dir: ''}\n",
+			doc:  "server: {listen: nowhere, public_url: ftp://x, executor_id: '', role: boss, default_tenant: Demo}\n",
 			want: []string{
 				"server.listen: must be host:port, such as 127.0.0.1:8080",
 				"server.public_url: must be an absolute http:// or https:// URL",
 				"server.executor_id: must be 1 to 63 characters of A-Z, a-z, 0-9, '.', '_' and -",
 				"server.role: must be all, api or worker",
 				"server.default_tenant: must be 1 to 63 characters of a-z, 0-9 and -, starting with a letter or digit",
-				"server.work_dir: must not be empty",
 			},
 		},
 		{

@@ -42,8 +42,10 @@ type EnvConfig struct {
 	// file was read against: what a descriptor's rollback.on may name in
 	// Merge, as the file's own was checked against them.
 	PipelineSteps []string
-	// Source is the file read and Revision the hex SHA-256 of its bytes:
-	// the config step records both so a deploy says what it ran with.
+	// Source is the file read, relative to envconfig.dir
+	// (demo/hello/staging.yml), and Revision the hex SHA-256 of its bytes:
+	// the config step records both so a deploy says what it ran with,
+	// without showing where the server keeps its configuration.
 	Source   string
 	Revision string
 }
@@ -117,7 +119,7 @@ func (c *Config) LoadEnvConfig(tenant, app, env string) (*EnvConfig, error) {
 		}
 		return nil, err
 	}
-	ec.Source = path
+	ec.Source = tenant + "/" + app + "/" + env + ".yml"
 	return ec, nil
 }
 

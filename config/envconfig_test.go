@@ -63,7 +63,7 @@ rollback:
 		},
 		Rollback:      deploy.RollbackPolicy{Enabled: true, On: []string{"deploy", "post-test", "activation"}},
 		PipelineSteps: []string{"secrets", "artifacts", "qa", "deploy", "post-test", "activation"},
-		Source:        path,
+		Source:        "shop/hello/prod.yml",
 		Revision:      hex.EncodeToString(sum[:]),
 	}
 	if !reflect.DeepEqual(got, want) {

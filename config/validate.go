@@ -98,9 +98,6 @@ func (c *Config) validateServer(errs *yamltree.Errors) {
 	if !descriptor.ValidName(s.DefaultTenant) {
 		errs.Add("server.default_tenant", "must be 1 to 63 characters of a-z, 0-9 and -, starting with a letter or digit")
 	}
-	if s.WorkDir == "" {
-		errs.Add("server.work_dir", "must not be empty")
-	}
 	switch {
 	case s.Introspection != "" && s.AllowIntrospection != nil:
 		errs.Add("server.allow_introspection", "is the former form of server.introspection: set only introspection")

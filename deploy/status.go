@@ -98,7 +98,7 @@ func NewStatus(d *Deployment) Status {
 		Release: optional(d.Release),
 		Artifact: StatusArtifact{
 			Type: d.Artifact.Type, Name: d.Artifact.Name, Version: d.Artifact.Version,
-			Source: d.Artifact.Source, SHA256: optional(sha),
+			Source: RedactURL(d.Artifact.Source), SHA256: optional(sha),
 		},
 		Plan:        d.Plan.Names(),
 		CurrentStep: optional(d.CurrentStep),

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"manent.dev/manent/deploy"
@@ -143,10 +144,11 @@ func checkPath(errs *yamltree.Errors, path, v string) {
 
 func hasControl(s string) bool { return hasControlBut(s, "") }
 
-// hasControlBut reports a control character of s other than those of allowed.
+// hasControlBut reports a control character of s (C0, DEL or C1: a
+// terminal acts on any of them) other than those of allowed.
 func hasControlBut(s, allowed string) bool {
 	for _, r := range s {
-		if (r < 0x20 || r == 0x7f) && !strings.ContainsRune(allowed, r) {
+		if unicode.IsControl(r) && !strings.ContainsRune(allowed, r) {
 			return true
 		}
 	}

@@ -21,6 +21,8 @@ func TestFreeText(t *testing.T) {
 			errs: []string{"description: must be text without control characters (other than new lines and tabs)"}},
 		{name: "escape in the description", doc: minimal + "description: \"\\e[2J\"\n",
 			errs: []string{"description: must be text without control characters (other than new lines and tabs)"}},
+		{name: "C1 control in the description", doc: minimal + "description: \"a\\u009b2Jb\"\n",
+			errs: []string{"description: must be text without control characters (other than new lines and tabs)"}},
 		{name: "NUL in a label", doc: minimal + "labels: {team: \"a\\0b\"}\n", errs: []string{"labels.team: must not contain control characters"}},
 		{name: "new line in a label", doc: minimal + "labels: {team: \"a\\nb\"}\n", errs: []string{"labels.team: must not contain control characters"}},
 		{name: "multi-line parameter", doc: minimal + "deploy: {params: {script: \"a\\nb\"}}\n"},

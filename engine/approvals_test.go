@@ -107,6 +107,30 @@ func TestRejectedRunsNothing(t *testing.T) {
 	}
 }
 
+// TestCommentRefusesControlCharacters: an answer's comment may hold
+// lines, never what a terminal would act on; a refused answer changes
+// nothing.
+func TestCommentRefusesControlCharacters(t *testing.T) {
+	e := newEnvWith(t, envOptions{governor: prodNeeds(2, time.Hour)})
+	e.submit("p-comment", "app", "prod")
+	for _, c := range []string{"ok\x1b]0;pwned\x07", "ok\x1b[2J", "ok\rdeploy SUCCESS", "ok\u009b2J", "bad \xff byte"} {
+		if _, err := e.eng.Approve(as(e, "token:ops1"), "p-comment", c); deploy.ErrorCode(err) != deploy.EUNPROCESSABLE ||
+			!strings.Contains(err.Error(), "control characters") {
+			t.Errorf("comment %q: %v, want UNPROCESSABLE", c, err)
+		}
+		if _, err := e.eng.Reject(as(e, "token:ops1"), "p-comment", c); deploy.ErrorCode(err) != deploy.EUNPROCESSABLE {
+			t.Errorf("rejection comment %q: %v, want UNPROCESSABLE", c, err)
+		}
+	}
+	got, err := e.store.Get(e.ctx, "p-comment")
+	if err != nil || got.State != deploy.StateAwaitingApproval || len(got.Approvals) != 0 {
+		t.Fatalf("after refused answers: %s with %d approvals, %v", got.State, len(got.Approvals), err)
+	}
+	if _, err := e.eng.Approve(as(e, "token:ops1"), "p-comment", "read the notes\n\tlooks good"); err != nil {
+		t.Fatalf("a comment on two lines: %v", err)
+	}
+}
+
 func TestApprovalExpires(t *testing.T) {
 	e := newEnvWith(t, envOptions{governor: prodNeeds(1, 300*time.Millisecond)})
 	e.submit("p-expire", "app", "prod")

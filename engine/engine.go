@@ -97,7 +97,7 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 	e.abortCtx, e.abort = context.WithCancel(context.Background())
 	e.env = &steps.Env{
 		Config: o.Config, Plugins: map[string]deploy.Plugin{}, Secrets: map[string]deploy.SecretProvider{},
-		HTTP: safehttp.New(safehttp.Options{Timeout: 5 * time.Minute}),
+		HTTP: safehttp.New(safehttp.Options{Timeout: 5 * time.Minute}), Log: o.Logger,
 	}
 	for _, p := range o.Plugins {
 		e.env.Plugins[p.Name()] = p
@@ -106,7 +106,7 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 		e.env.Secrets[s.Scheme()] = s
 	}
 	e.kinds = steps.Standard()
-	e.logs = newLogWriter(o.Store, o.Logger)
+	e.logs = newLogWriter(o.Store, o.Logger, e.shown)
 	if err := e.setupDBOS(ctx, o.DatabaseURL); err != nil {
 		return nil, err
 	}

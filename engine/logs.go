@@ -35,6 +35,8 @@ const (
 type logWriter struct {
 	store deploy.LogStore
 	log   *slog.Logger
+	// shown is a message as readers see it (Engine.shown).
+	shown func(string) string
 
 	mu      sync.Mutex
 	pending []deploy.LogLine
@@ -54,8 +56,8 @@ type logWriter struct {
 	started bool
 }
 
-func newLogWriter(store deploy.LogStore, log *slog.Logger) *logWriter {
-	w := &logWriter{store: store, log: log, dropped: map[string]int{}, inflight: map[string]int{},
+func newLogWriter(store deploy.LogStore, log *slog.Logger, shown func(string) string) *logWriter {
+	w := &logWriter{store: store, log: log, shown: shown, dropped: map[string]int{}, inflight: map[string]int{},
 		wake: make(chan struct{}, 1), urgent: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	w.changed = sync.NewCond(&w.mu)
 	return w
@@ -70,8 +72,12 @@ func (w *logWriter) start() {
 	}
 }
 
-// Write queues a line; it never blocks on the database.
+// Write queues a line; it never blocks on the database. The line is cut
+// as readers see it: escaped, its paths relative.
 func (w *logWriter) Write(l deploy.LogLine) {
+	if w.shown != nil {
+		l.Message = w.shown(l.Message)
+	}
 	if len(l.Message) > maxLineBytes {
 		cut := maxLineBytes
 		for cut > 0 && !utf8.RuneStart(l.Message[cut]) {

@@ -356,6 +356,14 @@ func (e *Engine) logNow(ctx context.Context, o op, level, format string, args ..
 	}
 }
 
+// shown is a message of a deploy (a log line, a step's error) as its
+// readers see it: on one line, every control character escaped (a name
+// from an archive cannot drive their terminal), and the paths of the
+// server's directories relative to them.
+func (e *Engine) shown(msg string) string {
+	return deploy.EscapeText(e.cfg.ShowPaths(msg))
+}
+
 func (e *Engine) logOp(o op, level, format string, args ...any) {
 	e.logs.Write(deploy.LogLine{DeploymentID: o.deployID, Time: time.Now().UTC(), Step: o.key.Name(), Level: level,
 		Message: fmt.Sprintf(format, args...)})
@@ -371,7 +379,7 @@ func (e *Engine) logLine(id, step, level, format string, args ...any) {
 // a bug or a refused write) is logged in full and shown as a reference.
 func (e *Engine) publicError(o op, err error) string {
 	if !dberr.Internal(err) && !deploy.Unavailable(err) {
-		return err.Error()
+		return e.shown(err.Error())
 	}
 	var b [4]byte
 	_, _ = rand.Read(b[:])

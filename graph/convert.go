@@ -165,7 +165,7 @@ func toModelConnection(p deploy.Page) *model.DeploymentConnection {
 
 func toModelArtifact(a deploy.Artifact) *model.Artifact {
 	return &model.Artifact{
-		Type: a.Type, Name: a.Name, Version: a.Version, Source: a.Source,
+		Type: a.Type, Name: a.Name, Version: a.Version, Source: deploy.RedactURL(a.Source),
 		PinnedSha256: optional(a.SHA256),
 	}
 }
@@ -195,8 +195,10 @@ func toModelEffective(e deploy.Effective) *model.EffectiveDeploy {
 	for i, t := range e.Targets {
 		out.Targets[i] = toModelTarget(t)
 	}
+	// A health check's query or user info may hold a token: readers see
+	// where it goes, not how it signs in.
 	for i, h := range e.Health {
-		out.HealthChecks[i] = h.URL
+		out.HealthChecks[i] = deploy.RedactURL(h.URL)
 	}
 	// Only the names: a reference (file path, variable) is configuration the
 	// reader of a deploy has no need for.

@@ -147,3 +147,17 @@ func TestToModelDeploymentCarriesTheStatusJSON(t *testing.T) {
 		t.Errorf("secret names = %v", m.Effective.SecretNames)
 	}
 }
+
+// TestURLsWithoutSecrets: GraphQL readers see where a health check or an
+// artifact goes, never the user info or query that may carry a token.
+func TestURLsWithoutSecrets(t *testing.T) {
+	board := newDeployBoard()
+	board.d.Artifact.Source = "https://repo.example/hello.tgz?X-Signature=s3cret"
+	board.d.Effective.Health = []deploy.HealthCheck{{URL: "http://user:pass@hello.example/{{ .Version }}/ready?token=s3cret"}}
+	srv := newTestServer(t, board.service(), newFakeEvents())
+	resp := srv.query(t, "ci", `{ deployment(id: "hello-1") { artifact { source } effective { healthChecks } } }`, nil)
+	want := `{"artifact":{"source":"https://repo.example/hello.tgz"},"effective":{"healthChecks":["http://hello.example/{{ .Version }}/ready"]}}`
+	if len(resp.Errors) > 0 || string(resp.Data["deployment"]) != want {
+		t.Errorf("got %s %+v\nwant %s", resp.Data["deployment"], resp.Errors, want)
+	}
+}

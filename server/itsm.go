@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
@@ -33,14 +34,23 @@ func (a changeConnector) Close(ctx context.Context, deploymentID, ticketID, outc
 
 // newChangeConnectors builds the ITSM connectors of governance.connectors;
 // their credentials come from the secret providers.
-func newChangeConnectors(cfg *config.Config) (map[string]deploy.ChangeConnector, error) {
+// A credential that cannot be resolved is logged here with its reference,
+// for the operator: the deploy's readers see only that it is missing.
+func newChangeConnectors(cfg *config.Config, log *slog.Logger) (map[string]deploy.ChangeConnector, error) {
 	resolver := secrets.Resolver{
 		"env":  secrets.Env{Prefix: cfg.Secrets.EnvPrefix},
 		"file": secrets.File{Root: cfg.Secrets.FileRoot},
 	}
 	out := map[string]deploy.ChangeConnector{}
 	for name, c := range cfg.Governance.Connectors {
-		conn, err := itsm.New(c, resolver.Resolve, nil)
+		resolve := func(ctx context.Context, ref string) (string, error) {
+			v, err := resolver.Resolve(ctx, ref)
+			if err != nil {
+				log.Warn("the credential of a change connector cannot be resolved", "connector", name, "error", err)
+			}
+			return v, err
+		}
+		conn, err := itsm.New(c, resolve, nil)
 		if err != nil {
 			return nil, fmt.Errorf("governance.connectors.%s: %w", name, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -43,6 +44,10 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	ownWorkDir, err := cfg.UseDataDir(c.DataDir)
+	if err != nil {
+		return nil, err
+	}
 	s := &Server{log: c.Logger, role: role}
 	defer func() {
 		if err != nil {
@@ -54,6 +59,11 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 	db, err := s.openDatabase(ctx, c, cfg)
 	if err != nil {
 		return nil, err
+	}
+	if role != RoleAPI {
+		if err := prepareWorkDir(cfg.Server.WorkDir, ownWorkDir); err != nil {
+			return nil, err
+		}
 	}
 	svc, eng, err := newCore(ctx, cfg, db, s.databaseURL, role != RoleAPI, s.log)
 	if err != nil {
@@ -132,7 +142,7 @@ func newCore(ctx context.Context, cfg *config.Config, db *postgres.DB, url strin
 	if err != nil {
 		return nil, nil, err
 	}
-	changes, err := newChangeConnectors(cfg)
+	changes, err := newChangeConnectors(cfg, log)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -219,6 +229,23 @@ func (s *Server) openDatabase(ctx context.Context, c Config, cfg *config.Config)
 		return nil, fmt.Errorf("migrate: %w", err)
 	}
 	return db, nil
+}
+
+// prepareWorkDir creates the directory of the deploys' working
+// directories, readable by this server's user alone: they hold artifacts
+// before they are verified. The installation's own directory (own) is
+// made private again if it was not; one manent.yml names is left as its
+// operator made it.
+func prepareWorkDir(dir string, own bool) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create server.work_dir: %w", err)
+	}
+	if own {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("create server.work_dir: %w", err)
+		}
+	}
+	return nil
 }
 
 // healthRoutes is all a worker serves: it has no API.

@@ -170,6 +170,7 @@ func (a *api) status(w http.ResponseWriter, r *http.Request) {
 
 func toPlanned(d *deploy.Deployment) planned {
 	e := d.Effective
+	e.Artifact.Source = deploy.RedactURL(e.Artifact.Source)
 	out := planned{
 		Validated: true,
 		Plan:      make([]plannedStep, len(d.Plan.Steps)),
@@ -197,7 +198,7 @@ func toPlanned(d *deploy.Deployment) planned {
 		out.Effective.Secrets[i] = s.Name
 	}
 	for i, h := range e.Health {
-		out.Effective.Health[i] = healthJSON{URL: h.URL, ExpectStatus: h.ExpectStatus, TimeoutSeconds: int64(h.Timeout.Seconds())}
+		out.Effective.Health[i] = healthJSON{URL: deploy.RedactURL(h.URL), ExpectStatus: h.ExpectStatus, TimeoutSeconds: int64(h.Timeout.Seconds())}
 	}
 	return out
 }

@@ -368,3 +368,37 @@ func TestSPANotBuilt(t *testing.T) {
 		t.Errorf("POST /: %d", resp.StatusCode)
 	}
 }
+
+// TestReadersSeeURLsWithoutSecrets: the plan and the status show where a
+// health check or an artifact goes, never the user info or query that may
+// carry a token.
+func TestReadersSeeURLsWithoutSecrets(t *testing.T) {
+	d := deploy.Deployment{ID: "hello-1", State: deploy.StateEnqueued, Tenant: "demo",
+		Artifact: deploy.Artifact{Name: "hello", Version: "1.0.0", Source: "https://repo.example/hello.tgz?X-Signature=s3cret"},
+		Effective: deploy.Effective{
+			Artifact: deploy.Artifact{Name: "hello", Version: "1.0.0", Source: "https://repo.example/hello.tgz?X-Signature=s3cret"},
+			Health:   []deploy.HealthCheck{{URL: "http://user:pass@hello.example/{{ .Version }}/ready?token=s3cret"}},
+		}}
+	svc := &fakeService{
+		submit: func(context.Context, []byte, deploy.SubmitOptions) (*deploy.Submission, error) {
+			return &deploy.Submission{Deployment: d, Validated: true}, nil
+		},
+		get: func(context.Context, string) (*deploy.Deployment, error) { return &d, nil },
+	}
+	srv := newRouterServer(t, svc, &fakeEvents{})
+	for _, c := range []struct{ method, path, want string }{
+		{"POST", "/api/v1/deployments/plan", `"url": "http://hello.example/{{ .Version }}/ready"`},
+		{"POST", "/api/v1/deployments/plan", `"source": "https://repo.example/hello.tgz"`},
+		{"GET", "/api/v1/deployments/hello-1", `"source": "https://repo.example/hello.tgz"`},
+	} {
+		resp, body := do(t, c.method, srv.URL+c.path, "ci", "x")
+		if resp.StatusCode != 200 || !strings.Contains(string(body), c.want) {
+			t.Errorf("%s %s: %d, want %s in %s", c.method, c.path, resp.StatusCode, c.want, body)
+		}
+		for _, secret := range []string{"s3cret", "user:pass", "pass@"} {
+			if strings.Contains(string(body), secret) {
+				t.Errorf("%s %s shows %q: %s", c.method, c.path, secret, body)
+			}
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"manent.dev/manent/deploy"
 )
@@ -31,6 +33,12 @@ func (s *Service) answer(ctx context.Context, id, comment string, approved bool)
 	}
 	if len(comment) > 2048 {
 		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "comment longer than 2048 characters")
+	}
+	// Free text, like a descriptor's description: shown in terminals and
+	// quoted in the deploy's error, it may hold lines, never what a
+	// terminal would act on.
+	if !utf8.ValidString(comment) || strings.ContainsFunc(comment, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }) {
+		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "comment must be text without control characters (other than new lines and tabs)")
 	}
 	if _, err := s.store.AddApproval(ctx, deploy.Approval{DeploymentID: id, Identity: who.Subject,
 		Approved: approved, Comment: comment, Time: time.Now().UTC()}); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"manent.dev/manent/client"
+	"manent.dev/manent/deploy"
 )
 
 func (a *app) activityListCmd() *cobra.Command {
@@ -51,8 +52,8 @@ func (a *app) watchActivity(ctx context.Context, c *client.Client) error {
 		if d.CurrentStep != "" && !client.Terminal(d.State) {
 			step = " step " + d.CurrentStep
 		}
-		_, err := fmt.Fprintf(a.stdout, "%s %s %s/%s/%s %s%s\n", timestamp(a.now()), d.Id,
-			d.Tenant, d.Application, d.Environment, d.State, step)
+		_, err := fmt.Fprintln(a.stdout, deploy.EscapeText(fmt.Sprintf("%s %s %s/%s/%s %s%s", timestamp(a.now()), d.Id,
+			d.Tenant, d.Application, d.Environment, d.State, step)))
 		return err
 	}, client.OnReconnect(func(attempt int, err error) {
 		if attempt == 1 || attempt%10 == 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"manent.dev/manent/client"
+	"manent.dev/manent/deploy"
 )
 
 // app is one run of the CLI: its streams, environment and global flags.
@@ -22,6 +23,9 @@ type app struct {
 	getenv func(string) string
 	// live is true when stderr is a terminal that can redraw progress.
 	live bool
+	// terminal is stderr as it is, without the escaping of run: the live
+	// progress writes its cursor movements there.
+	terminal io.Writer
 	// width is the terminal's width in columns (0: unknown).
 	width int
 	now   func() time.Time
@@ -42,8 +46,16 @@ const (
 	envToken  = "MANENT_TOKEN"
 )
 
-// run executes the CLI with args and returns the exit code.
+// run executes the CLI with args and returns the exit code. Everything
+// it prints goes through a terminalWriter; the live progress alone writes
+// its own cursor movements to the terminal, and escapes what it shows.
 func (a *app) run(ctx context.Context, args []string) int {
+	out, errOut := newTerminalWriter(a.stdout), newTerminalWriter(a.stderr)
+	a.terminal = a.stderr
+	a.stdout, a.stderr = out, errOut
+	// A character cut at the very end is printed escaped; a failed write
+	// of it changes no outcome.
+	defer func() { _ = out.Flush(); _ = errOut.Flush() }()
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(a.stdin)
@@ -173,10 +185,11 @@ func (a *app) client() *client.Client {
 }
 
 // progressf writes a human message to stderr (never to stdout, which holds
-// the data a script reads). A failed write is ignored: the message is for a
-// person watching, and the command's result does not depend on it.
+// the data a script reads), as one line: what it quotes of the server is
+// escaped. A failed write is ignored: the message is for a person
+// watching, and the command's result does not depend on it.
 func (a *app) progressf(format string, args ...any) {
-	_, _ = fmt.Fprintf(a.stderr, format+"\n", args...)
+	_, _ = fmt.Fprintln(a.stderr, deploy.EscapeText(fmt.Sprintf(format, args...)))
 }
 
 // exactArgs is cobra.ExactArgs with a message that names the argument.

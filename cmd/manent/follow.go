@@ -19,7 +19,11 @@ const tickInterval = 100 * time.Millisecond
 // the descriptor's schedule.at, shown while the deploy is DELAYED.
 func (a *app) followDeploy(ctx context.Context, c *client.Client, id string, first *client.DeploymentDetail, at time.Time) (*client.DeploymentDetail, error) {
 	var mu sync.Mutex
-	p := newProgress(a.stderr, a.live, a.width, a.now)
+	w := a.stderr
+	if a.live {
+		w = a.terminal
+	}
+	p := newProgress(w, a.live, a.width, a.now)
 	p.at = at
 	if first != nil {
 		p.Update(*first)

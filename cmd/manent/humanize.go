@@ -63,7 +63,17 @@ func humanize(err error) (message string, exitCode int) {
 	return err.Error(), exitFailed
 }
 
+// humanizeAPI escapes what the server said: its message and fields are
+// one line each, inside the lines of the CLI's own.
 func humanizeAPI(api *client.APIError) (string, int) {
+	shown := *api
+	shown.Message = deploy.EscapeText(api.Message)
+	shown.ErrorID = deploy.EscapeText(api.ErrorID)
+	shown.Fields = make([]deploy.FieldError, len(api.Fields))
+	for i, f := range api.Fields {
+		shown.Fields[i] = deploy.FieldError{Path: deploy.EscapeText(f.Path), Message: deploy.EscapeText(f.Message)}
+	}
+	api = &shown
 	switch api.Code {
 	case deploy.EINVALID:
 		return withFields("invalid descriptor", api), exitRefused

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"manent.dev/manent/client"
+	"manent.dev/manent/deploy"
 )
 
 // logPage is how many lines one query asks for.
@@ -136,11 +137,14 @@ func (a *app) printLogLine(l client.LogLineDetail) error {
 	return writeLogText(a.stdout, l)
 }
 
+// writeLogText writes a log line as one line of text: what the server
+// sent is escaped, so a message cannot print a line of its own.
 func writeLogText(w io.Writer, l client.LogLineDetail) error {
 	msg := l.Message
 	if l.Step != "" {
 		msg = l.Step + ": " + msg
 	}
-	_, err := fmt.Fprintf(w, "%s %-5s %s\n", l.Time.UTC().Format("2006-01-02T15:04:05.000Z"), strings.ToUpper(l.Level), msg)
+	_, err := fmt.Fprintf(w, "%s %-5s %s\n", l.Time.UTC().Format("2006-01-02T15:04:05.000Z"),
+		deploy.EscapeText(strings.ToUpper(l.Level)), deploy.EscapeText(msg))
 	return err
 }

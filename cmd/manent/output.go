@@ -9,8 +9,11 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"manent.dev/manent/deploy"
 )
 
 type format string
@@ -58,8 +61,30 @@ func writeJSON(w io.Writer, v any) error {
 		return fmt.Errorf("encode json: %w", err)
 	}
 	out.WriteByte('\n')
-	_, err = w.Write(out.Bytes())
+	_, err = w.Write(jsonSafe(out.Bytes()))
 	return err
+}
+
+// jsonSafe escapes, as \uXXXX, the characters of JSON text that
+// encoding/json leaves raw in its strings and a terminal would act on
+// (DEL, C1 controls, bidirectional controls): the JSON says the same and
+// passes a terminalWriter unchanged. Outside strings, JSON text has only
+// spaces and new lines.
+func jsonSafe(b []byte) []byte {
+	if !bytes.ContainsFunc(b, func(r rune) bool { return r != '\n' && r != '\t' && deploy.Escaped(r) }) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r != '\n' && r != '\t' && deploy.Escaped(r) {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else {
+			out = append(out, b[:size]...)
+		}
+		b = b[size:]
+	}
+	return out
 }
 
 // writeYAML converts v's JSON into block-style YAML, keeping key order and
@@ -83,8 +108,10 @@ func yamlNode(v any) (*yaml.Node, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode yaml: %w", err)
 	}
+	// YAML refuses raw control characters where JSON allows some (DEL,
+	// C1): escaped, the YAML parser reads them as the JSON meant.
 	var n yaml.Node
-	if err := yaml.Unmarshal(b, &n); err != nil {
+	if err := yaml.Unmarshal(jsonSafe(b), &n); err != nil {
 		return nil, fmt.Errorf("encode yaml: %w", err)
 	}
 	blockStyle(&n)
@@ -105,16 +132,18 @@ func newTable(w io.Writer) *tabwriter.Writer {
 	return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 }
 
-// row writes one table row; empty cells show as "-" so columns stay aligned.
-// It takes the tabwriter, not any writer, because it leaves the error to it:
-// a failed write of the output comes back from Flush, which every table
-// checks.
+// row writes one table row; empty cells show as "-" so columns stay aligned,
+// and every cell is one line, its control characters escaped
+// (deploy.EscapeText): a cell from the server cannot break the table or
+// print a line of its own. It takes the tabwriter, not any writer, because
+// it leaves the error to it: a failed write of the output comes back from
+// Flush, which every table checks.
 func row(tw *tabwriter.Writer, cells ...string) {
 	for i, c := range cells {
 		if c == "" {
-			cells[i] = "-"
+			c = "-"
 		}
-		cells[i] = strings.ReplaceAll(cells[i], "\t", " ")
+		cells[i] = deploy.EscapeText(c)
 	}
 	_, _ = fmt.Fprintln(tw, strings.Join(cells, "\t"))
 }
@@ -200,6 +229,6 @@ func writeJSONLine(w io.Writer, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode json: %w", err)
 	}
-	_, err = w.Write(append(b, '\n'))
+	_, err = w.Write(jsonSafe(append(b, '\n')))
 	return err
 }

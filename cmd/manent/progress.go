@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"manent.dev/manent/client"
+	"manent.dev/manent/deploy"
 )
 
 // progress shows a followed deploy: in plain mode one line per change
@@ -52,6 +53,12 @@ func (p *progress) printf(format string, args ...any) {
 	_, _ = fmt.Fprintf(p.w, format, args...)
 }
 
+// println writes one line of text, escaped: its parts come from the
+// server, and the live mode writes to the terminal itself.
+func (p *progress) println(line string) {
+	p.printf("%s\n", deploy.EscapeText(line))
+}
+
 // Update shows the deploy as an event delivered it.
 func (p *progress) Update(d client.DeploymentDetail) {
 	p.id = d.Id
@@ -72,18 +79,18 @@ func (p *progress) Update(d client.DeploymentDetail) {
 	terminal := client.Terminal(d.State)
 	switch {
 	case changed && !terminal && wait != "":
-		p.printf("deployment %s: %s: %s\n", d.Id, d.State, wait)
+		p.println(fmt.Sprintf("deployment %s: %s: %s", d.Id, d.State, wait))
 	case changed && !terminal:
-		p.printf("deployment %s: %s\n", d.Id, d.State)
+		p.println(fmt.Sprintf("deployment %s: %s", d.Id, d.State))
 	case waitChanged && wait != "":
 		// A dependency moved on while this deploy still waits.
-		p.printf("deployment %s: %s\n", d.Id, wait)
+		p.println(fmt.Sprintf("deployment %s: %s", d.Id, wait))
 	}
 	for _, s := range steps {
 		p.plainStep(s)
 	}
 	if changed && terminal {
-		p.printf("%s\n", outcomeLine(d))
+		p.println(outcomeLine(d))
 	}
 }
 
@@ -107,7 +114,7 @@ func (p *progress) plainStep(s client.StepDetail) {
 			line += ": " + s.Error
 		}
 	}
-	p.printf("%s\n", line)
+	p.println(line)
 }
 
 // waitSummary says what a deploy that has not started waits for: the
@@ -143,8 +150,13 @@ func dependencyState(dep client.Dependency) string {
 	return string(dep.State)
 }
 
-// outcomeLine is the last line of a followed deploy.
+// outcomeLine is the last line of a followed deploy, escaped: it is
+// printed as it is.
 func outcomeLine(d client.DeploymentDetail) string {
+	return deploy.EscapeText(outcome(d))
+}
+
+func outcome(d client.DeploymentDetail) string {
 	line := fmt.Sprintf("deployment %s: %s", d.Id, d.State)
 	if took := span(d.StartedAt, d.FinishedAt); took != "" {
 		line += " (" + took + ")"
@@ -183,11 +195,11 @@ func (p *progress) Tick() {
 func (p *progress) Note(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	if !p.live {
-		p.printf("%s\n", msg)
+		p.println(msg)
 		return
 	}
 	p.erase()
-	p.printf("%s\n", msg)
+	p.println(msg)
 	p.drawn = 0
 	if p.id != "" {
 		p.redraw()
@@ -221,7 +233,7 @@ func (p *progress) redraw() {
 		p.printf("\x1b[%dA", p.drawn)
 	}
 	for _, l := range lines {
-		p.printf("\r\x1b[2K%s\n", p.fit(l))
+		p.printf("\r\x1b[2K%s\n", p.fit(deploy.EscapeText(l)))
 	}
 	// A block that shrank leaves old lines below: clear them.
 	for i := len(lines); i < p.drawn; i++ {

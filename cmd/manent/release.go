@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"manent.dev/manent/client"
+	"manent.dev/manent/deploy"
 )
 
 func (a *app) releaseCmd() *cobra.Command {
@@ -76,11 +77,12 @@ func inlineReleaseFiles(doc []byte, dir string) ([]byte, error) {
 
 // writeRelease prints a release and its deploys as a table.
 func writeRelease(w io.Writer, r *client.ReleaseDetail) error {
-	if _, err := fmt.Fprintf(w, "release %s: %s (onFailure %s, by %s)\n", r.Id, r.State, r.OnFailure, r.Requester); err != nil {
+	head := fmt.Sprintf("release %s: %s (onFailure %s, by %s)", r.Id, r.State, r.OnFailure, r.Requester)
+	if _, err := fmt.Fprintln(w, deploy.EscapeText(head)); err != nil {
 		return err
 	}
 	if r.Error != "" {
-		if _, err := fmt.Fprintf(w, "error: %s\n", r.Error); err != nil {
+		if _, err := fmt.Fprintf(w, "error: %s\n", deploy.EscapeText(r.Error)); err != nil {
 			return err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"manent.dev/manent/client"
+	"manent.dev/manent/deploy"
 )
 
 func (a *app) releaseSubmitCmd() *cobra.Command {
@@ -100,7 +101,7 @@ deploy is listed), 3 authentication or permission, 4 server unreachable,
 			if last.State != client.ReleaseStateSuccess {
 				msg := fmt.Sprintf("release %s ended %s", last.Id, last.State)
 				if last.Error != "" {
-					msg += ": " + last.Error
+					msg += ": " + deploy.EscapeText(last.Error)
 				}
 				return &exitError{code: exitFailed, msg: strings.TrimSpace(msg)}
 			}

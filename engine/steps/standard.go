@@ -47,12 +47,12 @@ type secretsStep struct{}
 
 func (secretsStep) Run(ctx context.Context, c *Context) (Result, error) {
 	for _, s := range c.Effective.Secrets {
-		v, err := c.resolver().Resolve(ctx, s.Ref)
+		v, err := c.resolve(ctx, s)
 		if err != nil {
-			return Result{}, fmt.Errorf("secret %s: %w", s.Name, err)
+			return Result{}, err
 		}
 		if v == "" {
-			return Result{}, deploy.Permanentf("secret %s is empty", s.Name)
+			return Result{}, deploy.Permanentf("a secret of the environment configuration is empty: %s, for step %s", s.Name, c.Key.Step)
 		}
 	}
 	c.logf("info", "%d secret(s) resolved", len(c.Effective.Secrets))
@@ -215,15 +215,15 @@ func (postTestStep) Run(ctx context.Context, c *Context) (Result, error) {
 		}
 		status, err := healthCheck(ctx, c, u, hc)
 		if err != nil {
-			return Result{}, fmt.Errorf("health check %s: %w", Redact(u), err)
+			return Result{}, fmt.Errorf("health check %s: %w", deploy.RedactURL(u), err)
 		}
 		ok := status >= 200 && status < 300
 		if hc.ExpectStatus != 0 {
 			ok = status == hc.ExpectStatus
 		}
-		c.logf("info", "GET %s: %d", Redact(u), status)
+		c.logf("info", "GET %s: %d", deploy.RedactURL(u), status)
 		if !ok {
-			return Result{}, StatusError("health check "+Redact(u), status)
+			return Result{}, StatusError("health check "+deploy.RedactURL(u), status)
 		}
 		out[fmt.Sprintf("check.%d", i)] = strconv.Itoa(status)
 	}
@@ -285,7 +285,7 @@ func ClassifyHTTPError(err error) error {
 	// carry a token: readers see it redacted, as in every other message.
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		ue.URL = Redact(ue.URL)
+		ue.URL = deploy.RedactURL(ue.URL)
 	}
 	switch {
 	case errors.Is(err, safehttp.ErrRedirect), errors.Is(err, safehttp.ErrAddressRefused):
@@ -296,19 +296,6 @@ func ClassifyHTTPError(err error) error {
 		return deploy.Permanent(err)
 	}
 	return err
-}
-
-// Redact drops the query and user info of a URL for logs and errors.
-func Redact(raw string) string {
-	if i := strings.IndexAny(raw, "?#"); i >= 0 {
-		raw = raw[:i]
-	}
-	if i := strings.Index(raw, "@"); i >= 0 {
-		if j := strings.Index(raw, "://"); j >= 0 && j < i {
-			raw = raw[:j+3] + raw[i+1:]
-		}
-	}
-	return raw
 }
 
 func short(s string) string {

@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"path/filepath"
 	"sort"
@@ -42,6 +43,9 @@ type Env struct {
 	Secrets map[string]deploy.SecretProvider
 	HTTP    *http.Client
 	Checks  Checks
+	// Log is the server's log, for what operators need and readers of a
+	// deploy must not see (the reference of a missing secret).
+	Log *slog.Logger
 }
 
 // Context is one operation of a step as a kind sees it. It holds nothing a
@@ -161,8 +165,27 @@ func (c *Context) resolver() secrets.Resolver { return secrets.Resolver(c.Env.Se
 func (c *Context) secret(ctx context.Context, name string) (string, error) {
 	for _, s := range c.Effective.Secrets {
 		if s.Name == name {
-			return c.resolver().Resolve(ctx, s.Ref)
+			return c.resolve(ctx, s)
 		}
 	}
 	return "", deploy.Permanentf("secret %s is not declared by the environment configuration", name)
+}
+
+// resolve reads a secret of the environment configuration. Its readers
+// learn which secret failed and for which step; where it is read from (a
+// variable's or a file's name) is configuration they are not shown: the
+// server log has it, for the operator who fixes it.
+func (c *Context) resolve(ctx context.Context, s deploy.SecretRef) (string, error) {
+	v, err := c.resolver().Resolve(ctx, s.Ref)
+	if err == nil {
+		return v, nil
+	}
+	if c.Env.Log != nil {
+		c.Env.Log.Warn("a secret of the environment configuration cannot be resolved", "deployment", c.Job.ID,
+			"step", c.Key.Name(), "secret", s.Name, "error", err)
+	}
+	if deploy.IsPermanent(err) {
+		return "", deploy.Permanentf("a secret of the environment configuration is missing: %s, for step %s", s.Name, c.Key.Step)
+	}
+	return "", fmt.Errorf("a secret of the environment configuration cannot be read now: %s, for step %s", s.Name, c.Key.Step)
 }

@@ -207,11 +207,16 @@ func (c *Connector) call(ctx context.Context, method, path string, body []byte, 
 	defer cancel()
 	secret, err := c.resolve(ctx, c.cfg.Auth.Secret)
 	if err != nil {
-		// Resolver errors name the reference, never the value.
-		return nil, fmt.Errorf("resolve credential %s: %w", c.cfg.Auth.Secret, err)
+		// The reference (a variable's or a file's name) is configuration
+		// the readers of a deploy are not shown; the resolver's caller
+		// logs it for the operator.
+		if deploy.IsPermanent(err) {
+			return nil, deploy.Permanentf("a secret of the server configuration is missing: the credential of the change connector")
+		}
+		return nil, errors.New("a secret of the server configuration cannot be read now: the credential of the change connector")
 	}
 	if secret == "" {
-		return nil, deploy.Permanentf("resolve credential %s: empty value", c.cfg.Auth.Secret)
+		return nil, deploy.Permanentf("a secret of the server configuration is empty: the credential of the change connector")
 	}
 	target := c.base + path
 	req, err := http.NewRequestWithContext(ctx, method, target, bytes.NewReader(body))
@@ -235,7 +240,8 @@ func (c *Connector) call(ctx context.Context, method, path string, body []byte, 
 	scrub := strings.NewReplacer(authHeader, "[redacted]", token, "[redacted]",
 		string(quoted[1:len(quoted)-1]), "[redacted]", secret, "[redacted]")
 
-	what := method + " " + req.URL.Redacted()
+	// Without the query and user info, which may carry a token.
+	what := method + " " + deploy.RedactURL(req.URL.String())
 	start := time.Now()
 	resp, err := c.client.Do(req)
 	if err != nil {

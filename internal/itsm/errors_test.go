@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -205,7 +206,9 @@ func TestMetadataAddressRefused(t *testing.T) {
 }
 
 // TestSecretResolvedPerRequest: a rotated secret is used at the next call,
-// and a missing one fails permanently naming only the reference.
+// and an empty or missing one fails permanently, saying which credential
+// without naming its reference (configuration the deploy's readers are
+// not shown).
 func TestSecretResolvedPerRequest(t *testing.T) {
 	var got atomic.Value
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -224,11 +227,21 @@ func TestSecretResolvedPerRequest(t *testing.T) {
 	if want := "Basic " + base64Of(username+":rotated"); got.Load() != want {
 		t.Errorf("Authorization = %v, want %s", got.Load(), want)
 	}
-	t.Setenv(secretEnv, "")
-	_, err := c.Status(context.Background(), "abc")
-	checkErr(t, err, true)
-	if !strings.Contains(err.Error(), "env:"+secretEnv) {
-		t.Errorf("error does not name the reference: %v", err)
+	for _, tt := range []struct {
+		name string
+		set  func()
+		want string
+	}{
+		{"empty", func() { t.Setenv(secretEnv, "") }, "a secret of the server configuration is empty: the credential of the change connector"},
+		{"missing", func() { t.Setenv(secretEnv, ""); _ = os.Unsetenv(secretEnv) },
+			"a secret of the server configuration is missing: the credential of the change connector"},
+	} {
+		tt.set()
+		_, err := c.Status(context.Background(), "abc")
+		checkErr(t, err, true)
+		if !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), secretEnv) {
+			t.Errorf("%s: error %q, want %q without the reference", tt.name, err, tt.want)
+		}
 	}
 }
 
@@ -259,5 +272,24 @@ func TestCallerClientNeverRedirects(t *testing.T) {
 	}
 	if follows.CheckRedirect != nil {
 		t.Error("the caller's client was modified")
+	}
+}
+
+// TestErrorHidesTheQuery: an ITSM's path may carry a token in its query;
+// an error says which call failed without it.
+func TestErrorHidesTheQuery(t *testing.T) {
+	srv := httptest.NewServer(answer(http.StatusInternalServerError, `{"error":"down"}`))
+	defer srv.Close()
+	cfg := docConfig(t)
+	cfg.BaseURL = srv.URL
+	cfg.Open.Path += "?api_token=s3cret-query"
+	c, err := New(cfg, resolver(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = run(c, "open")
+	checkErr(t, err, false)
+	if strings.Contains(err.Error(), "s3cret-query") || !strings.Contains(err.Error(), "POST "+srv.URL) {
+		t.Errorf("error %q shows the query, or not the call", err)
 	}
 }

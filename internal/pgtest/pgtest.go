@@ -173,3 +173,26 @@ func withDatabase(base, name string) (string, error) {
 	}
 	return strings.Join(append(out, "dbname="+name), " "), nil
 }
+
+// Strings runs a query of one text column on the database at url and
+// returns its rows: black-box tests read what the server stored (the audit
+// log has no API) without a driver of their own.
+func Strings(t testing.TB, url, query string, args ...any) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatalf("connect to the test database: %v", err)
+	}
+	defer func() { _ = conn.Close(context.Background()) }()
+	rows, err := conn.Query(ctx, query, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return out
+}

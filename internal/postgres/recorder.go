@@ -280,7 +280,7 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done deploy.Step, fx dep
 		)
 		SELECT upd.cancelled, upd.cancelled_by, (SELECT count(*) FROM n) + (SELECT count(*) FROM nxt) + (SELECT count(*) FROM done) FROM upd`,
 		done.DeploymentID, dk.Step, dk.Pass, dk.Batch, dk.Target, string(dk.Kind), done.Position, stepType(done.Type),
-		string(done.State), done.Attempts, max(done.Runs, 1), microPtr(done.StartedAt), microPtr(done.FinishedAt), string(out), text(done.Error),
+		string(done.State), done.Attempts, max(done.Runs, 1), microPtr(done.StartedAt), microPtr(done.FinishedAt), string(out), line(done.Error),
 		nextName(next), effective, fx.SHA256, fx.Rollback, o.HonourCancel, dk.Name(),
 		nk.Step, nk.Pass, nk.Batch, nk.Target, string(nk.Kind), nextPos, nextType, nextStart,
 		Channel, payloads).Scan(&cancelled, &cancelledBy, &notified)
@@ -316,7 +316,7 @@ func putStep(ctx context.Context, q dbos.Querier, s deploy.Step) error {
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15)
 		`+stepUpsert,
 		s.DeploymentID, key.Step, key.Pass, key.Batch, key.Target, string(key.Kind), s.Position, stepType(s.Type),
-		string(s.State), s.Attempts, max(s.Runs, 1), microPtr(s.StartedAt), microPtr(s.FinishedAt), string(out), text(s.Error))
+		string(s.State), s.Attempts, max(s.Runs, 1), microPtr(s.StartedAt), microPtr(s.FinishedAt), string(out), line(s.Error))
 	if isForeignKeyViolation(err) {
 		return notFound(s.DeploymentID)
 	}
@@ -355,7 +355,7 @@ func (r *Recorder) FinishRun(ctx context.Context, q dbos.Querier, o deploy.Outco
 	if !o.State.Terminal() {
 		return deploy.Finished{}, fmt.Errorf("finish deployment %s: %s is not a final state", o.ID, o.State)
 	}
-	o.Error, o.FailedStep = text(o.Error), text(o.FailedStep)
+	o.Error, o.FailedStep = line(o.Error), text(o.FailedStep)
 	var exports *string
 	if o.State == deploy.StateSuccess && len(o.Exports) > 0 {
 		clean := make([]deploy.Export, len(o.Exports))

@@ -277,14 +277,14 @@ func readableRelease(r deploy.Release, readable func(deploy.Resource) bool) bool
 // MarkReleaseDeploy implements deploy.Store.
 func (s *Store) MarkReleaseDeploy(ctx context.Context, releaseID, name string, state deploy.State, reason string) error {
 	return s.updateRelease(ctx, releaseID, `UPDATE manent.release_deploys SET state = ?, error = ?
-		WHERE release_id = ? AND name = ?`, state, reason, releaseID, name)
+		WHERE release_id = ? AND name = ?`, state, line(reason), releaseID, name)
 }
 
 // SetReleaseRollback implements deploy.Store.
 func (s *Store) SetReleaseRollback(ctx context.Context, releaseID, name, deploymentID, state, reason string) error {
 	return s.updateRelease(ctx, releaseID, `UPDATE manent.release_deploys SET rollback_deployment_id = ?,
 		rollback_state = ?, rollback_error = ? WHERE release_id = ? AND name = ?`,
-		deploymentID, state, reason, releaseID, name)
+		deploymentID, state, line(reason), releaseID, name)
 }
 
 func (s *Store) updateRelease(ctx context.Context, releaseID, update string, args ...any) error {
@@ -311,6 +311,7 @@ func (s *Store) FinishRelease(ctx context.Context, id string, state deploy.Relea
 	if !state.Terminal() {
 		return false, fmt.Errorf("finish release %s: %s is not a final state", id, state)
 	}
+	reason = line(reason)
 	finished := false
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE manent.releases SET state = ?, error = ?, finished_at = now(), updated_at = now()

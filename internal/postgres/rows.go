@@ -145,7 +145,7 @@ func toLogRow(l deploy.LogLine, seq int64) *logRow {
 	if level == "" {
 		level = "info"
 	}
-	return &logRow{DeploymentID: l.DeploymentID, Seq: seq, Time: micro(l.Time), Step: text(l.Step), Level: level, Message: text(l.Message)}
+	return &logRow{DeploymentID: l.DeploymentID, Seq: seq, Time: micro(l.Time), Step: text(l.Step), Level: level, Message: line(l.Message)}
 }
 
 func fromLogRow(r *logRow) deploy.LogLine {

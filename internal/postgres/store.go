@@ -166,6 +166,7 @@ func (s *Store) FinishDeployment(ctx context.Context, o deploy.Outcome) error {
 	if !o.State.Terminal() || o.State == deploy.StateSuccess {
 		return fmt.Errorf("finish deployment %s: %s is not the end of a wait", o.ID, o.State)
 	}
+	o.Error = line(o.Error)
 	var finishedAt *time.Time
 	if !o.FinishedAt.IsZero() {
 		t := micro(o.FinishedAt)

@@ -1,6 +1,10 @@
 package postgres
 
-import "strings"
+import (
+	"strings"
+
+	"manent.dev/manent/deploy"
+)
 
 // text is s as PostgreSQL stores it: valid UTF-8 without NUL, which a text
 // or jsonb column refuses. The store's queries (bun) clean their strings
@@ -22,3 +26,10 @@ func textMap(m map[string]string) map[string]string {
 	}
 	return out
 }
+
+// line is a log line's message or an error as the store keeps it: one
+// line of text a terminal shows as it is, every control character escaped
+// (deploy.EscapeText), which leaves no NUL and no invalid UTF-8 either.
+// Every writer of the read model passes its messages through it, whatever
+// produced them.
+func line(s string) string { return deploy.EscapeText(s) }
