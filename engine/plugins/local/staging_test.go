@@ -28,8 +28,9 @@ func logTo(req *deploy.PluginRequest) <-chan string {
 	return lines
 }
 
-// waitLine waits for a log line containing s; the test's deadline bounds it.
-func waitLine(t *testing.T, lines <-chan string, s string) {
+// waitLine waits for a log line containing s from a deploy that runs until
+// done; it fails the test when the deploy ends first.
+func waitLine(t *testing.T, lines <-chan string, done <-chan error, s string) {
 	t.Helper()
 	for {
 		select {
@@ -37,8 +38,22 @@ func waitLine(t *testing.T, lines <-chan string, s string) {
 			if strings.Contains(l, s) {
 				return
 			}
-		case <-t.Context().Done():
-			t.Fatalf("no log line with %q", s)
+		case err := <-done:
+			t.Fatalf("the deploy ended (%v) without a log line with %q", err, s)
+		}
+	}
+}
+
+// logged reports whether a deploy that ended logged a line containing s.
+func logged(lines <-chan string, s string) bool {
+	for {
+		select {
+		case l := <-lines:
+			if strings.Contains(l, s) {
+				return true
+			}
+		default:
+			return false
 		}
 	}
 }
@@ -93,7 +108,9 @@ func TestStaleStagingRemovedBeforeUnpacking(t *testing.T) {
 			t.Errorf("%s: %v", kept, err)
 		}
 	}
-	waitLine(t, lines, "removed releases/.0.9.0.tmp-42, the staging directory of an interrupted deploy")
+	if line := "removed releases/.0.9.0.tmp-42, the staging directory of an interrupted deploy"; !logged(lines, line) {
+		t.Errorf("no log line %q", line)
+	}
 }
 
 // TestStagingInProgressIsKept: a deploy of another environment to the same
@@ -116,7 +133,7 @@ func TestStagingInProgressIsKept(t *testing.T) {
 		_, err := New("/").Deploy(context.Background(), req)
 		done <- err
 	}()
-	waitLine(t, lines, "waiting for another deploy unpacking into this directory")
+	waitLine(t, lines, done, "waiting for another deploy unpacking into this directory")
 	if _, err := os.Stat(filepath.Join(staging, "partial")); err != nil {
 		t.Fatalf("the other deploy's staging, while it holds the lock: %v", err)
 	}
@@ -152,7 +169,7 @@ func TestStagingWaitEndsWithTheContext(t *testing.T) {
 		_, err := New("/").Deploy(ctx, req)
 		done <- err
 	}()
-	waitLine(t, lines, "waiting for another deploy")
+	waitLine(t, lines, done, "waiting for another deploy")
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) || deploy.IsPermanent(err) {
 		t.Fatalf("deploy: %v, want the context's error, to be retried", err)
@@ -251,7 +268,9 @@ func TestKilledDuringUnpack(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(target, releasesDir, "1.0.0", "index.html")); err != nil || string(b) != "v1" {
 		t.Errorf("release 1.0.0: %q, %v", b, err)
 	}
-	waitLine(t, lines, "removed releases/"+left[0])
+	if line := "removed releases/" + left[0]; !logged(lines, line) {
+		t.Errorf("no log line %q", line)
+	}
 }
 
 // unpackForever is the child of TestKilledDuringUnpack: a deploy's staging
