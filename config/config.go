@@ -136,6 +136,17 @@ type Artifacts struct {
 	FileRoot string `yaml:"file_root"`
 	// MaxSize is in bytes; manent.yml may write it as 512MiB or 1GiB.
 	MaxSize int64 `yaml:"max_size,bytes"`
+	// MaxEntries and MaxUnpackedSize bound what an artifact unpacks to on a
+	// target: a small archive of many directories, or of a file of zeros,
+	// would otherwise fill its inodes or its disk.
+	MaxEntries      int   `yaml:"max_entries"`
+	MaxUnpackedSize int64 `yaml:"max_unpacked_size,bytes"`
+}
+
+// ArchiveLimits are the limits of the artifacts.* section, as the steps
+// hand them to a plugin.
+func (a Artifacts) ArchiveLimits() deploy.ArchiveLimits {
+	return deploy.ArchiveLimits{MaxEntries: a.MaxEntries, MaxBytes: a.MaxUnpackedSize}
 }
 
 // Pipeline is the steps every deploy runs and what descriptors may change.
@@ -277,7 +288,8 @@ func Defaults(dir string) *Config {
 			Listen: "127.0.0.1:8080", ExecutorID: "local", Role: RoleAll, DefaultTenant: "default",
 		},
 		EnvConfig: EnvConfigSection{Dir: "envconfig"},
-		Artifacts: Artifacts{MaxSize: 1 << 30},
+		Artifacts: Artifacts{MaxSize: 1 << 30, MaxEntries: deploy.DefaultMaxEntries,
+			MaxUnpackedSize: deploy.DefaultMaxUnpackedBytes},
 		Pipeline: Pipeline{
 			Steps:            DefaultSteps(),
 			RetryInterval:    time.Second,

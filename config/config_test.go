@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"manent.dev/manent/config"
+	"manent.dev/manent/deploy"
 )
 
 func TestParseDefaults(t *testing.T) {
@@ -33,6 +34,8 @@ func TestParseDefaults(t *testing.T) {
 			{"artifacts.sources", len(c.Artifacts.Sources), 0},
 			{"artifacts.file_root", c.Artifacts.FileRoot, ""},
 			{"artifacts.max_size", c.Artifacts.MaxSize, int64(1 << 30)},
+			{"artifacts.max_entries", c.Artifacts.MaxEntries, 100_000},
+			{"artifacts.max_unpacked_size", c.Artifacts.MaxUnpackedSize, int64(4 << 30)},
 			{"pipeline.steps", c.Pipeline.Steps, config.DefaultSteps()},
 			{"retry_interval", c.Pipeline.RetryInterval, time.Second},
 			{"retry_max_interval", c.Pipeline.RetryMaxInterval, time.Minute},
@@ -126,6 +129,8 @@ artifacts:
   sources: ["file:", "https://repo.example.com/"]
   file_root: ./artifacts
   max_size: 512MiB
+  max_entries: 20000
+  max_unpacked_size: 2GiB
 pipeline:
   steps:
     - {name: artifacts, mode: mandatory, max_retries: 0, timeout: 30s}
@@ -165,6 +170,9 @@ secrets: {file_root: /run/secrets, env_prefix: SHOP_}
 	}
 	if c.Artifacts.FileRoot != filepath.Join(dir, "artifacts") || c.Artifacts.MaxSize != 512<<20 {
 		t.Errorf("artifacts = %+v", c.Artifacts)
+	}
+	if got, want := c.Artifacts.ArchiveLimits(), (deploy.ArchiveLimits{MaxEntries: 20000, MaxBytes: 2 << 30}); got != want {
+		t.Errorf("archive limits = %+v, want %+v", got, want)
 	}
 	if c.EnvConfig.Dir != "/etc/manent/envconfig" || c.Secrets.FileRoot != "/run/secrets" {
 		t.Errorf("absolute paths changed: %s %s", c.EnvConfig.Dir, c.Secrets.FileRoot)
@@ -257,13 +265,15 @@ queues: {poll: 1s}
 		},
 		{
 			name: "artifact prefixes",
-			doc:  "artifacts: {sources: ['', 'ftp://x/', 'https://repo.example.com', 'http://127.0.0.1:80', 'file:', 'http://127.0.0.1:'], max_size: 0}\n",
+			doc:  "artifacts: {sources: ['', 'ftp://x/', 'https://repo.example.com', 'http://127.0.0.1:80', 'file:', 'http://127.0.0.1:'], max_size: 0, max_entries: 0, max_unpacked_size: 0}\n",
 			want: []string{
 				"artifacts.sources[0]: must not be empty",
 				"artifacts.sources[1]: must start with file:, http:// or https://",
 				"artifacts.sources[2]: must end the host with / or : (https://repo.example.com/ or http://127.0.0.1:), or it would match other hosts",
 				"artifacts.sources[3]: must end the host with / or : (https://repo.example.com/ or http://127.0.0.1:), or it would match other hosts",
 				"artifacts.max_size: must be more than 0",
+				"artifacts.max_entries: must be more than 0",
+				"artifacts.max_unpacked_size: must be more than 0",
 			},
 		},
 		{

@@ -11,23 +11,67 @@ import (
 	"manent.dev/manent/deploy"
 )
 
-// CheckSource returns an EUNPROCESSABLE *deploy.Error unless the artifact
-// source starts with one of artifacts.sources, as written (no
-// normalisation, so an allowed prefix cannot be reached by another spelling).
+// sourceField is the descriptor field a refused source is reported on.
+const sourceField = "artifact.source"
+
+// CheckSource is the spec's check 3 for an artifact source, run at
+// submission and again before every download: the source must start with
+// one of artifacts.sources, as written (no normalisation, so an allowed
+// prefix cannot be reached by another spelling), and a file: source must
+// name a file inside artifacts.file_root. It reads no file: the server
+// that takes a submission need not see the workers' files, so symbolic
+// links are followed only by the artifacts step (ResolveFileSource,
+// OpenFileSource). Its errors are EUNPROCESSABLE *deploy.Error with the
+// field artifact.source.
 func (c *Config) CheckSource(source string) error {
-	refused := deploy.Errorf(deploy.EUNPROCESSABLE, "artifact source not allowed by artifacts.sources")
 	u, err := url.Parse(source)
 	if err != nil || u.User != nil {
 		// A prefix such as http://127.0.0.1: would otherwise allow
 		// http://127.0.0.1:80@elsewhere/.
-		return refused
+		return sourceRefused(notAllowed)
 	}
+	allowed := false
 	for _, p := range c.Artifacts.Sources {
 		if strings.HasPrefix(source, p) {
-			return nil
+			allowed = true
+			break
 		}
 	}
-	return refused
+	if !allowed {
+		return sourceRefused(notAllowed)
+	}
+	if strings.HasPrefix(source, "file:") {
+		if _, err := c.fileSourceRel(source); err != nil {
+			return sourceRefused(err)
+		}
+	}
+	return nil
+}
+
+// sourceProblem is why a source is refused, worded to follow its field or
+// the words "artifact source": "artifact.source: is outside
+// artifacts.file_root".
+type sourceProblem string
+
+func (p sourceProblem) Error() string { return string(p) }
+
+const (
+	notAllowed  sourceProblem = "is not allowed by artifacts.sources"
+	outsideRoot sourceProblem = "is outside artifacts.file_root"
+	noFileRoot  sourceProblem = "is a file: source, and artifacts.file_root is not set"
+	namesHost   sourceProblem = "is a file: source naming another host"
+	notAFile    sourceProblem = "is not a valid file: source"
+)
+
+func sourceRefused(p error) error {
+	return &deploy.Error{Code: deploy.EUNPROCESSABLE, Message: "artifact source refused",
+		Fields: []deploy.FieldError{{Path: sourceField, Message: p.Error()}}}
+}
+
+// fileSourceError is the error of the artifacts step for a refused file:
+// source: the step reports no descriptor field.
+func fileSourceError(p error) error {
+	return deploy.Errorf(deploy.EUNPROCESSABLE, "artifact source %v", p)
 }
 
 // ResolveFileSource returns the local path of a file: source: file:name.tgz
@@ -37,7 +81,7 @@ func (c *Config) CheckSource(source string) error {
 func (c *Config) ResolveFileSource(source string) (string, error) {
 	rel, err := c.fileSourceRel(source)
 	if err != nil {
-		return "", err
+		return "", fileSourceError(err)
 	}
 	root := c.Artifacts.FileRoot
 	path := filepath.Join(root, rel)
@@ -53,7 +97,7 @@ func (c *Config) ResolveFileSource(source string) (string, error) {
 		return "", fmt.Errorf("resolve file source: %w", err)
 	}
 	if !inside(realRoot, real) {
-		return "", outsideRoot()
+		return "", fileSourceError(outsideRoot)
 	}
 	return path, nil
 }
@@ -64,7 +108,7 @@ func (c *Config) ResolveFileSource(source string) (string, error) {
 func (c *Config) OpenFileSource(source string) (*os.File, error) {
 	rel, err := c.fileSourceRel(source)
 	if err != nil {
-		return nil, err
+		return nil, fileSourceError(err)
 	}
 	root, err := os.OpenRoot(c.Artifacts.FileRoot)
 	if err != nil {
@@ -84,47 +128,44 @@ func (c *Config) OpenFileSource(source string) (*os.File, error) {
 }
 
 // fileSourceRel returns the path of a file: source relative to
-// artifacts.file_root, refusing anything outside it.
+// artifacts.file_root, refusing anything outside it. It reads nothing:
+// its errors are sourceProblems.
 func (c *Config) fileSourceRel(source string) (string, error) {
 	u, err := url.Parse(source)
 	if err != nil || u.Scheme != "file" {
-		return "", deploy.Errorf(deploy.EUNPROCESSABLE, "not a file: source")
+		return "", notAFile
 	}
 	root := c.Artifacts.FileRoot
 	if root == "" {
-		return "", deploy.Errorf(deploy.EUNPROCESSABLE, "file: sources need artifacts.file_root")
+		return "", noFileRoot
 	}
 	if u.Host != "" && u.Host != "localhost" {
-		return "", deploy.Errorf(deploy.EUNPROCESSABLE, "a file: source cannot name a host")
+		return "", namesHost
 	}
 	var p string
 	if u.Opaque != "" {
 		// file:name.tgz keeps its text in Opaque, still percent-encoded.
 		if p, err = url.PathUnescape(u.Opaque); err != nil {
-			return "", deploy.Errorf(deploy.EUNPROCESSABLE, "invalid file: source")
+			return "", notAFile
 		}
 	} else {
 		p = u.Path
 	}
 	if p == "" || strings.ContainsRune(p, 0) {
-		return "", deploy.Errorf(deploy.EUNPROCESSABLE, "invalid file: source")
+		return "", notAFile
 	}
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(root, p)
 	}
 	p = filepath.Clean(p)
 	if !inside(root, p) || p == filepath.Clean(root) {
-		return "", outsideRoot()
+		return "", outsideRoot
 	}
 	rel, err := filepath.Rel(root, p)
 	if err != nil {
-		return "", outsideRoot()
+		return "", outsideRoot
 	}
 	return rel, nil
-}
-
-func outsideRoot() error {
-	return deploy.Errorf(deploy.EUNPROCESSABLE, "artifact source is outside artifacts.file_root")
 }
 
 // inside reports whether path is root or below it (both clean).

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"manent.dev/manent/config"
@@ -20,39 +21,77 @@ func wantCode(t *testing.T, err error, code deploy.Code) {
 }
 
 func TestCheckSource(t *testing.T) {
-	c := &config.Config{Artifacts: config.Artifacts{Sources: []string{"file:", "http://127.0.0.1:", "https://repo.example.com/apps/"}}}
+	root := t.TempDir()
+	c := &config.Config{Artifacts: config.Artifacts{FileRoot: root,
+		Sources: []string{"file:", "http://127.0.0.1:", "https://repo.example.com/apps/"}}}
 	tests := []struct {
 		source string
-		ok     bool
+		// refused is the problem reported on artifact.source, "" when allowed.
+		refused string
 	}{
-		{"file:hello-1.0.0.tar.gz", true},
-		{"file:///srv/artifacts/hello.tgz", true},
-		{"http://127.0.0.1:8081/hello.tgz", true},
-		{"https://repo.example.com/apps/hello.tgz", true},
-		{"https://repo.example.com/other/hello.tgz", false},
-		{"http://127.0.0.1.evil.net/hello.tgz", false},
-		{"http://127.0.0.1:80@evil.net/hello.tgz", false},
-		{"http://localhost:8081/hello.tgz", false},
-		{"HTTP://127.0.0.1:8081/hello.tgz", false},
-		{"https://evil.net/?https://repo.example.com/apps/", false},
+		{"file:hello-1.0.0.tar.gz", ""},
+		{"file:sub/../hello.tgz", ""},
+		{"file://" + root + "/hello.tgz", ""},
+		{"file://localhost" + root + "/hello.tgz", ""},
+		// Not read at submission: the file may be published after it.
+		{"file:not-yet-there.tgz", ""},
+		{"http://127.0.0.1:8081/hello.tgz", ""},
+		{"https://repo.example.com/apps/hello.tgz", ""},
+		{"https://repo.example.com/other/hello.tgz", "is not allowed by artifacts.sources"},
+		{"http://127.0.0.1.evil.net/hello.tgz", "is not allowed by artifacts.sources"},
+		{"http://127.0.0.1:80@evil.net/hello.tgz", "is not allowed by artifacts.sources"},
+		{"http://localhost:8081/hello.tgz", "is not allowed by artifacts.sources"},
+		{"HTTP://127.0.0.1:8081/hello.tgz", "is not allowed by artifacts.sources"},
+		{"https://evil.net/?https://repo.example.com/apps/", "is not allowed by artifacts.sources"},
+		// Check 3 of the spec refuses at submission what the artifacts
+		// step would refuse: nothing outside artifacts.file_root.
+		{"file:../../../../etc/passwd", "is outside artifacts.file_root"},
+		{"file:../../etc/passwd", "is outside artifacts.file_root"},
+		{"file:sub/../../passwd", "is outside artifacts.file_root"},
+		{"file:///etc/passwd", "is outside artifacts.file_root"},
+		{"file:/etc/passwd", "is outside artifacts.file_root"},
+		{"file:%2e%2e/%2e%2e/etc/passwd", "is outside artifacts.file_root"},
+		{"file://" + root + "/../passwd", "is outside artifacts.file_root"},
+		{"file:.", "is outside artifacts.file_root"},
+		{"file://otherhost/hello.tgz", "is a file: source naming another host"},
+		{"file:", "is not a valid file: source"},
+		{"file:a%zz.tgz", "is not a valid file: source"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.source, func(t *testing.T) {
 			err := c.CheckSource(tt.source)
-			if tt.ok {
+			if tt.refused == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
 				}
 				return
 			}
-			wantCode(t, err, deploy.EUNPROCESSABLE)
-			if err.Error() != "artifact source not allowed by artifacts.sources" {
-				t.Errorf("message %q", err.Error())
-			}
+			wantSourceField(t, err, tt.refused)
 		})
 	}
-	empty := &config.Config{}
-	wantCode(t, empty.CheckSource("file:a.tgz"), deploy.EUNPROCESSABLE)
+	t.Run("no file_root", func(t *testing.T) {
+		c := &config.Config{Artifacts: config.Artifacts{Sources: []string{"file:"}}}
+		wantSourceField(t, c.CheckSource("file:a.tgz"), "is a file: source, and artifacts.file_root is not set")
+	})
+	t.Run("no sources", func(t *testing.T) {
+		wantSourceField(t, (&config.Config{}).CheckSource("file:a.tgz"), "is not allowed by artifacts.sources")
+	})
+}
+
+// wantSourceField fails the test unless err is the 422 of a refused
+// artifact source, on its descriptor field.
+func wantSourceField(t *testing.T, err error, problem string) {
+	t.Helper()
+	wantCode(t, err, deploy.EUNPROCESSABLE)
+	var e *deploy.Error
+	errors.As(err, &e)
+	want := []deploy.FieldError{{Path: "artifact.source", Message: problem}}
+	if !slices.Equal(e.Fields, want) {
+		t.Errorf("fields %v, want %v", e.Fields, want)
+	}
+	if got := err.Error(); got != "artifact source refused: artifact.source: "+problem {
+		t.Errorf("message %q", got)
+	}
 }
 
 func TestFileSources(t *testing.T) {

@@ -147,6 +147,12 @@ func (c *Config) validateArtifacts(errs *yamltree.Errors) {
 	if c.Artifacts.MaxSize <= 0 {
 		errs.Add("artifacts.max_size", "must be more than 0")
 	}
+	if c.Artifacts.MaxEntries <= 0 {
+		errs.Add("artifacts.max_entries", "must be more than 0")
+	}
+	if c.Artifacts.MaxUnpackedSize <= 0 {
+		errs.Add("artifacts.max_unpacked_size", "must be more than 0")
+	}
 }
 
 // prefixProblem says why an allow-list prefix is unsafe or useless. An

@@ -19,9 +19,13 @@ type PluginRequest struct {
 	// ArtifactPath is the local file of the verified artifact.
 	ArtifactPath string
 	SHA256       string
-	Targets      []Target
-	Params       map[string]string
-	DryRun       bool
+	// Limits bound what the artifact may unpack to. A plugin that unpacks
+	// it refuses, permanently and before it changes a target, an artifact
+	// over them; a limit left at zero takes its default.
+	Limits  ArchiveLimits
+	Targets []Target
+	Params  map[string]string
+	DryRun  bool
 	// Secret resolves a logical secret name of the environment configuration.
 	Secret func(ctx context.Context, name string) (string, error)
 	// Log writes a line to the deploy log.
@@ -68,6 +72,36 @@ type SecretProvider interface {
 	Scheme() string
 	// Resolve returns the secret. Errors never contain the secret's value.
 	Resolve(ctx context.Context, ref string) (string, error)
+}
+
+// ArchiveLimits bound an unpacked artifact (artifacts.max_entries and
+// artifacts.max_unpacked_size), so that a small hostile archive cannot fill
+// a target's disk or its inodes.
+type ArchiveLimits struct {
+	// MaxEntries counts every entry of the archive, whatever its type
+	// (files, directories, links), and every directory an entry's path
+	// implies without naming it: each of them is an inode on the target.
+	MaxEntries int
+	// MaxBytes is the sum of the sizes of the files, as unpacked.
+	MaxBytes int64
+}
+
+// The limits of an artifact when manent.yml does not set them.
+const (
+	DefaultMaxEntries       = 100_000
+	DefaultMaxUnpackedBytes = 4 << 30
+)
+
+// OrDefault returns l with each limit left at zero set to its default: a
+// request that says nothing is still bounded.
+func (l ArchiveLimits) OrDefault() ArchiveLimits {
+	if l.MaxEntries <= 0 {
+		l.MaxEntries = DefaultMaxEntries
+	}
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultMaxUnpackedBytes
+	}
+	return l
 }
 
 // TargetKey is the idempotency key of one target of the request.

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
-	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -13,26 +12,6 @@ import (
 
 	"manent.dev/manent/internal/pgtest"
 )
-
-// post sends body to path with the admin token and returns the answer.
-func (r *rig) post(path, body string) ([]byte, int) {
-	r.t.Helper()
-	req, err := http.NewRequest(http.MethodPost, r.srv.URL()+path, strings.NewReader(body))
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+tokenAdmin)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		r.t.Fatalf("POST %s: %v", path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		r.t.Fatalf("POST %s: %v", path, err)
-	}
-	return b, resp.StatusCode
-}
 
 // readerViews is everything a reader gets of a deploy, by where it came
 // from: the CLI's status, steps and logs in every format, the REST status,
@@ -104,8 +83,8 @@ func TestReadersSeeNoSecrets(t *testing.T) {
 			t.Errorf("manent %s does not show where the check goes:\n%s", strings.Join(args, " "), out)
 		}
 	}
-	plan, code := r.post("/api/v1/deployments/plan", "apiVersion: manent/v1\napplication: hello\nenvironment: staging\n"+
-		"artifact: {type: application, name: hello, version: 1.0.0, source: \"file:hello-1.0.0.tar.gz\"}\n")
+	plan, code := r.postAs(tokenAdmin, "/api/v1/deployments/plan", "", []byte("apiVersion: manent/v1\napplication: hello\nenvironment: staging\n"+
+		"artifact: {type: application, name: hello, version: 1.0.0, source: \"file:hello-1.0.0.tar.gz\"}\n"))
 	if code != http.StatusOK {
 		t.Fatalf("plan: %d %s", code, plan)
 	}

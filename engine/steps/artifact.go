@@ -28,16 +28,15 @@ func download(ctx context.Context, c *Context) (int64, string, error) {
 	}
 	var body io.ReadCloser
 	if strings.HasPrefix(src, "file:") {
-		path, err := cfg.ResolveFileSource(src)
-		if err != nil {
-			return 0, "", deploy.Permanent(err)
+		// Resolved first for a clear, permanent refusal of a link out of
+		// the root; opened through the root, so that a link swapped in
+		// between cannot lead out of it either.
+		if _, err := cfg.ResolveFileSource(src); err != nil {
+			return 0, "", permanentIfCoded(err)
 		}
-		f, err := os.Open(path)
+		f, err := cfg.OpenFileSource(src)
 		if err != nil {
-			if os.IsNotExist(err) {
-				return 0, "", deploy.Permanentf("artifact %s not found", src)
-			}
-			return 0, "", fmt.Errorf("open artifact: %w", err)
+			return 0, "", permanentIfCoded(err)
 		}
 		body = f
 	} else {
@@ -78,6 +77,16 @@ func download(ctx context.Context, c *Context) (int64, string, error) {
 		return 0, "", fmt.Errorf("move artifact in place: %w", err)
 	}
 	return n, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// permanentIfCoded marks a refusal of the configuration (a *deploy.Error:
+// outside the root, not found) permanent; a failure to read is retried.
+func permanentIfCoded(err error) error {
+	var de *deploy.Error
+	if errors.As(err, &de) {
+		return deploy.Permanent(err)
+	}
+	return fmt.Errorf("open artifact: %w", err)
 }
 
 // ensureArtifact makes sure the verified artifact is in the working

@@ -74,7 +74,8 @@ func (artifactsStep) Run(ctx context.Context, c *Context) (Result, error) {
 }
 
 // qaStep verifies the artifact: its digest against the descriptor's pin,
-// and that the archive is readable.
+// and that the archive is readable and unpacks within the artifacts.*
+// limits, before any plugin writes to a target.
 type qaStep struct{}
 
 func (qaStep) Run(ctx context.Context, c *Context) (Result, error) {
@@ -91,7 +92,7 @@ func (qaStep) Run(ctx context.Context, c *Context) (Result, error) {
 	} else {
 		out["pinned"] = "none"
 	}
-	if err := local.CheckArchive(c.artifactPath()); err != nil {
+	if err := local.CheckArchive(c.artifactPath(), c.Env.Config.Artifacts.ArchiveLimits()); err != nil {
 		return Result{}, err
 	}
 	out["archive"] = "valid"
@@ -191,7 +192,8 @@ func pluginRequest(c *Context) (deploy.Plugin, deploy.PluginRequest, error) {
 		Step:           c.Key.Step,
 		IdempotencyKey: c.Key.IdempotencyKey(c.Job.ID),
 		Application:    d.Application, Environment: d.Environment, Artifact: d.Artifact,
-		ArtifactPath: c.artifactPath(), SHA256: c.SHA256, Targets: c.Effective.Targets, Params: c.Effective.Params,
+		ArtifactPath: c.artifactPath(), SHA256: c.SHA256, Limits: c.Env.Config.Artifacts.ArchiveLimits(),
+		Targets: c.Effective.Targets, Params: c.Effective.Params,
 		DryRun: d.DryRun,
 		Secret: c.secret,
 		Log: func(format string, args ...any) {

@@ -14,13 +14,6 @@ import (
 	"manent.dev/manent/deploy"
 )
 
-// Limits of an unpacked artifact: a corrupt or hostile archive fails the
-// step instead of filling the disk.
-const (
-	maxFiles     = 100_000
-	maxTotalSize = 4 << 30
-)
-
 // openArchive returns a tar reader over a .tar or gzip-compressed tar file,
 // sniffing the gzip magic rather than trusting the file name.
 func openArchive(path string) (*tar.Reader, io.Closer, error) {
@@ -41,13 +34,48 @@ func openArchive(path string) (*tar.Reader, io.Closer, error) {
 	return tar.NewReader(br), f, nil
 }
 
-// checkArchive reads the whole archive without writing anything.
-func checkArchive(path string) error {
+// CheckArchive reads the whole archive without writing anything and
+// refuses, permanently, what unpacking it would refuse: an entry that is
+// not a file or a directory, a path out of the release, more entries or
+// bytes than limits allow. The qa step and Deploy run it before anything
+// is written.
+func CheckArchive(path string, limits deploy.ArchiveLimits) error {
+	return walkArchive(path, limits, func(string, *tar.Header, io.Reader) error { return nil })
+}
+
+// unpack extracts the archive into dir. Links, devices and paths escaping
+// dir are refused: an artifact is data, not a way to write outside its
+// release. It returns the number of files written.
+func unpack(path, dir string, limits deploy.ArchiveLimits) (int, error) {
+	var files int
+	err := walkArchive(path, limits, func(name string, h *tar.Header, r io.Reader) error {
+		dst := filepath.Join(dir, name)
+		if h.Typeflag == tar.TypeDir {
+			if err := os.MkdirAll(dst, 0o755); err != nil {
+				return fmt.Errorf("create %s: %w", name, err)
+			}
+			return nil
+		}
+		files++
+		if err := writeFile(dst, r, h.FileInfo().Mode().Perm()); err != nil {
+			return fmt.Errorf("write %s: %w", name, err)
+		}
+		return nil
+	})
+	return files, err
+}
+
+// walkArchive checks every entry of the archive and hands each file and
+// directory to visit, with the reader of its content, in archive order.
+// An entry is refused before visit sees it, so nothing of a refused entry
+// is written.
+func walkArchive(path string, limits deploy.ArchiveLimits, visit func(name string, h *tar.Header, r io.Reader) error) error {
 	tr, c, err := openArchive(path)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = c.Close() }() // read-only: a failed close loses nothing
+	t := newTally(limits.OrDefault())
 	for {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
@@ -56,60 +84,69 @@ func checkArchive(path string) error {
 		if err != nil {
 			return deploy.Permanentf("artifact is not a valid tar archive: %v", err)
 		}
-		if _, err := safeName(h.Name); err != nil {
+		name, err := safeName(h.Name)
+		if err != nil {
+			return err
+		}
+		if err := t.add(name, h); err != nil {
+			return err
+		}
+		switch h.Typeflag {
+		case tar.TypeXGlobalHeader:
+			// Metadata for the entries after it (git archive writes one),
+			// not a file: nothing to unpack.
+			continue
+		case tar.TypeDir, tar.TypeReg:
+		default:
+			return deploy.Permanentf("artifact entry %q: only files and directories are allowed", h.Name)
+		}
+		if name == "" {
+			continue
+		}
+		if err := visit(name, h, tr); err != nil {
 			return err
 		}
 	}
 }
 
-// CheckArchive is checkArchive for the qa step.
-func CheckArchive(path string) error { return checkArchive(path) }
+// tally counts what an archive unpacks to. Every header is an entry, and
+// so is every directory a path implies without an entry of its own
+// (a/b/c/file creates a, a/b and a/b/c): a single entry with a deep path
+// would otherwise create thousands of inodes uncounted.
+type tally struct {
+	limits  deploy.ArchiveLimits
+	entries int
+	bytes   int64
+	// dirs are the directories already counted, named or implied.
+	dirs map[string]bool
+}
 
-// unpack extracts regular files and directories into dir. Links, devices
-// and paths escaping dir are refused: an artifact is data, not a way to
-// write outside its release.
-func unpack(path, dir string) (int, error) {
-	tr, c, err := openArchive(path)
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = c.Close() }() // read-only: a failed close loses nothing
-	var files int
-	var total int64
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return files, nil
+func newTally(limits deploy.ArchiveLimits) *tally {
+	return &tally{limits: limits, dirs: map[string]bool{}}
+}
+
+func (t *tally) add(name string, h *tar.Header) error {
+	t.entries++
+	if name != "" {
+		if h.Typeflag == tar.TypeDir {
+			t.dirs[name] = true
 		}
-		if err != nil {
-			return files, deploy.Permanentf("artifact is not a valid tar archive: %v", err)
-		}
-		name, err := safeName(h.Name)
-		if err != nil {
-			return files, err
-		}
-		if name == "" {
-			continue
-		}
-		dst := filepath.Join(dir, name)
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(dst, 0o755); err != nil {
-				return files, fmt.Errorf("create %s: %w", name, err)
-			}
-		case tar.TypeReg:
-			files++
-			total += h.Size
-			if files > maxFiles || total > maxTotalSize {
-				return files, deploy.Permanentf("artifact exceeds %d files or %d bytes", maxFiles, int64(maxTotalSize))
-			}
-			if err := writeFile(dst, tr, h.FileInfo().Mode().Perm()); err != nil {
-				return files, fmt.Errorf("write %s: %w", name, err)
-			}
-		default:
-			return files, deploy.Permanentf("artifact entry %q: only files and directories are allowed", h.Name)
+		for dir := filepath.Dir(name); dir != "." && !t.dirs[dir]; dir = filepath.Dir(dir) {
+			t.dirs[dir] = true
+			t.entries++
 		}
 	}
+	if t.entries > t.limits.MaxEntries {
+		return deploy.Permanentf("artifact unpacks to more than %d entries (files, directories and links, with the directories their paths imply): the limit is artifacts.max_entries",
+			t.limits.MaxEntries)
+	}
+	if h.Typeflag == tar.TypeReg {
+		t.bytes += h.Size
+		if t.bytes > t.limits.MaxBytes {
+			return deploy.Permanentf("artifact unpacks to more than %d bytes: the limit is artifacts.max_unpacked_size", t.limits.MaxBytes)
+		}
+	}
+	return nil
 }
 
 func safeName(name string) (string, error) {

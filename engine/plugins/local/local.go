@@ -84,6 +84,11 @@ func (p *Plugin) Deploy(ctx context.Context, req deploy.PluginRequest) (deploy.R
 	if err := checkVersion(req.Artifact.Version); err != nil {
 		return deploy.Result{}, err
 	}
+	// Checked once, before any target: an artifact refused for its content
+	// or its size leaves every target as it was.
+	if err := CheckArchive(req.ArtifactPath, req.Limits); err != nil {
+		return deploy.Result{}, err
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var paths []string
@@ -93,7 +98,7 @@ func (p *Plugin) Deploy(ctx context.Context, req deploy.PluginRequest) (deploy.R
 			return deploy.Result{}, err
 		}
 		dir := p.dir(t)
-		path, err := p.deployTarget(req, t, dir)
+		path, err := p.deployTarget(ctx, req, t, dir)
 		if err != nil {
 			return deploy.Result{}, fmt.Errorf("target %s: %w", t.Name(), err)
 		}
@@ -122,19 +127,11 @@ type targetPath struct {
 	Path string `json:"path"`
 }
 
-func (p *Plugin) deployTarget(req deploy.PluginRequest, t deploy.Target, dir string) (string, error) {
+func (p *Plugin) deployTarget(ctx context.Context, req deploy.PluginRequest, t deploy.Target, dir string) (string, error) {
 	rel := filepath.Join(dir, releasesDir, req.Artifact.Version)
-	if b, err := os.ReadFile(filepath.Join(rel, marker)); err == nil {
-		if strings.TrimSpace(string(b)) == req.SHA256 {
-			logf(req, "%s: release %s already unpacked", dir, req.Artifact.Version)
-			return rel, nil
-		}
-		return "", deploy.Permanentf("release %s already exists with other content (sha256 %s); give the new artifact a new version",
-			req.Artifact.Version, strings.TrimSpace(string(b)))
-	}
 	if req.DryRun {
-		if err := checkArchive(req.ArtifactPath); err != nil {
-			return "", err
+		if done, err := unpacked(req, dir, rel); done || err != nil {
+			return rel, err
 		}
 		logf(req, "%s: dry-run: would unpack %s into %s", dir, req.Artifact.Version, rel)
 		return rel, nil
@@ -142,15 +139,30 @@ func (p *Plugin) deployTarget(req deploy.PluginRequest, t deploy.Target, dir str
 	if err := os.MkdirAll(filepath.Join(dir, releasesDir), 0o755); err != nil {
 		return "", fmt.Errorf("create releases directory: %w", err)
 	}
-	tmp, err := os.MkdirTemp(filepath.Join(dir, releasesDir), "."+req.Artifact.Version+".tmp-")
+	unlock, err := lockStaging(ctx, req, dir)
+	if err != nil {
+		return "", err
+	}
+	// Deferred first, so it runs last: the staging directory is renamed or
+	// removed while the lock is held.
+	defer unlock()
+	// Read under the lock: another process may have just put it in place.
+	if done, err := unpacked(req, dir, rel); done || err != nil {
+		return rel, err
+	}
+	if err := removeStaleStaging(req, dir); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(filepath.Join(dir, releasesDir), "."+req.Artifact.Version+stagingInfix)
 	if err != nil {
 		return "", fmt.Errorf("create staging directory: %w", err)
 	}
 	// After the rename there is nothing left to remove; after a failure a
-	// staging directory that could not be removed is ignored by the next
-	// attempt, so the deploy's own error is the one that matters.
+	// staging directory that could not be removed is removed by the next
+	// deploy to this directory, so the deploy's own error is the one that
+	// matters.
 	defer func() { _ = os.RemoveAll(tmp) }()
-	files, err := unpack(req.ArtifactPath, tmp)
+	files, err := unpack(req.ArtifactPath, tmp, req.Limits)
 	if err != nil {
 		return "", err
 	}
@@ -166,12 +178,27 @@ func (p *Plugin) deployTarget(req deploy.PluginRequest, t deploy.Target, dir str
 		return "", err
 	}
 	// The rename is the commit point: a crash before it leaves only a
-	// staging directory, which the next attempt ignores.
+	// staging directory, which the next deploy to this directory removes.
 	if err := os.Rename(tmp, rel); err != nil {
 		return "", fmt.Errorf("move release in place: %w", err)
 	}
 	logf(req, "%s: unpacked %d files into %s", dir, files, rel)
 	return rel, nil
+}
+
+// unpacked reports whether the release at rel is already there, from the
+// same artifact; the same version from another artifact is refused.
+func unpacked(req deploy.PluginRequest, dir, rel string) (bool, error) {
+	b, err := os.ReadFile(filepath.Join(rel, marker))
+	if err != nil {
+		return false, nil
+	}
+	if strings.TrimSpace(string(b)) == req.SHA256 {
+		logf(req, "%s: release %s already unpacked", dir, req.Artifact.Version)
+		return true, nil
+	}
+	return false, deploy.Permanentf("release %s already exists with other content (sha256 %s); give the new artifact a new version",
+		req.Artifact.Version, strings.TrimSpace(string(b)))
 }
 
 // Activate implements deploy.Plugin: point current at releases/<version>.

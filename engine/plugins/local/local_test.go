@@ -148,7 +148,7 @@ func TestUnsafeArchives(t *testing.T) {
 		if err := os.WriteFile(path, []byte{0x1f, 0x8b, 1, 2, 3}, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := CheckArchive(path); !deploy.IsPermanent(err) {
+		if err := CheckArchive(path, deploy.ArchiveLimits{}); !deploy.IsPermanent(err) {
 			t.Fatalf("got %v, want a permanent error", err)
 		}
 	})

@@ -25,7 +25,8 @@ type Harness interface {
 	// name (a plugin that reads none may refuse every name).
 	Secret(ctx context.Context, name string) (string, error)
 	// Artifact is the artifact of a version, the same on every call; two
-	// versions have different content.
+	// versions have different content. It unpacks to more than one entry
+	// and more than one byte, so that limits of one refuse it.
 	Artifact(version string) (Artifact, error)
 
 	// Current is the version in service on the target, "" when none.

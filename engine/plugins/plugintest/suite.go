@@ -1,6 +1,7 @@
 package plugintest
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -17,6 +18,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 	t.Run("dry run changes nothing", func(t *testing.T) { testDryRun(t, newHarness) })
 	t.Run("rollback of a deploy in service is refused", func(t *testing.T) { testRefusedInService(t, newHarness) })
 	t.Run("other steps are refused", func(t *testing.T) { testUnknownStep(t, newHarness) })
+	t.Run("an artifact over its limits is refused", func(t *testing.T) { testLimits(t, newHarness) })
 }
 
 // scenario is a deploy under test (when) on targets prepared by given. The
@@ -251,4 +253,35 @@ func testUnknownStep(t *testing.T, newHarness func(t *testing.T) Harness) {
 		}
 	}
 	w.unchanged(before, "refused calls")
+}
+
+// testLimits deploys an artifact over the limits of its request, for real
+// and as a dry run, on targets in each given state: refused permanently,
+// and nothing changed; then the same deploy within the default limits goes
+// through, so nothing of the refusal was left in its way.
+func testLimits(t *testing.T, newHarness func(t *testing.T) Harness) {
+	limits := map[string]deploy.ArchiveLimits{
+		"one entry": {MaxEntries: 1},
+		"one byte":  {MaxBytes: 1},
+	}
+	for _, g := range givens {
+		for name, lim := range limits {
+			t.Run(name+" on "+g.name, func(t *testing.T) {
+				w := newWorld(t, newHarness)
+				w.mustDo(g.calls...)
+				before := w.snapshot()
+				c := call{d: d3, op: runDeploy}
+				for _, dryRun := range []bool{true, false} {
+					req := w.request(c, dryRun)
+					req.Limits = lim
+					if _, err := w.p.Deploy(t.Context(), req); !deploy.IsPermanent(err) {
+						t.Fatalf("deploy (dry run %v) over %+v: %v, want a permanent error", dryRun, lim, err)
+					}
+					w.unchanged(before, fmt.Sprintf("a deploy (dry run %v) refused for its limits", dryRun))
+				}
+				w.restart()
+				w.mustDo(c)
+			})
+		}
+	}
 }
