@@ -42,10 +42,12 @@ type rigOptions struct {
 	governance string
 }
 
-// The rig's tokens: demo-ci submits, demo-admin approves and reads all.
+// The rig's tokens: demo-ci submits, demo-admin approves and reads all,
+// acme-ci submits in another tenant (acme).
 const (
 	tokenCI    = "demo-ci"
 	tokenAdmin = "demo-admin"
+	tokenAcme  = "acme-ci"
 )
 
 func tokenSHA(tok string) string {
@@ -73,14 +75,18 @@ auth:
   tokens:
     - {name: %s, sha256: %s}
     - {name: %s, sha256: %s, groups: [ci]}
+    - {name: %s, sha256: %s}
 rbac:
   policy: |
     p, admin,    *,    *,       admin
     p, deployer, demo, hello/*, deployment.submit
     p, deployer, demo, hello/*, deployment.read
     p, deployer, demo, hello/*, deployment.cancel
+    p, deployer, acme, *,       deployment.submit
+    p, deployer, acme, *,       deployment.read
     g, token:demo-admin, admin,    *
     g, group:ci,         deployer, demo
+    g, token:acme-ci,    deployer, acme
 envconfig:
   dir: envconfig
 artifacts:
@@ -96,7 +102,7 @@ queues:
 engine:
   application_version: manent-2
   max_recovery_attempts: %d
-`, tokenAdmin, tokenSHA(tokenAdmin), tokenCI, tokenSHA(tokenCI), steps.String(), o.maxRecovery)
+`, tokenAdmin, tokenSHA(tokenAdmin), tokenCI, tokenSHA(tokenCI), tokenAcme, tokenSHA(tokenAcme), steps.String(), o.maxRecovery)
 	if o.governance != "" {
 		cfg += "governance:\n" + o.governance
 	}
