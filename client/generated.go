@@ -1308,7 +1308,9 @@ func (v *RollbackPolicy) GetOn() []string { return v.On }
 
 // RollbackResponse is returned by Rollback on success.
 type RollbackResponse struct {
-	// Redeploy the previous release in service of an environment (or the deploy to) as a new deploy.
+	// Redeploy the previous release in service of an environment (or the deploy to) as a new deploy. id names it
+	// (as a descriptor's id; generated when absent): a rollback of the same environment under that id is returned
+	// as it is, any other deploy under it is CONFLICT.
 	Rollback DeploymentDetail `json:"rollback"`
 }
 
@@ -1363,8 +1365,10 @@ type ScheduleDetail struct {
 	LastTick *time.Time `json:"lastTick"`
 	// The next tick; null until the schedule's workflow has computed it.
 	NextTick *time.Time `json:"nextTick"`
-	// The ID of the deploy the last tick started; null before the first.
+	// The ID of the deploy of the last tick that started one; null before the first.
 	LastDeployment string `json:"lastDeployment"`
+	// Why the last tick started no deploy (its deploy ID was taken by a deploy this schedule did not start); null when it started one.
+	LastError string `json:"lastError"`
 }
 
 // GetName returns ScheduleDetail.Name, and is useful for accessing the field via an interface.
@@ -1405,6 +1409,9 @@ func (v *ScheduleDetail) GetNextTick() *time.Time { return v.NextTick }
 
 // GetLastDeployment returns ScheduleDetail.LastDeployment, and is useful for accessing the field via an interface.
 func (v *ScheduleDetail) GetLastDeployment() string { return v.LastDeployment }
+
+// GetLastError returns ScheduleDetail.LastError, and is useful for accessing the field via an interface.
+func (v *ScheduleDetail) GetLastError() string { return v.LastError }
 
 // The words of the deploy lifecycle: a schedule in force is SCHEDULED, as its submission answers.
 type ScheduleState string
@@ -3363,6 +3370,7 @@ fragment ScheduleDetail on Schedule {
 	lastTick
 	nextTick
 	lastDeployment
+	lastError
 }
 `
 
@@ -3846,6 +3854,7 @@ fragment ScheduleDetail on Schedule {
 	lastTick
 	nextTick
 	lastDeployment
+	lastError
 }
 fragment DeploymentDetail on Deployment {
 	id

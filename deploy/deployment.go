@@ -202,7 +202,12 @@ type Deployment struct {
 	UpdatedAt   time.Time
 	DryRun      bool
 	Release     string
-	Artifact    Artifact
+	// RollbackOf is the deploy a rollback deploy undoes (a manual rollback
+	// or one of a release), Schedule the recurring schedule whose tick
+	// started the deploy: with Release, what it was created for (Derived).
+	RollbackOf string
+	Schedule   string
+	Artifact   Artifact
 	// SHA256 is the digest of the artifact actually downloaded.
 	SHA256     string
 	Descriptor Descriptor
@@ -236,6 +241,16 @@ type Deployment struct {
 	// Dependents are the deploys that wait (or waited) on this one, with
 	// their states: read by the service for its callers, not by Store.Get.
 	Dependents []Dependency
+}
+
+// Resource is the tenant, application and environment the descriptor deploys to.
+func (d *Descriptor) Resource() Resource {
+	return Resource{Tenant: d.Tenant, Application: d.Application, Environment: d.Environment}
+}
+
+// Resource is what permissions on the deploy are checked on.
+func (d *Deployment) Resource() Resource {
+	return Resource{Tenant: d.Tenant, Application: d.Application, Environment: d.Environment}
 }
 
 // Step is the record of one operation of a deploy (see StepKey): a step of

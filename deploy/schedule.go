@@ -32,6 +32,10 @@ type RecurringSchedule struct {
 	LastTick       *time.Time
 	NextTick       *time.Time
 	LastDeployment string
+	// LastError is why the last tick started no deploy (its deploy ID was
+	// taken); "" when it started one. LastDeployment stays the deploy of
+	// the last tick that did.
+	LastError string
 }
 
 // ScheduleStore keeps the recurring schedules.
@@ -47,8 +51,13 @@ type ScheduleStore interface {
 	// DeleteSchedule marks it deleted (a new generation, so its workflow stops).
 	DeleteSchedule(ctx context.Context, name string) error
 	// RecordTick records a tick of the given generation; false when the
-	// schedule changed meanwhile.
+	// schedule changed meanwhile. A tick with its deploy clears LastError.
+	// Every write notifies subscribers with an EventSchedule of the name.
 	RecordTick(ctx context.Context, name string, generation int, tick time.Time, deploymentID string, next *time.Time) (bool, error)
+	// RecordTickFailure records a tick that started no deploy, with why
+	// (LastError), and its schedule.tick.failed audit entry by actor, in
+	// one transaction; false when the schedule changed meanwhile.
+	RecordTickFailure(ctx context.Context, name string, generation int, tick time.Time, reason, actor string, next *time.Time) (bool, error)
 }
 
 // ScheduleService is the API of recurring schedules.

@@ -15,6 +15,8 @@ type SubmitOptions struct {
 	SkipAfterCheckFor []string
 	// Release is the release the deploy belongs to.
 	Release string
+	// RollbackOf is the deploy a rollback deploy undoes.
+	RollbackOf string
 }
 
 // Submission is the answer to a submit or a validation.

@@ -214,6 +214,9 @@ const (
 	EventLog        EventKind = "log"
 	// EventRelease: a release changed; the event's ID is the release's.
 	EventRelease EventKind = "release"
+	// EventSchedule: a recurring schedule recorded a tick; the event's ID
+	// is the schedule's name.
+	EventSchedule EventKind = "schedule"
 )
 
 // Event tells subscribers that something of a deploy changed; they read the

@@ -29,6 +29,7 @@ const (
 
 const (
 	msgIDPattern     = "must be 1 to 128 characters of a-z, 0-9, '.', '_', '@' and -, starting with a letter or digit"
+	msgTickID        = "must not end in @<yyyymmdd-hhmmss>: that form is kept for the deploys of recurring schedules"
 	msgChainName     = "name must be 1 to 63 characters of a-z, 0-9 and _, starting with a letter"
 	msgFrom          = "must be <step>.<key>, an output of a step such as deploy.vms"
 	msgAfterTimeout  = "must be a duration such as 30m, 2h or 7d"

@@ -124,8 +124,10 @@ func check(errs *yamltree.Errors, d *rawDescriptor) {
 	if d.Kind != "" && d.Kind != KindDeployment {
 		errs.Add("kind", "must be %s", KindDeployment)
 	}
-	if d.ID != "" && !idPattern.MatchString(d.ID) {
-		errs.Add("id", msgIDPattern)
+	if d.ID != "" {
+		if msg := DeployIDProblem(d.ID); msg != "" {
+			errs.Add("id", "%s", msg)
+		}
 	}
 	if d.Tenant != "" && !namePattern.MatchString(d.Tenant) {
 		errs.Add("tenant", msgNamePattern)

@@ -292,6 +292,11 @@ steps: {post-test: maybe}
 			},
 		},
 		{
+			name: "an id of the form of a schedule's tick",
+			doc:  head + artifact + "id: nightly@20261201-020000\n",
+			want: []string{"id: must not end in @<yyyymmdd-hhmmss>: that form is kept for the deploys of recurring schedules"},
+		},
+		{
 			name: "merge keys",
 			doc:  head + artifact + "base: &b {a: x}\nlabels: {<<: *b}\n",
 			want: []string{"base: unknown field", "labels: merge keys (<<) are not supported"},

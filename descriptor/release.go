@@ -202,8 +202,8 @@ func checkMembers(errs *yamltree.Errors, r *rawRelease) {
 			checkPath(errs, p+".file", m.File)
 		}
 		if r.OnFailure == deploy.OnFailureRollback && idPattern.MatchString(r.ID) && namePattern.MatchString(m.Name) &&
-			!idPattern.MatchString(r.ID+".rollback."+m.Name) {
-			errs.Add(p+".name", "the rollback ID %s.rollback.%s would be longer than 128 characters", r.ID, m.Name)
+			!idPattern.MatchString(deploy.ReleaseRollbackID(r.ID, m.Name)) {
+			errs.Add(p+".name", "the rollback ID %s would be longer than 128 characters", deploy.ReleaseRollbackID(r.ID, m.Name))
 		}
 	}
 	for i, m := range r.Deploys {
@@ -425,7 +425,7 @@ func ReleaseDeployID(releaseID, name string, d *deploy.Descriptor) string {
 	if d != nil && d.ID != "" {
 		return d.ID
 	}
-	return releaseID + "." + name
+	return deploy.ReleaseMemberID(releaseID, name)
 }
 
 // ResolveReleaseMembers returns copies of the validated descriptors of r

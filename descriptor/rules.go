@@ -45,6 +45,20 @@ const (
 	msgTargetNeedsOne = "needs a host or a path"
 )
 
+// DeployIDProblem says what is wrong with id as the ID someone gives a
+// deploy (a descriptor's id, a rollback's), "" when nothing: besides its
+// pattern, it must not have the form of the deploys of a schedule's ticks,
+// which no one but the schedule may create (deploy.IsTickID).
+func DeployIDProblem(id string) string {
+	switch {
+	case !idPattern.MatchString(id):
+		return msgIDPattern
+	case deploy.IsTickID(id):
+		return msgTickID
+	}
+	return ""
+}
+
 var (
 	namePattern     = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
 	idPattern       = regexp.MustCompile(`^[a-z0-9][a-z0-9._@-]{0,127}$`)

@@ -44,10 +44,12 @@ type rigOptions struct {
 
 // The rig's tokens: demo-ci submits, demo-admin approves and reads all,
 // demo-outsider works on other/* and may read nothing of hello.
+// acme-ci submits in another tenant (acme).
 const (
 	tokenCI       = "demo-ci"
 	tokenAdmin    = "demo-admin"
 	tokenOutsider = "demo-outsider"
+	tokenAcme     = "acme-ci"
 )
 
 func tokenSHA(tok string) string {
@@ -76,6 +78,7 @@ auth:
     - {name: %s, sha256: %s}
     - {name: %s, sha256: %s, groups: [ci]}
     - {name: %s, sha256: %s}
+    - {name: %s, sha256: %s}
 rbac:
   policy: |
     p, admin,    *,    *,       admin
@@ -86,9 +89,12 @@ rbac:
     p, outsider, demo, other/*, deployment.read
     p, outsider, demo, other/*, deployment.cancel
     p, outsider, demo, other/*, deployment.approve
+    p, deployer, acme, *,       deployment.submit
+    p, deployer, acme, *,       deployment.read
     g, token:demo-admin,    admin,    *
     g, group:ci,            deployer, demo
     g, token:demo-outsider, outsider, demo
+    g, token:acme-ci,       deployer, acme
 envconfig:
   dir: envconfig
 artifacts:
@@ -104,7 +110,7 @@ queues:
 engine:
   application_version: manent-2
   max_recovery_attempts: %d
-`, tokenAdmin, tokenSHA(tokenAdmin), tokenCI, tokenSHA(tokenCI), tokenOutsider, tokenSHA(tokenOutsider), steps.String(), o.maxRecovery)
+`, tokenAdmin, tokenSHA(tokenAdmin), tokenCI, tokenSHA(tokenCI), tokenOutsider, tokenSHA(tokenOutsider), tokenAcme, tokenSHA(tokenAcme), steps.String(), o.maxRecovery)
 	if o.governance != "" {
 		cfg += "governance:\n" + o.governance
 	}

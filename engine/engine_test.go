@@ -132,6 +132,13 @@ g, token:lead, role:lead, demo
 p, role:admin, *, *, admin
 g, token:admin, role:admin, *
 g, token:viewer, role:viewer, demo
+p, role:deployer, acme, *, deployment.submit
+p, role:deployer, acme, *, deployment.read
+g, token:mallory, role:deployer, acme
+p, role:releaser, demo, *, deployment.submit
+p, role:releaser, demo, *, deployment.read
+p, role:releaser, demo, *, deployment.rollback
+g, token:rel, role:releaser, demo
 `
 
 // newEnv starts an engine on a fresh database with two environments

@@ -136,13 +136,15 @@ func (e *Engine) queueReleaseMembers(ctx context.Context, in deploy.ReleasePlan)
 			return releaseQueued{Stopped: true}, nil
 		}
 		// A step run again after a crash finds the deploys it already
-		// created: they are not submitted (nor checked) again.
-		if existing, err := e.store.Get(ctx, m.Deploy.ID); err == nil && existing.Release == in.ID {
+		// created: they are not submitted (nor checked) again. Another
+		// deploy that took the ID is never taken for the release's.
+		want := deploy.Derived{ID: m.Deploy.ID, Resource: m.Deploy.Resource(), Release: in.ID}
+		if existing, err := e.store.Get(ctx, m.Deploy.ID); err == nil && want.Is(existing) {
 			continue
 		}
 		sub, err := e.checks.SubmitMember(cctx, m.Deploy, deploy.SubmitOptions{SkipAfterCheckFor: ids, Release: in.ID})
-		if err == nil && sub.Deployment.Release != in.ID {
-			err = deploy.Errorf(deploy.ECONFLICT, "deploy ID %q is already in use", m.Deploy.ID)
+		if err == nil && !want.Is(&sub.Deployment) {
+			err = want.Taken()
 		}
 		if err == nil {
 			continue

@@ -71,7 +71,8 @@ func (e *Engine) rollbackRelease(ctx dbos.Context, in deploy.ReleasePlan, st rel
 }
 
 // startMemberRollback submits the manual rollback <release>.rollback.<name>
-// with the requester's identity, or records why it was refused.
+// with the requester's identity, or records why it was refused (among
+// others: that ID taken by a deploy that is not this rollback).
 func (e *Engine) startMemberRollback(ctx context.Context, in deploy.ReleasePlan, m deploy.PlannedMember) (rollbackStarted, error) {
 	d := m.Deploy
 	cctx := deploy.WithIdentity(ctx, in.Identity())
@@ -100,7 +101,7 @@ func (e *Engine) startMemberRollback(ctx context.Context, in deploy.ReleasePlan,
 		}
 		return rollbackStarted{Undo: true}, e.enqueueUndo(UndoInput{DeploymentID: d.ID, Release: in.ID, Member: m.Name}, p.Job.Partition())
 	}
-	id := in.ID + ".rollback." + m.Name
+	id := deploy.ReleaseRollbackID(in.ID, m.Name)
 	sub, err := e.checks.RollbackMember(cctx, deploy.RollbackRequest{Tenant: d.Tenant, Application: d.Application,
 		Environment: d.Environment, ID: id}, d.ID, in.ID)
 	if err != nil {

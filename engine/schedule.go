@@ -20,11 +20,11 @@ import (
 // A tick missed while no worker ran (downtime) is run once when a worker
 // comes back, not once per missed tick: the latest missed tick runs, and
 // the next one is counted from it.
-
-// tickID is the ID of the deploy of a tick: <schedule>@<UTC time>.
-func tickID(name string, tick time.Time) string {
-	return name + "@" + tick.UTC().Format("20060102-150405")
-}
+//
+// The ID of a tick's deploy is derived (deploy.TickID): a deploy that holds
+// it and that this schedule's tick did not create is never taken for the
+// tick's. The tick then starts nothing and is recorded as failed, with why
+// and an audit entry, and the schedule goes on with its next tick.
 
 type tickPlan struct {
 	Stop bool      `json:"stop,omitempty"`
@@ -106,7 +106,8 @@ func (e *Engine) nextTick(ctx context.Context, in deploy.ScheduleGeneration) (ti
 	return tickPlan{Tick: tick.UTC()}, nil
 }
 
-// tick starts the deploy of a tick (idempotent by its ID) and records it.
+// tick starts the deploy of a tick (idempotent by its ID) and records it,
+// or records why it could not.
 func (e *Engine) tick(ctx context.Context, in deploy.ScheduleGeneration, tick time.Time) (bool, error) {
 	sc, err := e.store.GetSchedule(ctx, in.Name)
 	if deploy.ErrorCode(err) == deploy.ENOTFOUND {
@@ -119,14 +120,15 @@ func (e *Engine) tick(ctx context.Context, in deploy.ScheduleGeneration, tick ti
 		return true, nil
 	}
 	di := in.Template
-	di.ID = tickID(in.Name, tick)
+	di.ID = deploy.TickID(in.Name, tick)
 	di.Descriptor.ID = di.ID
 	now := time.Now().UTC()
 	dep := deploy.Deployment{ID: di.ID, Tenant: di.Effective.Tenant, Application: di.Descriptor.Application,
 		Environment: di.Descriptor.Environment, State: deploy.StateEnqueued, Requester: di.Requester,
 		CreatedAt: now, UpdatedAt: now, Artifact: di.Descriptor.Artifact, Descriptor: di.Descriptor,
-		Effective: di.Effective, Plan: di.Plan}
-	if _, _, err := e.store.CreateDeployment(ctx, dep, func(tx any) error { return e.EnqueueDeploy(tx, di) }); err != nil {
+		Effective: di.Effective, Plan: di.Plan, Schedule: in.Name}
+	existing, created, err := e.store.CreateDeployment(ctx, dep, func(tx any) error { return e.EnqueueDeploy(tx, di) })
+	if err != nil {
 		return false, err
 	}
 	sched, err := crontick.Parse(in.Cron, in.TimeZone)
@@ -134,7 +136,13 @@ func (e *Engine) tick(ctx context.Context, in deploy.ScheduleGeneration, tick ti
 		return false, deploy.Permanent(err)
 	}
 	next := sched.Next(tick)
-	ok, err := e.store.RecordTick(ctx, in.Name, in.Generation, tick, di.ID, &next)
+	var ok bool
+	// A step run again finds the deploy it created: that one is the tick's.
+	if want := (deploy.Derived{ID: di.ID, Resource: dep.Resource(), Schedule: in.Name}); created || want.Is(existing) {
+		ok, err = e.store.RecordTick(ctx, in.Name, in.Generation, tick, di.ID, &next)
+	} else {
+		ok, err = e.store.RecordTickFailure(ctx, in.Name, in.Generation, tick, deploy.ErrorMessage(want.Taken()), di.Requester, &next)
+	}
 	if err != nil || !ok {
 		return !ok, err
 	}

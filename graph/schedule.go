@@ -15,6 +15,6 @@ func toModelSchedule(s *deploy.RecurringSchedule) *model.Schedule {
 		Name: s.Name, Tenant: s.Tenant, Application: s.Application, Environment: s.Environment,
 		Cron: s.Cron, Timezone: s.TimeZone, Requester: s.Requester, State: model.ScheduleState(s.State),
 		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, LastTick: s.LastTick, NextTick: s.NextTick,
-		LastDeployment: optionalString(s.LastDeployment),
+		LastDeployment: optionalString(s.LastDeployment), LastError: optionalString(s.LastError),
 	}
 }

@@ -44,11 +44,15 @@ func nightly() deploy.RecurringSchedule {
 	}
 }
 
-const scheduleFields = `name tenant application environment cron timezone requester state createdAt updatedAt lastTick nextTick lastDeployment`
+const scheduleFields = `name tenant application environment cron timezone requester state createdAt updatedAt lastTick nextTick lastDeployment lastError`
 
 func TestSchedulesQuery(t *testing.T) {
 	fresh := nightly()
 	fresh.Name, fresh.LastTick, fresh.NextTick, fresh.LastDeployment = "hello-weekly", nil, nil, ""
+	// Its last tick started nothing: the deploy of the one before stays the last.
+	failed := nightly()
+	lastTick, nextTick := scheduleT0.Add(24*time.Hour), scheduleT0.Add(48*time.Hour)
+	failed.LastTick, failed.NextTick, failed.LastError = &lastTick, &nextTick, `deploy ID "hello-nightly@20261201-030000" is taken`
 	tests := []struct {
 		name string
 		list []deploy.RecurringSchedule
@@ -60,11 +64,16 @@ func TestSchedulesQuery(t *testing.T) {
 			want: `[{"name":"hello-nightly","tenant":"demo","application":"hello","environment":"staging","cron":"0 3 * * *",` +
 				`"timezone":"UTC","requester":"token:ci","state":"SCHEDULED","createdAt":"2026-11-28T03:00:00Z",` +
 				`"updatedAt":"2026-11-30T02:00:00Z","lastTick":"2026-11-30T03:00:00Z","nextTick":"2026-12-01T03:00:00Z",` +
-				`"lastDeployment":"hello-nightly@20261130-030000"}]`},
+				`"lastDeployment":"hello-nightly@20261130-030000","lastError":null}]`},
+		{name: "failed tick", list: []deploy.RecurringSchedule{failed},
+			want: `[{"name":"hello-nightly","tenant":"demo","application":"hello","environment":"staging","cron":"0 3 * * *",` +
+				`"timezone":"UTC","requester":"token:ci","state":"SCHEDULED","createdAt":"2026-11-28T03:00:00Z",` +
+				`"updatedAt":"2026-11-30T02:00:00Z","lastTick":"2026-12-01T03:00:00Z","nextTick":"2026-12-02T03:00:00Z",` +
+				`"lastDeployment":"hello-nightly@20261130-030000","lastError":"deploy ID \"hello-nightly@20261201-030000\" is taken"}]`},
 		{name: "not ticked yet", list: []deploy.RecurringSchedule{fresh},
 			want: `[{"name":"hello-weekly","tenant":"demo","application":"hello","environment":"staging","cron":"0 3 * * *",` +
 				`"timezone":"UTC","requester":"token:ci","state":"SCHEDULED","createdAt":"2026-11-28T03:00:00Z",` +
-				`"updatedAt":"2026-11-30T02:00:00Z","lastTick":null,"nextTick":null,"lastDeployment":null}]`},
+				`"updatedAt":"2026-11-30T02:00:00Z","lastTick":null,"nextTick":null,"lastDeployment":null,"lastError":null}]`},
 		{name: "none", list: []deploy.RecurringSchedule{}, want: `[]`},
 		{name: "anonymous", err: deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required"), code: "UNAUTHENTICATED"},
 	}

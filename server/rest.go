@@ -50,6 +50,7 @@ type scheduleJSON struct {
 	LastTick       *time.Time `json:"last_tick"`
 	NextTick       *time.Time `json:"next_tick"`
 	LastDeployment *string    `json:"last_deployment"`
+	LastError      *string    `json:"last_error"`
 }
 
 func toScheduled(sub *deploy.Submission) scheduled {
@@ -61,6 +62,9 @@ func toScheduled(sub *deploy.Submission) scheduled {
 	}}
 	if s.LastDeployment != "" {
 		out.Schedule.LastDeployment = &s.LastDeployment
+	}
+	if s.LastError != "" {
+		out.Schedule.LastError = &s.LastError
 	}
 	return out
 }

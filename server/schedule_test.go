@@ -198,7 +198,7 @@ func TestSubmitStatusOfASchedule(t *testing.T) {
 			want := `{"id":"hello-nightly","state":"SCHEDULED","created":true,"schedule":{"name":"hello-nightly","tenant":"demo",` +
 				`"application":"hello","environment":"staging","cron":"0 3 * * *","timezone":"Europe/Paris","requester":"token:ci",` +
 				`"state":"SCHEDULED","created_at":"0001-01-01T00:00:00Z","updated_at":"0001-01-01T00:00:00Z","last_tick":null,` +
-				`"next_tick":"2026-12-01T03:00:00Z","last_deployment":null}}`
+				`"next_tick":"2026-12-01T03:00:00Z","last_deployment":null,"last_error":null}}`
 			var got bytes.Buffer
 			if err := json.Compact(&got, body); err != nil || got.String() != want {
 				t.Errorf("body\n got %s\nwant %s", body, want)

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/descriptor"
 )
 
 // NonRollbackArtifactTypes are the artifact types a manual rollback refuses:
@@ -43,13 +44,20 @@ func (s *Service) rollback(ctx context.Context, r deploy.RollbackRequest, from, 
 	if err := s.require(who, res, deploy.PermRollback); err != nil {
 		return nil, err
 	}
+	if release == "" && r.ID != "" {
+		if msg := descriptor.DeployIDProblem(r.ID); msg != "" {
+			return nil, &deploy.Error{Code: deploy.EINVALID, Message: "invalid rollback",
+				Fields: []deploy.FieldError{{Path: "id", Message: msg}}}
+		}
+	}
 	// A rollback submitted again (a resumed release step) is the existing one.
 	if r.ID != "" {
-		if d, err := s.store.Get(ctx, r.ID); err == nil {
-			if ok, _ := s.authz.Allowed(who, resourceOf(d), deploy.PermRead); !ok {
-				return nil, deploy.Errorf(deploy.ECONFLICT, "deploy ID %q is already in use", r.ID)
-			}
-			return &deploy.Submission{Deployment: *d}, nil
+		d, err := s.store.Get(ctx, r.ID)
+		if err == nil {
+			return s.rollbackAgain(who, d, res, from, release)
+		}
+		if deploy.ErrorCode(err) != deploy.ENOTFOUND {
+			return nil, err
 		}
 	}
 	current, err := s.currentDeploy(ctx, res, from)
@@ -66,17 +74,38 @@ func (s *Service) rollback(ctx context.Context, r deploy.RollbackRequest, from, 
 		}
 	}
 	d := rollbackDescriptor(target.Descriptor, r.ID, current.ID)
-	sub, err := s.submitDescriptor(ctx, &d, deploy.SubmitOptions{Release: release})
+	sub, err := s.submitDescriptor(ctx, &d, deploy.SubmitOptions{Release: release, RollbackOf: current.ID})
 	if err != nil {
 		return nil, err
 	}
-	if sub.Created {
-		s.audit(ctx, who.Subject, "deployment.rollback", sub.Deployment.ID, map[string]any{
-			"tenant": r.Tenant, "application": r.Application, "environment": r.Environment,
-			"from": current.ID, "to": target.ID, "version": target.Artifact.Version, "release": release,
-		})
+	if !sub.Created {
+		// Submitted at the same time under the same ID.
+		return s.rollbackAgain(who, &sub.Deployment, res, current.ID, release)
 	}
+	s.audit(ctx, who.Subject, "deployment.rollback", sub.Deployment.ID, map[string]any{
+		"tenant": r.Tenant, "application": r.Application, "environment": r.Environment,
+		"from": current.ID, "to": target.ID, "version": target.Artifact.Version, "release": release,
+	})
 	return sub, nil
+}
+
+// rollbackAgain is the answer to a rollback whose ID exists: the existing
+// deploy, when it is that rollback. The rollback of a deploy of a release
+// has an ID manent derived: only the deploy the release created for it is
+// (deploy.Derived). A manual rollback's ID is the caller's: a rollback of
+// the same environment they may read.
+func (s *Service) rollbackAgain(who deploy.Identity, d *deploy.Deployment, res deploy.Resource, from, release string) (*deploy.Submission, error) {
+	if release != "" {
+		want := deploy.Derived{ID: d.ID, Resource: res, Release: release, RollbackOf: from}
+		if !want.Is(d) {
+			return nil, want.Taken()
+		}
+		return &deploy.Submission{Deployment: *d}, nil
+	}
+	if !s.readable(who, d.Resource()) || d.Resource() != res || d.RollbackOf == "" || d.Release != "" {
+		return nil, deploy.Errorf(deploy.ECONFLICT, "deploy ID %q is already in use", d.ID)
+	}
+	return &deploy.Submission{Deployment: *d}, nil
 }
 
 // MayRollBack is the engine's check before it undoes a deploy of a release

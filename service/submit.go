@@ -75,15 +75,12 @@ func (s *Service) submitDescriptor(ctx context.Context, d *deploy.Descriptor, op
 		ID: d.ID, Tenant: d.Tenant, Application: d.Application, Environment: d.Environment,
 		State: deploy.StateEnqueued, Requester: id.Subject, CreatedAt: now, UpdatedAt: now,
 		DryRun: d.DryRun, Artifact: d.Artifact, Descriptor: *d, Effective: eff, Plan: plan,
-		Decision: decision, Release: opts.Release,
+		Decision: decision, Release: opts.Release, RollbackOf: opts.RollbackOf,
 	}
 	// A resubmit returns the existing deploy before the dependency checks,
 	// which could refuse it now that its dependencies have ended.
 	if existing, err := s.store.Get(ctx, d.ID); err == nil {
-		if ok, _ := s.authz.Allowed(id, resourceOf(existing), deploy.PermRead); !ok {
-			return nil, deploy.Errorf(deploy.ECONFLICT, "deploy ID %q is already in use", d.ID)
-		}
-		return &deploy.Submission{Deployment: *existing}, nil
+		return s.resubmitted(id, &dep, existing)
 	}
 	wait, err := s.planWait(ctx, id, d, decision, now, opts.SkipAfterCheckFor)
 	if err != nil {
@@ -110,17 +107,29 @@ func (s *Service) submitDescriptor(ctx context.Context, d *deploy.Descriptor, op
 		return nil, fmt.Errorf("store deploy: %w", err)
 	}
 	if !created {
-		// Idempotent by ID, but never a way to learn about someone else's deploy.
-		if ok, _ := s.authz.Allowed(id, resourceOf(existing), deploy.PermRead); !ok {
-			return nil, deploy.Errorf(deploy.ECONFLICT, "deploy ID %q is already in use", d.ID)
-		}
-		return &deploy.Submission{Deployment: *existing}, nil
+		return s.resubmitted(id, &dep, existing)
 	}
 	got, err := s.store.Get(ctx, d.ID)
 	if err != nil {
 		return nil, fmt.Errorf("read submitted deploy: %w", err)
 	}
 	return &deploy.Submission{Deployment: *got, Created: true}, nil
+}
+
+// resubmitted is the answer to a submission of dep whose ID exists: a
+// submit is idempotent by ID, but never a way to learn about someone
+// else's deploy. A deploy of a release is the existing one only when the
+// release created it (deploy.Derived): its ID may be one manent derived.
+func (s *Service) resubmitted(who deploy.Identity, dep, existing *deploy.Deployment) (*deploy.Submission, error) {
+	if dep.Release != "" {
+		want := deploy.Derived{ID: dep.ID, Resource: dep.Resource(), Release: dep.Release, RollbackOf: dep.RollbackOf}
+		if !want.Is(existing) {
+			return nil, want.Taken()
+		}
+	} else if !s.readable(who, existing.Resource()) {
+		return nil, deploy.Errorf(deploy.ECONFLICT, "deploy ID %q is already in use", dep.ID)
+	}
+	return &deploy.Submission{Deployment: *existing}, nil
 }
 
 // effective reads the environment configuration, with its imports resolved

@@ -14,7 +14,8 @@ func (a *app) scheduleListCmd() *cobra.Command {
 		Short: "List the recurring schedules you may read",
 		Long: `List the recurring schedules you may read, by name: what each deploys (tenant,
 application, environment), its cron expression and time zone, its next tick (UTC)
-and the deploy its last tick started.`,
+the deploy its last tick started, and why the last tick started none (LAST ERROR:
+its deploy ID was taken by a deploy the schedule did not start).`,
 		Example: `  manent schedule list
   manent schedule list -o json`,
 		Args: noArgs,
@@ -28,10 +29,11 @@ and the deploy its last tick started.`,
 			}
 			return a.emit(toScheduleViews(ss), func(w io.Writer) error {
 				tw := newTable(w)
-				row(tw, "NAME", "DEPLOYMENT", "CRON", "TIMEZONE", "NEXT TICK", "LAST DEPLOYMENT")
+				row(tw, "NAME", "DEPLOYMENT", "CRON", "TIMEZONE", "NEXT TICK", "LAST DEPLOYMENT", "LAST ERROR")
 				for i := range ss {
 					s := &ss[i]
-					row(tw, s.Name, s.Tenant+"/"+s.Application+"/"+s.Environment, s.Cron, s.Timezone, nextTick(s), s.LastDeployment)
+					row(tw, s.Name, s.Tenant+"/"+s.Application+"/"+s.Environment, s.Cron, s.Timezone, nextTick(s),
+						s.LastDeployment, s.LastError)
 				}
 				return tw.Flush()
 			})

@@ -73,9 +73,13 @@ func TestScheduleList(t *testing.T) {
 	ticked.Name, ticked.Cron, ticked.Timezone, ticked.LastDeployment = "hello-weekly", "0 3 * * 1", "Europe/Paris", "hello-weekly@20261130-020000"
 	pending := nightlySchedule()
 	pending.Name, pending.NextTick = "hello-zz", nil
+	// Its last tick found its deploy ID taken: the deploy of the tick before stays the last.
+	failed := ticked
+	failed.Name, failed.LastDeployment = "hello-x", "hello-x@20261130-020000"
+	failed.LastError = `deploy ID "hello-x@20261201-020000" is already taken by a deploy manent did not create for a tick of schedule hello-x`
 	srv := clienttest.New(t)
 	srv.Handle("ListSchedules", func(clienttest.Request) (any, *clienttest.Error) {
-		return map[string]any{"schedules": []client.ScheduleDetail{nightlySchedule(), ticked, pending}}, nil
+		return map[string]any{"schedules": []client.ScheduleDetail{nightlySchedule(), ticked, failed, pending}}, nil
 	})
 	env := map[string]string{envServer: srv.URL}
 	tests := []struct {
@@ -84,11 +88,13 @@ func TestScheduleList(t *testing.T) {
 		want string
 	}{
 		{name: "table", want: "" +
-			"NAME           DEPLOYMENT          CRON       TIMEZONE      NEXT TICK             LAST DEPLOYMENT\n" +
-			"hello-nightly  demo/hello/staging  0 3 * * *  UTC           2026-12-01T03:00:00Z  -\n" +
-			"hello-weekly   demo/hello/staging  0 3 * * 1  Europe/Paris  2026-12-01T03:00:00Z  hello-weekly@20261130-020000\n" +
-			"hello-zz       demo/hello/staging  0 3 * * *  UTC           pending               -\n"},
+			"NAME           DEPLOYMENT          CRON       TIMEZONE      NEXT TICK             LAST DEPLOYMENT               LAST ERROR\n" +
+			"hello-nightly  demo/hello/staging  0 3 * * *  UTC           2026-12-01T03:00:00Z  -                             -\n" +
+			"hello-weekly   demo/hello/staging  0 3 * * 1  Europe/Paris  2026-12-01T03:00:00Z  hello-weekly@20261130-020000  -\n" +
+			"hello-x        demo/hello/staging  0 3 * * 1  Europe/Paris  2026-12-01T03:00:00Z  hello-x@20261130-020000       " + failed.LastError + "\n" +
+			"hello-zz       demo/hello/staging  0 3 * * *  UTC           pending               -                             -\n"},
 		{name: "json", args: []string{"-o", "json"}, want: `"last_deployment": "hello-weekly@20261130-020000"`},
+		{name: "json error", args: []string{"-o", "json"}, want: `"last_error": "deploy ID \"hello-x@20261201-020000\" is already taken`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

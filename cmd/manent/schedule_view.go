@@ -23,13 +23,15 @@ type scheduleView struct {
 	LastTick       *time.Time `json:"last_tick"`
 	NextTick       *time.Time `json:"next_tick"`
 	LastDeployment *string    `json:"last_deployment"`
+	// LastError is why the last tick started no deploy; null when it did.
+	LastError *string `json:"last_error"`
 }
 
 func toScheduleView(s *client.ScheduleDetail) scheduleView {
 	return scheduleView{Name: s.Name, Tenant: s.Tenant, Application: s.Application, Environment: s.Environment,
 		Cron: s.Cron, TimeZone: s.Timezone, Requester: s.Requester, State: string(s.State),
 		CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC(), LastTick: utcTime(s.LastTick), NextTick: utcTime(s.NextTick),
-		LastDeployment: nonEmpty(s.LastDeployment)}
+		LastDeployment: nonEmpty(s.LastDeployment), LastError: nonEmpty(s.LastError)}
 }
 
 func toScheduleViews(ss []client.ScheduleDetail) []scheduleView {

@@ -316,6 +316,7 @@ type ComplexityRoot struct {
 		Cron           func(childComplexity int) int
 		Environment    func(childComplexity int) int
 		LastDeployment func(childComplexity int) int
+		LastError      func(childComplexity int) int
 		LastTick       func(childComplexity int) int
 		Name           func(childComplexity int) int
 		NextTick       func(childComplexity int) int
@@ -1609,6 +1610,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Schedule.LastDeployment(childComplexity), true
+	case "Schedule.lastError":
+		if e.ComplexityRoot.Schedule.LastError == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Schedule.LastError(childComplexity), true
 	case "Schedule.lastTick":
 		if e.ComplexityRoot.Schedule.LastTick == nil {
 			break
@@ -2444,7 +2451,11 @@ extend type Mutation {
   submitRelease(descriptor: String!): Release!
   "Stop the release, then cancel its deploys that have not finished."
   cancelRelease(id: ID!): Release!
-  "Redeploy the previous release in service of an environment (or the deploy to) as a new deploy."
+  """
+  Redeploy the previous release in service of an environment (or the deploy to) as a new deploy. id names it
+  (as a descriptor's id; generated when absent): a rollback of the same environment under that id is returned
+  as it is, any other deploy under it is CONFLICT.
+  """
   rollback(application: String!, environment: String!, tenant: String, to: ID, id: ID): Deployment!
 }
 
@@ -2533,8 +2544,10 @@ type Schedule {
   lastTick: Time
   "The next tick; null until the schedule's workflow has computed it."
   nextTick: Time
-  "The ID of the deploy the last tick started; null before the first."
+  "The ID of the deploy of the last tick that started one; null before the first."
   lastDeployment: ID
+  "Why the last tick started no deploy (its deploy ID was taken by a deploy this schedule did not start); null when it started one."
+  lastError: String
 }
 
 extend type SubmitResult {
@@ -3123,6 +3136,8 @@ func (ec *executionContext) childFields_Schedule(ctx context.Context, field grap
 		return ec.fieldContext_Schedule_nextTick(ctx, field)
 	case "lastDeployment":
 		return ec.fieldContext_Schedule_lastDeployment(ctx, field)
+	case "lastError":
+		return ec.fieldContext_Schedule_lastError(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Schedule", field.Name)
 }

@@ -375,8 +375,10 @@ type Schedule struct {
 	LastTick *time.Time `json:"lastTick,omitempty"`
 	// The next tick; null until the schedule's workflow has computed it.
 	NextTick *time.Time `json:"nextTick,omitempty"`
-	// The ID of the deploy the last tick started; null before the first.
+	// The ID of the deploy of the last tick that started one; null before the first.
 	LastDeployment *string `json:"lastDeployment,omitempty"`
+	// Why the last tick started no deploy (its deploy ID was taken by a deploy this schedule did not start); null when it started one.
+	LastError *string `json:"lastError,omitempty"`
 }
 
 // One operation of a deploy: a step of its plan (run or dry run), the checkpoint taken before it, or its

@@ -116,7 +116,10 @@ const releaseQuery = `SELECT r.id, r.requester, r.on_failure, r.state, r.descrip
 	FROM manent.releases AS r
 	JOIN manent.release_deploys AS m ON m.release_id = r.id
 	LEFT JOIN manent.deployments AS d ON d.id = m.deployment_id AND d.release = r.id
-	LEFT JOIN manent.deployments AS rb ON rb.id = m.rollback_deployment_id`
+	-- Only the rollback deploy of this release and deploy: never another
+	-- deploy that holds its ID.
+	LEFT JOIN manent.deployments AS rb ON rb.id = m.rollback_deployment_id AND rb.release = r.id
+		AND rb.rollback_of = m.deployment_id`
 
 type releaseRow struct {
 	ID                   string     `bun:"id"`

@@ -27,6 +27,8 @@ type deploymentRow struct {
 	UpdatedAt       time.Time         `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
 	DryRun          bool              `bun:"dry_run,notnull"`
 	Release         *string           `bun:"release"`
+	RollbackOf      string            `bun:"rollback_of,notnull"`
+	Schedule        string            `bun:"schedule,notnull"`
 	Artifact        deploy.Artifact   `bun:"artifact,type:jsonb,notnull"`
 	SHA256          string            `bun:"sha256,notnull"`
 	Descriptor      deploy.Descriptor `bun:"descriptor,type:jsonb,notnull"`
@@ -103,7 +105,7 @@ func toDeploymentRow(d deploy.Deployment) *deploymentRow {
 		ID: d.ID, Tenant: d.Tenant, Application: d.Application, Environment: d.Environment,
 		State: string(state), Requester: d.Requester,
 		CreatedAt: micro(d.CreatedAt), StartedAt: microPtr(d.StartedAt), FinishedAt: microPtr(d.FinishedAt),
-		UpdatedAt: micro(d.UpdatedAt), DryRun: d.DryRun, Release: release,
+		UpdatedAt: micro(d.UpdatedAt), DryRun: d.DryRun, Release: release, RollbackOf: d.RollbackOf, Schedule: d.Schedule,
 		Artifact: d.Artifact, SHA256: d.SHA256, Descriptor: d.Descriptor, Effective: d.Effective,
 		Plan: d.Plan, Decision: d.Decision, CurrentStep: d.CurrentStep, Error: d.Error,
 		CancelRequested: d.CancelRequested, CancelledBy: d.CancelledBy,
@@ -117,7 +119,7 @@ func fromDeploymentRow(r *deploymentRow) deploy.Deployment {
 		ID: r.ID, Tenant: r.Tenant, Application: r.Application, Environment: r.Environment,
 		State: deploy.State(r.State), Requester: r.Requester,
 		CreatedAt: r.CreatedAt.UTC(), StartedAt: utcPtr(r.StartedAt), FinishedAt: utcPtr(r.FinishedAt),
-		UpdatedAt: r.UpdatedAt.UTC(), DryRun: r.DryRun,
+		UpdatedAt: r.UpdatedAt.UTC(), DryRun: r.DryRun, RollbackOf: r.RollbackOf, Schedule: r.Schedule,
 		Artifact: r.Artifact, SHA256: r.SHA256, Descriptor: r.Descriptor, Effective: r.Effective,
 		Plan: r.Plan, Decision: r.Decision, CurrentStep: r.CurrentStep, Error: r.Error,
 		CancelRequested: r.CancelRequested, CancelledBy: r.CancelledBy,

@@ -29,6 +29,7 @@ type scheduleRow struct {
 	LastTick       *time.Time `bun:"last_tick"`
 	NextTick       *time.Time `bun:"next_tick"`
 	LastDeployment string     `bun:"last_deployment,notnull"`
+	LastError      string     `bun:"last_error,notnull"`
 }
 
 func fromScheduleRow(r *scheduleRow) deploy.RecurringSchedule {
@@ -36,7 +37,7 @@ func fromScheduleRow(r *scheduleRow) deploy.RecurringSchedule {
 		Environment: r.Environment, Cron: r.Cron, TimeZone: r.TimeZone, Requester: r.Requester,
 		State: r.State, Generation: r.Generation, Template: r.Template, CreatedAt: r.CreatedAt.UTC(),
 		UpdatedAt: r.UpdatedAt.UTC(), LastTick: utcPtr(r.LastTick), NextTick: utcPtr(r.NextTick),
-		LastDeployment: r.LastDeployment}
+		LastDeployment: r.LastDeployment, LastError: r.LastError}
 }
 
 // UpsertSchedule implements deploy.Store.
@@ -66,7 +67,7 @@ func (s *Store) UpsertSchedule(ctx context.Context, sc deploy.RecurringSchedule,
 			// A new definition starts afresh: its ticks are counted from now.
 			if _, err := tx.NewRaw(`UPDATE manent.schedules SET tenant = ?, application = ?, environment = ?, cron = ?,
 					timezone = ?, requester = ?, state = ?, generation = ?, template = ?, updated_at = now(),
-					last_tick = NULL, next_tick = NULL
+					last_tick = NULL, next_tick = NULL, last_error = ''
 				WHERE name = ?`, row.Tenant, row.Application, row.Environment, row.Cron, row.TimeZone, row.Requester,
 				row.State, row.Generation, string(row.Template), row.Name).Exec(ctx); err != nil {
 				return err
@@ -138,16 +139,47 @@ func (s *Store) DeleteSchedule(ctx context.Context, name string) error {
 
 // RecordTick implements deploy.Store.
 func (s *Store) RecordTick(ctx context.Context, name string, generation int, tick time.Time, deploymentID string, next *time.Time) (bool, error) {
-	res, err := s.db.NewRaw(`UPDATE manent.schedules SET last_tick = GREATEST(COALESCE(last_tick, ?), ?),
-			last_deployment = CASE WHEN ? = '' THEN last_deployment ELSE ? END, next_tick = ?, updated_at = now()
-		WHERE name = ? AND generation = ? AND state = ?`,
-		micro(tick), micro(tick), deploymentID, deploymentID, microPtr(next), name, generation, deploy.ScheduleScheduled).Exec(ctx)
+	var ok bool
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		res, err := tx.NewRaw(`UPDATE manent.schedules SET last_tick = GREATEST(COALESCE(last_tick, ?), ?),
+				last_deployment = CASE WHEN ? = '' THEN last_deployment ELSE ? END,
+				last_error = CASE WHEN ? = '' THEN last_error ELSE '' END, next_tick = ?, updated_at = now()
+			WHERE name = ? AND generation = ? AND state = ?`,
+			micro(tick), micro(tick), deploymentID, deploymentID, deploymentID, microPtr(next), name, generation,
+			deploy.ScheduleScheduled).Exec(ctx)
+		if ok, err = updatedOne(res, err); err != nil || !ok {
+			return err
+		}
+		return notify(ctx, tx, deploy.EventSchedule, name)
+	})
+	return ok, wrap("record schedule tick", err)
+}
+
+// RecordTickFailure implements deploy.Store.
+func (s *Store) RecordTickFailure(ctx context.Context, name string, generation int, tick time.Time, reason, actor string, next *time.Time) (bool, error) {
+	var ok bool
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		res, err := tx.NewRaw(`UPDATE manent.schedules SET last_tick = GREATEST(COALESCE(last_tick, ?), ?),
+				last_error = ?, next_tick = ?, updated_at = now()
+			WHERE name = ? AND generation = ? AND state = ?`,
+			micro(tick), micro(tick), reason, microPtr(next), name, generation, deploy.ScheduleScheduled).Exec(ctx)
+		if ok, err = updatedOne(res, err); err != nil || !ok {
+			return err
+		}
+		if err := insertAudit(ctx, tx, deploy.AuditEntry{Actor: actor, Action: "schedule.tick.failed", Target: name,
+			Details: map[string]any{"tick": tick.UTC(), "generation": generation, "error": reason}}); err != nil {
+			return err
+		}
+		return notify(ctx, tx, deploy.EventSchedule, name)
+	})
+	return ok, wrap("record failed schedule tick", err)
+}
+
+// updatedOne reports whether an UPDATE of one row by its key found it.
+func updatedOne(res sql.Result, err error) (bool, error) {
 	if err != nil {
-		return false, wrap("record schedule tick", err)
+		return false, err
 	}
 	n, err := res.RowsAffected()
-	if err != nil {
-		return false, wrap("record schedule tick", err)
-	}
-	return n == 1, nil
+	return n == 1, err
 }

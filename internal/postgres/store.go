@@ -136,6 +136,12 @@ func (s *Store) CreateDeployment(ctx context.Context, d deploy.Deployment, enque
 	if d.Release != "" {
 		details["release"] = d.Release
 	}
+	if d.RollbackOf != "" {
+		details["rollback_of"] = d.RollbackOf
+	}
+	if d.Schedule != "" {
+		details["schedule"] = d.Schedule
+	}
 	if d.Decision.Rule != "" {
 		details["governance"] = d.Decision
 	}

@@ -342,7 +342,11 @@ export type Mutation = {
   deleteSchedule: Scalars['Boolean']['output'];
   /** Reject a deploy AWAITING_APPROVAL: it ends REJECTED, and the deploy returned is already so. */
   rejectDeployment: Deployment;
-  /** Redeploy the previous release in service of an environment (or the deploy to) as a new deploy. */
+  /**
+   * Redeploy the previous release in service of an environment (or the deploy to) as a new deploy. id names it
+   * (as a descriptor's id; generated when absent): a rollback of the same environment under that id is returned
+   * as it is, any other deploy under it is CONFLICT.
+   */
   rollback: Deployment;
   /** Submit a manent/v1 descriptor (YAML or JSON). With validateOnly, run every check and return the plan without enqueuing. */
   submitDeployment: SubmitResult;
@@ -586,8 +590,10 @@ export type Schedule = {
   /** 5 fields, as in crontab. */
   cron: Scalars['String']['output'];
   environment: Scalars['String']['output'];
-  /** The ID of the deploy the last tick started; null before the first. */
+  /** The ID of the deploy of the last tick that started one; null before the first. */
   lastDeployment: Maybe<Scalars['ID']['output']>;
+  /** Why the last tick started no deploy (its deploy ID was taken by a deploy this schedule did not start); null when it started one. */
+  lastError: Maybe<Scalars['String']['output']>;
   /** The last tick run; null before the first. */
   lastTick: Maybe<Scalars['Time']['output']>;
   /** The descriptor's id, or <application>-<environment>-schedule. */
