@@ -145,14 +145,19 @@ func (c *Client) Run(ctx context.Context, cmd Command) (Result, error) {
 		c.p.discard(c.c)
 		return Result{}, fmt.Errorf("%s: the connection was lost before %q started: %w", c.ep.Addr(), cmd.Name, err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- s.Wait() }()
+	var waited error
+	done := make(chan struct{})
+	go func() {
+		waited = s.Wait()
+		close(done)
+	}()
 	select {
-	case err = <-done:
+	case <-done:
+		err = waited
 	case <-ctx.Done():
 		_ = s.Signal(ssh.SIGKILL) // best effort: sshd may not pass signals on
-		_ = s.Close()             // ends Wait
-		_ = <-done                // the error of a session closed under it says nothing more
+		_ = s.Close()             // ends Wait, with an error that says less than ctx's
+		<-done
 		err = ctx.Err()
 	}
 	stdout.flush()
