@@ -43,6 +43,9 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkDev(cfg, c.Dev); err != nil {
+		return nil, err
+	}
 	ownWorkDir, err := cfg.UseDataDir(c.DataDir)
 	if err != nil {
 		return nil, err

@@ -14,11 +14,10 @@ import (
 // whether the server runs as manent-server dev: only then may the ssh
 // plugin skip the host keys.
 func (s *Server) plugins(cfg *config.Config, dev bool) ([]deploy.Plugin, error) {
-	o := cfg.Plugins.SSH
-	if o.InsecureIgnoreHostKey && !dev {
-		return nil, fmt.Errorf("plugins.ssh.insecure_ignore_host_key: only manent-server dev may accept any host key; " +
-			"list the hosts' keys in plugins.ssh.known_hosts")
+	if err := checkDev(cfg, dev); err != nil {
+		return nil, err
 	}
+	o := cfg.Plugins.SSH
 	if o.InsecureIgnoreHostKey {
 		s.log.Warn("plugins.ssh.insecure_ignore_host_key is on: the ssh plugin accepts any host key (dev only)")
 	}
@@ -28,4 +27,14 @@ func (s *Server) plugins(cfg *config.Config, dev bool) ([]deploy.Plugin, error) 
 	}})
 	s.onClose("ssh plugin", sp.Close)
 	return []deploy.Plugin{local.New(cfg.Dir), sp}, nil
+}
+
+// checkDev refuses what only manent-server dev may configure; Main checks
+// it before it opens anything.
+func checkDev(cfg *config.Config, dev bool) error {
+	if cfg.Plugins.SSH.InsecureIgnoreHostKey && !dev {
+		return fmt.Errorf("%s: plugins.ssh.insecure_ignore_host_key: only manent-server dev may accept any host key; "+
+			"list the hosts' keys in the file of plugins.ssh.known_hosts", cfg.Path)
+	}
+	return nil
 }
