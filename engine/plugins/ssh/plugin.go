@@ -58,6 +58,9 @@ type Plugin struct {
 	parallel int
 	// now is the clock of journal and state lines.
 	now func() time.Time
+	// queued, when set, is told of a target that waits for a place
+	// among the parallel ones: the event a test of the bound waits on.
+	queued func(target string)
 }
 
 // New returns the plugin; Close it to close its connections.
@@ -322,9 +325,16 @@ func (r *run) each(ctx context.Context, targets []deploy.Target, fn func(ctx con
 			defer wg.Done()
 			select {
 			case sem <- struct{}{}:
-			case <-ctx.Done():
-				tg.fail(ctx.Err())
-				return
+			default:
+				if r.p.queued != nil {
+					r.p.queued(tg.name)
+				}
+				select {
+				case sem <- struct{}{}:
+				case <-ctx.Done():
+					tg.fail(ctx.Err())
+					return
+				}
 			}
 			defer func() { <-sem }()
 			defer tg.close()

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	xssh "golang.org/x/crypto/ssh"
 
@@ -442,79 +441,116 @@ func TestDroppedConnectionIsTemporaryAndRetried(t *testing.T) {
 	}
 }
 
-func TestSessionsAndHostsAreBounded(t *testing.T) {
-	tests := []struct {
-		name     string
-		logins   []int
-		sessions int
-		parallel int
-		// wantPeak is the most sessions open at once over the servers.
-		wantPeak int
-	}{
-		{name: "sessions per host", logins: []int{5}, sessions: 2, parallel: 10, wantPeak: 2},
-		{name: "hosts at once", logins: []int{1, 1, 1, 1}, sessions: 4, parallel: 2, wantPeak: 2},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := newFleet(t, tt.logins...)
-			var mu sync.Mutex
-			open, peak := 0, 0
-			reached := make(chan struct{})
-			release := make(chan struct{})
-			var reachedOnce sync.Once
-			for _, s := range f.servers {
-				s.OnExec(func(_, _ string) bool {
-					mu.Lock()
-					open++
-					peak = max(peak, open)
-					if open >= tt.wantPeak {
-						reachedOnce.Do(func() { close(reached) })
-					}
-					mu.Unlock()
-					<-release
-					mu.Lock()
-					open--
-					mu.Unlock()
-					return false
-				})
-			}
-			p := f.plugin(func(o *Options) { o.SSH.MaxSessionsPerHost, o.Parallel = tt.sessions, tt.parallel })
-			done := make(chan error, 1)
-			go func() {
-				_, err := p.Deploy(t.Context(), f.request("d1", deploy.StepDeploy, "1.0.0", deploy.KindRun))
-				done <- err
-			}()
-			defer func() {
-				select {
-				case <-release:
-				default:
-					close(release)
-				}
-			}()
-			select {
-			case <-reached:
-			case <-time.After(2 * time.Minute):
-				t.Fatalf("never %d commands at once", tt.wantPeak)
-			case err := <-done:
-				t.Fatalf("deploy ended before %d commands ran at once: %v", tt.wantPeak, err)
-			}
-			close(release)
-			if err := <-done; err != nil {
-				t.Fatal(err)
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if peak != tt.wantPeak {
-				t.Errorf("at most %d commands ran at once, want %d", peak, tt.wantPeak)
-			}
-			for _, s := range f.servers {
-				if n := s.PeakSessions(); n > tt.sessions {
-					t.Errorf("a host had %d sessions open at once, over %d", n, tt.sessions)
-				}
-			}
-			f.wantJournals("deploy 1.0.0")
+// holder holds every command the servers of a fleet receive until it is
+// released, and counts those running and the targets queued for a place.
+type holder struct {
+	mu      sync.Mutex
+	open    int
+	peak    int
+	queued  int
+	changed chan struct{}
+	release chan struct{}
+}
+
+func newHolder(t *testing.T, f *fleet) *holder {
+	h := &holder{changed: make(chan struct{}, 1), release: make(chan struct{})}
+	t.Cleanup(h.free)
+	for _, s := range f.servers {
+		s.OnExec(func(_, _ string) bool {
+			h.update(func() { h.open++; h.peak = max(h.peak, h.open) })
+			<-h.release
+			h.update(func() { h.open-- })
+			return false
 		})
 	}
+	return h
+}
+
+func (h *holder) update(fn func()) {
+	h.mu.Lock()
+	fn()
+	h.mu.Unlock()
+	select {
+	case h.changed <- struct{}{}:
+	default:
+	}
+}
+
+func (h *holder) free() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	select {
+	case <-h.release:
+	default:
+		close(h.release)
+	}
+}
+
+// until waits for cond (under the lock), or for the deploy to end.
+func (h *holder) until(t *testing.T, done <-chan error, cond func() bool) {
+	t.Helper()
+	for {
+		h.mu.Lock()
+		ok := cond()
+		h.mu.Unlock()
+		if ok {
+			return
+		}
+		select {
+		case <-h.changed:
+		case err := <-done:
+			t.Fatalf("the deploy ended first: %v", err)
+		}
+	}
+}
+
+func deployInBackground(t *testing.T, f *fleet, p *Plugin) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Deploy(t.Context(), f.request("d1", deploy.StepDeploy, "1.0.0", deploy.KindRun))
+		done <- err
+	}()
+	return done
+}
+
+func TestTargetsRunAtMostParallelAtOnce(t *testing.T) {
+	const parallel = 2
+	f := newFleet(t, 1, 1, 1, 1)
+	h := newHolder(t, f)
+	p := f.plugin(func(o *Options) { o.Parallel = parallel })
+	p.queued = func(string) { h.update(func() { h.queued++ }) }
+	done := deployInBackground(t, f, p)
+	// The first two targets run a command each and the other two wait for
+	// their place; a third command running first is over the bound.
+	h.until(t, done, func() bool { return h.peak > parallel || (h.open == parallel && h.queued == 2) })
+	h.mu.Lock()
+	peak := h.peak
+	h.mu.Unlock()
+	if peak != parallel {
+		t.Errorf("%d targets ran commands at once, want %d", peak, parallel)
+	}
+	h.free()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	f.wantJournals("deploy 1.0.0")
+}
+
+func TestSessionsPerHostAreBounded(t *testing.T) {
+	const sessions = 2
+	f := newFleet(t, 5)
+	h := newHolder(t, f)
+	p := f.plugin(func(o *Options) { o.SSH.MaxSessionsPerHost = sessions })
+	done := deployInBackground(t, f, p)
+	h.until(t, done, func() bool { return h.open >= sessions })
+	h.free()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := f.servers[0].PeakSessions(); n != sessions {
+		t.Errorf("the host had at most %d sessions open at once, want %d", n, sessions)
+	}
+	f.wantJournals("deploy 1.0.0")
 }
 
 func TestHostileArtifactIsRefusedBeforeAnyCommand(t *testing.T) {
