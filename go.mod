@@ -9,13 +9,17 @@ require (
 	github.com/dbos-inc/dbos-transact-golang v1.8.0
 	github.com/gorilla/websocket v1.5.3
 	github.com/jackc/pgx/v5 v5.13.0
+	github.com/pkg/sftp v1.13.12
 	github.com/spf13/cobra v1.10.2
 	github.com/uptrace/bun v1.3.0
 	github.com/uptrace/bun/dialect/pgdialect v1.3.0
 	github.com/vektah/gqlparser/v2 v2.5.64
 	go.yaml.in/yaml/v3 v3.0.6
+	golang.org/x/crypto v0.58.0
 	golang.org/x/term v0.48.0
 )
+
+require github.com/kr/fs v0.1.0 // indirect
 
 require (
 	github.com/agnivade/levenshtein v1.2.2 // indirect

@@ -40,6 +40,9 @@ type Config struct {
 	Governance Governance `yaml:"governance"`
 	// Chains: how deploys waiting on others look again (docs/chains.md).
 	Chains Chains `yaml:"chains"`
+	// Plugins: what the plugins need beyond the environment
+	// configurations (docs/ssh.md).
+	Plugins Plugins `yaml:"plugins"`
 }
 
 // Roles a process can serve.
@@ -301,6 +304,7 @@ func Defaults(dir string) *Config {
 			HeartbeatInterval: 5 * time.Second, ExecutorTimeout: time.Minute},
 		Chains:  Chains{PollInterval: 5 * time.Second},
 		Secrets: Secrets{FileRoot: dir, EnvPrefix: "MANENT_SECRET_"},
+		Plugins: Plugins{SSH: defaultSSHPlugin()},
 	}
 }
 
@@ -416,4 +420,5 @@ func (c *Config) resolvePaths() {
 	c.Artifacts.FileRoot = c.resolve(c.Artifacts.FileRoot)
 	c.Secrets.FileRoot = c.resolve(c.Secrets.FileRoot)
 	c.Governance.Rego = c.resolve(c.Governance.Rego)
+	c.resolveKnownHosts()
 }

@@ -27,7 +27,9 @@ type EnvConfig struct {
 	Params     map[string]string
 	StepParams map[string]map[string]string
 	Secrets    []deploy.SecretRef
-	Health     []deploy.HealthCheck
+	// SSH is the ssh section: the secret the ssh plugin logs in with.
+	SSH    *deploy.SSHLogin
+	Health []deploy.HealthCheck
 	// Imports (current only), TargetsFrom and ParamsFrom take targets and
 	// parameters from releases in service; the engine resolves them before
 	// the merge and puts the result in Targets and Params.
@@ -56,6 +58,7 @@ type rawEnvConfig struct {
 	Params     map[string]string            `yaml:"params"`
 	StepParams map[string]map[string]string `yaml:"step_params"`
 	Secrets    []rawSecret                  `yaml:"secrets"`
+	SSH        *rawSSHLogin                 `yaml:"ssh"`
 	Health     []rawHealth                  `yaml:"health"`
 
 	Imports     map[string]rawEnvImport    `yaml:"imports"`
@@ -154,6 +157,7 @@ func (c *Config) ParseEnvConfig(data []byte) (*EnvConfig, error) {
 	descriptor.CheckParams(&errs, "params", raw.Params)
 	descriptor.CheckStepParams(&errs, "step_params", raw.StepParams)
 	c.checkSecrets(&errs, raw.Secrets)
+	checkSSHLogin(&errs, raw.Plugin, raw.SSH, raw.Secrets)
 	checkHealth(&errs, raw.Health)
 	checkEnvImports(&errs, &raw)
 	steps := c.pipelineSteps()
@@ -168,6 +172,7 @@ func (c *Config) ParseEnvConfig(data []byte) (*EnvConfig, error) {
 		Targets:       descriptor.Targets(raw.Targets),
 		Params:        raw.Params,
 		StepParams:    raw.StepParams,
+		SSH:           raw.SSH.login(),
 		Imports:       envImports(raw.Imports),
 		TargetsFrom:   envTargetsFrom(raw.TargetsFrom),
 		ParamsFrom:    envParamsFrom(raw.ParamsFrom),

@@ -40,6 +40,7 @@ func Merge(d *deploy.Descriptor, env *EnvConfig, policy DescriptorPolicy, defaul
 		Artifact:       d.Artifact,
 		Plugin:         env.Plugin,
 		Secrets:        slices.Clone(env.Secrets),
+		SSH:            env.SSH.Clone(),
 		Health:         slices.Clone(env.Health),
 		Labels:         maps.Clone(d.Labels),
 		DryRun:         d.DryRun,

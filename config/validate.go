@@ -53,6 +53,7 @@ func (c *Config) validate(errs *yamltree.Errors) {
 	c.validatePipeline(errs)
 	c.validateQueues(errs)
 	c.validateGovernance(errs)
+	c.validatePlugins(errs)
 	if c.Engine.ApplicationVersion == "" {
 		errs.Add("engine.application_version", "must not be empty: DBOS recovers only the workflows of its own application version")
 	}

@@ -104,6 +104,23 @@ type SecretRef struct {
 	Ref  string `json:"ref"`
 }
 
+// SSHLogin names the secret an ssh deploy logs in with: exactly one of a
+// private key and a password, by their names in the environment
+// configuration's secrets (never their values, nor their references).
+type SSHLogin struct {
+	KeySecret      string `json:"key_secret,omitempty"`
+	PasswordSecret string `json:"password_secret,omitempty"`
+}
+
+// Clone returns a copy of l (nil for nil).
+func (l *SSHLogin) Clone() *SSHLogin {
+	if l == nil {
+		return nil
+	}
+	c := *l
+	return &c
+}
+
 // Effective is the deploy as it will run: the descriptor merged with the
 // environment configuration under the descriptor policy.
 type Effective struct {
@@ -116,9 +133,12 @@ type Effective struct {
 	Params      map[string]string            `json:"params,omitempty"`
 	StepParams  map[string]map[string]string `json:"step_params,omitempty"`
 	Secrets     []SecretRef                  `json:"secrets,omitempty"`
-	Health      []HealthCheck                `json:"health,omitempty"`
-	Labels      map[string]string            `json:"labels,omitempty"`
-	DryRun      bool                         `json:"dry_run,omitempty"`
+	// SSH is the login of the ssh plugin's targets (the environment
+	// configuration's ssh section); nil for other plugins.
+	SSH    *SSHLogin         `json:"ssh,omitempty"`
+	Health []HealthCheck     `json:"health,omitempty"`
+	Labels map[string]string `json:"labels,omitempty"`
+	DryRun bool              `json:"dry_run,omitempty"`
 	// Rollback is the automatic rollback policy decided for the deploy.
 	Rollback RollbackPolicy `json:"rollback"`
 	// ConfigSource and ConfigRevision record which environment configuration

@@ -25,7 +25,14 @@ type PluginRequest struct {
 	Limits  ArchiveLimits
 	Targets []Target
 	Params  map[string]string
-	DryRun  bool
+	// SSH is the login of the targets, for the ssh plugin.
+	SSH    *SSHLogin
+	DryRun bool
+	// Succeeded are the versions of the last deploys of the application
+	// to the environment that succeeded, newest first, each once, as
+	// manent recorded them (never as a target shows them): a plugin that
+	// prunes old releases keeps those. Set for the activation step only.
+	Succeeded []string
 	// Secret resolves a logical secret name of the environment configuration.
 	Secret func(ctx context.Context, name string) (string, error)
 	// Log writes a line to the deploy log.
@@ -47,7 +54,9 @@ type Checkpoint struct {
 // Plugin deploys artifacts to targets. Every method is idempotent: running it
 // twice with the same request leaves the targets as running it once.
 // Temporary failures are returned as plain errors (retried); failures that
-// cannot improve are wrapped with Permanent.
+// cannot improve are wrapped with Permanent. A method that fails may still
+// return outputs (what each target did): the step records them with its
+// error.
 type Plugin interface {
 	Name() string
 	// ValidateTargets checks targets and params at submission (paths, hosts).
@@ -85,6 +94,10 @@ type ArchiveLimits struct {
 	// MaxBytes is the sum of the sizes of the files, as unpacked.
 	MaxBytes int64
 }
+
+// SucceededVersions is how many versions PluginRequest.Succeeded lists at
+// most.
+const SucceededVersions = 50
 
 // The limits of an artifact when manent.yml does not set them.
 const (

@@ -118,6 +118,14 @@ type DeploymentReader interface {
 	Dependents(ctx context.Context, id string) ([]string, error)
 }
 
+// SuccessHistory is manent's record of the releases that succeeded.
+type SuccessHistory interface {
+	// SucceededVersions returns the artifact versions of the deploys of
+	// res that ended SUCCESS (dry runs aside), newest success first, each
+	// once, at most n.
+	SucceededVersions(ctx context.Context, res Resource, n int) ([]string, error)
+}
+
 // Submissions records what the API accepts.
 type Submissions interface {
 	// CreateDeployment inserts d, its deployment.submit audit entry and, in

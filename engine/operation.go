@@ -228,6 +228,9 @@ func (e *Engine) attempts(ctx, dbosCtx context.Context, o op) workResult {
 		e.logOp(o, "error", "%s attempt %d failed (%s error): %s", o.key.Name(), attempt, kind, msg)
 		if deploy.IsPermanent(err) || attempt > o.step.MaxRetries || ctx.Err() != nil {
 			w.Failed, w.Error, w.FinishedAt = true, msg, time.Now().UTC()
+			// What the last attempt said of its targets stays with the
+			// error; nothing else of a failed attempt is kept.
+			w.Result = steps.Result{Output: res.Output}
 			return w
 		}
 		select {
@@ -272,9 +275,9 @@ func (e *Engine) attempt(ctx context.Context, o op, n int) (steps.Result, error)
 				return steps.Result{}, ctx.Err()
 			}
 		case timedOut:
-			return steps.Result{}, fmt.Errorf("timed out after %s", o.step.Timeout)
+			return res, fmt.Errorf("timed out after %s", o.step.Timeout)
 		}
-		return steps.Result{}, err
+		return res, err
 	}
 }
 

@@ -19,6 +19,7 @@ type Store interface {
 	deploy.ExecutorStore
 	deploy.ReleaseStore
 	deploy.ScheduleStore
+	deploy.SuccessHistory
 	// ExecutorFenced reports whether another worker took over the
 	// executor's deploys.
 	ExecutorFenced(ctx context.Context, executorID string) (bool, error)

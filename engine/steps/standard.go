@@ -104,7 +104,10 @@ func (qaStep) Run(ctx context.Context, c *Context) (Result, error) {
 // targets: deploy or activation.
 type pluginStep struct {
 	needsArtifact bool
-	do            func(p deploy.Plugin, ctx context.Context, req deploy.PluginRequest) (deploy.Result, error)
+	// prunes: the plugin may remove old releases after the step, and
+	// needs manent's record of those that succeeded.
+	prunes bool
+	do     func(p deploy.Plugin, ctx context.Context, req deploy.PluginRequest) (deploy.Result, error)
 }
 
 func (s pluginStep) operate(ctx context.Context, c *Context, dryRun bool) (Result, error) {
@@ -118,15 +121,34 @@ func (s pluginStep) operate(ctx context.Context, c *Context, dryRun bool) (Resul
 		return Result{}, err
 	}
 	req.DryRun = dryRun
+	if s.prunes && !dryRun {
+		if req.Succeeded, err = succeeded(ctx, c); err != nil {
+			return Result{}, err
+		}
+	}
 	res, err := s.do(p, ctx, req)
-	if err != nil {
-		return Result{}, err
-	}
 	if len(res.Outputs) > deploy.MaxPluginOutputKeys {
-		return Result{}, deploy.Permanentf("step %s: the plugin returned %d outputs, more than %d",
-			c.Key.Step, len(res.Outputs), deploy.MaxPluginOutputKeys)
+		return Result{}, errors.Join(err, deploy.Permanentf("step %s: the plugin returned %d outputs, more than %d",
+			c.Key.Step, len(res.Outputs), deploy.MaxPluginOutputKeys))
 	}
-	return Result{Output: res.Outputs}, nil
+	// A failed step keeps what the plugin says of each target.
+	return Result{Output: res.Outputs}, err
+}
+
+// succeeded reads the versions that succeeded in the deploy's environment,
+// for a plugin that prunes old releases: one read, at the activation. An
+// unavailable database is the engine's to wait for (deploy.Unavailable).
+func succeeded(ctx context.Context, c *Context) ([]string, error) {
+	if c.Env.History == nil {
+		return nil, nil
+	}
+	e := c.Effective
+	res := deploy.Resource{Tenant: e.Tenant, Application: e.Application, Environment: e.Environment}
+	versions, err := c.Env.History.SucceededVersions(ctx, res, deploy.SucceededVersions)
+	if err != nil {
+		return nil, fmt.Errorf("read the releases that succeeded: %w", err)
+	}
+	return versions, nil
 }
 
 func (s pluginStep) Run(ctx context.Context, c *Context) (Result, error) {
@@ -176,7 +198,7 @@ var (
 	deployStep = pluginStep{needsArtifact: true, do: func(p deploy.Plugin, ctx context.Context, req deploy.PluginRequest) (deploy.Result, error) {
 		return p.Deploy(ctx, req)
 	}}
-	activationStep = pluginStep{do: func(p deploy.Plugin, ctx context.Context, req deploy.PluginRequest) (deploy.Result, error) {
+	activationStep = pluginStep{prunes: true, do: func(p deploy.Plugin, ctx context.Context, req deploy.PluginRequest) (deploy.Result, error) {
 		return p.Activate(ctx, req)
 	}}
 )
@@ -193,7 +215,7 @@ func pluginRequest(c *Context) (deploy.Plugin, deploy.PluginRequest, error) {
 		IdempotencyKey: c.Key.IdempotencyKey(c.Job.ID),
 		Application:    d.Application, Environment: d.Environment, Artifact: d.Artifact,
 		ArtifactPath: c.artifactPath(), SHA256: c.SHA256, Limits: c.Env.Config.Artifacts.ArchiveLimits(),
-		Targets: c.Effective.Targets, Params: c.Effective.Params,
+		Targets: c.Effective.Targets, Params: c.Effective.Params, SSH: c.Effective.SSH,
 		DryRun: d.DryRun,
 		Secret: c.secret,
 		Log: func(format string, args ...any) {

@@ -43,6 +43,9 @@ type Env struct {
 	Secrets map[string]deploy.SecretProvider
 	HTTP    *http.Client
 	Checks  Checks
+	// History is manent's record of the releases that succeeded, which
+	// the activation step hands its plugin (PluginRequest.Succeeded).
+	History deploy.SuccessHistory
 	// Log is the server's log, for what operators need and readers of a
 	// deploy must not see (the reference of a missing secret).
 	Log *slog.Logger

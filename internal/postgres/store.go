@@ -417,6 +417,23 @@ func (s *Store) Logs(ctx context.Context, id string, after int64, limit int) ([]
 	return lines, nil
 }
 
+// SucceededVersions implements deploy.SuccessHistory: one query on the
+// deployments of the environment, whatever later deploys did.
+func (s *Store) SucceededVersions(ctx context.Context, res deploy.Resource, n int) ([]string, error) {
+	var versions []string
+	err := s.db.NewRaw(`SELECT artifact->>'version' AS version
+		FROM manent.deployments
+		WHERE tenant = ? AND application = ? AND environment = ? AND state = ? AND NOT dry_run
+			AND COALESCE(artifact->>'version', '') <> ''
+		GROUP BY artifact->>'version'
+		ORDER BY max(finished_at) DESC NULLS LAST, version
+		LIMIT ?`, res.Tenant, res.Application, res.Environment, string(deploy.StateSuccess), n).Scan(ctx, &versions)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, wrap("read succeeded versions", err)
+	}
+	return versions, nil
+}
+
 // Inventory implements deploy.DeploymentReader: the release in service of
 // every environment, and its last failure, in one query. An environment
 // that has a failure and nothing in service has an entry too.

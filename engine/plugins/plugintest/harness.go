@@ -37,6 +37,13 @@ type Harness interface {
 	Journal(t deploy.Target) ([]Entry, error)
 }
 
+// LoginHarness is a Harness whose targets are logged in to: the requests'
+// SSH is its SSH.
+type LoginHarness interface {
+	Harness
+	SSH() *deploy.SSHLogin
+}
+
 // Artifact is a verified artifact file, as the engine hands it to a plugin.
 type Artifact struct {
 	Path   string

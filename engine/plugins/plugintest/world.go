@@ -102,6 +102,10 @@ func (w *world) request(c call, dryRun bool) deploy.PluginRequest {
 		targets = targets[:1]
 	}
 	name := c.String()
+	var login *deploy.SSHLogin
+	if l, ok := w.h.(LoginHarness); ok {
+		login = l.SSH()
+	}
 	return deploy.PluginRequest{
 		DeploymentID:   c.d.id,
 		Step:           c.op.step,
@@ -113,6 +117,7 @@ func (w *world) request(c call, dryRun bool) deploy.PluginRequest {
 		SHA256:         art.SHA256,
 		Targets:        targets,
 		Params:         w.h.Params(),
+		SSH:            login,
 		DryRun:         dryRun,
 		Secret:         w.h.Secret,
 		Log:            func(format string, args ...any) { w.t.Logf("%s: %s", name, fmt.Sprintf(format, args...)) },
