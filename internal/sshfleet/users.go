@@ -8,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"os/user"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // ensureUser returns the local account name, created when missing and
@@ -17,6 +19,11 @@ import (
 // for a key). Another process may create it at the same moment: a failed
 // useradd is an error only if the account is still missing.
 func ensureUser(name string) (User, error) {
+	unlockUsers, err := lockUsers()
+	if err != nil {
+		return User{}, err
+	}
+	defer unlockUsers()
 	u, err := user.Lookup(name)
 	var unknown user.UnknownUserError
 	if errors.As(err, &unknown) {
@@ -49,6 +56,25 @@ func ensureUser(name string) (User, error) {
 		}
 	}
 	return User{Name: name, Home: u.HomeDir, UID: uid, GID: gid}, nil
+}
+
+// usersLock serializes the fleets' useradd and usermod between processes
+// (the tests of several packages start fleets at once): they refuse to run
+// while another holds the lock of /etc/passwd, instead of waiting for it.
+var usersLock = filepath.Join(os.TempDir(), "manent-sshfleet-users.lock")
+
+// lockUsers waits for usersLock and returns its release.
+func lockUsers() (func(), error) {
+	f, err := os.OpenFile(usersLock, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open the lock of the fleets' users: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		_ = f.Close() // the error above is the one to report
+		return nil, fmt.Errorf("lock the fleets' users: %w", err)
+	}
+	// Closing the file releases the lock, as the end of the process would.
+	return func() { _ = f.Close() }, nil
 }
 
 // unlock gives a locked account ("!" in /etc/shadow, as useradd leaves one
