@@ -205,7 +205,27 @@ func TestSSHFleet(t *testing.T) {
 				}
 			}
 			if len(failed) != 1 {
-				t.Errorf("steps with an error: %q, want one", failed)
+				t.Fatalf("steps with an error: %q, want one", failed)
+			}
+			// Every host's result is in the failed step's output, each
+			// with its own refusal.
+			var results []struct {
+				User  string `json:"user"`
+				Error string `json:"error"`
+			}
+			out := stepOutputs(t, r, st.ID)[failed[0]]["results"]
+			if err := json.Unmarshal([]byte(out), &results); err != nil {
+				t.Fatalf("results output %q: %v", out, err)
+			}
+			var users []string
+			for _, res := range results {
+				users = append(users, res.User)
+				if !strings.Contains(res.Error, offered) {
+					t.Errorf("result of %s: error %q, want the offered fingerprint", res.User, res.Error)
+				}
+			}
+			if !slices.Equal(users, sshUsers) {
+				t.Errorf("results of %q, want one per host: %q", users, sshUsers)
 			}
 			if after := commandCounts(t, fleet); !maps.Equal(before, after) {
 				t.Errorf("commands per host %v before the deploy, %v after: want none run", before, after)
