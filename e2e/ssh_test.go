@@ -45,9 +45,9 @@ type sshHost struct {
 // (sshd of its own, three local users as the hosts) through the real
 // server and CLI, and reads the result on each host's filesystem: a first
 // version, a second, a third whose post-test fails and is rolled back on
-// every host, a server killed with SIGKILL in the middle of an upload,
-// which resumes without unpacking twice, and a changed host key, refused
-// before any command runs.
+// every host, a host that fails alone, a server killed with SIGKILL in the
+// middle of an upload, which resumes without unpacking twice, and a
+// changed host key, refused before any command runs.
 func TestSSHFleet(t *testing.T) {
 	sshfleet.Require(t)
 	fleet := startFleet(t)
@@ -91,8 +91,10 @@ func TestSSHFleet(t *testing.T) {
 	base := "e2e-" + randomHex(t)
 	staging := sshHosts(t, fleet, base+"/staging")
 	crash := sshHosts(t, fleet, base+"/crash")
+	partial := sshHosts(t, fleet, base+"/partial")
 	r.env("staging", sshEnv(fleet, fleet.Port, base+"/staging", health+"/health"))
 	r.env("crash", sshEnv(fleet, g.port(), base+"/crash", ""))
+	r.env("partial", sshEnv(fleet, fleet.Port, base+"/partial", ""))
 	for _, v := range []string{"1.0.0", "2.0.0", "3.0.0", "5.0.0"} {
 		sshArtifact(t, r, v, 0)
 	}
@@ -148,6 +150,45 @@ func TestSSHFleet(t *testing.T) {
 			wantJournals(t, staging, "deploy 1.0.0", "activate 1.0.0", "deploy 2.0.0", "activate 2.0.0",
 				"deploy 3.0.0", "activate 3.0.0", "rollback 3.0.0", "remove 3.0.0")
 		}},
+		{"one host that fails fails the step, with every host's result", func(t *testing.T) {
+			// The second host's deploy directory is a file of root's: it
+			// cannot create it, the other two can.
+			bad := partial[1]
+			write(t, bad.dir, "not a directory\n")
+			st, code := r.deployJSON(r.descriptor("hello-ssh-partial", "partial", "1.0.0", ""))
+			if code != 1 || st.State != "ERROR" || !strings.Contains(st.errorText(), bad.user.Name) {
+				t.Fatalf("exit %d, state %s (%s); want 1, ERROR naming %s", code, st.State, st.errorText(), bad.user.Name)
+			}
+			out := stepOutputs(t, r, st.ID)["deploy"]["results"]
+			var results []struct {
+				User     string `json:"user"`
+				Command  string `json:"command"`
+				ExitCode *int   `json:"exit_code"`
+				Error    string `json:"error"`
+			}
+			if err := json.Unmarshal([]byte(out), &results); err != nil {
+				t.Fatalf("deploy's results output %q: %v", out, err)
+			}
+			var users []string
+			for _, res := range results {
+				users = append(users, res.User)
+				if res.User != bad.user.Name {
+					continue
+				}
+				if res.Error == "" || res.Command == "" || res.ExitCode == nil || *res.ExitCode == 0 {
+					t.Errorf("result of %s = %+v, want its error, the command that failed and its exit code", res.User, res)
+				}
+			}
+			if !slices.Equal(users, sshUsers) {
+				t.Errorf("results of %q, want one per host: %q", users, sshUsers)
+			}
+			// The log says it too: which host, and how the command ended.
+			if !slices.ContainsFunc(strings.Split(r.logText(st.ID), "\n"), func(l string) bool {
+				return strings.Contains(l, bad.user.Name) && strings.Contains(l, "exit")
+			}) {
+				t.Errorf("no line of the deploy log names %s and an exit status:\n%s", bad.user.Name, r.logText(st.ID))
+			}
+		}},
 		{"a server killed during the upload resumes without unpacking twice", func(t *testing.T) {
 			g.arm()
 			id := r.submit(r.descriptor("hello-ssh-crash", "crash", "4.0.0", ""))
@@ -200,6 +241,13 @@ func TestSSHFleet(t *testing.T) {
 				if !strings.Contains(*s.Error, "127.0.0.1") || !strings.Contains(*s.Error, offered) {
 					t.Errorf("step %s: error %q, want the host and the offered fingerprint %s", s.Name, *s.Error, offered)
 				}
+				// Every host is refused on its own, and the error names
+				// each (three: no more than a step's error quotes).
+				for _, u := range sshUsers {
+					if !strings.Contains(*s.Error, u+"@") {
+						t.Errorf("step %s: error %q does not name host %s", s.Name, *s.Error, u)
+					}
+				}
 				if s.Attempts != 1 {
 					t.Errorf("step %s ran %d times: a changed host key is permanent", s.Name, s.Attempts)
 				}
@@ -207,25 +255,26 @@ func TestSSHFleet(t *testing.T) {
 			if len(failed) != 1 {
 				t.Fatalf("steps with an error: %q, want one", failed)
 			}
-			// Every host's result is in the failed step's output, each
-			// with its own refusal.
-			var results []struct {
-				User  string `json:"user"`
-				Error string `json:"error"`
-			}
-			out := stepOutputs(t, r, st.ID)[failed[0]]["results"]
-			if err := json.Unmarshal([]byte(out), &results); err != nil {
-				t.Fatalf("results output %q: %v", out, err)
-			}
-			var users []string
-			for _, res := range results {
-				users = append(users, res.User)
-				if !strings.Contains(res.Error, offered) {
-					t.Errorf("result of %s: error %q, want the offered fingerprint", res.User, res.Error)
+			// When the step that failed has outputs (a checkpoint has
+			// none), its results hold every host's.
+			if out, ok := stepOutputs(t, r, st.ID)[failed[0]]["results"]; ok {
+				var results []struct {
+					User  string `json:"user"`
+					Error string `json:"error"`
 				}
-			}
-			if !slices.Equal(users, sshUsers) {
-				t.Errorf("results of %q, want one per host: %q", users, sshUsers)
+				if err := json.Unmarshal([]byte(out), &results); err != nil {
+					t.Fatalf("results output %q: %v", out, err)
+				}
+				var users []string
+				for _, res := range results {
+					users = append(users, res.User)
+					if !strings.Contains(res.Error, offered) {
+						t.Errorf("result of %s: error %q, want the offered fingerprint", res.User, res.Error)
+					}
+				}
+				if !slices.Equal(users, sshUsers) {
+					t.Errorf("results of %q, want one per host: %q", users, sshUsers)
+				}
 			}
 			if after := commandCounts(t, fleet); !maps.Equal(before, after) {
 				t.Errorf("commands per host %v before the deploy, %v after: want none run", before, after)
