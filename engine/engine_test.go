@@ -34,6 +34,8 @@ type testPlugin struct {
 	activations map[string]int
 	// outputs, when set, are what Deploy returns.
 	outputs map[string]string
+	// succeeded is PluginRequest.Succeeded of each deploy's Activate.
+	succeeded map[string][]string
 }
 
 func (p *testPlugin) Name() string { return "test" }
@@ -65,6 +67,7 @@ func (p *testPlugin) Activate(_ context.Context, req deploy.PluginRequest) (depl
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.activations[req.DeploymentID]++
+	p.succeeded[req.DeploymentID] = req.Succeeded
 	return deploy.Result{}, nil
 }
 func (p *testPlugin) Checkpoint(context.Context, deploy.PluginRequest) (deploy.Checkpoint, error) {
@@ -111,7 +114,8 @@ type env struct {
 }
 
 func newTestPlugin() *testPlugin {
-	return &testPlugin{calls: map[string]int{}, spans: map[string][2]time.Time{}, activations: map[string]int{}}
+	return &testPlugin{calls: map[string]int{}, spans: map[string][2]time.Time{}, activations: map[string]int{},
+		succeeded: map[string][]string{}}
 }
 
 const policy = `

@@ -32,7 +32,11 @@ func Recover(ctx context.Context, c Config, executorIDs []string, force bool) (_
 	if err != nil {
 		return nil, err
 	}
-	_, eng, err := newCore(ctx, cfg, db, s.databaseURL, false, s.log)
+	plugins, err := s.plugins(cfg, c.Dev)
+	if err != nil {
+		return nil, err
+	}
+	_, eng, err := newCore(ctx, cfg, db, s.databaseURL, plugins, false, s.log)
 	if err != nil {
 		return nil, err
 	}

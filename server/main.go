@@ -14,7 +14,6 @@ import (
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/engine"
-	"manent.dev/manent/engine/plugins/local"
 	"manent.dev/manent/engine/secrets"
 	"manent.dev/manent/frontend"
 	"manent.dev/manent/governance"
@@ -44,6 +43,9 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkDev(cfg, c.Dev); err != nil {
+		return nil, err
+	}
 	ownWorkDir, err := cfg.UseDataDir(c.DataDir)
 	if err != nil {
 		return nil, err
@@ -65,7 +67,11 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 			return nil, err
 		}
 	}
-	svc, eng, err := newCore(ctx, cfg, db, s.databaseURL, role != RoleAPI, s.log)
+	plugins, err := s.plugins(cfg, c.Dev)
+	if err != nil {
+		return nil, err
+	}
+	svc, eng, err := newCore(ctx, cfg, db, s.databaseURL, plugins, role != RoleAPI, s.log)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +138,8 @@ func Migrate(ctx context.Context, c Config) (err error) {
 
 // newCore builds the application service and the engine on one database,
 // each with the port of the other.
-func newCore(ctx context.Context, cfg *config.Config, db *postgres.DB, url string, worker bool, log *slog.Logger) (*service.Service, *engine.Engine, error) {
+func newCore(ctx context.Context, cfg *config.Config, db *postgres.DB, url string, plugins []deploy.Plugin,
+	worker bool, log *slog.Logger) (*service.Service, *engine.Engine, error) {
 	store := postgres.NewStore(db)
 	az, err := authz.New(cfg.RBAC.Model, cfg.RBAC.Policy)
 	if err != nil {
@@ -146,7 +153,6 @@ func newCore(ctx context.Context, cfg *config.Config, db *postgres.DB, url strin
 	if err != nil {
 		return nil, nil, err
 	}
-	plugins := []deploy.Plugin{local.New(cfg.Dir)}
 	svc, err := service.New(service.Options{Config: cfg, Store: store, Authorizer: az, Governor: gov,
 		Changes: changes, Plugins: plugins, Logger: log})
 	if err != nil {

@@ -41,6 +41,9 @@ type Config struct {
 	// browser and its health checks have something to check. Empty in
 	// production: manent serves no application.
 	DemoTargets string
+	// Dev is manent-server dev: the only server that may set
+	// plugins.ssh.insecure_ignore_host_key.
+	Dev bool
 }
 
 // Server is a running manent-server. Create it with Main.

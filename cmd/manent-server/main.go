@@ -33,6 +33,7 @@ func main() {
 			}
 			// The demo's environments deploy under .manent/targets.
 			cfg.DemoTargets = filepath.Join(cfg.DataDir, "targets")
+			cfg.Dev = true
 			return run(ctx, cfg, true)
 		}}
 	dev.Flags().StringVar(&cfg.Listen, "listen", "", "listen address (overrides server.listen)")
