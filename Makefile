@@ -21,7 +21,7 @@ PGDEV_DIR := $(CURDIR)/.manent/pg
 PGTEST_DIR := $(CURDIR)/.manent/pgtest
 PGBENCH_DIR := $(CURDIR)/.manent/pgbench
 
-.PHONY: deps build frontend test test-go test-frontend test-playwright chromium bench vet fmt-check lint clean run generate check-generated FORCE
+.PHONY: deps build frontend test test-go test-frontend test-playwright chromium sshd bench vet fmt-check lint clean run generate check-generated FORCE
 
 NPM_CI := npm ci --ignore-scripts --no-audit --no-fund
 
@@ -81,7 +81,7 @@ bin/pgctl: FORCE
 
 ## test: formatting, vet, generated code, the web interface's unit tests, then
 ## every Go test and the Playwright specs on one shared PostgreSQL.
-test: deps fmt-check vet check-generated test-frontend build chromium bin/pgctl
+test: deps fmt-check vet check-generated test-frontend build chromium sshd bin/pgctl
 	@if [ -n "$${DATABASE_URL:-}" ]; then \
 		$(MAKE) --no-print-directory test-go test-playwright; \
 	else \
@@ -104,6 +104,21 @@ test-playwright: deps
 ## (apt-get: CI runs as root).
 chromium:
 	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+## sshd: OpenSSH's server for the end-to-end test of the ssh plugin
+## (e2e/ssh_test.go), installed when missing and root (apt-get: CI runs as
+## root). The test starts its own sshd on a loopback port; the package's
+## service is never used. Without root the test fails and says why, unless
+## MANENT_E2E_ALLOW_SKIP_SSHD=1 lets it skip.
+sshd:
+	@test -x /usr/sbin/sshd || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 \
+				--no-install-recommends openssh-server; \
+		else \
+			echo "sshd: /usr/sbin/sshd is missing and cannot be installed here (not root, or no apt-get):"; \
+			echo "sshd: the OpenSSH end-to-end test will fail unless MANENT_E2E_ALLOW_SKIP_SSHD=1"; \
+		fi; }
 
 ## bench: the benchmarks of bench/ on their own embedded PostgreSQL (or
 ## DATABASE_URL); they print ratios measured side by side (docs/benchmarks.md).

@@ -49,6 +49,25 @@ func TestExampleDeploys(t *testing.T) {
 				t.Errorf("descriptor = %+v", d)
 			}
 		},
+		// The demo's SSH fleet (examples/ssh): a first version, then the
+		// next, both in artifacts/.
+		"hello-ssh.yml": func(t *testing.T, d *deploy.Descriptor) {
+			if d.Environment != "ssh" || d.Artifact.Version != "1.0.0" {
+				t.Errorf("descriptor = %+v", d)
+			}
+		},
+		"hello-ssh-next.yml": func(t *testing.T, d *deploy.Descriptor) {
+			if d.Environment != "ssh" || d.Artifact.Version != "1.2.0" {
+				t.Errorf("descriptor = %+v", d)
+			}
+			path, err := c.ResolveFileSource(d.Artifact.Source)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("artifact: %v", err)
+			}
+		},
 		"hello-at.yml": func(t *testing.T, d *deploy.Descriptor) {
 			if d.Schedule == nil || d.Schedule.At == nil || d.Schedule.At.Year() != 2099 {
 				t.Errorf("schedule = %+v", d.Schedule)

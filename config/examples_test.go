@@ -88,3 +88,48 @@ func TestExamples(t *testing.T) {
 		t.Errorf("plan = %v, want %v", got, want)
 	}
 }
+
+// TestExampleSSHEnvironment: hello/ssh deploys with the ssh plugin to the
+// three users of the demo's loopback fleet (examples/ssh) on port 2222,
+// with the deploy key and the known_hosts that examples/ssh writes next to
+// manent.yml.
+func TestExampleSSHEnvironment(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	examples, err := filepath.Abs("../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := config.Load(filepath.Join(examples, "manent.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := c.LoadEnvConfig("demo", "hello", "ssh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env.Plugin != "ssh" || env.Params["path"] != "apps/hello" || env.Params["keep_releases"] == "" {
+		t.Errorf("plugin %q, params %v", env.Plugin, env.Params)
+	}
+	var users []string
+	for _, tg := range env.Targets {
+		if tg.Host != "127.0.0.1" || tg.Port != 2222 || tg.Path != "" {
+			t.Errorf("target %+v, want 127.0.0.1:2222 without a path of its own", tg)
+		}
+		users = append(users, tg.User)
+	}
+	if want := []string{"manent-fleet-eu", "manent-fleet-us", "manent-fleet-ap"}; !slices.Equal(users, want) {
+		t.Errorf("users %q, want %q: the users examples/ssh creates", users, want)
+	}
+	if len(env.Secrets) != 1 || env.Secrets[0].Name != "deploy-key" || env.Secrets[0].Ref != "file:ssh/fleet/deploy-key" {
+		t.Errorf("secrets = %+v, want deploy-key from the file examples/ssh writes", env.Secrets)
+	}
+	if env.SSH == nil || env.SSH.KeySecret != "deploy-key" {
+		t.Errorf("ssh = %+v, want key_secret deploy-key", env.SSH)
+	}
+	if want := filepath.Join(examples, "ssh/fleet/known_hosts"); c.Plugins.SSH.KnownHosts != want {
+		t.Errorf("plugins.ssh.known_hosts = %s, want %s, which examples/ssh writes", c.Plugins.SSH.KnownHosts, want)
+	}
+	if c.Secrets.FileRoot != examples {
+		t.Errorf("secrets.file_root = %s, want %s: the deploy key is examples/ssh/fleet/deploy-key", c.Secrets.FileRoot, examples)
+	}
+}

@@ -2,6 +2,7 @@
 // binaries, start manent-server on a free port against PostgreSQL, and
 // drive it with the manent CLI (and, in playwright/, a real browser).
 //
-// It imports only internal/pgtest and the standard library: everything else
-// is reached through the binaries.
+// It imports only internal/pgtest, internal/sshfleet (the loopback OpenSSH
+// fleet of the ssh plugin's tests) and the standard library: everything
+// else is reached through the binaries.
 package e2e

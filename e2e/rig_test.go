@@ -40,6 +40,8 @@ type rigOptions struct {
 	maxRecovery int
 	// governance is the YAML of the governance section, indented by two.
 	governance string
+	// extra is more top-level YAML (plugins, say).
+	extra string
 }
 
 // The rig's tokens: demo-ci submits, demo-admin approves and reads all,
@@ -114,6 +116,7 @@ engine:
 	if o.governance != "" {
 		cfg += "governance:\n" + o.governance
 	}
+	cfg += o.extra
 	write(t, filepath.Join(dir, "manent.yml"), cfg)
 	r := &rig{t: t, dir: dir, cli: cliBin}
 	r.srv = newServer(t, serverBin, dir)

@@ -4,6 +4,7 @@
 #   hello-1.0.0.tar.gz                  the demo application (examples/deploys)
 #   hello-1.1.0.tar.gz                  a broken hello: no index.html, so the demo's
 #                                       health check fails (examples/deploys/hello-broken.yml)
+#   hello-1.2.0.tar.gz                  the next hello, for the SSH fleet (examples/deploys/hello-ssh-next.yml)
 #   shop-{db,api,worker,web}-*.tar.gz   the release examples/releases/shop.yml
 set -eu
 cd "$(dirname "$0")"
@@ -39,6 +40,7 @@ broken() {
 
 build hello 1.0.0 "Hello from manent"
 broken hello 1.1.0
+build hello 1.2.0 "Hello from manent, next version"
 build shop-db 1.4.0 "Shop database schema"
 build shop-api 2.3.0 "Shop API"
 build shop-worker 2.3.0 "Shop worker"
