@@ -1,0 +1,164 @@
+package deploy
+
+import "time"
+
+// The rollout's specification, as the environment configuration (and, where
+// descriptor_policy.rollout allows, the descriptor) writes it. These types
+// travel in the effective deploy, so their JSON names are durable: renaming
+// one is a migration of in-flight deploys.
+
+// RolloutSpec says how a deploy's targets are rolled out: in waves, each in
+// batches, with a bake and gates after every wave. A nil *RolloutSpec is the
+// single pass over every target manent always did.
+type RolloutSpec struct {
+	// Rule must match every target; a target it does not match is rejected
+	// and fails the deploy before any target is touched.
+	Rule *Selector `json:"rule,omitempty"`
+	// Exclude selects the targets never touched (shown as excluded).
+	Exclude *Selector `json:"exclude,omitempty"`
+	// Waves run in order; a target belongs to the first wave that selects
+	// it. Exactly one of Waves and Percentages is set.
+	Waves []WaveSpec `json:"waves,omitempty"`
+	// Percentages are cumulative shares of the targets, ascending, the last
+	// 100: each is one wave (named "10%", "50%", ...).
+	Percentages []int `json:"percentages,omitempty"`
+	// Bake is the default wait after each wave before its gates.
+	Bake time.Duration `json:"bake,omitempty"`
+	// MaxFailures is the failed targets a wave tolerates: exceeded (never
+	// merely reached) fails the wave.
+	MaxFailures Amount `json:"max_failures,omitzero"`
+	// Gates are checked after each wave's bake.
+	Gates []GateSpec `json:"gates,omitempty"`
+	// NoData says what a gate that gets no value does.
+	NoData NoDataPolicy `json:"no_data,omitempty"`
+	// OnFailure says what a failed wave does.
+	OnFailure RolloutFailurePolicy `json:"on_failure,omitempty"`
+	// PauseTimeout bounds a pause; past it the rollout aborts.
+	PauseTimeout time.Duration `json:"pause_timeout,omitempty"`
+	// DeferTimeout bounds the wait of a wave deferred by a freeze window;
+	// past it the rollout aborts.
+	DeferTimeout time.Duration `json:"defer_timeout,omitempty"`
+}
+
+// WaveSpec is one wave of a rollout.
+type WaveSpec struct {
+	Name string `json:"name"`
+	// Select picks the wave's targets among those no earlier wave took; nil
+	// takes every remaining target.
+	Select *Selector `json:"select,omitempty"`
+	// Count caps the targets the wave takes (count or percentage of the
+	// targets it selects); zero takes them all.
+	Count Amount `json:"count,omitzero"`
+	// Batch is the targets handled at once (count or percentage of the
+	// wave's targets); zero is the whole wave in one batch.
+	Batch Amount `json:"batch,omitzero"`
+	// Bake overrides the rollout's bake after this wave (nil: the default).
+	Bake *time.Duration `json:"bake,omitempty"`
+	// Approval asks for the approvals of the environment's governance
+	// before the wave starts, once the previous wave passed.
+	Approval bool `json:"approval,omitempty"`
+}
+
+// Selector matches targets by their labels: every label given must be equal.
+type Selector struct {
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+// Matches reports whether t carries every label of s.
+func (s Selector) Matches(t Target) bool {
+	for k, v := range s.Labels {
+		if got, ok := t.Labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Amount is a number of targets, either a count or a percentage of a whole
+// ("2" or "50%" in YAML).
+type Amount struct {
+	N       int  `json:"n"`
+	Percent bool `json:"percent,omitempty"`
+}
+
+// IsZero reports whether a is unset.
+func (a Amount) IsZero() bool { return a.N == 0 && !a.Percent }
+
+// Of is the count a stands for out of total: a percentage rounds up (so 10%
+// of 5 targets is one, never zero), and the result never exceeds total.
+func (a Amount) Of(total int) int {
+	n := a.N
+	if a.Percent {
+		n = (a.N*total + 99) / 100
+	}
+	return min(n, total)
+}
+
+// GateSpec is one health gate; exactly one of its checks is set.
+type GateSpec struct {
+	// Name is how the status names the gate ("http", "prometheus" or the
+	// name written in the configuration).
+	Name       string          `json:"name,omitempty"`
+	HTTP       *HTTPGate       `json:"http,omitempty"`
+	Prometheus *PrometheusGate `json:"prometheus,omitempty"`
+}
+
+// HTTPGate calls a URL once per target of the wave; the gate passes when
+// every answer has the expected status.
+type HTTPGate struct {
+	// URL may hold the health placeholders and {{ .Target.Host }},
+	// {{ .Target.Port }}, {{ .Target.User }}, {{ .Target.Path }}.
+	URL          string        `json:"url"`
+	ExpectStatus int           `json:"expect_status,omitempty"`
+	Timeout      time.Duration `json:"timeout,omitempty"`
+}
+
+// PrometheusGate runs an instant query; the gate passes when the value is
+// within [Min, Max] (each bound optional).
+type PrometheusGate struct {
+	URL     string        `json:"url"`
+	Query   string        `json:"query"`
+	Min     *float64      `json:"min,omitempty"`
+	Max     *float64      `json:"max,omitempty"`
+	Timeout time.Duration `json:"timeout,omitempty"`
+}
+
+// GateResult is how one gate check ended.
+type GateResult string
+
+// Every check ends in exactly one of these.
+const (
+	GatePass         GateResult = "pass"
+	GateFail         GateResult = "fail"
+	GateInconclusive GateResult = "inconclusive"
+	GateNoData       GateResult = "no_data"
+)
+
+// NoDataPolicy is what a gate that gets no value does.
+type NoDataPolicy string
+
+// The no_data policies; NoDataFail is the default (missing data is never a
+// pass unless written so).
+const (
+	NoDataFail  NoDataPolicy = "fail"
+	NoDataPause NoDataPolicy = "pause"
+	NoDataPass  NoDataPolicy = "pass"
+)
+
+// RolloutFailurePolicy is what a failed wave does.
+type RolloutFailurePolicy string
+
+// The on_failure policies; RolloutAbort is the default.
+const (
+	// RolloutAbort fails the deploy, then rolls back per the rollback policy.
+	RolloutAbort RolloutFailurePolicy = "abort"
+	// RolloutPause holds the rollout until someone resumes or aborts it.
+	RolloutPause RolloutFailurePolicy = "pause"
+)
+
+// Rollout defaults.
+const (
+	DefaultPauseTimeout = 24 * time.Hour
+	DefaultDeferTimeout = 24 * time.Hour
+	DefaultGateTimeout  = 10 * time.Second
+)
