@@ -113,12 +113,14 @@ func (c Checker) Check(ctx context.Context, gate deploy.GateSpec, wave WaveInput
 	return r
 }
 
-// client is c's client, or a safehttp one whose own timeout is the gate's.
-func (c Checker) client(timeout time.Duration) *http.Client {
+// client is c's client, or a safehttp one whose own timeout is the gate's;
+// done releases what the check's own client holds.
+func (c Checker) client(timeout time.Duration) (client *http.Client, done func()) {
 	if c.Client != nil {
-		return c.Client
+		return c.Client, func() {}
 	}
-	return safehttp.New(safehttp.Options{Timeout: timeout})
+	client = safehttp.New(safehttp.Options{Timeout: timeout})
+	return client, client.CloseIdleConnections
 }
 
 func timeoutOf(d time.Duration) time.Duration {

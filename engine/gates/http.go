@@ -39,7 +39,8 @@ func (c Checker) checkHTTP(ctx context.Context, g deploy.HTTPGate, w WaveInput) 
 		return Result{State: deploy.GateNoData, Detail: "no target to call"}
 	}
 	timeout := timeoutOf(g.Timeout)
-	client := c.client(timeout)
+	client, done := c.client(timeout)
+	defer done()
 	parallel := c.Parallel
 	if parallel <= 0 {
 		parallel = DefaultParallel

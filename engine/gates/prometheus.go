@@ -41,7 +41,9 @@ func (c Checker) checkPrometheus(ctx context.Context, g deploy.PrometheusGate, a
 	shown := deploy.RedactURL(g.URL)
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	resp, err := safehttp.Get(rctx, c.client(timeout), endpoint, maxPrometheusAnswer)
+	client, done := c.client(timeout)
+	defer done()
+	resp, err := safehttp.Get(rctx, client, endpoint, maxPrometheusAnswer)
 	if err != nil {
 		var redirect *safehttp.RedirectError
 		if errors.As(err, &redirect) {
@@ -72,7 +74,9 @@ func queryURL(base, query string, at time.Time, timeout time.Duration) (string, 
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 		return "", errors.New("prometheus url must be an absolute http:// or https:// URL")
 	}
-	if !strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/api/v1/query") {
+	if p := strings.TrimSuffix(u.Path, "/"); strings.HasSuffix(p, "/api/v1/query") {
+		u.Path, u.RawPath = p, ""
+	} else {
 		u = u.JoinPath("api", "v1", "query")
 	}
 	q := u.Query()

@@ -240,3 +240,30 @@ func TestPrometheusGateUnreachable(t *testing.T) {
 		})
 	}
 }
+
+func TestQueryURL(t *testing.T) {
+	at := time.Unix(1700000000, 0)
+	tests := []struct{ base, wantPath, wantQuery string }{
+		{"http://prom:9090", "/api/v1/query", ""},
+		{"http://prom:9090/", "/api/v1/query", ""},
+		{"https://metrics.example/prometheus", "/prometheus/api/v1/query", ""},
+		{"http://prom/api/v1/query", "/api/v1/query", ""},
+		{"http://prom/api/v1/query/", "/api/v1/query", ""},
+		{"http://prom/select/0/prometheus?tenant=a", "/select/0/prometheus/api/v1/query", "a"},
+	}
+	for _, tt := range tests {
+		raw, err := queryURL(tt.base, `up{job="a/b"}`, at, 10*time.Second)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.base, err)
+		}
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := u.Query()
+		if u.Path != tt.wantPath || q.Get("tenant") != tt.wantQuery || q.Get("query") != `up{job="a/b"}` ||
+			q.Get("time") != "1700000000.000" || q.Get("timeout") != "10" {
+			t.Errorf("%s: %s", tt.base, raw)
+		}
+	}
+}
