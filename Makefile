@@ -21,7 +21,7 @@ PGDEV_DIR := $(CURDIR)/.manent/pg
 PGTEST_DIR := $(CURDIR)/.manent/pgtest
 PGBENCH_DIR := $(CURDIR)/.manent/pgbench
 
-.PHONY: deps build frontend test test-go test-frontend test-playwright chromium sshd bench vet fmt-check lint clean run generate check-generated FORCE
+.PHONY: deps build frontend test test-go test-frontend test-playwright chromium sshd prometheus bench vet fmt-check lint clean run generate check-generated FORCE
 
 NPM_CI := npm ci --ignore-scripts --no-audit --no-fund
 
@@ -81,7 +81,7 @@ bin/pgctl: FORCE
 
 ## test: formatting, vet, generated code, the web interface's unit tests, then
 ## every Go test and the Playwright specs on one shared PostgreSQL.
-test: deps fmt-check vet check-generated test-frontend build chromium sshd bin/pgctl
+test: deps fmt-check vet check-generated test-frontend build chromium sshd prometheus bin/pgctl
 	@if [ -n "$${DATABASE_URL:-}" ]; then \
 		$(MAKE) --no-print-directory test-go test-playwright; \
 	else \
@@ -118,6 +118,23 @@ sshd:
 		else \
 			echo "sshd: /usr/sbin/sshd is missing and cannot be installed here (not root, or no apt-get):"; \
 			echo "sshd: the OpenSSH end-to-end test will fail unless MANENT_E2E_ALLOW_SKIP_SSHD=1"; \
+		fi; }
+
+## prometheus: Debian's Prometheus for the end-to-end test of the rollout's
+## Prometheus gate (e2e/prometheus_test.go), installed when missing and root
+## (apt-get: CI runs as root). The test starts its own /usr/bin/prometheus on
+## a loopback port with a temporary configuration and data directory, and
+## never uses the package's service (which apt starts only where systemd
+## runs): the binary needs no systemd. Without root the test skips and says
+## why.
+prometheus:
+	@test -x /usr/bin/prometheus || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 \
+				--no-install-recommends prometheus; \
+		else \
+			echo "prometheus: /usr/bin/prometheus is missing and cannot be installed here (not root, or no apt-get):"; \
+			echo "prometheus: the end-to-end test of the Prometheus gate will skip"; \
 		fi; }
 
 ## bench: the benchmarks of bench/ on their own embedded PostgreSQL (or

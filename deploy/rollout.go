@@ -103,11 +103,35 @@ type GateSpec struct {
 	Prometheus *PrometheusGate `json:"prometheus,omitempty"`
 }
 
+// DisplayName is how the status names the gate: the name written in the
+// configuration, else the kind of its check.
+func (g GateSpec) DisplayName() string {
+	switch {
+	case g.Name != "":
+		return g.Name
+	case g.HTTP != nil:
+		return "http"
+	case g.Prometheus != nil:
+		return "prometheus"
+	}
+	return "gate"
+}
+
+// GatePlaceholders are the values an HTTP gate's URL may contain: the
+// health placeholders and the target's, each filled for the target called.
+var GatePlaceholders = append(append([]string(nil), HealthPlaceholders...),
+	"Target.Host", "Target.Port", "Target.User", "Target.Path")
+
+// GateHostPlaceholders may also stand in an HTTP gate URL's host and port
+// (https://{{ .Target.Host }}:{{ .Target.Port }}/health), where they must be
+// a host name or IP address and a port number.
+var GateHostPlaceholders = []string{"Target.Host", "Target.Port"}
+
 // HTTPGate calls a URL once per target of the wave; the gate passes when
 // every answer has the expected status.
 type HTTPGate struct {
-	// URL may hold the health placeholders and {{ .Target.Host }},
-	// {{ .Target.Port }}, {{ .Target.User }}, {{ .Target.Path }}.
+	// URL may hold GatePlaceholders ({{ .Version }}, {{ .Target.Host }},
+	// ...); only GateHostPlaceholders may stand in the host and port.
 	URL          string        `json:"url"`
 	ExpectStatus int           `json:"expect_status,omitempty"`
 	Timeout      time.Duration `json:"timeout,omitempty"`

@@ -23,6 +23,20 @@ type Options struct {
 // ErrRedirect is returned for a 3xx answer: redirects are never followed.
 var ErrRedirect = errors.New("redirect refused")
 
+// RedirectError is the error of a 3xx answer: it is ErrRedirect (errors.Is)
+// and keeps the status, which a check expecting a redirect compares.
+type RedirectError struct {
+	// URL is the request's, without its query and user info.
+	URL    string
+	Status int
+}
+
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("%v: %s answered %d", ErrRedirect, e.URL, e.Status)
+}
+
+func (e *RedirectError) Unwrap() error { return ErrRedirect }
+
 // ErrAddressRefused is returned when the destination is a refused address.
 var ErrAddressRefused = errors.New("destination address refused")
 
@@ -81,7 +95,8 @@ func checkAddress(address string) error {
 }
 
 // Get performs a GET and returns the response with its body limited to
-// maxBytes (reading past it fails with ErrTooLarge). A 3xx is ErrRedirect.
+// maxBytes (reading past it fails with ErrTooLarge). A 3xx is a
+// *RedirectError.
 func Get(ctx context.Context, c *http.Client, url string, maxBytes int64) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -97,7 +112,7 @@ func Get(ctx context.Context, c *http.Client, url string, maxBytes int64) (*http
 		// Without the query and user info, which may carry a token.
 		shown := *req.URL
 		shown.User, shown.RawQuery, shown.ForceQuery, shown.Fragment, shown.RawFragment = nil, "", false, "", ""
-		return nil, fmt.Errorf("%w: %s answered %d", ErrRedirect, shown.String(), resp.StatusCode)
+		return nil, &RedirectError{URL: shown.String(), Status: resp.StatusCode}
 	}
 	resp.Body = &limitedBody{rc: resp.Body, left: maxBytes}
 	return resp, nil

@@ -50,6 +50,10 @@ func TestGetRefusesRedirectsAndCapsSize(t *testing.T) {
 	if !errors.Is(err, ErrRedirect) {
 		t.Fatalf("redirect: got %v, want ErrRedirect", err)
 	}
+	var re *RedirectError
+	if !errors.As(err, &re) || re.Status != http.StatusFound || re.URL != srv.URL+"/redirect" {
+		t.Fatalf("redirect: got %#v, want a RedirectError with status 302 and the URL", err)
+	}
 	resp, err = Get(context.Background(), c, srv.URL+"/big", 10)
 	if err != nil {
 		t.Fatal(err)

@@ -64,3 +64,100 @@ func TestRenderRefusesDotSegments(t *testing.T) {
 		t.Errorf("missing value: %v", err)
 	}
 }
+
+var targetFields = []string{"Version", "Target.Host", "Target.Port", "Target.Path"}
+
+var hostFields = []string{"Target.Host", "Target.Port"}
+
+func TestParseHostRenders(t *testing.T) {
+	tests := []struct {
+		name, raw string
+		values    map[string]string
+		want      string
+	}{
+		{"host and port", "https://{{ .Target.Host }}:{{ .Target.Port }}/health", map[string]string{"Target.Host": "web-1.example.com", "Target.Port": "8443"}, "https://web-1.example.com:8443/health"},
+		{"host without a path", "http://{{ .Target.Host }}", map[string]string{"Target.Host": "10.0.0.7"}, "http://10.0.0.7"},
+		{"an IPv6 host is bracketed", "http://{{ .Target.Host }}:{{ .Target.Port }}/", map[string]string{"Target.Host": "::1", "Target.Port": "80"}, "http://[::1]:80/"},
+		{"brackets written by the template", "http://[{{ .Target.Host }}]/", map[string]string{"Target.Host": "fd00::7"}, "http://[fd00::7]/"},
+		{"part of a host name", "http://{{ .Target.Host }}.internal:9100/", map[string]string{"Target.Host": "web-1"}, "http://web-1.internal:9100/"},
+		{"a host field in the path is escaped", "http://h/{{ .Target.Host }}/{{ .Target.Path }}", map[string]string{"Target.Host": "a b", "Target.Path": "/srv/app"}, "http://h/a%20b/%2Fsrv%2Fapp"},
+		{"query after the host", "http://{{ .Target.Host }}?v={{ .Version }}", map[string]string{"Target.Host": "h", "Version": "1&2"}, "http://h?v=1%262"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tpl, err := ParseHost(tt.raw, targetFields, hostFields)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := tpl.Render(tt.values)
+			if err != nil || got != tt.want {
+				t.Fatalf("Render = %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseHostRefuses(t *testing.T) {
+	for _, raw := range []string{
+		"http://{{ .Version }}/",                    // not a host field
+		"http://h/{{ .Target.Port",                  // unclosed
+		"{{ .Target.Host }}://h/",                   // in the scheme
+		"http{{ .Target.Host }}://h/",               // in the scheme
+		"http://user@{{ .Target.Host }}/",           // credentials
+		"http://{{ .Target.User }}@h/",              // unknown field, and credentials
+		"http://{{ .Target }}/",                     // not a field of the list
+		"ftp://{{ .Target.Host }}/",                 // scheme
+		"http://{{ .Target.Host }}:{{ .Version }}/", // a port from a non-host field
+	} {
+		if _, err := ParseHost(raw, targetFields, hostFields); err == nil {
+			t.Errorf("ParseHost(%q) accepted", raw)
+		}
+	}
+	// Without hostFields, a host field stays out of the host.
+	if _, err := Parse("http://{{ .Target.Host }}/", targetFields); err == nil {
+		t.Error("Parse accepted a placeholder in the host")
+	}
+}
+
+// TestRenderRefusesValuesLeavingTheHost: a value in the host or the port
+// can never add user info, a path, a query or another host.
+func TestRenderRefusesValuesLeavingTheHost(t *testing.T) {
+	tpl, err := ParseHost("http://{{ .Target.Host }}:{{ .Target.Port }}/health", targetFields, hostFields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, err := ParseHost("http://{{ .Target.Host }}.internal/", targetFields, hostFields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name       string
+		tpl        *Template
+		host, port string
+	}{
+		{"user info", tpl, "evil@h", "80"},
+		{"a path", tpl, "h/x", "80"},
+		{"a query", tpl, "h?x", "80"},
+		{"a fragment", tpl, "h#x", "80"},
+		{"a second port", tpl, "h:81", "80"},
+		{"a space", tpl, "h x", "80"},
+		{"an IPv6 zone", tpl, "fe80::1%eth0", "80"},
+		{"a leading dot", tpl, ".h", "80"},
+		{"a percent", tpl, "h%2f", "80"},
+		{"an empty host", tpl, "", "80"},
+		{"port 0", tpl, "h", "0"},
+		{"port too large", tpl, "h", "65536"},
+		{"port with a sign", tpl, "h", "+80"},
+		{"port with a path", tpl, "h", "80/x"},
+		{"no port", tpl, "h", ""},
+		{"IPv6 inside a host name", part, "fd00::1", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.tpl.Render(map[string]string{"Target.Host": tt.host, "Target.Port": tt.port})
+			if err == nil {
+				t.Fatalf("Render(%q, %q) = %q, want an error", tt.host, tt.port, got)
+			}
+		})
+	}
+}

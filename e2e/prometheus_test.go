@@ -1,0 +1,302 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"manent.dev/manent/deploy"
+	"manent.dev/manent/engine/gates"
+)
+
+// prometheusBin is where Debian's prometheus package puts the server
+// (make prometheus installs it).
+const prometheusBin = "/usr/bin/prometheus"
+
+// TestPrometheusGate checks the Prometheus gate against a real Prometheus
+// scraping an exporter the test serves on loopback: a value within bounds
+// passes, the same series out of bounds fails once Prometheus scraped the
+// change, a series no one exports and a NaN have no data, several series
+// are each held to the bounds, and a query Prometheus refuses or one that
+// gives a range vector is inconclusive.
+func TestPrometheusGate(t *testing.T) {
+	requirePrometheus(t)
+	exp := newExporter(t)
+	exp.set("web-1", "0.001")
+	exp.set("web-2", "0.004")
+	prom := startPrometheus(t, exp.addr())
+	prom.waitTargetUp(t)
+
+	maxRatio := 0.01
+	check := func(query string) gates.Result {
+		t.Helper()
+		return gates.Check(context.Background(), deploy.GateSpec{Name: "errors", Prometheus: &deploy.PrometheusGate{
+			URL: prom.url(), Query: query, Max: &maxRatio, Timeout: 10 * time.Second,
+		}}, gates.WaveInput{})
+	}
+	expect := func(r gates.Result, state deploy.GateResult, value float64, detail string) {
+		t.Helper()
+		if r.State != state || !strings.Contains(r.Detail, detail) {
+			t.Fatalf("%s: %s, want %s with %q", r.State, r.Detail, state, detail)
+		}
+		switch {
+		case math.IsNaN(value) && r.Value != nil:
+			t.Fatalf("value %s, want none", r.ValueText())
+		case !math.IsNaN(value) && (r.Value == nil || *r.Value != value):
+			t.Fatalf("value %s, want %v", r.ValueText(), value)
+		}
+	}
+	web1 := `gate_error_ratio{target="web-1"}`
+
+	prom.waitValue(t, web1, "0.001")
+	expect(check(web1), deploy.GatePass, 0.001, "0.001")
+	expect(check("gate_error_ratio"), deploy.GatePass, 0.004, "worst of 2 series")
+
+	exp.set("web-1", "0.25")
+	prom.waitValue(t, web1, "0.25")
+	expect(check(web1), deploy.GateFail, 0.25, "is above max 0.01")
+	expect(check("gate_error_ratio"), deploy.GateFail, 0.25, `target="web-1"`)
+	expect(check("max(gate_error_ratio)"), deploy.GateFail, 0.25, "0.25 is above max 0.01")
+
+	expect(check(`gate_error_ratio{target="web-9"}`), deploy.GateNoData, math.NaN(), "no series")
+	exp.set("web-2", "NaN")
+	prom.waitValue(t, `gate_error_ratio{target="web-2"}`, "NaN")
+	expect(check(`gate_error_ratio{target="web-2"}`), deploy.GateNoData, math.NaN(), "NaN")
+
+	expect(check("sum(gate_error_ratio"), deploy.GateInconclusive, math.NaN(), "query refused: bad_data")
+	expect(check("gate_error_ratio[1m]"), deploy.GateInconclusive, math.NaN(), "range vector")
+}
+
+// requirePrometheus skips the test only where Prometheus is missing and
+// cannot be installed (not root); as root, make test installs it, so its
+// absence is a failure.
+func requirePrometheus(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(prometheusBin); err == nil {
+		return
+	}
+	if os.Geteuid() != 0 {
+		t.Skipf("%s is missing and cannot be installed without root: "+
+			"apt-get install prometheus (make prometheus, which make test runs, does it as root)", prometheusBin)
+	}
+	t.Fatalf("%s is missing: run make prometheus (make test does), which installs Debian's prometheus package", prometheusBin)
+}
+
+// exporter serves a gauge per target in Prometheus's text format.
+type exporter struct {
+	srv    *httptest.Server
+	mu     sync.Mutex
+	values map[string]string
+}
+
+func newExporter(t *testing.T) *exporter {
+	e := &exporter{values: map[string]string{}}
+	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		var b bytes.Buffer
+		b.WriteString("# HELP gate_error_ratio The share of failed requests.\n# TYPE gate_error_ratio gauge\n")
+		for target, v := range e.values {
+			fmt.Fprintf(&b, "gate_error_ratio{target=%q} %s\n", target, v)
+		}
+		_, _ = w.Write(b.Bytes())
+	}))
+	t.Cleanup(e.srv.Close)
+	return e
+}
+
+func (e *exporter) set(target, value string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.values[target] = value
+}
+
+func (e *exporter) addr() string { return strings.TrimPrefix(e.srv.URL, "http://") }
+
+// prometheus is a Prometheus process of the test's own: a temporary
+// configuration and data directory, a loopback port, a scrape a second.
+type prometheus struct {
+	port   int
+	cmd    *exec.Cmd
+	log    *bytes.Buffer
+	mu     *sync.Mutex
+	exited chan struct{}
+}
+
+func startPrometheus(t *testing.T, target string) *prometheus {
+	t.Helper()
+	dir := t.TempDir()
+	config := fmt.Sprintf(`global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: gate
+    static_configs:
+      - targets: [%q]
+`, target)
+	configFile := filepath.Join(dir, "prometheus.yml")
+	if err := os.WriteFile(configFile, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A port found free may be taken before Prometheus listens on it: a
+	// start that fails so is tried again on another.
+	var last string
+	for range 3 {
+		p := &prometheus{port: freePort(t), log: &bytes.Buffer{}, mu: &sync.Mutex{}, exited: make(chan struct{})}
+		p.cmd = exec.Command(prometheusBin,
+			"--config.file="+configFile,
+			"--storage.tsdb.path="+filepath.Join(dir, "data"),
+			"--web.listen-address="+fmt.Sprintf("127.0.0.1:%d", p.port),
+			"--log.level=warn")
+		// Never left behind by a test binary that dies.
+		p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		w := lockedWriter{p.mu, p.log}
+		p.cmd.Stdout, p.cmd.Stderr = w, w
+		if err := p.cmd.Start(); err != nil {
+			t.Fatalf("start %s: %v", prometheusBin, err)
+		}
+		go func() { _ = p.cmd.Wait(); close(p.exited) }()
+		t.Cleanup(p.stop)
+		if p.waitReady(t) {
+			return p
+		}
+		last = p.output()
+	}
+	t.Fatalf("prometheus did not start:\n%s", last)
+	return nil
+}
+
+func (p *prometheus) url() string { return fmt.Sprintf("http://127.0.0.1:%d", p.port) }
+
+func (p *prometheus) output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.log.String()
+}
+
+func (p *prometheus) stop() {
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.exited
+}
+
+// waitReady waits for /-/ready, false when the process exited first.
+func (p *prometheus) waitReady(t *testing.T) bool {
+	t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		select {
+		case <-p.exited:
+			return false
+		default:
+		}
+		if resp, err := http.Get(p.url() + "/-/ready"); err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return true
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("prometheus not ready after 90s:\n%s", p.output())
+		}
+		time.Sleep(50 * time.Millisecond) // polling a port that is not open yet: nothing to wait on
+	}
+}
+
+// poll asks until done says so, within a bounded time: Prometheus has no
+// event to wait on but its own answers.
+func (p *prometheus) poll(t *testing.T, what string, done func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		ok, seen := done()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 60s, still waiting for %s (last seen: %s)\n%s", what, seen, p.output())
+		}
+		time.Sleep(100 * time.Millisecond) // the next scrape is the event; Prometheus only tells by being asked
+	}
+}
+
+// waitTargetUp waits until Prometheus's one target was scraped and is up.
+func (p *prometheus) waitTargetUp(t *testing.T) {
+	t.Helper()
+	p.poll(t, "the exporter to be up", func() (bool, string) {
+		var a struct {
+			Data struct {
+				ActiveTargets []struct {
+					Health    string `json:"health"`
+					LastError string `json:"lastError"`
+				} `json:"activeTargets"`
+			} `json:"data"`
+		}
+		if err := p.get("/api/v1/targets", nil, &a); err != nil {
+			return false, err.Error()
+		}
+		if len(a.Data.ActiveTargets) == 0 {
+			return false, "no target yet"
+		}
+		tg := a.Data.ActiveTargets[0]
+		return tg.Health == "up", tg.Health + " " + tg.LastError
+	})
+}
+
+// waitValue waits until the instant query gives one sample of value.
+func (p *prometheus) waitValue(t *testing.T, query, value string) {
+	t.Helper()
+	p.poll(t, query+" = "+value, func() (bool, string) {
+		var a struct {
+			Data struct {
+				Result []struct {
+					Value []any `json:"value"`
+				} `json:"result"`
+			} `json:"data"`
+		}
+		if err := p.get("/api/v1/query", url.Values{"query": {query}}, &a); err != nil {
+			return false, err.Error()
+		}
+		if len(a.Data.Result) != 1 || len(a.Data.Result[0].Value) != 2 {
+			return false, strconv.Itoa(len(a.Data.Result)) + " series"
+		}
+		got, _ := a.Data.Result[0].Value[1].(string)
+		return got == value, got
+	})
+}
+
+func (p *prometheus) get(path string, q url.Values, into any) error {
+	u := p.url() + path
+	if q != nil {
+		u += "?" + q.Encode()
+	}
+	resp, err := http.Get(u)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: HTTP %d", path, resp.StatusCode)
+	}
+	return json.NewDecoder(resp.Body).Decode(into)
+}
