@@ -94,7 +94,7 @@ func (s *Service) mayAnswer(who deploy.Identity, d *deploy.Deployment) error {
 // PendingApprovals implements deploy.Service.
 func (s *Service) PendingApprovals(ctx context.Context) ([]deploy.Deployment, error) {
 	who := deploy.IdentityFrom(ctx)
-	page, err := s.List(ctx, deploy.ListFilter{States: []deploy.State{deploy.StateAwaitingApproval}, First: 500})
+	page, err := s.List(ctx, deploy.ListFilter{States: []deploy.State{deploy.StateAwaitingApproval}, First: deploy.MaxPageSize})
 	if err != nil {
 		return nil, err
 	}
