@@ -142,9 +142,9 @@ type Submissions interface {
 	// AddApproval records an identity's answer to a deploy AWAITING_APPROVAL
 	// (ECONFLICT otherwise) and its audit entry; a rejection (by another
 	// identity than the requester) ends the deploy REJECTED in the same
-	// transaction. A second answer of the same identity changes nothing and
-	// returns false.
-	AddApproval(ctx context.Context, a Approval) (added bool, err error)
+	// transaction, and replaces that identity's approval when it gave one.
+	// A second approval of the same identity changes nothing: ECONFLICT.
+	AddApproval(ctx context.Context, a Approval) error
 }
 
 // WaitStore moves waiting deploys along the lifecycle.

