@@ -59,3 +59,27 @@ func TestAfterStatus(t *testing.T) {
 		})
 	}
 }
+
+// cancelled_by names who cancelled a deploy once it ended CANCELLED; a
+// request that waits for the next step, or came too late to stop the
+// deploy, names nobody.
+func TestCancelledByOnlyOnceCancelled(t *testing.T) {
+	for _, tt := range []struct {
+		state State
+		want  string
+	}{
+		{StateCancelled, "token:ops"},
+		{StatePending, ""},
+		{StateSuccess, ""},
+		{StateError, ""},
+	} {
+		d := &Deployment{ID: "d", State: tt.state, CancelRequested: true, CancelledBy: "token:ops"}
+		got := ""
+		if st := NewStatus(d); st.CancelledBy != nil {
+			got = *st.CancelledBy
+		}
+		if got != tt.want || d.Canceller() != tt.want {
+			t.Errorf("%s: cancelled_by %q, Canceller %q; want %q", tt.state, got, d.Canceller(), tt.want)
+		}
+	}
+}
