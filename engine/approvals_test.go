@@ -175,7 +175,8 @@ func TestSecondAnswerOfOneIdentity(t *testing.T) {
 func TestCommentRefusesControlCharacters(t *testing.T) {
 	e := newEnvWith(t, envOptions{governor: prodNeeds(2, time.Hour)})
 	e.submit("p-comment", "app", "prod")
-	for _, c := range []string{"ok\x1b]0;pwned\x07", "ok\x1b[2J", "ok\rdeploy SUCCESS", "ok\u009b2J", "bad \xff byte"} {
+	for _, c := range []string{"ok\x1b]0;pwned\x07", "ok\x1b[2J", "ok\rdeploy SUCCESS", "ok\u009b2J", "bad \xff byte",
+		"ok \u202eSSECCUS", "ok\u2066x\u2069", "line\u2028deploy SUCCESS"} {
 		if _, err := e.eng.Approve(as(e, "token:ops1"), "p-comment", c); deploy.ErrorCode(err) != deploy.EUNPROCESSABLE ||
 			!strings.Contains(err.Error(), "control characters") {
 			t.Errorf("comment %q: %v, want UNPROCESSABLE", c, err)

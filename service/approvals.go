@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"manent.dev/manent/deploy"
 )
@@ -37,8 +35,8 @@ func (s *Service) answer(ctx context.Context, id, comment string, approved bool)
 	// Free text, like a descriptor's description: shown in terminals and
 	// quoted in the deploy's error, it may hold lines, never what a
 	// terminal would act on.
-	if !utf8.ValidString(comment) || strings.ContainsFunc(comment, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }) {
-		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "comment must be text without control characters (other than new lines and tabs)")
+	if why := deploy.UnsafeText(comment, "\n\t"); why != "" {
+		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "comment must be text without control characters (other than new lines and tabs): %s", why)
 	}
 	if err := s.store.AddApproval(ctx, deploy.Approval{DeploymentID: id, Identity: who.Subject,
 		Approved: approved, Comment: comment, Time: time.Now().UTC()}); err != nil {
