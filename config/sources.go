@@ -62,9 +62,9 @@ const (
 	// or not: accepting those inside would tell a submitter where the root
 	// is, one guess at a time.
 	absolutePath sourceProblem = "is an absolute path: file: sources are names under artifacts.file_root"
-	noFileRoot  sourceProblem = "is a file: source, and artifacts.file_root is not set"
-	namesHost   sourceProblem = "is a file: source naming another host"
-	notAFile    sourceProblem = "is not a valid file: source"
+	noFileRoot   sourceProblem = "is a file: source, and artifacts.file_root is not set"
+	namesHost    sourceProblem = "is a file: source naming another host"
+	notAFile     sourceProblem = "is not a valid file: source"
 )
 
 func sourceRefused(p error) error {
