@@ -84,9 +84,9 @@ func costOfOperation(op *ast.OperationDefinition, fragments ast.FragmentDefiniti
 }
 
 // listSize says how many items a list field returns at most: the value of
-// its argument arg (an Int, or the length of a list when length), never
-// more than most; most alone when arg is empty or absent, null or not
-// positive. The store applies the same bounds (deploy.MaxPageSize,
+// its argument arg (an Int, or the length of a list when length; the
+// schema's default when left out), never more than most; most when arg is
+// empty, or its value null or not positive. The store applies the same bounds (deploy.MaxPageSize,
 // deploy.MaxLogLines, ...), so the count is what the answer may hold.
 type listSize struct {
 	arg    string
