@@ -131,8 +131,10 @@ func checkTarget(p string, w wireTarget, pattern *regexp.Regexp) []deploy.FieldE
 			add(p+".path", "must be at most %d bytes", maxPath)
 		case w.Path[0] == '-':
 			add(p+".path", "must not start with -")
-		case !utf8.ValidString(w.Path) || hasControl(w.Path):
-			add(p+".path", "must not contain control characters")
+		default:
+			if why := deploy.UnsafeText(w.Path, ""); why != "" {
+				add(p+".path", "must not contain control characters: %s", why)
+			}
 		}
 	}
 	if len(w.Labels) > maxLabels {
@@ -143,6 +145,8 @@ func checkTarget(p string, w wireTarget, pattern *regexp.Regexp) []deploy.FieldE
 				add(p+".labels", "key %s must be 1 to 63 characters of a-z, 0-9, '.', '_', '/' and -, starting with a letter or digit", prefix(k))
 			} else if utf8.RuneCountInString(w.Labels[k]) > maxLabelValue {
 				add(p+".labels."+k, "must be at most %d characters", maxLabelValue)
+			} else if why := deploy.UnsafeText(w.Labels[k], ""); why != "" {
+				add(p+".labels."+k, "must not contain control characters: %s", why)
 			}
 		}
 	}
@@ -184,15 +188,6 @@ func prefix(v string) string {
 	runes := []rune(v)
 	n := min(len(runes)/2, prefixLen)
 	return fmt.Sprintf("value %q…", string(runes[:n]))
-}
-
-func hasControl(s string) bool {
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return true
-		}
-	}
-	return false
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -234,7 +234,7 @@ type DeploymentDetail struct {
 	CurrentStep     string `json:"currentStep"`
 	Error           string `json:"error"`
 	CancelRequested bool   `json:"cancelRequested"`
-	// Who cancelled it (or asked it to stop at its next step); null when nobody did.
+	// Who cancelled it (the first identity that asked), once it ended CANCELLED; null otherwise, also while a cancel request waits for the next step and when one came too late to stop it.
 	CancelledBy string `json:"cancelledBy"`
 	// When the deploy starts (its descriptor's schedule.at): a DELAYED deploy waits until then. Null without schedule.at.
 	StartAt time.Time    `json:"startAt"`

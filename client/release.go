@@ -57,12 +57,17 @@ func (c *Client) ReleaseExports(ctx context.Context, id string) (map[string][]Ex
 	return out, nil
 }
 
+// releasePage is the most releases one ListReleases asks for: each counts
+// its members (up to deploy.MaxReleaseDeploys) in the server's complexity
+// limit.
+const releasePage = 50
+
 // Releases returns up to limit releases, newest first.
 func (c *Client) Releases(ctx context.Context, limit int) ([]ReleaseDetail, error) {
 	var out []ReleaseDetail
 	after := ""
 	for len(out) < limit {
-		resp, err := ListReleases(ctx, c.gql, min(limit-len(out), 500), after)
+		resp, err := ListReleases(ctx, c.gql, min(limit-len(out), releasePage), after)
 		if err != nil {
 			return nil, err
 		}

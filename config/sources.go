@@ -18,7 +18,7 @@ const sourceField = "artifact.source"
 // submission and again before every download: the source must start with
 // one of artifacts.sources, as written (no normalisation, so an allowed
 // prefix cannot be reached by another spelling), and a file: source must
-// name a file inside artifacts.file_root. It reads no file: the server
+// be a name inside artifacts.file_root, never an absolute path. It reads no file: the server
 // that takes a submission need not see the workers' files, so symbolic
 // links are followed only by the artifacts step (ResolveFileSource,
 // OpenFileSource). Its errors are EUNPROCESSABLE *deploy.Error with the
@@ -58,9 +58,13 @@ func (p sourceProblem) Error() string { return string(p) }
 const (
 	notAllowed  sourceProblem = "is not allowed by artifacts.sources"
 	outsideRoot sourceProblem = "is outside artifacts.file_root"
-	noFileRoot  sourceProblem = "is a file: source, and artifacts.file_root is not set"
-	namesHost   sourceProblem = "is a file: source naming another host"
-	notAFile    sourceProblem = "is not a valid file: source"
+	// absolutePath is one answer for every absolute path, inside the root
+	// or not: accepting those inside would tell a submitter where the root
+	// is, one guess at a time.
+	absolutePath sourceProblem = "is an absolute path: file: sources are names under artifacts.file_root"
+	noFileRoot   sourceProblem = "is a file: source, and artifacts.file_root is not set"
+	namesHost    sourceProblem = "is a file: source naming another host"
+	notAFile     sourceProblem = "is not a valid file: source"
 )
 
 func sourceRefused(p error) error {
@@ -74,9 +78,9 @@ func fileSourceError(p error) error {
 	return deploy.Errorf(deploy.EUNPROCESSABLE, "artifact source %v", p)
 }
 
-// ResolveFileSource returns the local path of a file: source: file:name.tgz
-// relative to artifacts.file_root, or file:///abs/name.tgz, which must be
-// inside it. Symbolic links are followed when the file exists, so a link
+// ResolveFileSource returns the local path of a file: source: file:name.tgz,
+// relative to artifacts.file_root (an absolute path is refused wherever it
+// points). Symbolic links are followed when the file exists, so a link
 // cannot lead out of the root. Errors are EUNPROCESSABLE *deploy.Error.
 func (c *Config) ResolveFileSource(source string) (string, error) {
 	rel, err := c.fileSourceRel(source)
@@ -154,10 +158,10 @@ func (c *Config) fileSourceRel(source string) (string, error) {
 	if p == "" || strings.ContainsRune(p, 0) {
 		return "", notAFile
 	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(root, p)
+	if filepath.IsAbs(p) {
+		return "", absolutePath
 	}
-	p = filepath.Clean(p)
+	p = filepath.Clean(filepath.Join(root, p))
 	if !inside(root, p) || p == filepath.Clean(root) {
 		return "", outsideRoot
 	}

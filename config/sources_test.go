@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"manent.dev/manent/config"
@@ -21,6 +22,7 @@ func wantCode(t *testing.T, err error, code deploy.Code) {
 }
 
 func TestCheckSource(t *testing.T) {
+	const absolute = "is an absolute path: file: sources are names under artifacts.file_root"
 	root := t.TempDir()
 	c := &config.Config{Artifacts: config.Artifacts{FileRoot: root,
 		Sources: []string{"file:", "http://127.0.0.1:", "https://repo.example.com/apps/"}}}
@@ -31,8 +33,6 @@ func TestCheckSource(t *testing.T) {
 	}{
 		{"file:hello-1.0.0.tar.gz", ""},
 		{"file:sub/../hello.tgz", ""},
-		{"file://" + root + "/hello.tgz", ""},
-		{"file://localhost" + root + "/hello.tgz", ""},
 		// Not read at submission: the file may be published after it.
 		{"file:not-yet-there.tgz", ""},
 		{"http://127.0.0.1:8081/hello.tgz", ""},
@@ -48,10 +48,16 @@ func TestCheckSource(t *testing.T) {
 		{"file:../../../../etc/passwd", "is outside artifacts.file_root"},
 		{"file:../../etc/passwd", "is outside artifacts.file_root"},
 		{"file:sub/../../passwd", "is outside artifacts.file_root"},
-		{"file:///etc/passwd", "is outside artifacts.file_root"},
-		{"file:/etc/passwd", "is outside artifacts.file_root"},
 		{"file:%2e%2e/%2e%2e/etc/passwd", "is outside artifacts.file_root"},
-		{"file://" + root + "/../passwd", "is outside artifacts.file_root"},
+		// An absolute path has one answer, inside the root or not: that
+		// one validates and the other not would tell where the root is.
+		{"file:///etc/passwd", absolute},
+		{"file:/etc/passwd", absolute},
+		{"file://" + root + "/hello.tgz", absolute},
+		{"file://localhost" + root + "/hello.tgz", absolute},
+		{"file:" + root + "/hello.tgz", absolute},
+		{"file:%2F" + strings.TrimPrefix(root, "/") + "%2Fhello.tgz", absolute},
+		{"file://" + root + "/../passwd", absolute},
 		{"file:.", "is outside artifacts.file_root"},
 		{"file://otherhost/hello.tgz", "is a file: source naming another host"},
 		{"file:", "is not a valid file: source"},
@@ -112,9 +118,9 @@ func TestFileSources(t *testing.T) {
 	}{
 		{"file:hello.tgz", "hello.tgz"},
 		{"file:sub/a%20b.tgz", "sub/a b.tgz"},
-		{"file://" + root + "/hello.tgz", "hello.tgz"},
-		{"file://localhost" + root + "/hello.tgz", "hello.tgz"},
-		{"file:" + root + "/sub/../hello.tgz", "hello.tgz"},
+		{"file://" + root + "/hello.tgz", ""},
+		{"file://localhost" + root + "/hello.tgz", ""},
+		{"file:" + root + "/sub/../hello.tgz", ""},
 		{"file:../secret.txt", ""},
 		{"file:sub/../../secret.txt", ""},
 		{"file://" + outside, ""},

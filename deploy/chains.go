@@ -1,6 +1,9 @@
 package deploy
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Limits of deploy chains (spec: deploy chains).
 const (
@@ -79,13 +82,26 @@ type Export struct {
 	Public bool   `json:"public,omitempty"`
 }
 
-// Dependency is one deploy a deploy waits for, with its state now.
+// Dependency is one deploy a deploy waits for, with its state now: ""
+// when it is unknown to the viewer (unreadable, or removed by retention).
 type Dependency struct {
 	ID    string `json:"id"`
 	State State  `json:"state"`
 	// Resource is where the deploy is, for the read check of its viewers
 	// (dependents only; never serialised).
 	Resource Resource `json:"-"`
+}
+
+// MarshalJSON writes an unknown state as null, as GraphQL does, never "".
+func (d Dependency) MarshalJSON() ([]byte, error) {
+	out := struct {
+		ID    string `json:"id"`
+		State *State `json:"state"`
+	}{ID: d.ID}
+	if d.State != "" {
+		out.State = &d.State
+	}
+	return json.Marshal(out)
 }
 
 // AfterStatus is the after section of the status JSON.

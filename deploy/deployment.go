@@ -244,7 +244,8 @@ type Deployment struct {
 	// stops at the start of its next step.
 	CancelRequested bool
 	// CancelledBy is the identity whose cancel request came first, and
-	// CancelledFrom the state that request found the deploy in.
+	// CancelledFrom the state that request found the deploy in. A request
+	// may come too late (the deploy ends otherwise): show Canceller.
 	CancelledBy   string
 	CancelledFrom State
 	Steps         []Step
@@ -330,4 +331,14 @@ type AuditEntry struct {
 	Action  string
 	Target  string
 	Details map[string]any
+}
+
+// Canceller is who cancelled d: the identity whose cancel request came
+// first, once d ended CANCELLED; "" otherwise, also while the request waits
+// for the next step and when it came too late to stop anything.
+func (d *Deployment) Canceller() string {
+	if d.State != StateCancelled {
+		return ""
+	}
+	return d.CancelledBy
 }

@@ -10,8 +10,8 @@ import (
 // GET /api/v1/deployments/{id} and the CI outcome (snake_case, as the spec
 // shows). Sections of later capabilities (approval, after, rollout,
 // rollback, exports) are omitted while they have nothing to say, and so
-// are cancelled_by (who cancelled the deploy, or asked it to stop at its
-// next step) and schedule (the schedule.at a DELAYED deploy starts at).
+// are cancelled_by (who cancelled the deploy, once it ended CANCELLED) and
+// schedule (the schedule.at a DELAYED deploy starts at).
 type Status struct {
 	ID          string          `json:"id"`
 	Tenant      string          `json:"tenant"`
@@ -93,7 +93,7 @@ func NewStatus(d *Deployment) Status {
 	}
 	st := Status{
 		ID: d.ID, Tenant: d.Tenant, Application: d.Application, Environment: d.Environment,
-		State: d.State, Requester: d.Requester, CancelledBy: optional(d.CancelledBy), CreatedAt: d.CreatedAt.UTC(),
+		State: d.State, Requester: d.Requester, CancelledBy: optional(d.Canceller()), CreatedAt: d.CreatedAt.UTC(),
 		StartedAt: utc(d.StartedAt), FinishedAt: utc(d.FinishedAt), DryRun: d.DryRun,
 		Release: optional(d.Release),
 		Artifact: StatusArtifact{

@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -57,5 +58,57 @@ func TestAfterStatus(t *testing.T) {
 				t.Errorf("after.reason = %q, want the deploy's error", got.Reason)
 			}
 		})
+	}
+}
+
+// cancelled_by names who cancelled a deploy once it ended CANCELLED; a
+// request that waits for the next step, or came too late to stop the
+// deploy, names nobody.
+func TestCancelledByOnlyOnceCancelled(t *testing.T) {
+	for _, tt := range []struct {
+		state State
+		want  string
+	}{
+		{StateCancelled, "token:ops"},
+		{StatePending, ""},
+		{StateSuccess, ""},
+		{StateError, ""},
+	} {
+		d := &Deployment{ID: "d", State: tt.state, CancelRequested: true, CancelledBy: "token:ops"}
+		got := ""
+		if st := NewStatus(d); st.CancelledBy != nil {
+			got = *st.CancelledBy
+		}
+		if got != tt.want || d.Canceller() != tt.want {
+			t.Errorf("%s: cancelled_by %q, Canceller %q; want %q", tt.state, got, d.Canceller(), tt.want)
+		}
+	}
+}
+
+// A dependency the viewer may not read (or one removed by retention) has
+// no state: null in the status JSON (REST, manent status and list -o json),
+// as GraphQL answers, never "".
+func TestDependencyStateJSON(t *testing.T) {
+	exp := time.Now().Add(time.Hour)
+	for _, tt := range []struct {
+		dep  Dependency
+		want string
+	}{
+		{Dependency{ID: "hidden"}, `{"id":"hidden","state":null}`},
+		{Dependency{ID: "db", State: StateSuccess}, `{"id":"db","state":"SUCCESS"}`},
+	} {
+		d := &Deployment{ID: "child", State: StateWaitingDependency, AfterExpiresAt: &exp,
+			Descriptor: Descriptor{After: []string{tt.dep.ID}}, Dependencies: []Dependency{tt.dep}}
+		b, err := json.Marshal(NewStatus(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), `"dependencies":[`+tt.want+`]`) {
+			t.Errorf("status JSON %s, want the dependency %s", b, tt.want)
+		}
+		var back Status
+		if err := json.Unmarshal(b, &back); err != nil || back.After == nil || back.After.Dependencies[0] != tt.dep {
+			t.Errorf("read back %+v, %v; want %+v", back.After, err, tt.dep)
+		}
 	}
 }

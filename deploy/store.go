@@ -28,11 +28,20 @@ type ListFilter struct {
 	// Readable restricts the list to the resources the caller may read; nil
 	// means no restriction (internal callers).
 	Readable func(Resource) bool
-	// First is the page size (default 50, at most 500); After is the cursor
+	// First is the page size (default 50, at most MaxPageSize); After is the cursor
 	// of the last item of the previous page.
 	First int
 	After string
 }
+
+// The bounds of one read of a list: the store applies them, and the GraphQL
+// complexity limit counts a list by them.
+const (
+	// MaxPageSize is the most deploys or releases one page holds.
+	MaxPageSize = 500
+	// MaxLogLines is the most log lines one read returns.
+	MaxLogLines = 5000
+)
 
 // Page is one page of deploys, newest first.
 type Page struct {
@@ -141,9 +150,9 @@ type Submissions interface {
 	// AddApproval records an identity's answer to a deploy AWAITING_APPROVAL
 	// (ECONFLICT otherwise) and its audit entry; a rejection (by another
 	// identity than the requester) ends the deploy REJECTED in the same
-	// transaction. A second answer of the same identity changes nothing and
-	// returns false.
-	AddApproval(ctx context.Context, a Approval) (added bool, err error)
+	// transaction, and replaces that identity's approval when it gave one.
+	// A second approval of the same identity changes nothing: ECONFLICT.
+	AddApproval(ctx context.Context, a Approval) error
 }
 
 // WaitStore moves waiting deploys along the lifecycle.

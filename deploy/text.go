@@ -49,6 +49,38 @@ func Escaped(r rune) bool {
 	return false
 }
 
+// UnsafeText says what makes s unfit for free text a person gives manent
+// (a description, a label, a parameter, a comment): the first byte that is
+// not UTF-8, or the first rune Escaped reports that allowed does not hold,
+// with its code point and where it is; "" when s is fit. Every check of
+// free text calls it, so input refuses what EscapeText would escape.
+func UnsafeText(s, allowed string) string {
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				return fmt.Sprintf(`byte \x%02x, not UTF-8, at byte %d`, s[i], i)
+			}
+		}
+		if Escaped(r) && !strings.ContainsRune(allowed, r) {
+			return fmt.Sprintf("U+%04X, %s, at byte %d", r, escapedKind(r), i)
+		}
+	}
+	return ""
+}
+
+// escapedKind names the kind of a rune Escaped reports.
+func escapedKind(r rune) string {
+	switch {
+	case r == 0x2028:
+		return "a line separator"
+	case r == 0x2029:
+		return "a paragraph separator"
+	case r < 0x20, r >= 0x7f && r <= 0x9f:
+		return "a control character"
+	}
+	return "a control of bidirectional text"
+}
+
 // EscapeText is s as one line of text shown as it is: every rune Escaped
 // reports is written as a Go escape (\n, \t, \x1b, \u009b, \u202e) and
 // every byte that is not UTF-8 as \xNN. What it returns holds nothing it

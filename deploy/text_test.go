@@ -62,3 +62,33 @@ func TestEscapeText(t *testing.T) {
 		})
 	}
 }
+
+// UnsafeText refuses exactly what EscapeText escapes (but what it is told
+// to allow), and says which code point and where.
+func TestUnsafeText(t *testing.T) {
+	for r := rune(0); r <= utf8.MaxRune; r++ {
+		if !utf8.ValidRune(r) {
+			continue
+		}
+		s := "a" + string(r)
+		if got := UnsafeText(s, ""); (got != "") != Escaped(r) || (got != "") != (EscapeText(s) != s) {
+			t.Fatalf("UnsafeText(%q) = %q, Escaped %v", s, got, Escaped(r))
+		}
+	}
+	tests := []struct{ in, allowed, want string }{
+		{"plain text, déjà vu", "", ""},
+		{"two\n\tlines", "\n\t", ""},
+		{"two\nlines", "", "U+000A, a control character, at byte 3"},
+		{"a\rb", "\n\t", "U+000D, a control character, at byte 1"},
+		{"abc\u202edcb", "\n\t", "U+202E, a control of bidirectional text, at byte 3"},
+		{"\u2066x\u2069", "", "U+2066, a control of bidirectional text, at byte 0"},
+		{"a\u2028b", "\n", "U+2028, a line separator, at byte 1"},
+		{"a\u2029b", "", "U+2029, a paragraph separator, at byte 1"},
+		{"ok \xff", "", `byte \xff, not UTF-8, at byte 3`},
+	}
+	for _, tt := range tests {
+		if got := UnsafeText(tt.in, tt.allowed); got != tt.want {
+			t.Errorf("UnsafeText(%q, %q) = %q, want %q", tt.in, tt.allowed, got, tt.want)
+		}
+	}
+}

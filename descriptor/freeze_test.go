@@ -24,7 +24,7 @@ func TestFreezeOverride(t *testing.T) {
 		{name: "empty mapping", doc: minimal + "freezeOverride: {}\n", errs: []string{"freezeOverride.reason: is required"}},
 		{name: "blank reason", doc: minimal + "freezeOverride: {reason: \"  \"}\n", errs: []string{"freezeOverride.reason: is required"}},
 		{name: "too long", doc: minimal + "freezeOverride: {reason: " + strings.Repeat("x", 513) + "}\n", errs: []string{"freezeOverride.reason: must be at most 512 characters"}},
-		{name: "control characters", doc: minimal + "freezeOverride: {reason: \"a\\u0007b\"}\n", errs: []string{"freezeOverride.reason: must not contain control characters"}},
+		{name: "control characters", doc: minimal + "freezeOverride: {reason: \"a\\u0007b\"}\n", errs: []string{"freezeOverride.reason: must not contain control characters: U+0007, a control character, at byte 1"}},
 		{name: "a string instead of a mapping", doc: minimal + "freezeOverride: hotfix\n", errs: []string{"freezeOverride: must be a mapping"}},
 		{name: "unknown key", doc: minimal + "freezeOverride: {reason: x, by: me}\n", errs: []string{"freezeOverride.by: unknown field"}},
 	}

@@ -137,8 +137,8 @@ func check(errs *yamltree.Errors, d *rawDescriptor) {
 	switch {
 	case utf8.RuneCountInString(d.Description) > MaxDescription:
 		errs.Add("description", "must be at most %d characters", MaxDescription)
-	case !utf8.ValidString(d.Description) || hasControlBut(d.Description, "\n\t"):
-		errs.Add("description", "must be text without control characters (other than new lines and tabs)")
+	default:
+		checkLines(errs, "description", d.Description)
 	}
 	CheckLabels(errs, "labels", d.Labels)
 	checkArtifact(errs, d.Artifact)
@@ -152,8 +152,8 @@ func check(errs *yamltree.Errors, d *rawDescriptor) {
 			required(errs, "freezeOverride.reason")
 		case utf8.RuneCountInString(o.Reason) > MaxFreezeReason:
 			errs.Add("freezeOverride.reason", "must be at most %d characters", MaxFreezeReason)
-		case hasControl(o.Reason):
-			errs.Add("freezeOverride.reason", "must not contain control characters")
+		default:
+			checkLine(errs, "freezeOverride.reason", o.Reason)
 		}
 	}
 	checkRollback(errs, d.Rollback)

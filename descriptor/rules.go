@@ -3,8 +3,6 @@ package descriptor
 import (
 	"regexp"
 	"slices"
-	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"manent.dev/manent/deploy"
@@ -151,22 +149,26 @@ func checkPath(errs *yamltree.Errors, path, v string) {
 		errs.Add(path, "must be at most %d bytes", MaxPath)
 	case v[0] == '-':
 		errs.Add(path, "must not start with -")
-	case !utf8.ValidString(v) || hasControl(v):
-		errs.Add(path, "must not contain control characters")
+	default:
+		checkLine(errs, path, v)
 	}
 }
 
-func hasControl(s string) bool { return hasControlBut(s, "") }
-
-// hasControlBut reports a control character of s (C0, DEL or C1: a
-// terminal acts on any of them) other than those of allowed.
-func hasControlBut(s, allowed string) bool {
-	for _, r := range s {
-		if unicode.IsControl(r) && !strings.ContainsRune(allowed, r) {
-			return true
-		}
+// checkLine records at path the first rune of v that a terminal would act
+// on instead of showing (deploy.UnsafeText): C0, DEL, C1, line separators,
+// controls of bidirectional text. Nothing of them is allowed.
+func checkLine(errs *yamltree.Errors, path, v string) {
+	if why := deploy.UnsafeText(v, ""); why != "" {
+		errs.Add(path, "must not contain control characters: %s", why)
 	}
-	return false
+}
+
+// checkLines is checkLine for text of several lines: new lines and tabs
+// are allowed.
+func checkLines(errs *yamltree.Errors, path, v string) {
+	if why := deploy.UnsafeText(v, "\n\t"); why != "" {
+		errs.Add(path, "must be text without control characters (other than new lines and tabs): %s", why)
+	}
 }
 
 // CheckLabels records the problems of labels at path.
@@ -183,8 +185,8 @@ func CheckLabels(errs *yamltree.Errors, path string, labels map[string]string) {
 		switch v := labels[k]; {
 		case utf8.RuneCountInString(v) > MaxLabelValue:
 			errs.Add(p, "must be at most %d characters", MaxLabelValue)
-		case !utf8.ValidString(v) || hasControl(v):
-			errs.Add(p, "must not contain control characters")
+		default:
+			checkLine(errs, p, v)
 		}
 	}
 }
@@ -198,8 +200,8 @@ func CheckParams(errs *yamltree.Errors, path string, params map[string]string) {
 	for _, k := range sortedKeys(params) {
 		if !paramPattern.MatchString(k) {
 			errs.Add(yamltree.Key(path, k), msgParamPattern)
-		} else if v := params[k]; !utf8.ValidString(v) || strings.IndexByte(v, 0) >= 0 {
-			errs.Add(yamltree.Key(path, k), "must be UTF-8 text without NUL characters")
+		} else {
+			checkLines(errs, yamltree.Key(path, k), params[k])
 		}
 	}
 }

@@ -51,15 +51,25 @@ type fieldError struct {
 }
 
 // TestSourcesOutsideTheFileRootRefusedAtSubmit: check 3 of the spec refuses
-// a file: source outside artifacts.file_root before anything is stored, the
+// a file: source outside artifacts.file_root, and any absolute one, before
+// anything is stored, the
 // same way through the CLI (exit 2), REST (422) and GraphQL (UNPROCESSABLE),
 // each naming artifact.source.
 func TestSourcesOutsideTheFileRootRefusedAtSubmit(t *testing.T) {
 	r := newRig(t, rigOptions{steps: []string{"artifacts", "qa", "deploy", "activation"}, maxRecovery: 3})
 	r.env("staging", "plugin: local\ntargets: [{path: targets/hello}]\n")
 	r.srv.start()
-	want := fieldError{Path: "artifact.source", Message: "is outside artifacts.file_root"}
-	for i, source := range []string{"file:../../etc/passwd", "file:../../../../etc/passwd", "file:///etc/passwd"} {
+	outside := "is outside artifacts.file_root"
+	// An absolute path has one answer wherever it points, so that none
+	// tells where the root is.
+	absolute := "is an absolute path: file: sources are names under artifacts.file_root"
+	for i, tt := range []struct{ source, problem string }{
+		{"file:../../etc/passwd", outside},
+		{"file:../../../../etc/passwd", outside},
+		{"file:///etc/passwd", absolute},
+		{"file://" + filepath.Join(r.dir, "artifacts", "hello-1.0.0.tar.gz"), absolute},
+	} {
+		source, want := tt.source, fieldError{Path: "artifact.source", Message: tt.problem}
 		t.Run(source, func(t *testing.T) {
 			id := fmt.Sprintf("outside-%d", i)
 			path := r.descriptorFrom(id, "staging", "1.0.0", source, "")

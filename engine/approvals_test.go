@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -64,11 +65,14 @@ func TestApprovedByTwoOthersRuns(t *testing.T) {
 	if _, err := e.eng.Approve(as(e, "token:viewer"), "p-approve", ""); deploy.ErrorCode(err) != deploy.EFORBIDDEN {
 		t.Fatalf("viewer approval: %v, want FORBIDDEN", err)
 	}
-	// One identity counts once, however often it approves.
-	for i := 0; i < 2; i++ {
-		if _, err := e.eng.Approve(as(e, "token:ops1"), "p-approve", "ok"); err != nil {
-			t.Fatal(err)
-		}
+	// One identity counts once, however often it approves: a second
+	// approval is refused, never answered as if it had counted.
+	if _, err := e.eng.Approve(as(e, "token:ops1"), "p-approve", "ok"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.eng.Approve(as(e, "token:ops1"), "p-approve", "ok"); deploy.ErrorCode(err) != deploy.ECONFLICT ||
+		!strings.Contains(err.Error(), "token:ops1 already approved") {
+		t.Fatalf("a second approval of one identity: %v, want CONFLICT saying it already approved", err)
 	}
 	got, err := e.store.Get(e.ctx, "p-approve")
 	if err != nil || got.State != deploy.StateAwaitingApproval || len(got.Approvals) != 1 {
@@ -107,13 +111,72 @@ func TestRejectedRunsNothing(t *testing.T) {
 	}
 }
 
+// An approver who approved and then rejects changed their mind: the
+// rejection is recorded and ends the deploy REJECTED (a veto is never
+// lost), while approving twice is refused and counts once. Neither is ever
+// answered as a success that recorded nothing.
+func TestSecondAnswerOfOneIdentity(t *testing.T) {
+	tests := []struct {
+		name     string
+		second   bool // approved
+		code     deploy.Code
+		state    deploy.State
+		approved bool // the identity's answer that stays
+		audit    string
+	}{
+		{name: "rejecting after approving", second: false, state: deploy.StateRejected, audit: "deployment.reject"},
+		{name: "approving twice", second: true, code: deploy.ECONFLICT, state: deploy.StateAwaitingApproval,
+			approved: true, audit: "deployment.approve"},
+	}
+	e := newEnvWith(t, envOptions{governor: prodNeeds(2, time.Hour)})
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := fmt.Sprintf("p-second-%d", i)
+			e.submit(id, "app", "prod")
+			if _, err := e.eng.Approve(as(e, "token:ops1"), id, "ok"); err != nil {
+				t.Fatal(err)
+			}
+			answer := e.eng.Reject
+			if tt.second {
+				answer = e.eng.Approve
+			}
+			d, err := answer(as(e, "token:ops1"), id, "changed my mind")
+			if deploy.ErrorCode(err) != tt.code {
+				t.Fatalf("second answer: %v, want code %q", err, tt.code)
+			}
+			if err == nil && d.State != tt.state {
+				t.Fatalf("second answer returned %s, want %s", d.State, tt.state)
+			}
+			got, err := e.store.Get(e.ctx, id)
+			if err != nil || got.State != tt.state {
+				t.Fatalf("deploy %v, %v; want %s", got, err, tt.state)
+			}
+			if len(got.Approvals) != 1 || got.Approvals[0].Approved != tt.approved {
+				t.Errorf("answers %+v, want one by token:ops1, approved %v", got.Approvals, tt.approved)
+			}
+			if by := e.auditActors(tt.audit, id); len(by) != 1 {
+				t.Errorf("%s entries %q, want one", tt.audit, by)
+			}
+			if tt.state == deploy.StateRejected {
+				if by := e.auditActors("deployment.finish", id); len(by) != 1 || by[0] != "token:ops1" {
+					t.Errorf("deployment.finish by %q, want token:ops1", by)
+				}
+				if st := deploy.NewStatus(got); st.Approval == nil || st.Approval.Status != "rejected" {
+					t.Errorf("approval section %+v, want rejected", st.Approval)
+				}
+			}
+		})
+	}
+}
+
 // TestCommentRefusesControlCharacters: an answer's comment may hold
 // lines, never what a terminal would act on; a refused answer changes
 // nothing.
 func TestCommentRefusesControlCharacters(t *testing.T) {
 	e := newEnvWith(t, envOptions{governor: prodNeeds(2, time.Hour)})
 	e.submit("p-comment", "app", "prod")
-	for _, c := range []string{"ok\x1b]0;pwned\x07", "ok\x1b[2J", "ok\rdeploy SUCCESS", "ok\u009b2J", "bad \xff byte"} {
+	for _, c := range []string{"ok\x1b]0;pwned\x07", "ok\x1b[2J", "ok\rdeploy SUCCESS", "ok\u009b2J", "bad \xff byte",
+		"ok \u202eSSECCUS", "ok\u2066x\u2069", "line\u2028deploy SUCCESS"} {
 		if _, err := e.eng.Approve(as(e, "token:ops1"), "p-comment", c); deploy.ErrorCode(err) != deploy.EUNPROCESSABLE ||
 			!strings.Contains(err.Error(), "control characters") {
 			t.Errorf("comment %q: %v, want UNPROCESSABLE", c, err)

@@ -3,8 +3,10 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -159,5 +161,105 @@ func TestCancelEndsTheWaitForDependencies(t *testing.T) {
 				t.Fatalf("listed after = %+v", st.After)
 			}
 		}
+	}
+}
+
+// waitWorkflowEnded blocks until the DBOS workflow id has ended, read from
+// DBOS's own record of it: what it would write, it has written.
+func (e *env) waitWorkflowEnded(id string) {
+	e.t.Helper()
+	conn, err := pgx.Connect(e.ctx, e.url)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer func() { _ = conn.Close(e.ctx) }()
+	ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
+	defer cancel()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		var status string
+		err := conn.QueryRow(ctx, "SELECT status FROM dbos.workflow_status WHERE workflow_uuid = $1", id).Scan(&status)
+		if err == nil && status != "PENDING" && status != "ENQUEUED" {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			e.t.Fatalf("workflow %s has not ended (%s, %v)", id, status, err)
+		}
+	}
+}
+
+// A deploy cancelled before it ran ends CANCELLED at once, and its end is
+// in the audit log: deployment.finish under the canceller, written with the
+// cancel (no workflow finishes it later, and none writes it twice).
+func TestCancelBeforeItRanWritesItsEnd(t *testing.T) {
+	tests := []struct {
+		name   string
+		submit func(e *env, id string)
+		before deploy.State
+	}{
+		{name: "awaiting approval", before: deploy.StateAwaitingApproval,
+			submit: func(e *env, id string) { e.submit(id, "app", "prod") }},
+		{name: "waiting for a dependency", before: deploy.StateWaitingDependency,
+			submit: func(e *env, id string) {
+				e.submit(id+"-dep", "app", "prod") // awaits an approval nobody gives
+				doc := withAfter(descriptorFor(id, "app", "staging"), id+"-dep")
+				if _, err := e.eng.Submit(e.ctx, []byte(doc), deploy.SubmitOptions{}); err != nil {
+					e.t.Fatal(err)
+				}
+			}},
+	}
+	e := newEnvWith(t, envOptions{governor: prodNeeds(1, time.Hour)})
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := fmt.Sprintf("cancel-early-%d", i)
+			tt.submit(e, id)
+			e.waitState(id, tt.before)
+			d, err := e.eng.Cancel(as(e, "token:admin"), id)
+			if err != nil || d.State != deploy.StateCancelled {
+				t.Fatalf("cancel = %+v, %v", d, err)
+			}
+			if by := e.auditActors("deployment.finish", id); len(by) != 1 || by[0] != "token:admin" {
+				t.Fatalf("deployment.finish at the cancel by %q, want once by token:admin", by)
+			}
+			e.waitWorkflowEnded(id + ":wait")
+			if by := e.auditActors("deployment.finish", id); len(by) != 1 {
+				t.Fatalf("deployment.finish once the wait ended by %q, want once", by)
+			}
+		})
+	}
+}
+
+// A cancel requested while the last step before cleanup runs cannot stop
+// anything: the deploy ends SUCCESS, and nothing says it was cancelled (no
+// cancelled_by, deployment.finish under the requester), while the request
+// itself stays in the audit log (deployment.cancel).
+func TestLateCancelLeavesASuccess(t *testing.T) {
+	e := newEnvWith(t, envOptions{steps: []string{
+		"{name: artifacts, mode: mandatory}",
+		"{name: deploy, mode: mandatory}",
+	}})
+	gates := blockDeploys(e, "late-cancel")
+	e.submit("late-cancel", "app", "staging")
+	<-gates["late-cancel:started"]
+	d, err := e.eng.Cancel(as(e, "token:admin"), "late-cancel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := deploy.NewStatus(d); !d.CancelRequested || st.CancelledBy != nil {
+		t.Errorf("while the request waits: cancel requested %v, cancelled_by %v; want true, none yet", d.CancelRequested, st.CancelledBy)
+	}
+	close(gates["late-cancel"])
+	d = e.waitState("late-cancel", deploy.StateSuccess)
+	if st := deploy.NewStatus(d); st.CancelledBy != nil {
+		t.Errorf("a deploy that ended SUCCESS shows cancelled_by %q", *st.CancelledBy)
+	}
+	if by := e.auditActors("deployment.finish", "late-cancel"); len(by) != 1 || by[0] != "token:ci" {
+		t.Errorf("deployment.finish by %q, want once by the requester token:ci", by)
+	}
+	if by := e.auditActors("deployment.cancel", "late-cancel"); len(by) != 1 || by[0] != "token:admin" {
+		t.Errorf("deployment.cancel by %q, want once by token:admin", by)
 	}
 }

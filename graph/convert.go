@@ -42,7 +42,7 @@ func toModelDeployment(d *deploy.Deployment) *model.Deployment {
 		CurrentStep:     optional(d.CurrentStep),
 		Error:           optional(d.Error),
 		CancelRequested: d.CancelRequested,
-		CancelledBy:     optional(d.CancelledBy),
+		CancelledBy:     optional(d.Canceller()),
 		Steps:           toModelSteps(d, now),
 		Rollback:        toModelRollback(d, st.Rollback, now),
 		Status:          st,

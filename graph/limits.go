@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 
@@ -30,14 +31,21 @@ const (
 	codeDepth      = "DEPTH_LIMIT_EXCEEDED"
 )
 
-// ComplexityLimit refuses operations that cost more than limit. A field
-// costs one, plus what is selected under it; a fragment costs what it
-// selects at every place it is spread. Introspection fields count too.
-// gqlgen's per-field complexity functions are not consulted: the schema
-// defines none, and the documented rule is one per field.
-func ComplexityLimit(limit int) graphql.HandlerExtension { return complexityLimit{limit: limit} }
+// ComplexityLimit refuses operations that cost more than limit, and
+// operations of more than fields fields. A field costs one plus what is
+// selected under it; a list field that returns up to n items (listSizes)
+// costs one plus n times what is selected under it; a fragment costs what
+// it selects at every place it is spread. Introspection fields count one
+// each (their lists have no size argument): fields bounds them as the one
+// per field count did before lists were weighed, and limit bounds what
+// lists of deploys and log lines may return. gqlgen's per-field complexity
+// functions are not consulted: the schema defines none, and the rule has
+// one home, here.
+func ComplexityLimit(limit, fields int) graphql.HandlerExtension {
+	return complexityLimit{limit: limit, fields: fields}
+}
 
-type complexityLimit struct{ limit int }
+type complexityLimit struct{ limit, fields int }
 
 var _ graphql.OperationContextMutator = complexityLimit{}
 
@@ -49,8 +57,12 @@ func (c complexityLimit) MutateOperationContext(_ context.Context, opCtx *graphq
 	if op == nil {
 		return nil
 	}
-	w := walker{fragments: opCtx.Doc.Fragments, memo: map[string]int{}, field: costOf}
-	if cost := w.selectionSet(op.SelectionSet); cost > c.limit {
+	if n := fieldsOf(op, opCtx.Doc.Fragments); n > c.fields {
+		err := gqlerror.Errorf("operation has %s fields, which exceeds the limit of %d", costText(n), c.fields)
+		errcode.Set(err, codeComplexity)
+		return err
+	}
+	if cost := costOfOperation(op, opCtx.Doc.Fragments, opCtx.Variables); cost > c.limit {
 		err := gqlerror.Errorf("operation has complexity %s, which exceeds the limit of %d", costText(cost), c.limit)
 		errcode.Set(err, codeComplexity)
 		return err
@@ -58,13 +70,82 @@ func (c complexityLimit) MutateOperationContext(_ context.Context, opCtx *graphq
 	return nil
 }
 
-func costOf(_ *ast.Field, below int) int { return add(1, below) }
+// fieldsOf counts the fields of op, a fragment's at every place it is spread.
+func fieldsOf(op *ast.OperationDefinition, fragments ast.FragmentDefinitionList) int {
+	one := func(_ *ast.Field, below int) int { return add(1, below) }
+	return walker{fragments: fragments, memo: map[string]int{}, field: one}.selectionSet(op.SelectionSet)
+}
+
+// costOfOperation weighs op with the values of its variables (defaults
+// applied, as gqlgen coerces them before the extensions run).
+func costOfOperation(op *ast.OperationDefinition, fragments ast.FragmentDefinitionList, vars map[string]any) int {
+	field := func(f *ast.Field, below int) int { return add(1, mul(itemsOf(f, vars), below)) }
+	return walker{fragments: fragments, memo: map[string]int{}, field: field}.selectionSet(op.SelectionSet)
+}
+
+// listSize says how many items a list field returns at most: the value of
+// its argument arg (an Int, or the length of a list when length; the
+// schema's default when left out), never more than most; most when arg is
+// empty, or its value null or not positive. The store applies the same bounds (deploy.MaxPageSize,
+// deploy.MaxLogLines, ...), so the count is what the answer may hold.
+type listSize struct {
+	arg    string
+	length bool
+	most   int
+}
+
+// listSizes are the list fields whose items are deploys or log lines, or
+// hold them: what a small request could multiply into a large answer. The
+// other lists (steps, approvals, targets, introspection's) are bounded by
+// what one object holds and count one per field. A test holds every field
+// with a first or limit argument to this table.
+var listSizes = map[string]listSize{
+	"Query.deployments":             {arg: "first", most: deploy.MaxPageSize},
+	"Query.activity":                {arg: "first", most: deploy.MaxPageSize},
+	"Query.releases":                {arg: "first", most: deploy.MaxPageSize},
+	"Query.pendingApprovals":        {most: deploy.MaxPageSize},
+	"Subscription.pendingApprovals": {most: deploy.MaxPageSize},
+	"Query.freezeCalendars":         {arg: "environments", length: true, most: deploy.MaxFreezeCalendars},
+	"Release.deploys":               {most: deploy.MaxReleaseDeploys},
+	"Deployment.logs":               {arg: "limit", most: deploy.MaxLogLines},
+}
+
+// itemsOf is what the items selected under f are multiplied by: one for a
+// field that is no list of listSizes.
+func itemsOf(f *ast.Field, vars map[string]any) int {
+	if f.ObjectDefinition == nil {
+		return 1
+	}
+	size, ok := listSizes[f.ObjectDefinition.Name+"."+f.Name]
+	if !ok {
+		return 1
+	}
+	if size.arg == "" || f.Definition == nil {
+		return size.most
+	}
+	n := 0
+	switch v := f.ArgumentMap(vars)[size.arg].(type) {
+	case []any:
+		n = len(v)
+	case map[string]any: // one input object, coerced to a list of one
+		n = 1
+	default:
+		n = intOf(v, size.most)
+	}
+	if size.length {
+		return n // refused beyond most by the service; counted as asked
+	}
+	if n <= 0 || n > size.most {
+		return size.most
+	}
+	return n
+}
 
 // FieldLimit refuses, before the document is validated, an operation that
 // holds more than limit fields, counting each field of the operation and of
 // the fragments it reaches once. Each of them costs at least one in
-// ComplexityLimit, so FieldLimit refuses nothing that would pass it; it only
-// refuses sooner. tokens is the parser's token limit.
+// ComplexityLimit's count of fields, so FieldLimit refuses nothing that
+// would pass it; it only refuses sooner. tokens is the parser's token limit.
 func FieldLimit(limit, tokens int) graphql.HandlerExtension {
 	return fieldLimit{limit: limit, tokens: tokens}
 }
@@ -92,7 +173,7 @@ func (f fieldLimit) MutateOperationParameters(_ context.Context, params *graphql
 		return nil // validation refuses it
 	}
 	if n := countFields(op.SelectionSet, doc.Fragments, map[string]bool{}, f.limit+1); n > f.limit {
-		err := gqlerror.Errorf("operation has more than %d fields, which exceeds the complexity limit of %d", f.limit, f.limit)
+		err := gqlerror.Errorf("operation has more than %d fields, which exceeds the limit of %d", f.limit, f.limit)
 		errcode.Set(err, codeComplexity)
 		return err
 	}
@@ -216,6 +297,34 @@ func (w walker) spread(s *ast.FragmentSpread) int {
 	}
 	w.memo[s.Name] = m
 	return m
+}
+
+// intOf reads an Int argument as the parser (int64) or a variable (a JSON
+// number) gives it, saturating at most; zero when it is not a number.
+func intOf(v any, most int) int {
+	var f float64
+	switch v := v.(type) {
+	case int64:
+		f = float64(v)
+	case int:
+		f = float64(v)
+	case float64:
+		f = v
+	case json.Number:
+		f, _ = v.Float64()
+	}
+	if f > float64(most) {
+		return most
+	}
+	return int(f)
+}
+
+// mul is a × b for measures, saturating like add.
+func mul(a, b int) int {
+	if a != 0 && b > math.MaxInt/a {
+		return math.MaxInt
+	}
+	return a * b
 }
 
 // add is a + b for measures (never negative), saturating instead of

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"manent.dev/manent/deploy"
 )
@@ -37,10 +35,10 @@ func (s *Service) answer(ctx context.Context, id, comment string, approved bool)
 	// Free text, like a descriptor's description: shown in terminals and
 	// quoted in the deploy's error, it may hold lines, never what a
 	// terminal would act on.
-	if !utf8.ValidString(comment) || strings.ContainsFunc(comment, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }) {
-		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "comment must be text without control characters (other than new lines and tabs)")
+	if why := deploy.UnsafeText(comment, "\n\t"); why != "" {
+		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "comment must be text without control characters (other than new lines and tabs): %s", why)
 	}
-	if _, err := s.store.AddApproval(ctx, deploy.Approval{DeploymentID: id, Identity: who.Subject,
+	if err := s.store.AddApproval(ctx, deploy.Approval{DeploymentID: id, Identity: who.Subject,
 		Approved: approved, Comment: comment, Time: time.Now().UTC()}); err != nil {
 		return nil, err
 	}
@@ -94,7 +92,7 @@ func (s *Service) mayAnswer(who deploy.Identity, d *deploy.Deployment) error {
 // PendingApprovals implements deploy.Service.
 func (s *Service) PendingApprovals(ctx context.Context) ([]deploy.Deployment, error) {
 	who := deploy.IdentityFrom(ctx)
-	page, err := s.List(ctx, deploy.ListFilter{States: []deploy.State{deploy.StateAwaitingApproval}, First: 500})
+	page, err := s.List(ctx, deploy.ListFilter{States: []deploy.State{deploy.StateAwaitingApproval}, First: deploy.MaxPageSize})
 	if err != nil {
 		return nil, err
 	}

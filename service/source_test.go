@@ -54,7 +54,9 @@ func (*enqueued) Rejected(context.Context, string)                              
 
 // newSourceService is a service on a new database, with file: and one
 // HTTP host allowed and artifacts under <dir>/artifacts.
-func newSourceService(t *testing.T) (*service.Service, *postgres.Store, *enqueued, context.Context) {
+// newSourceService also returns the artifacts.file_root of its
+// configuration.
+func newSourceService(t *testing.T) (*service.Service, *postgres.Store, *enqueued, context.Context, string) {
 	t.Helper()
 	dir := t.TempDir()
 	env := filepath.Join(dir, "envconfig/demo/hello/staging.yml")
@@ -92,7 +94,7 @@ artifacts:
 	}
 	eng := &enqueued{}
 	svc.Use(eng)
-	return svc, store, eng, deploy.WithIdentity(ctx, deploy.Identity{Subject: "token:ci"})
+	return svc, store, eng, deploy.WithIdentity(ctx, deploy.Identity{Subject: "token:ci"}), cfg.Artifacts.FileRoot
 }
 
 func descriptorFrom(id, source string) []byte {
@@ -108,7 +110,8 @@ artifact: {type: application, name: hello, version: 1.0.0, source: %q}
 // the artifacts step would refuse is refused at submission, with a 422 on
 // artifact.source, and nothing is stored or enqueued.
 func TestSubmitRefusesSourcesOutsideTheFileRoot(t *testing.T) {
-	svc, store, eng, ctx := newSourceService(t)
+	svc, store, eng, ctx, root := newSourceService(t)
+	const absolute = "is an absolute path: file: sources are names under artifacts.file_root"
 	tests := []struct {
 		name, source string
 		// problem is the message on artifact.source, "" when accepted.
@@ -116,7 +119,8 @@ func TestSubmitRefusesSourcesOutsideTheFileRoot(t *testing.T) {
 	}{
 		{"relative path up out of the root", "file:../../../../etc/passwd", "is outside artifacts.file_root"},
 		{"short relative path up", "file:../../etc/passwd", "is outside artifacts.file_root"},
-		{"absolute path outside the root", "file:///etc/passwd", "is outside artifacts.file_root"},
+		{"absolute path outside the root", "file:///etc/passwd", absolute},
+		{"absolute path inside the root", "file://" + root + "/hello-1.0.0.tar.gz", absolute},
 		{"not in the allow-list", "https://elsewhere.example.com/hello.tgz", "is not allowed by artifacts.sources"},
 		{"inside the root", "file:hello-1.0.0.tar.gz", ""},
 		{"allowed host", "https://repo.example.com/hello-1.0.0.tar.gz", ""},
@@ -155,7 +159,7 @@ func TestSubmitRefusesSourcesOutsideTheFileRoot(t *testing.T) {
 // TestReleaseRefusesSourcesOutsideTheFileRoot: a release reports the
 // member's field, and stores none of its deploys.
 func TestReleaseRefusesSourcesOutsideTheFileRoot(t *testing.T) {
-	svc, store, eng, ctx := newSourceService(t)
+	svc, store, eng, ctx, _ := newSourceService(t)
 	_, err := svc.SubmitRelease(ctx, []byte(`apiVersion: manent/v1
 kind: Release
 id: rel-1
@@ -177,7 +181,7 @@ deploys:
 	if !errors.As(err, &e) || e.Code != deploy.EUNPROCESSABLE {
 		t.Fatalf("submit release: %v, want UNPROCESSABLE", err)
 	}
-	want := []deploy.FieldError{{Path: "deploys[1].descriptor.artifact.source", Message: "artifact source refused: is outside artifacts.file_root"}}
+	want := []deploy.FieldError{{Path: "deploys[1].descriptor.artifact.source", Message: "artifact source refused: is an absolute path: file: sources are names under artifacts.file_root"}}
 	if !slices.Equal(e.Fields, want) {
 		t.Errorf("fields %v, want %v", e.Fields, want)
 	}

@@ -301,8 +301,8 @@ func (s *Service) Logs(ctx context.Context, deployID string, after int64, limit 
 	if _, err := s.Get(ctx, deployID); err != nil {
 		return nil, err
 	}
-	if limit <= 0 || limit > 5000 {
-		limit = 5000
+	if limit <= 0 || limit > deploy.MaxLogLines {
+		limit = deploy.MaxLogLines
 	}
 	return s.store.Logs(ctx, deployID, after, limit)
 }

@@ -2,6 +2,7 @@ package secrets
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,34 +31,70 @@ func (p Env) Resolve(_ context.Context, ref string) (string, error) {
 	return v, nil
 }
 
-// File reads file:PATH, a path inside Root (relative paths are relative to it).
+// File reads file:PATH, a path inside Root (relative paths are relative to
+// it), opened through os.Root: neither the path nor a symbolic link on the
+// way may lead out of Root.
 type File struct{ Root string }
 
 // Scheme implements deploy.SecretProvider.
 func (File) Scheme() string { return "file" }
 
 // Resolve implements deploy.SecretProvider. The trailing newline of the file
-// is dropped, as editors add one.
+// is dropped, as editors add one. Errors name the reference, never where a
+// link leads.
 func (p File) Resolve(_ context.Context, ref string) (string, error) {
 	rel := strings.TrimPrefix(ref, "file:")
-	path := rel
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(p.Root, path)
-	}
-	path = filepath.Clean(path)
-	root := filepath.Clean(p.Root)
-	if r, err := filepath.Rel(root, path); err != nil || r == ".." || strings.HasPrefix(r, "../") {
+	name, ok := p.inside(rel)
+	if !ok {
 		return "", deploy.Permanentf("secret reference file:%s: outside the secrets root", rel)
 	}
-	b, err := os.ReadFile(path)
+	root, err := os.OpenRoot(p.Root)
 	if err != nil {
-		if os.IsNotExist(err) {
-			return "", deploy.Permanentf("secret reference file:%s: no such file", rel)
-		}
-		// A temporary I/O problem (NFS, permissions being fixed) may pass.
-		return "", fmt.Errorf("secret reference file:%s: cannot read", rel)
+		return "", fmt.Errorf("secret reference file:%s: cannot open the secrets root", rel)
 	}
-	return strings.TrimRight(string(b), "\r\n"), nil
+	defer func() { _ = root.Close() }()
+	b, err := root.ReadFile(name)
+	switch {
+	case err == nil:
+		return strings.TrimRight(string(b), "\r\n"), nil
+	case errors.Is(err, os.ErrNotExist):
+		return "", deploy.Permanentf("secret reference file:%s: no such file", rel)
+	case p.escapes(name):
+		return "", deploy.Permanentf("secret reference file:%s: a symbolic link that leads out of the secrets root", rel)
+	}
+	// A temporary I/O problem (NFS, permissions being fixed) may pass.
+	return "", fmt.Errorf("secret reference file:%s: cannot read", rel)
+}
+
+// inside is rel as a local path under Root, when it names one.
+func (p File) inside(rel string) (string, bool) {
+	name := rel
+	if filepath.IsAbs(name) {
+		r, err := filepath.Rel(filepath.Clean(p.Root), filepath.Clean(name))
+		if err != nil {
+			return "", false
+		}
+		name = r
+	}
+	name = filepath.Clean(name)
+	return name, filepath.IsLocal(name)
+}
+
+// escapes reports whether the links on the way to name lead out of Root
+// (os.Root refused it for that, or for a reason this tells apart).
+func (p File) escapes(name string) bool {
+	root, err := filepath.EvalSymlinks(p.Root)
+	if err != nil {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(root, name))
+	if err != nil {
+		// A link to nothing outside (os.Root refuses it before looking
+		// for its target) or a loop of links: neither names a file inside.
+		return true
+	}
+	r, err := filepath.Rel(root, real)
+	return err != nil || !filepath.IsLocal(r)
 }
 
 // Resolver resolves references with a set of providers.

@@ -2181,7 +2181,7 @@ type Deployment {
   currentStep: String
   error: String
   cancelRequested: Boolean!
-  "Who cancelled it (or asked it to stop at its next step); null when nobody did."
+  "Who cancelled it (the first identity that asked), once it ended CANCELLED; null otherwise, also while a cancel request waits for the next step and when one came too late to stop it."
   cancelledBy: String
   steps: [Step!]!
   logs(after: Int = 0, limit: Int = 1000): LogConnection!

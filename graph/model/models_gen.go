@@ -83,7 +83,7 @@ type Deployment struct {
 	CurrentStep     *string             `json:"currentStep,omitempty"`
 	Error           *string             `json:"error,omitempty"`
 	CancelRequested bool                `json:"cancelRequested"`
-	// Who cancelled it (or asked it to stop at its next step); null when nobody did.
+	// Who cancelled it (the first identity that asked), once it ended CANCELLED; null otherwise, also while a cancel request waits for the next step and when one came too late to stop it.
 	CancelledBy *string `json:"cancelledBy,omitempty"`
 	Steps       []Step  `json:"steps"`
 	// The status JSON of DESIGN.md (snake_case), as the CLI and REST print it.

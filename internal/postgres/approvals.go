@@ -54,9 +54,10 @@ func (s *Store) approvalsOf(ctx context.Context, ids ...string) (map[string][]de
 }
 
 // AddApproval implements deploy.Store. The primary key (deploy, identity)
-// makes a second answer of one identity a no-op: it never counts twice.
-func (s *Store) AddApproval(ctx context.Context, a deploy.Approval) (bool, error) {
-	inserted := false
+// keeps one answer per identity: a second approval is refused (it never
+// counts twice), and a rejection replaces the identity's approval (one may
+// change one's mind; a veto is never lost).
+func (s *Store) AddApproval(ctx context.Context, a deploy.Approval) error {
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var state string
 		err := tx.QueryRowContext(ctx, "SELECT state FROM manent.deployments WHERE id = ? FOR UPDATE", a.DeploymentID).Scan(&state)
@@ -71,7 +72,14 @@ func (s *Store) AddApproval(ctx context.Context, a deploy.Approval) (bool, error
 		}
 		row := approvalRow{DeploymentID: a.DeploymentID, Identity: a.Identity, Approved: a.Approved,
 			Comment: a.Comment, Time: micro(a.Time)}
-		res, err := tx.NewInsert().Model(&row).On("CONFLICT (deployment_id, identity) DO NOTHING").Exec(ctx)
+		q := tx.NewInsert().Model(&row)
+		if a.Approved {
+			q = q.On("CONFLICT (deployment_id, identity) DO NOTHING")
+		} else {
+			q = q.On("CONFLICT (deployment_id, identity) DO UPDATE").
+				Set("approved = EXCLUDED.approved, comment = EXCLUDED.comment, time = EXCLUDED.time")
+		}
+		res, err := q.Exec(ctx)
 		if err != nil {
 			return err
 		}
@@ -80,9 +88,8 @@ func (s *Store) AddApproval(ctx context.Context, a deploy.Approval) (bool, error
 			return err
 		}
 		if n == 0 {
-			return nil
+			return deploy.Errorf(deploy.ECONFLICT, "%s already approved deployment %q: one identity counts once", a.Identity, a.DeploymentID)
 		}
-		inserted = true
 		action := "deployment.approve"
 		if !a.Approved {
 			action = "deployment.reject"
@@ -99,7 +106,7 @@ func (s *Store) AddApproval(ctx context.Context, a deploy.Approval) (bool, error
 		}
 		return notify(ctx, tx, deploy.EventDeployment, a.DeploymentID)
 	})
-	return inserted, wrap("add approval", err)
+	return wrap("add approval", err)
 }
 
 // reject ends a deploy REJECTED with the answer that rejected it: one

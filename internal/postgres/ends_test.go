@@ -37,8 +37,9 @@ func (f *fixture) audits(action, target string) []auditEntry {
 }
 
 // A cancel records who asked for it and, for a deploy that had not started,
-// where it stood; a cancel that ends a wait for dependencies ends that wait
-// in the audit log too (after.finish), in the same transaction.
+// where it stood and its end (deployment.finish); a cancel that ends a wait
+// for dependencies ends that wait in the audit log too (after.finish), in
+// the same transaction.
 func TestCancelRecordsWhoAndWhere(t *testing.T) {
 	f := newFixture(t)
 	waiting := deployment("waits", "a")
@@ -77,8 +78,22 @@ func TestCancelRecordsWhoAndWhere(t *testing.T) {
 				t.Errorf("state %s, cancelled by %q, error %q; want %s, %q, %q", d.State, d.CancelledBy, d.Error,
 					tt.state, tt.actors[0], tt.err)
 			}
-			if got := deploy.NewStatus(d).CancelledBy; got == nil || *got != tt.actors[0] {
-				t.Errorf("status cancelled_by = %v, want %q", got, tt.actors[0])
+			// The status names the canceller once the deploy is CANCELLED,
+			// not while a run finishes its step.
+			want := ""
+			if tt.state == deploy.StateCancelled {
+				want = tt.actors[0]
+			}
+			if got := deploy.NewStatus(d).CancelledBy; (got == nil) != (want == "") || (got != nil && *got != want) {
+				t.Errorf("status cancelled_by = %v, want %q", got, want)
+			}
+			// A cancel at once is the deploy's end: deployment.finish under
+			// the canceller, in the cancel's transaction.
+			if finish := f.audits("deployment.finish", tt.id); tt.state == deploy.StateCancelled &&
+				(len(finish) != 1 || finish[0].Actor != tt.actors[0] || finish[0].Details["state"] != "CANCELLED") {
+				t.Errorf("deployment.finish entries %+v, want one CANCELLED by %s", finish, tt.actors[0])
+			} else if tt.state != deploy.StateCancelled && len(finish) != 0 {
+				t.Errorf("deployment.finish entries %+v for a deploy still running", finish)
 			}
 			if got := f.audits("after.finish", tt.id); !reflect.DeepEqual(got, tt.afterFinish) && (len(got) > 0 || len(tt.afterFinish) > 0) {
 				t.Errorf("after.finish entries = %+v, want %+v", got, tt.afterFinish)
@@ -135,7 +150,7 @@ func TestRejectionEndsTheDeploy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := f.store.AddApproval(f.ctx, deploy.Approval{DeploymentID: tt.id, Identity: tt.who,
+			if err := f.store.AddApproval(f.ctx, deploy.Approval{DeploymentID: tt.id, Identity: tt.who,
 				Approved: tt.approved, Comment: "not today", Time: time.Now()}); err != nil {
 				t.Fatal(err)
 			}

@@ -100,8 +100,12 @@ func TestFinishRun(t *testing.T) {
 			audits: func(env string) []map[string]any {
 				return []map[string]any{details(env, deploy.StateSuccess, map[string]any{"sha256": "first"})}
 			}},
+		// The cancel wrote the end (under the canceller); the run that
+		// finishes later writes nothing more.
 		{name: "cancelled meanwhile", setup: f.cancel, o: deploy.Outcome{State: deploy.StateError, Error: "boom", FailedStep: "config"},
-			want: deploy.Finished{}, state: deploy.StateCancelled, audits: func(string) []map[string]any { return nil }},
+			want: deploy.Finished{}, state: deploy.StateCancelled, audits: func(env string) []map[string]any {
+				return []map[string]any{details(env, deploy.StateCancelled, map[string]any{"error": "cancelled by token:ops while ENQUEUED"})}
+			}},
 		{name: "not a final state", o: deploy.Outcome{State: deploy.StatePending}, fails: true, state: deploy.StatePending,
 			audits: func(string) []map[string]any { return nil }},
 		{name: "unknown", setup: func(string) {}, o: deploy.Outcome{ID: "nope", State: deploy.StateError}, code: deploy.ENOTFOUND},

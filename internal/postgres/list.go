@@ -14,7 +14,7 @@ import (
 // Page sizes of List.
 const (
 	defaultPageSize = 50
-	maxPageSize     = 500
+	maxPageSize     = deploy.MaxPageSize
 	// maxScanned bounds the rows one List call reads while filtering with
 	// Readable: past it the page ends short but its cursor skips what was
 	// read, so no deploy is ever skipped or listed twice.

@@ -241,8 +241,9 @@ func afterFinishAudit(id string, after []string, state deploy.State, reason, act
 // RequestCancel implements deploy.Store. A deploy that has not started
 // (ENQUEUED, or waiting) is cancelled at once; a PENDING one is flagged and
 // stops at the start of its next step (see Recorder.Advance). The first
-// request's actor is the one recorded as having cancelled it. A cancel
-// that ends a wait for dependencies also ends that wait (after.finish).
+// request's actor is the one recorded as having cancelled it. A cancel at
+// once writes the deployment.finish entry under the canceller; one that
+// ends a wait for dependencies also ends that wait (after.finish).
 func (s *Store) RequestCancel(ctx context.Context, id, actor string) (deploy.CancelResult, error) {
 	var res deploy.CancelResult
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -271,10 +272,15 @@ func (s *Store) RequestCancel(ctx context.Context, id, actor string) (deploy.Can
 			return deploy.Errorf(deploy.ECONFLICT, "deployment %q cannot be cancelled: %s", id, state)
 		default:
 			res.Immediate = true
-			_, err = tx.ExecContext(ctx, `UPDATE manent.deployments SET state = ?, cancel_requested = true,
+			row := new(deploymentRow)
+			err = tx.NewRaw(`UPDATE manent.deployments SET state = ?, cancel_requested = true,
 				cancelled_by = ?, cancelled_from = ?, error = ?, finished_at = now(), current_step = '', updated_at = now()
-				WHERE id = ?`,
-				deploy.StateCancelled, actor, res.Before, text(deploy.CancelledWhile(actor, res.Before)), id)
+				WHERE id = ? RETURNING *`,
+				deploy.StateCancelled, actor, res.Before, text(deploy.CancelledWhile(actor, res.Before)), id).Scan(ctx, row)
+			if err == nil {
+				// It ends here: no workflow finishes it later.
+				err = insertAudit(ctx, tx, finishAudit(fromDeploymentRow(row), actor))
+			}
 		}
 		if err != nil {
 			return err

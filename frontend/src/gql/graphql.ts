@@ -86,7 +86,7 @@ export type Deployment = {
   /** Whether the viewer may cancel it now. */
   canCancel: Scalars['Boolean']['output'];
   cancelRequested: Scalars['Boolean']['output'];
-  /** Who cancelled it (or asked it to stop at its next step); null when nobody did. */
+  /** Who cancelled it (the first identity that asked), once it ended CANCELLED; null otherwise, also while a cancel request waits for the next step and when one came too late to stop it. */
   cancelledBy: Maybe<Scalars['String']['output']>;
   createdAt: Scalars['Time']['output'];
   currentStep: Maybe<Scalars['String']['output']>;

@@ -3,8 +3,8 @@ import type { ReactNode } from "react";
 import { Provider } from "urql";
 import { filter, fromValue, makeSubject, map, mergeMap, pipe, share, takeUntil, type Subject } from "wonka";
 
-/** Answers a query or mutation by its variables. */
-export type Answer = (variables: Record<string, unknown>) => Record<string, unknown>;
+/** Answers a query or mutation by its variables: its data, or an Error the request fails with. */
+export type Answer = (variables: Record<string, unknown>) => Record<string, unknown> | Error;
 
 export interface FakeApi {
   client: Client;
@@ -44,7 +44,8 @@ export function fakeApi(answers: Record<string, Answer>): FakeApi {
           );
         }
         const answer = answers[name];
-        return fromValue(answer ? makeResult(op, { data: answer(op.variables as Record<string, unknown>) }) : makeErrorResult(op, new Error(`fakeApi: no answer for ${name}`)));
+        const data = answer ? answer(op.variables as Record<string, unknown>) : new Error(`fakeApi: no answer for ${name}`);
+        return fromValue(data instanceof Error ? makeErrorResult(op, data) : makeResult(op, { data }));
       }),
     );
   };

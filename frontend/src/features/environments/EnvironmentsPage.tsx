@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Link } from "react-router";
 import { useQuery } from "urql";
 import type { InFlightFragment } from "../../gql/graphql";
@@ -10,10 +10,11 @@ import { Empty, Loading } from "../../shared/Placeholder";
 import { StateBadge } from "../../shared/StateBadge";
 import { isFinal } from "../../shared/states";
 import { isFailing, matrixCells } from "./cells";
-import { FreezeNote, type CellCalendar } from "./FreezeNote";
+import { FreezeNote } from "./FreezeNote";
 import { LastFailure, ReleaseInService } from "./Inventory";
 import { buildMatrix, cellKey } from "./matrix";
-import { EnvironmentsFeedSubscription, EnvironmentsFreezesQuery, EnvironmentsPageQuery } from "./queries";
+import { EnvironmentsFeedSubscription, EnvironmentsPageQuery } from "./queries";
+import { useMatrixFreezes } from "./useMatrixFreezes";
 import styles from "./EnvironmentsPage.module.css";
 
 /** The release in service of each application in each environment, and what is being deployed there now. */
@@ -57,17 +58,12 @@ export function EnvironmentsPage() {
   const inventory = result.data?.inventory;
   const matrix = inventory ? buildMatrix(inventory, [...inFlight.values()]) : null;
 
-  // One request for the freeze notes of every cell, asked again only when
-  // the cells change (an application or environment appears).
+  // The freeze notes of every cell, in batches of the server's limit,
+  // asked again only when the cells change (an application or environment
+  // appears).
   const cells = matrix ? matrixCells(matrix) : [];
-  const cellsKey = JSON.stringify(cells);
-  const freezeVariables = useMemo(() => ({ environments: JSON.parse(cellsKey) as typeof cells }), [cellsKey]);
-  const [freezes] = useQuery({ query: EnvironmentsFreezesQuery, variables: freezeVariables, pause: cells.length === 0 });
-  const calendars = useMemo(() => {
-    const m = new Map<string, CellCalendar>();
-    for (const c of freezes.data?.freezeCalendars ?? []) if (c.calendar) m.set(cellKey(c.tenant, c.application, c.environment), c.calendar);
-    return m;
-  }, [freezes.data]);
+  const freezes = useMatrixFreezes(cells);
+  const calendars = freezes.calendars;
 
   return (
     <>
@@ -76,6 +72,7 @@ export function EnvironmentsPage() {
         subtitle="The release in service of every application in every environment and its last failure, updated live, and the freezes in force or coming."
       />
       {result.error && <ErrorMessage error={result.error} context="Loading the environments" onRetry={() => refetch({ requestPolicy: "network-only" })} />}
+      {freezes.error && <ErrorMessage error={freezes.error} context="Loading the freeze windows" onRetry={freezes.retry} />}
       {!matrix ? (
         !result.error && <Loading label="Loading the environments…" />
       ) : matrix.tenants.length === 0 ? (

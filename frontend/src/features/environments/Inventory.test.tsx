@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { InFlightFragment, InventoryCellFragment } from "../../gql/graphql";
 import { fakeApi } from "../../test/fakeApi";
 import { EnvironmentPage } from "./EnvironmentPage";
+import { maxCalendars } from "./cells";
 import { EnvironmentsPage } from "./EnvironmentsPage";
 
 const inService = (environment: string, patch: Partial<InventoryCellFragment> = {}): InventoryCellFragment => ({
@@ -170,6 +171,75 @@ describe("EnvironmentsPage: failures and freezes", () => {
     expect(api.received.filter((n) => n === "FreezeCalendar")).toEqual([]);
     expect(api.received.filter((n) => n === "EnvironmentsFreezes").length).toBeLessThanOrEqual(api.received.filter((n) => n === "EnvironmentsPage").length);
     for (const td of table.querySelectorAll('td[data-environment="prod"]')) expect(td.querySelector("[data-freeze]")).toHaveTextContent(/Next freeze/);
+  });
+});
+
+describe("EnvironmentsPage: a matrix larger than one request", () => {
+  // 30 applications in 20 environments: 600 cells, more than the server
+  // answers in one request (maxCalendars).
+  const environments = Array.from({ length: 20 }, (_, i) => `env${String(i).padStart(2, "0")}`);
+  const applications = Array.from({ length: 30 }, (_, i) => `app${String(i).padStart(2, "0")}`);
+  const inventory = applications.flatMap((application) => environments.map((environment) => inService(environment, { application })));
+  const frozenSoon = (e: Ref) => ({
+    ...e,
+    calendar: {
+      from: "2026-11-30T00:00:00Z",
+      to: "2099-12-30T00:00:00Z",
+      windows: [{ rule: "sunday", start: "2099-12-06T00:00:00Z", end: "2099-12-07T00:00:00Z", recurring: true, cron: "0 0 * * SUN", timeZone: "UTC" }],
+    },
+  });
+
+  function renderMatrix(freezes: (refs: Ref[], batch: number) => Record<string, unknown> | Error) {
+    const asked: Ref[][] = [];
+    const api = fakeApi({
+      EnvironmentsPage: () => ({ inventory, activity: [] }),
+      EnvironmentsFreezes: (v) => {
+        const refs = v.environments as Ref[];
+        asked.push(refs);
+        return freezes(refs, asked.length - 1);
+      },
+    });
+    render(
+      <MemoryRouter>
+        <EnvironmentsPage />
+      </MemoryRouter>,
+      { wrapper: api.wrapper },
+    );
+    return asked;
+  }
+
+  it("asks in batches of at most the server's limit and shows the notes of every cell", async () => {
+    const asked = renderMatrix((refs) => ({ freezeCalendars: refs.map(frozenSoon) }));
+    const table = await screen.findByRole("table");
+    await waitFor(() => expect(table.querySelectorAll("[data-freeze]")).toHaveLength(600));
+    for (const refs of asked) expect(refs.length).toBeLessThanOrEqual(maxCalendars);
+    const distinct = new Set(asked.flat().map((e) => `${e.application}/${e.environment}`));
+    expect(distinct.size).toBe(600);
+    expect(screen.queryByRole("alert")).toBeNull();
+  });
+
+  it("says so when a batch fails, and keeps the notes of the others", async () => {
+    renderMatrix((refs) => (refs.length < maxCalendars ? new Error("connection refused") : { freezeCalendars: refs.map(frozenSoon) }));
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveTextContent("Loading the freeze windows");
+    const table = screen.getByRole("table");
+    expect(table.querySelectorAll("[data-freeze]")).toHaveLength(maxCalendars);
+    expect(within(alert).getByRole("button", { name: "Retry" })).toBeInTheDocument();
+  });
+
+  it("says so when the only batch fails", async () => {
+    const api = fakeApi({
+      EnvironmentsPage: () => ({ inventory: [inService("staging"), inService("prod")], activity: [] }),
+      EnvironmentsFreezes: () => new Error("connection refused"),
+    });
+    render(
+      <MemoryRouter>
+        <EnvironmentsPage />
+      </MemoryRouter>,
+      { wrapper: api.wrapper },
+    );
+    expect(await screen.findByRole("alert")).toHaveTextContent("Loading the freeze windows");
+    expect(screen.getByRole("table").querySelectorAll("[data-freeze]")).toHaveLength(0);
   });
 });
 

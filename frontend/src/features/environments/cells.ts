@@ -1,7 +1,7 @@
 import type { InventoryCellFragment } from "../../gql/graphql";
 import type { Matrix, Placed } from "./matrix";
 
-/** At most this many calendars in one request (the server's limit): a larger matrix goes without the notes of the rest. */
+/** At most this many calendars in one request (the server's limit): a larger matrix asks in several. */
 export const maxCalendars = 500;
 
 /** Every cell of the matrix, row by row: the environments whose freeze calendars it shows. */
@@ -12,7 +12,14 @@ export function matrixCells<T extends Placed>(matrix: Matrix<T>): Placed[] {
       for (const environment of matrix.environments) out.push({ tenant, application, environment });
     }
   }
-  return out.slice(0, maxCalendars);
+  return out;
+}
+
+/** items cut in order into batches of at most size. */
+export function batches<T>(items: readonly T[], size = maxCalendars): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
 }
 
 /**
