@@ -13,16 +13,14 @@ import (
 	"manent.dev/manent/internal/sshfleet"
 )
 
-// TestReviewReadOnlyDirectoryOfAnArtifactCanBeRemoved: an artifact whose
-// tree has a read-only directory (0555, as Bazel and Nix outputs are)
-// passes the archive checks and unpacks, since the target's tar keeps the
-// archive's directory modes (the local plugin creates every directory
-// 0755). A login that is not root then cannot remove the release:
-// rollback:deploy fails, and it has already deleted the marker, so the
-// release is left as a directory manent "did not unpack", which refuses
-// any later deploy of that version. On a real OpenSSH host with a non-root
-// login (internal/sshfleet).
-func TestReviewReadOnlyDirectoryOfAnArtifactCanBeRemoved(t *testing.T) {
+// An artifact whose tree has a read-only directory (0555, as Bazel and Nix
+// outputs are) unpacks with every directory 0755, as the local plugin
+// makes them, so that a login that is not root can remove the release
+// (rollback:deploy, pruning) and deploy the version again. On a real
+// OpenSSH host with a non-root login (internal/sshfleet): root, which the
+// in-process server's commands run as, removes read-only directories
+// anyway.
+func TestReadOnlyDirectoryOfAnArtifactCanBeRemoved(t *testing.T) {
 	sshfleet.Require(t)
 	dir, err := os.MkdirTemp("", "manent-review-fleet-")
 	if err != nil {
