@@ -26,7 +26,9 @@ type SSHPlugin struct {
 	// starts with it.
 	InsecureIgnoreHostKey bool `yaml:"insecure_ignore_host_key"`
 	// MaxSessionsPerHost bounds the SSH sessions open at once on one host
-	// (host and port) by this process.
+	// (host and port) by this process. The sessions of a login share one
+	// connection, and sshd refuses more than its MaxSessions (10 by
+	// default) on a connection: the bound is at most that.
 	MaxSessionsPerHost int `yaml:"max_sessions_per_host"`
 	// Parallel is how many targets a step works on at once.
 	Parallel int `yaml:"parallel"`
@@ -44,7 +46,7 @@ const (
 	DefaultSSHParallel          = 10
 	DefaultSSHConnectTimeout    = 10 * time.Second
 	DefaultSSHCommandTimeout    = 10 * time.Minute
-	maxSSHSessions, maxParallel = 64, 500
+	maxSSHSessions, maxParallel = 10, 500
 )
 
 func defaultSSHPlugin() SSHPlugin {
@@ -58,7 +60,9 @@ func (c *Config) validatePlugins(errs *yamltree.Errors) {
 		errs.Add("plugins.ssh.known_hosts", "must name a known_hosts file (default %s)", DefaultSSHKnownHosts)
 	}
 	if s.MaxSessionsPerHost < 1 || s.MaxSessionsPerHost > maxSSHSessions {
-		errs.Add("plugins.ssh.max_sessions_per_host", "must be between 1 and %d", maxSSHSessions)
+		errs.Add("plugins.ssh.max_sessions_per_host",
+			"must be between 1 and %d: the sessions of a login share one connection, and sshd allows %d on a connection by default (MaxSessions)",
+			maxSSHSessions, maxSSHSessions)
 	}
 	if s.Parallel < 1 || s.Parallel > maxParallel {
 		errs.Add("plugins.ssh.parallel", "must be between 1 and %d", maxParallel)

@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -57,7 +58,7 @@ func TestPluginsSSHErrors(t *testing.T) {
 	want := []string{
 		"plugins.ssh.port: unknown field",
 		"plugins.ssh.known_hosts: must name a known_hosts file (default ~/.ssh/known_hosts)",
-		"plugins.ssh.max_sessions_per_host: must be between 1 and 64",
+		"plugins.ssh.max_sessions_per_host: must be between 1 and 10: the sessions of a login share one connection",
 		"plugins.ssh.parallel: must be between 1 and 500",
 		"plugins.ssh.connect_timeout: must be between 100ms and 5m",
 		"plugins.ssh.command_timeout: must be between 1s and 6h0m0s",
@@ -65,6 +66,18 @@ func TestPluginsSSHErrors(t *testing.T) {
 	for _, w := range want {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("err = %v, want %q", err, w)
+		}
+	}
+}
+
+// More sessions than sshd's default MaxSessions on one connection would
+// be refused by every host left at its default.
+func TestPluginsSSHSessionsAtMostSSHDsMaxSessions(t *testing.T) {
+	for n, ok := range map[int]bool{1: true, 10: true, 11: false, 64: false} {
+		doc := fmt.Sprintf("plugins:\n  ssh: {max_sessions_per_host: %d}\n", n)
+		_, err := config.Parse([]byte(doc), t.TempDir())
+		if ok != (err == nil) {
+			t.Errorf("max_sessions_per_host %d: %v, want ok %v", n, err, ok)
 		}
 	}
 }

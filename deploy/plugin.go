@@ -1,6 +1,11 @@
 package deploy
 
-import "context"
+import (
+	"context"
+	"net"
+	"strconv"
+	"strings"
+)
 
 // PluginRequest is what a plugin receives for one operation on its targets.
 type PluginRequest struct {
@@ -13,6 +18,7 @@ type PluginRequest struct {
 	// too. A plugin that sees a target's key twice must leave that target as
 	// after the first time.
 	IdempotencyKey string
+	Tenant         string
 	Application    string
 	Environment    string
 	Artifact       Artifact
@@ -117,7 +123,21 @@ func (l ArchiveLimits) OrDefault() ArchiveLimits {
 	return l
 }
 
-// TargetKey is the idempotency key of one target of the request.
+// TargetKey is the idempotency key of one target of the request. It
+// names the target by all that makes it one: two logins of one host, or
+// one login on two ports, are two targets (user@host:port[:path]); a
+// target with a host or a path only is named as Name names it.
 func (r PluginRequest) TargetKey(t Target) string {
-	return r.IdempotencyKey + ":" + t.Name()
+	if t.User == "" && t.Port == 0 {
+		return r.IdempotencyKey + ":" + t.Name()
+	}
+	name := t.User + "@" + t.Host
+	if t.Port != 0 {
+		host := strings.TrimSuffix(strings.TrimPrefix(t.Host, "["), "]")
+		name = t.User + "@" + net.JoinHostPort(host, strconv.Itoa(t.Port))
+	}
+	if t.Path != "" {
+		name += ":" + t.Path
+	}
+	return r.IdempotencyKey + ":" + name
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 
 	"manent.dev/manent/deploy"
@@ -66,5 +67,27 @@ dryRun: %t
 	}
 	if got := e.plugin.succeeded["su-1"]; len(got) != 0 {
 		t.Errorf("the first activation was told %q succeeded, want nothing", got)
+	}
+}
+
+// TestPluginRequestNamesTheDeploysEnvironment: a plugin request carries the
+// tenant, application and environment of the deploy, which the ssh plugin
+// keeps the state lines of two environments on one directory apart with.
+func TestPluginRequestNamesTheDeploysEnvironment(t *testing.T) {
+	e := newEnv(t)
+	var mu sync.Mutex
+	var got []string
+	e.plugin.deploy = func(_ context.Context, req deploy.PluginRequest) error {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, req.Tenant+"/"+req.Application+"/"+req.Environment)
+		return nil
+	}
+	e.submit("pr-1", "app", "staging")
+	d := e.waitState("pr-1", deploy.StateSuccess)
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{d.Tenant + "/app/staging"}; d.Tenant == "" || !slices.Equal(got, want) {
+		t.Errorf("the deploy step was asked for %q, want %q", got, want)
 	}
 }

@@ -213,7 +213,7 @@ func pluginRequest(c *Context) (deploy.Plugin, deploy.PluginRequest, error) {
 		DeploymentID:   c.Job.ID,
 		Step:           c.Key.Step,
 		IdempotencyKey: c.Key.IdempotencyKey(c.Job.ID),
-		Application:    d.Application, Environment: d.Environment, Artifact: d.Artifact,
+		Tenant:         c.Effective.Tenant, Application: d.Application, Environment: d.Environment, Artifact: d.Artifact,
 		ArtifactPath: c.artifactPath(), SHA256: c.SHA256, Limits: c.Env.Config.Artifacts.ArchiveLimits(),
 		Targets: c.Effective.Targets, Params: c.Effective.Params, SSH: c.Effective.SSH,
 		DryRun: d.DryRun,

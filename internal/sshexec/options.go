@@ -17,7 +17,7 @@ type Options struct {
 	// edit counts without a restart.
 	KnownHosts string
 	// InsecureIgnoreHostKey accepts any host key. Only a server in dev
-	// mode may set it; every connection then logs a warning.
+	// mode may set it; every lease of a connection then logs a warning.
 	InsecureIgnoreHostKey bool
 	// MaxSessionsPerHost bounds the sessions open at once on one host
 	// (host and port, whatever the user): the sessions of every step of
@@ -26,7 +26,8 @@ type Options struct {
 	MaxSessionsPerHost int
 	// ConnectTimeout bounds a TCP connect and the SSH handshake.
 	ConnectTimeout time.Duration
-	// CommandTimeout bounds a command (0: only its context does).
+	// CommandTimeout bounds a command, from the opening of its session
+	// to its end, and a whole upload (0: only their context does).
 	CommandTimeout time.Duration
 	// IdleTimeout is how long a connection nobody uses stays open for
 	// the next command.

@@ -46,7 +46,7 @@ type Auth struct {
 	Password   string
 }
 
-func (a Auth) methods() ([]ssh.AuthMethod, error) {
+func (a Auth) methods(g *promptGuard) ([]ssh.AuthMethod, error) {
 	switch {
 	case len(a.PrivateKey) > 0:
 		signer, err := ssh.ParsePrivateKey(a.PrivateKey)
@@ -57,11 +57,17 @@ func (a Auth) methods() ([]ssh.AuthMethod, error) {
 		}
 		return []ssh.AuthMethod{ssh.PublicKeys(signer)}, nil
 	case a.Password != "":
-		// sshd often asks for a password through keyboard-interactive
-		// (PAM): answer every prompt with it.
-		answer := func(_, _ string, questions []string, _ []bool) ([]string, error) {
+		// sshd often asks for the password through keyboard-interactive
+		// (PAM). Only a prompt that asks for a password, without echo,
+		// gets it: a second factor or any other question must never
+		// receive the password.
+		answer := func(_, _ string, questions []string, echos []bool) ([]string, error) {
 			answers := make([]string, len(questions))
-			for i := range answers {
+			for i, q := range questions {
+				if !passwordPrompt(q, echos[i]) {
+					g.refused(q)
+					return nil, errors.New("not a password prompt")
+				}
 				answers[i] = a.Password
 			}
 			return answers, nil
@@ -69,6 +75,39 @@ func (a Auth) methods() ([]ssh.AuthMethod, error) {
 		return []ssh.AuthMethod{ssh.Password(a.Password), ssh.KeyboardInteractive(answer)}, nil
 	}
 	return nil, deploy.Permanentf("no private key and no password to log in with")
+}
+
+// passwordPrompt reports whether a keyboard-interactive question asks for
+// the password: "Password:", "deploy@web1's password:", never echoed.
+func passwordPrompt(q string, echo bool) bool {
+	return !echo && strings.Contains(strings.ToLower(q), "password")
+}
+
+// promptGuard keeps the first keyboard-interactive question the password
+// was not given to, so that the login's failure can say why.
+type promptGuard struct {
+	mu    sync.Mutex
+	asked string
+}
+
+func (g *promptGuard) refused(q string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.asked == "" {
+		g.asked = strings.TrimSpace(q)
+		if len(g.asked) > 80 {
+			g.asked = g.asked[:80] + "..."
+		}
+		if g.asked == "" {
+			g.asked = "(an empty prompt)"
+		}
+	}
+}
+
+func (g *promptGuard) question() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.asked
 }
 
 // key identifies the secret without holding it, so that a changed secret
@@ -146,15 +185,20 @@ func (p *Pool) acquire(ctx context.Context, addr string) (release func(), err er
 	case s <- struct{}{}:
 		return func() { <-s }, nil
 	case <-ctx.Done():
-		return nil, fmt.Errorf("wait for a free session on %s: %w", addr, context.Cause(ctx))
+		return nil, fmt.Errorf("wait for a free session of the host: %w", context.Cause(ctx))
 	}
 }
 
 // Client leases a connection to ep, opening one unless the pool has it.
-// logf receives what the deploy log must show (a host key not checked).
-// The error of a host key or a login refused is permanent; a connection
-// that could not be made is temporary.
+// logf receives what the deploy log must show: a host key not checked,
+// said at every lease, so that every step that works on an unchecked
+// connection says so in its log, whether it dialled or reused it. The
+// error of a host key or a login refused is permanent; a connection that
+// could not be made is temporary.
 func (p *Pool) Client(ctx context.Context, ep Endpoint, auth Auth, logf func(string, ...any)) (*Client, error) {
+	if p.opts.InsecureIgnoreHostKey && logf != nil {
+		logf("warning: the host key of %s is not checked (plugins.ssh.insecure_ignore_host_key, for development only)", ep.Addr())
+	}
 	key := ep.String() + " " + auth.key()
 	p.mu.Lock()
 	if p.closed {
@@ -280,7 +324,8 @@ func (p *Pool) dial(ctx context.Context, ep Endpoint, auth Auth, logf func(strin
 	if err != nil {
 		return nil, err
 	}
-	methods, err := auth.methods()
+	var guard promptGuard
+	methods, err := auth.methods(&guard)
 	if err != nil {
 		return nil, fmt.Errorf("log in as %s: %w", ep, err)
 	}
@@ -296,9 +341,14 @@ func (p *Pool) dial(ctx context.Context, ep Endpoint, auth Auth, logf func(strin
 	if err != nil {
 		var dns *net.DNSError
 		if errors.As(err, &dns) && dns.IsNotFound {
-			return nil, deploy.Permanentf("connect to %s: no such host", addr)
+			return nil, deploy.Permanentf("connect: no such host")
 		}
-		return nil, fmt.Errorf("connect to %s: %w", addr, dialCause(dctx, err, p.opts.ConnectTimeout))
+		// The dialler's error repeats the address the caller names.
+		var op *net.OpError
+		if errors.As(err, &op) && op.Err != nil {
+			err = op.Err
+		}
+		return nil, fmt.Errorf("cannot connect: %w", dialCause(dctx, err, p.opts.ConnectTimeout))
 	}
 	// The handshake reads and writes without a context: closing the
 	// connection is how the deadline and ctx end it.
@@ -314,13 +364,14 @@ func (p *Pool) dial(ctx context.Context, ep Endpoint, auth Auth, logf func(strin
 		switch {
 		case hk.refused != nil:
 			return nil, deploy.Permanent(hk.refused)
+		case guard.question() != "":
+			return nil, deploy.Permanentf("the host asked %q (keyboard-interactive), which is not a password prompt: "+
+				"manent gives the password to password prompts only, and cannot answer a second factor; log in with ssh.key_secret",
+				guard.question())
 		case strings.Contains(err.Error(), "unable to authenticate"):
-			return nil, deploy.Permanentf("%s refused the login of %s: check the key or the password the environment configuration gives", addr, ep.User)
+			return nil, deploy.Permanentf("the host refused the login of %s: check the key or the password the environment configuration gives", ep.User)
 		}
-		return nil, fmt.Errorf("ssh handshake with %s: %w", addr, dialCause(dctx, err, p.opts.ConnectTimeout))
-	}
-	if p.opts.InsecureIgnoreHostKey && logf != nil {
-		logf("warning: the host key of %s was not checked (plugins.ssh.insecure_ignore_host_key, for development only)", addr)
+		return nil, fmt.Errorf("ssh handshake: %w", dialCause(dctx, err, p.opts.ConnectTimeout))
 	}
 	return ssh.NewClient(cc, chans, reqs), nil
 }

@@ -160,8 +160,9 @@ func TestRunReportsTheExitCode(t *testing.T) {
 	if !errors.As(err, &ee) {
 		t.Fatalf("run: %v, want an *ExitError", err)
 	}
-	want := fmt.Sprintf(`127.0.0.1:%d: command "fail on purpose" exited with status 3: no space left`, f.srv.Port())
-	if ee.Code != 3 || err.Error() != want {
+	// The caller names the target: the error does not repeat the address.
+	want := `command "fail on purpose" exited with status 3: no space left`
+	if ee.Code != 3 || err.Error() != want || ee.Host != f.endpoint(f.user).Addr() {
 		t.Errorf("got %d %q, want 3 %q", ee.Code, err.Error(), want)
 	}
 }
@@ -229,19 +230,29 @@ func writeFile(t *testing.T, path, content string) {
 	}
 }
 
-func TestInsecureIgnoreHostKeyWarnsOnEveryConnection(t *testing.T) {
+// Every lease warns, a reused connection's too: each step that works on
+// an unchecked connection says so in its own log.
+func TestInsecureIgnoreHostKeyWarnsOnEveryLease(t *testing.T) {
 	f := newFixture(t, func(o *sshexec.Options) { o.InsecureIgnoreHostKey = true; o.KnownHosts = "" })
 	f.srv.ChangeHostKey()
-	var warned []string
-	c, err := f.pool.Client(t.Context(), f.endpoint(f.user), f.auth, func(format string, args ...any) {
-		warned = append(warned, fmt.Sprintf(format, args...))
-	})
-	if err != nil {
-		t.Fatalf("client: %v", err)
+	for step := range 2 {
+		var warned []string
+		c, err := f.pool.Client(t.Context(), f.endpoint(f.user), f.auth, func(format string, args ...any) {
+			warned = append(warned, fmt.Sprintf(format, args...))
+		})
+		if err != nil {
+			t.Fatalf("client: %v", err)
+		}
+		if _, err := c.Run(t.Context(), sshexec.Command{Name: "true", Line: "true"}); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		if len(warned) != 1 || !strings.Contains(warned[0], "is not checked") {
+			t.Errorf("lease %d: warnings %q, want one saying the key is not checked", step+1, warned)
+		}
 	}
-	defer c.Close()
-	if len(warned) != 1 || !strings.Contains(warned[0], "was not checked") {
-		t.Errorf("warnings %q, want one saying the key was not checked", warned)
+	if n := f.srv.Connections(); n != 1 {
+		t.Errorf("%d connections, want 1 reused by the second lease", n)
 	}
 }
 

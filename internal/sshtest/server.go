@@ -33,7 +33,9 @@ type Server struct {
 	users   map[string]*User
 	conns   map[*ssh.ServerConn]bool
 	noSFTP  bool
-	onExec  func(user, command string) (drop bool)
+	// path is the PATH of the commands; the test process's when "".
+	path   string
+	onExec func(user, command string) (drop bool)
 	// open and peak count the sessions open now and at most; opened and
 	// execs every session and exec request received.
 	open, peak, opened, execs, connections int
@@ -139,6 +141,14 @@ func (s *Server) DisableSFTP() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.noSFTP = true
+}
+
+// SetPath sets the PATH the commands run with, so that a test can take a
+// tool away from the host.
+func (s *Server) SetPath(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.path = path
 }
 
 // OnExec calls f with every exec request before it runs; f may block
@@ -369,8 +379,14 @@ func (s *Server) session(sc *ssh.ServerConn, u *User, ch ssh.Channel, reqs <-cha
 func (s *Server) start(u *User, command string, ch ssh.Channel, end func()) (*exec.Cmd, chan struct{}) {
 	cmd := exec.Command("/bin/sh", "-c", command)
 	cmd.Dir = u.Home
+	s.mu.Lock()
+	path := s.path
+	s.mu.Unlock()
+	if path == "" {
+		path = os.Getenv("PATH")
+	}
 	cmd.Env = []string{"HOME=" + u.Home, "USER=" + u.Name, "LOGNAME=" + u.Name, "SHELL=/bin/sh",
-		"PATH=" + os.Getenv("PATH"), "LC_ALL=C"}
+		"PATH=" + path, "LC_ALL=C"}
 	cmd.Stdout, cmd.Stderr = ch, ch.Stderr()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stdin, err := cmd.StdinPipe()

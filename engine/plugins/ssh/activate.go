@@ -48,11 +48,11 @@ func (t *target) activate(ctx context.Context) error {
 		return nil
 	}
 	said, err := t.exec(ctx, script("activate "+version, activateScript, r.ps.path, version,
-		r.req.TargetKey(t.t), r.req.DeploymentID, r.now))
+		r.req.TargetKey(t.t), r.req.DeploymentID, r.now, r.owner))
 	if err != nil {
 		return err
 	}
-	prev, _ := field(said, "previous")
+	prev := inService(said)
 	t.result.Previous = prev
 	if _, ok := field(said, "already"); ok {
 		t.result.Outcome = "in service"
@@ -70,15 +70,18 @@ func (t *target) activate(ctx context.Context) error {
 // service, which is what the step is for.
 func (t *target) prune(ctx context.Context, state []entry, previous string) {
 	r := t.r
-	versions := prunePlan(state, r.req.Artifact.Version, []string{previous}, r.req.Succeeded, r.ps.keep)
+	versions := prunePlan(state, r.owner, r.req.Artifact.Version, []string{previous}, r.req.Succeeded, r.ps.keep)
 	if len(versions) == 0 {
 		return
 	}
-	args := append([]string{r.ps.path, opPrune, r.req.TargetKey(t.t), r.req.DeploymentID, r.now}, versions...)
+	args := append([]string{r.ps.path, opPrune, r.req.TargetKey(t.t), r.req.DeploymentID, r.now, r.owner}, versions...)
 	said, err := t.exec(ctx, script("prune", removeScript, args...))
 	for _, s := range said {
 		if v, ok := strings.CutPrefix(s, "removed "); ok {
 			t.result.Pruned = append(t.result.Pruned, v)
+		}
+		if v, ok := strings.CutPrefix(s, "shared "); ok {
+			r.logf("%s: releases/%s kept: another environment deploying to %s records it too", t.name, v, r.ps.path)
 		}
 	}
 	if len(t.result.Pruned) > 0 {

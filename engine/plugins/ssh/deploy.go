@@ -86,7 +86,7 @@ func (t *target) deploy(ctx context.Context, flags string) error {
 		}
 		return nil
 	}
-	said, err := t.exec(ctx, script("prepare", prepareScript, dir, version))
+	said, err := t.exec(ctx, script("prepare", prepareScript, dir, version, r.req.SHA256, r.owner, r.req.DeploymentID, r.now))
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (t *target) deploy(ctx context.Context, flags string) error {
 	}
 	r.logf("%s: uploaded %s (%s)", t.name, version, how)
 	said, err = t.exec(ctx, script("unpack "+version, unpackScript, dir, version, r.req.SHA256, upload, flags,
-		r.req.TargetKey(t.t), r.req.DeploymentID, r.now))
+		r.req.TargetKey(t.t), r.req.DeploymentID, r.now, r.owner))
 	if err != nil {
 		return err
 	}
@@ -143,11 +143,10 @@ func (t *target) present(said []string, version string) (bool, error) {
 		version, strings.TrimPrefix(st, "present "))
 }
 
-// inService is the release a probe found in service, "" for none.
+// inService is the release a script found in service, "" for none: the
+// version the script read from current (see current in the prelude), the
+// one way every step names it.
 func inService(said []string) string {
 	cur, _ := field(said, "current")
-	if cur = strings.TrimSpace(cur); cur == "" {
-		return ""
-	}
-	return path.Base(cur)
+	return strings.TrimSpace(cur)
 }

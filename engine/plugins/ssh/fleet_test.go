@@ -218,7 +218,7 @@ func (f *fleet) request(id, step, version string, kind deploy.StepKind) deploy.P
 		DeploymentID:   id,
 		Step:           step,
 		IdempotencyKey: deploy.StepKey{Step: step, Kind: kind}.IdempotencyKey(id),
-		Application:    "hello", Environment: "test",
+		Tenant:         "demo", Application: "hello", Environment: "test",
 		Artifact:     deploy.Artifact{Type: "application", Name: "hello", Version: version},
 		ArtifactPath: a.path, SHA256: a.sha256,
 		Targets: f.targets,

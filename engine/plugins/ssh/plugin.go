@@ -140,10 +140,12 @@ func validHost(h string) bool {
 	if inner, ok := strings.CutPrefix(h, "["); ok {
 		inner, ok = strings.CutSuffix(inner, "]")
 		a, err := netip.ParseAddr(inner)
-		return ok && err == nil && a.Is6()
+		return ok && err == nil && a.Is6() && a.Zone() == ""
 	}
-	if _, err := netip.ParseAddr(h); err == nil {
-		return true
+	if a, err := netip.ParseAddr(h); err == nil {
+		// A zone (fe80::1%eth0) names an interface of the machine that
+		// runs manent, which a configuration cannot know.
+		return a.Zone() == ""
 	}
 	if len(h) > 253 {
 		return false
@@ -287,6 +289,9 @@ type run struct {
 	ps   params
 	auth sshexec.Auth
 	now  string
+	// owner is whose lines of the state files the run writes and
+	// prunes (stateOwner).
+	owner string
 }
 
 func (p *Plugin) begin(ctx context.Context, req deploy.PluginRequest) (*run, error) {
@@ -301,7 +306,7 @@ func (p *Plugin) begin(ctx context.Context, req deploy.PluginRequest) (*run, err
 	if err != nil {
 		return nil, err
 	}
-	return &run{p: p, req: req, ps: ps, auth: auth, now: p.now().UTC().Format("2006-01-02T15:04:05.000000000Z")}, nil
+	return &run{p: p, req: req, ps: ps, auth: auth, now: p.now().UTC().Format(stateTime), owner: stateOwner(req)}, nil
 }
 
 func (r *run) logf(format string, args ...any) {

@@ -127,8 +127,14 @@ func (p *Plugin) Rollback(ctx context.Context, req deploy.PluginRequest, cp depl
 			r.logf("%s: dry-run: would %s", t.name, c.what)
 			return nil
 		}
-		if _, err := t.exec(ctx, script(c.cmd.name, c.cmd.text, c.cmd.args...)); err != nil {
+		said, err := t.exec(ctx, script(c.cmd.name, c.cmd.text, c.cmd.args...))
+		if err != nil {
 			return err
+		}
+		if v, ok := field(said, "shared"); ok {
+			t.result.Outcome = "kept"
+			r.logf("%s: release %s kept: another environment deploying to %s records it too", t.name, v, r.ps.path)
+			return nil
 		}
 		t.result.Outcome = c.done
 		r.logf("%s: %s", t.name, c.what)
@@ -179,7 +185,7 @@ func (r *run) planActivationRollback(ctx context.Context, t *target, saved map[s
 		r.logf("%s: already at the checkpoint (%q in service)", t.name, prev)
 		return nil, nil
 	}
-	args := []string{r.ps.path, r.req.Artifact.Version, prev, r.req.TargetKey(t.t), r.req.DeploymentID, r.now}
+	args := []string{r.ps.path, r.req.Artifact.Version, prev, r.req.TargetKey(t.t), r.req.DeploymentID, r.now, r.owner}
 	c := &change{cmd: commandSpec{name: "roll back the activation", text: rollbackActivationScript, args: args}}
 	if prev == "" {
 		c.what, c.done = "remove current: nothing was in service", "current removed"
@@ -216,7 +222,7 @@ func (r *run) planDeployRollback(ctx context.Context, t *target, saved map[strin
 	if inService(said) == version {
 		return nil, deploy.Permanentf("release %s is in service; roll back the activation first", version)
 	}
-	args := []string{r.ps.path, opRemove, r.req.TargetKey(t.t), r.req.DeploymentID, r.now, version}
+	args := []string{r.ps.path, opRemove, r.req.TargetKey(t.t), r.req.DeploymentID, r.now, r.owner, version}
 	return &change{what: "remove release " + version, done: "removed",
 		cmd: commandSpec{name: "remove " + version, text: removeScript, args: args}}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -247,99 +248,6 @@ func TestCheckpointAndRollback(t *testing.T) {
 	f.wantCurrent("1.0.0")
 }
 
-func TestPrunePlan(t *testing.T) {
-	at := func(i int) entry {
-		return entry{version: "v" + string(rune('0'+i)), outcome: outcomeDeployed}
-	}
-	mk := func(outcomes ...string) []entry {
-		var out []entry
-		for i, o := range outcomes {
-			e := at(i + 1)
-			e.outcome = o
-			e.at = e.at.AddDate(0, 0, i)
-			out = append(out, e)
-		}
-		return out
-	}
-	tests := []struct {
-		name      string
-		entries   []entry
-		inService string
-		previous  string
-		succeeded []string
-		keep      int
-		want      []string
-	}{
-		{name: "under keep", entries: mk("activated", "activated"), inService: "v2", previous: "v1", keep: 5},
-		{name: "oldest first", entries: mk("activated", "activated", "activated", "activated"), inService: "v4", previous: "v3",
-			keep: 2, want: []string{"v1", "v2"}},
-		{name: "a failed release goes first", entries: mk("activated", "activated", "rolled-back", "activated", "activated"),
-			inService: "v5", previous: "v4", succeeded: []string{"v5", "v4", "v2", "v1"}, keep: 4, want: []string{"v3"}},
-		{name: "then the oldest success", entries: mk("activated", "activated", "rolled-back", "activated", "activated"),
-			inService: "v5", previous: "v4", succeeded: []string{"v5", "v4", "v2", "v1"}, keep: 3, want: []string{"v3", "v1"}},
-		{name: "never the last three successes", entries: mk("activated", "activated", "activated", "activated", "activated"),
-			inService: "v5", previous: "v4", succeeded: []string{"v5", "v3", "v2", "v1"}, keep: 1, want: []string{"v1"}},
-		{name: "never the one in service or the previous", entries: mk("activated", "activated", "deployed"),
-			inService: "v1", previous: "v2", keep: 1, want: []string{"v3"}},
-		{name: "outcomes come from manent's record, not the target",
-			entries:   mk("activated", "activated", "activated", "activated", "activated", "activated"),
-			inService: "v6", previous: "v5", succeeded: []string{"v6", "v1", "v2"}, keep: 4, want: []string{"v3", "v4"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := prunePlan(tt.entries, tt.inService, []string{tt.previous}, tt.succeeded, tt.keep)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("pruned %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestPruneAfterActivation(t *testing.T) {
-	f := newFleet(t, 1)
-	p := f.plugin()
-	ctx := t.Context()
-	f.path = "apps/prune"
-	var succeeded []string
-	versions := []string{"1.0.0", "2.0.0", "3.0.0", "4.0.0", "5.0.0"}
-	for i, v := range versions {
-		id := "d" + v
-		dep := f.request(id, deploy.StepDeploy, v, deploy.KindRun)
-		dep.Params["keep_releases"] = "2"
-		if _, err := p.Deploy(ctx, dep); err != nil {
-			t.Fatal(err)
-		}
-		act := f.request(id, deploy.StepActivation, v, deploy.KindRun)
-		act.Params["keep_releases"] = "2"
-		act.Succeeded = slices.Clone(succeeded)
-		res, err := p.Activate(ctx, act)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i == 3 {
-			// 2.0.0 failed after its activation (a post-test): manent's
-			// record says so, whatever the target shows.
-			succeeded = slices.DeleteFunc(succeeded, func(s string) bool { return s == "2.0.0" })
-		}
-		if v != "2.0.0" {
-			succeeded = append([]string{v}, succeeded...)
-		}
-		t.Logf("%s: %s", v, res.Outputs["results"])
-	}
-	rs, err := f.releases(f.targets[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	// In service 5.0.0, previous 4.0.0, successes 4.0.0, 3.0.0, 1.0.0; the
-	// failed 2.0.0 went first, then nothing else could go.
-	if want := []string{"1.0.0", "3.0.0", "4.0.0", "5.0.0"}; !slices.Equal(rs, want) {
-		t.Errorf("releases %q, want %q", rs, want)
-	}
-	if ops := f.journalOps(f.targets[0]); !slices.Contains(ops, "prune 2.0.0") {
-		t.Errorf("journal %q, want prune 2.0.0", ops)
-	}
-}
-
 func TestHostKeyRefusedBeforeAnyCommand(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -406,6 +314,13 @@ func TestOneTargetFailingFailsTheStepWithEveryResult(t *testing.T) {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("error %q, want %q", err, w)
 		}
+	}
+	// The target is named once, by the step: not again by the SSH layer.
+	if n := strings.Count(err.Error(), endpoint(bad).Addr()); n != 1 {
+		t.Errorf("error %q names %s %d times, want once", err, endpoint(bad).Addr(), n)
+	}
+	if n := strings.Count(r.Error, endpoint(bad).Addr()); n != 0 {
+		t.Errorf("result's error %q repeats the address of its target", r.Error)
 	}
 }
 
@@ -602,6 +517,10 @@ func TestValidateTargets(t *testing.T) {
 			"targets[0].user: the ssh plugin needs the user to log in as"}},
 		{name: "bad host", targets: with(func(t *deploy.Target) { t.Host = "web1;rm -rf ~" }), params: ok,
 			want: []string{"targets[0].host: must be a host name, an IPv4 address or an IPv6 address"}},
+		{name: "IPv6 zone", targets: with(func(t *deploy.Target) { t.Host = "fe80::1%eth0" }), params: ok,
+			want: []string{"targets[0].host: must be a host name, an IPv4 address or an IPv6 address"}},
+		{name: "IPv6 zone in brackets", targets: with(func(t *deploy.Target) { t.Host = "[fe80::1%eth0]" }), params: ok,
+			want: []string{"targets[0].host: must be a host name, an IPv4 address or an IPv6 address"}},
 		{name: "bad port", targets: with(func(t *deploy.Target) { t.Port = 70000 }), params: ok,
 			want: []string{"targets[0].port: must be between 1 and 65535"}},
 		{name: "bad user", targets: with(func(t *deploy.Target) { t.User = "-oProxyCommand=x" }), params: ok,
@@ -638,6 +557,36 @@ func TestValidateTargets(t *testing.T) {
 				t.Errorf("errors\n  %q\nwant\n  %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// With plugins.ssh.insecure_ignore_host_key, every step says in its log
+// that the host key is not checked, not only the step that dialled.
+func TestInsecureConnectionWarnsInEveryStep(t *testing.T) {
+	f := newFleet(t, 1)
+	f.writeKnownHosts("# nobody")
+	p := f.plugin(func(o *Options) { o.SSH.InsecureIgnoreHostKey = true })
+	for _, step := range []string{deploy.StepDeploy, deploy.StepActivation} {
+		var warned int
+		req := f.request("d1", step, "1.0.0", deploy.KindRun)
+		req.Log = func(format string, args ...any) {
+			if strings.Contains(fmt.Sprintf(format, args...), "is not checked") {
+				warned++
+			}
+		}
+		run := p.Deploy
+		if step == deploy.StepActivation {
+			run = p.Activate
+		}
+		if _, err := run(t.Context(), req); err != nil {
+			t.Fatal(err)
+		}
+		if warned != 1 {
+			t.Errorf("%s: %d warnings that the host key is not checked, want 1", step, warned)
+		}
+	}
+	if n := f.servers[0].Connections(); n != 1 {
+		t.Errorf("%d connections, want 1 shared by the steps", n)
 	}
 }
 

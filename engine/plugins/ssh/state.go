@@ -1,19 +1,36 @@
 package ssh
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 	"time"
+
+	"manent.dev/manent/deploy"
 )
 
 // entry is a line of a target's state file: a release manent unpacked
-// there and has not removed.
+// there (or found there, unpacked by another environment) for an owner,
+// and has not removed for it.
 type entry struct {
 	version    string
 	outcome    string
 	deployment string
 	sha256     string
 	at         time.Time
+	// owner is the tenant, application and environment whose line it
+	// is (stateOwner); "" for a line written before lines had owners,
+	// which is nobody's to prune.
+	owner string
+}
+
+// stateOwner is whose lines of a state file a request writes and prunes:
+// its tenant, application and environment, each escaped so that the
+// owner is one field of a line. Two environments that deploy to one
+// directory each keep and prune their own releases, and a release both
+// record stays until neither does.
+func stateOwner(req deploy.PluginRequest) string {
+	return url.PathEscape(req.Tenant) + "/" + url.PathEscape(req.Application) + "/" + url.PathEscape(req.Environment)
 }
 
 // Outcomes of the state file.
@@ -37,14 +54,18 @@ func parseState(said []string) []entry {
 			continue
 		}
 		f := strings.Fields(rest)
-		if len(f) != 5 || checkVersion(f[0]) != nil {
+		if (len(f) != 5 && len(f) != 6) || checkVersion(f[0]) != nil {
 			continue
 		}
 		at, err := time.Parse(stateTime, f[4])
 		if err != nil {
 			continue
 		}
-		out = append(out, entry{version: f[0], outcome: f[1], deployment: f[2], sha256: f[3], at: at})
+		e := entry{version: f[0], outcome: f[1], deployment: f[2], sha256: f[3], at: at}
+		if len(f) == 6 {
+			e.owner = f[5]
+		}
+		out = append(out, e)
 	}
 	return out
 }
@@ -53,14 +74,22 @@ func parseState(said []string) []entry {
 // never removes.
 const protectedSuccesses = 3
 
-// prunePlan says which releases of a target to remove so that at most keep
-// of those manent unpacked remain. It never removes the release in
-// service, the previous one (the one current pointed at before, and the
-// one activated last before the release in service), or the last
-// protectedSuccesses versions of succeeded (manent's record, newest
-// first). It removes first the releases manent does not record as
-// successful, oldest first, then the oldest successes.
-func prunePlan(entries []entry, inService string, previous []string, succeeded []string, keep int) []string {
+// prunePlan says which of owner's releases of a target to remove so that
+// at most keep of owner's lines remain: the lines of other owners are
+// neither counted nor removed (and removeScript keeps a release another
+// owner records). It never removes the release in service, the previous
+// one (the one current pointed at before, and the one activated last
+// before the release in service), or the last protectedSuccesses
+// versions of succeeded (manent's record, newest first). It removes first
+// the releases manent does not record as successful, oldest first, then
+// the oldest successes.
+func prunePlan(all []entry, owner, inService string, previous []string, succeeded []string, keep int) []string {
+	var entries []entry
+	for _, e := range all {
+		if e.owner == owner {
+			entries = append(entries, e)
+		}
+	}
 	excess := len(entries) - keep
 	if excess <= 0 {
 		return nil
