@@ -64,3 +64,69 @@ func TestRenderRefusesDotSegments(t *testing.T) {
 		t.Errorf("missing value: %v", err)
 	}
 }
+
+// hostOpts are the placeholders of a health gate's URL: the target's host
+// and port may stand in the host, the rest only in the path and query.
+var hostOpts = Options{Fields: []string{"Version", "Target.Path"}, HostFields: []string{"Target.Host", "Target.Port"}}
+
+func TestHostFields(t *testing.T) {
+	tests := []struct {
+		name, raw string
+		values    map[string]string
+		want      string
+	}{
+		{"host", "https://{{ .Target.Host }}/health", map[string]string{"Target.Host": "web-1.example.com"}, "https://web-1.example.com/health"},
+		{"host and port", "http://{{ .Target.Host }}:{{ .Target.Port }}/v/{{ .Version }}", map[string]string{"Target.Host": "10.0.0.7", "Target.Port": "8080", "Version": "1.2"}, "http://10.0.0.7:8080/v/1.2"},
+		{"IPv6", "http://{{ .Target.Host }}:9000/", map[string]string{"Target.Host": "[::1]"}, "http://[::1]:9000/"},
+		{"dotted field in the path", "http://h/{{ .Target.Path }}", map[string]string{"Target.Path": "/srv/app"}, "http://h/%2Fsrv%2Fapp"},
+		{"host field in the path is escaped", "http://h/{{ .Target.Host }}", map[string]string{"Target.Host": "a b"}, "http://h/a%20b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tpl, err := ParseWith(tt.raw, hostOpts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := tpl.Render(tt.values)
+			if err != nil || got != tt.want {
+				t.Fatalf("Render = %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestHostFieldsRefused(t *testing.T) {
+	for _, raw := range []string{
+		"http://{{ .Version }}.example.com/", // only host fields stand in the host
+		"http://{{ .Target.Path }}/",
+		"{{ .Target.Host }}://h/",
+		"http://u@{{ .Target.Host }}/",
+		"http://h/{{ .Target.User }}", // not a field of hostOpts
+		"http://h/{{ .Target }}",
+	} {
+		if _, err := ParseWith(raw, hostOpts); err == nil {
+			t.Errorf("ParseWith(%q) accepted", raw)
+		}
+	}
+	// Parse has no host fields: the health checks' URLs are unchanged.
+	if _, err := Parse("https://{{ .Version }}/x", []string{"Version"}); err == nil {
+		t.Error("Parse accepted a placeholder in the host")
+	}
+}
+
+func TestRenderChecksHostValues(t *testing.T) {
+	tpl, err := ParseWith("http://{{ .Target.Host }}:{{ .Target.Port }}/health", hostOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []map[string]string{
+		{"Target.Host": "evil.example/x?", "Target.Port": "80"},
+		{"Target.Host": "user@evil.example", "Target.Port": "80"},
+		{"Target.Host": "h", "Target.Port": "http"},
+		{"Target.Host": "h"},
+	} {
+		if got, err := tpl.Render(v); err == nil {
+			t.Errorf("Render(%v) = %q, want an error", v, got)
+		}
+	}
+}
