@@ -75,6 +75,9 @@ func ParseWith(raw string, opts Options) (*Template, error) {
 			// A stand-in that parses as a host, a port and a path segment.
 			text.WriteString("1")
 		default:
+			if len(all) == 0 {
+				return nil, errors.New("template: no placeholder is allowed here")
+			}
 			return nil, fmt.Errorf("template: only placeholders such as {{ .%s }} are allowed", all[0])
 		}
 	}

@@ -108,6 +108,12 @@ func TestHostFieldsRefused(t *testing.T) {
 			t.Errorf("ParseWith(%q) accepted", raw)
 		}
 	}
+	// Without fields, any action is refused (and none panics).
+	for _, raw := range []string{"http://h/{{ if .X }}x{{ end }}", "http://h/{{ .X }}"} {
+		if _, err := ParseWith(raw, Options{}); err == nil {
+			t.Errorf("ParseWith(%q) without fields accepted", raw)
+		}
+	}
 	// Parse has no host fields: the health checks' URLs are unchanged.
 	if _, err := Parse("https://{{ .Version }}/x", []string{"Version"}); err == nil {
 		t.Error("Parse accepted a placeholder in the host")
