@@ -1075,10 +1075,15 @@ func (v *PendingApproval) __premarshalJSON() (*__premarshalPendingApproval, erro
 // Plan includes the requested fields of the GraphQL type Plan.
 type Plan struct {
 	Steps []PlannedStep `json:"steps"`
+	// The rollout planned at submission; null for a deploy without rollout.
+	Rollout *RolloutPlan `json:"rollout"`
 }
 
 // GetSteps returns Plan.Steps, and is useful for accessing the field via an interface.
 func (v *Plan) GetSteps() []PlannedStep { return v.Steps }
+
+// GetRollout returns Plan.Rollout, and is useful for accessing the field via an interface.
+func (v *Plan) GetRollout() *RolloutPlan { return v.Rollout }
 
 // PlannedStep includes the requested fields of the GraphQL type PlannedStep.
 type PlannedStep struct {
@@ -1104,6 +1109,41 @@ func (v *PlannedStep) GetTimeoutSeconds() int { return v.TimeoutSeconds }
 
 // GetMandatory returns PlannedStep.Mandatory, and is useful for accessing the field via an interface.
 func (v *PlannedStep) GetMandatory() bool { return v.Mandatory }
+
+// PlannedTarget includes the requested fields of the GraphQL type PlannedTarget.
+// The GraphQL type's documentation follows.
+//
+// A target of a rollout plan.
+type PlannedTarget struct {
+	// The target's name, as steps and logs show it (host, path or host:path).
+	Name    string        `json:"name"`
+	Labels  []KeyValue    `json:"labels"`
+	Outcome TargetOutcome `json:"outcome"`
+	// The index of its pass; null unless targeted.
+	Pass *int `json:"pass"`
+	// The index of its batch in the pass; null unless targeted.
+	Batch *int `json:"batch"`
+	// Why it is excluded or rejected.
+	Reason *string `json:"reason"`
+}
+
+// GetName returns PlannedTarget.Name, and is useful for accessing the field via an interface.
+func (v *PlannedTarget) GetName() string { return v.Name }
+
+// GetLabels returns PlannedTarget.Labels, and is useful for accessing the field via an interface.
+func (v *PlannedTarget) GetLabels() []KeyValue { return v.Labels }
+
+// GetOutcome returns PlannedTarget.Outcome, and is useful for accessing the field via an interface.
+func (v *PlannedTarget) GetOutcome() TargetOutcome { return v.Outcome }
+
+// GetPass returns PlannedTarget.Pass, and is useful for accessing the field via an interface.
+func (v *PlannedTarget) GetPass() *int { return v.Pass }
+
+// GetBatch returns PlannedTarget.Batch, and is useful for accessing the field via an interface.
+func (v *PlannedTarget) GetBatch() *int { return v.Batch }
+
+// GetReason returns PlannedTarget.Reason, and is useful for accessing the field via an interface.
+func (v *PlannedTarget) GetReason() *string { return v.Reason }
 
 // RejectDeploymentResponse is returned by RejectDeployment on success.
 type RejectDeploymentResponse struct {
@@ -1340,6 +1380,75 @@ var AllRollbackState = []RollbackState{
 	RollbackStateNotNeeded,
 	RollbackStateDisabled,
 }
+
+// RolloutBatch includes the requested fields of the GraphQL type RolloutBatch.
+// The GraphQL type's documentation follows.
+//
+// The targets of a pass handled at once.
+type RolloutBatch struct {
+	// From 1; 0 in the single pass of a deploy without rollout.
+	Index int `json:"index"`
+	// The names of its targets, in the order written.
+	Targets []string `json:"targets"`
+}
+
+// GetIndex returns RolloutBatch.Index, and is useful for accessing the field via an interface.
+func (v *RolloutBatch) GetIndex() int { return v.Index }
+
+// GetTargets returns RolloutBatch.Targets, and is useful for accessing the field via an interface.
+func (v *RolloutBatch) GetTargets() []string { return v.Targets }
+
+// RolloutPass includes the requested fields of the GraphQL type RolloutPass.
+// The GraphQL type's documentation follows.
+//
+// One wave of a rollout plan.
+type RolloutPass struct {
+	// From 1, in the order the passes run.
+	Index int `json:"index"`
+	// The wave's name; 10% for a pass of percentages, all for the single pass of a rollout without waves.
+	Name string `json:"name"`
+	// In order; an empty wave has none.
+	Batches []RolloutBatch `json:"batches"`
+	// The wait after the wave before its gates, in seconds.
+	BakeSeconds int `json:"bakeSeconds"`
+	// Whether the wave waits for approvals before it starts.
+	Approval bool `json:"approval"`
+	// The failed targets the wave tolerates.
+	MaxFailures int `json:"maxFailures"`
+}
+
+// GetIndex returns RolloutPass.Index, and is useful for accessing the field via an interface.
+func (v *RolloutPass) GetIndex() int { return v.Index }
+
+// GetName returns RolloutPass.Name, and is useful for accessing the field via an interface.
+func (v *RolloutPass) GetName() string { return v.Name }
+
+// GetBatches returns RolloutPass.Batches, and is useful for accessing the field via an interface.
+func (v *RolloutPass) GetBatches() []RolloutBatch { return v.Batches }
+
+// GetBakeSeconds returns RolloutPass.BakeSeconds, and is useful for accessing the field via an interface.
+func (v *RolloutPass) GetBakeSeconds() int { return v.BakeSeconds }
+
+// GetApproval returns RolloutPass.Approval, and is useful for accessing the field via an interface.
+func (v *RolloutPass) GetApproval() bool { return v.Approval }
+
+// GetMaxFailures returns RolloutPass.MaxFailures, and is useful for accessing the field via an interface.
+func (v *RolloutPass) GetMaxFailures() int { return v.MaxFailures }
+
+// RolloutPlan includes the requested fields of the GraphQL type RolloutPlan.
+// The GraphQL type's documentation follows.
+//
+// How a deploy's targets are rolled out: the passes in order, and every target with its outcome.
+type RolloutPlan struct {
+	Passes  []RolloutPass   `json:"passes"`
+	Targets []PlannedTarget `json:"targets"`
+}
+
+// GetPasses returns RolloutPlan.Passes, and is useful for accessing the field via an interface.
+func (v *RolloutPlan) GetPasses() []RolloutPass { return v.Passes }
+
+// GetTargets returns RolloutPlan.Targets, and is useful for accessing the field via an interface.
+func (v *RolloutPlan) GetTargets() []PlannedTarget { return v.Targets }
 
 // ScheduleDetail includes the GraphQL fields of Schedule requested by the fragment ScheduleDetail.
 // The GraphQL type's documentation follows.
@@ -1832,6 +1941,27 @@ func (v *Target) GetPath() string { return v.Path }
 
 // GetName returns Target.Name, and is useful for accessing the field via an interface.
 func (v *Target) GetName() string { return v.Name }
+
+// What a rollout does with a target; every target has exactly one outcome.
+type TargetOutcome string
+
+const (
+	// In a pass and a batch of the rollout.
+	TargetOutcomeTargeted TargetOutcome = "TARGETED"
+	// Matched the rollout's exclude: never touched.
+	TargetOutcomeExcluded TargetOutcome = "EXCLUDED"
+	// Did not match the rollout's rule, or no wave takes it: the deploy fails before any target is touched.
+	TargetOutcomeRejected TargetOutcome = "REJECTED"
+	// Its wave waits for a freeze window to end (decided when the rollout runs).
+	TargetOutcomeDeferred TargetOutcome = "DEFERRED"
+)
+
+var AllTargetOutcome = []TargetOutcome{
+	TargetOutcomeTargeted,
+	TargetOutcomeExcluded,
+	TargetOutcomeRejected,
+	TargetOutcomeDeferred,
+}
 
 // Viewer includes the requested fields of the GraphQL type Viewer.
 type Viewer struct {
@@ -3808,6 +3938,30 @@ mutation SubmitDeployment ($descriptor: String!, $validateOnly: Boolean!) {
 					maxRetries
 					timeoutSeconds
 					mandatory
+				}
+				rollout {
+					passes {
+						index
+						name
+						batches {
+							index
+							targets
+						}
+						bakeSeconds
+						approval
+						maxFailures
+					}
+					targets {
+						name
+						labels {
+							key
+							value
+						}
+						outcome
+						pass
+						batch
+						reason
+					}
 				}
 			}
 			effective {

@@ -207,7 +207,24 @@ type DescriptorPolicy struct {
 	// rollback policy of its environment configuration. Off by default:
 	// whether a failed deploy is undone is the platform's decision.
 	Rollback bool `yaml:"rollback"`
+	// Rollout is what a descriptor's rollout may change: one of the
+	// RolloutPolicy* values, "" for RolloutPolicyNone.
+	Rollout string `yaml:"rollout"`
 }
+
+// What descriptor_policy.rollout lets a descriptor change.
+const (
+	// RolloutPolicyNone, the default: nothing; how a fleet is rolled out
+	// is the platform's decision.
+	RolloutPolicyNone = "none"
+	// RolloutPolicyPacing: only toward more caution, bake longer, tolerate
+	// fewer failures, smaller batches, an approval more; never which
+	// targets go in which wave, the gates or the policies.
+	RolloutPolicyPacing = "pacing"
+	// RolloutPolicyAll: any key, each given replacing the environment's,
+	// except the environment's rule and exclude, which always stand.
+	RolloutPolicyAll = "all"
+)
 
 // Queues tunes the deploy queue.
 type Queues struct {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"manent.dev/manent/config"
+	"manent.dev/manent/descriptor"
 )
 
 var yamlBlock = regexp.MustCompile("(?s)```yaml\n(.*?)```")
@@ -39,5 +40,52 @@ func TestDocEnvConfigExamples(t *testing.T) {
 	}
 	if found < 2 {
 		t.Errorf("found %d environment configurations, want the full example and the rollback one", found)
+	}
+}
+
+// TestDocRolloutExamples reads the examples of docs/rollouts.md: the
+// environment configuration as a whole, the descriptor's rollout under
+// descriptor_policy.rollout: pacing merged into it, so neither page can
+// show what manent refuses.
+func TestDocRolloutExamples(t *testing.T) {
+	text, err := os.ReadFile("../docs/rollouts.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := config.Parse([]byte("pipeline: {descriptor_policy: {rollout: pacing}}\n"), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env *config.EnvConfig
+	var overrides []string
+	for i, m := range yamlBlock.FindAllStringSubmatch(string(text), -1) {
+		switch doc := m[1]; {
+		case strings.HasPrefix(doc, "# envconfig/"):
+			if env, err = c.ParseEnvConfig([]byte(doc)); err != nil {
+				t.Fatalf("block %d: %v\n%s", i, err, doc)
+			}
+		case strings.HasPrefix(doc, "# a descriptor"):
+			overrides = append(overrides, doc)
+		case strings.HasPrefix(doc, "rollout:"):
+			// A part of an environment configuration (the gates section).
+			if _, err := c.ParseEnvConfig([]byte("plugin: local\ntargets: [{path: a}]\n" + doc)); err != nil {
+				t.Errorf("block %d: %v\n%s", i, err, doc)
+			}
+		default:
+			t.Errorf("block %d is neither an environment configuration nor a descriptor's rollout:\n%s", i, doc)
+		}
+	}
+	if env == nil || env.Rollout == nil || len(overrides) == 0 {
+		t.Fatalf("found the environment configuration %v and %d descriptor rollouts", env != nil, len(overrides))
+	}
+	for _, o := range overrides {
+		d, err := descriptor.Parse([]byte("apiVersion: manent/v1\napplication: hello\nenvironment: prod\n" +
+			"artifact: {type: application, name: hello, version: 1.0.0, source: file:hello.tgz}\n" + o))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, o)
+		}
+		if _, err := config.Merge(d, env, c.Pipeline.DescriptorPolicy, "demo"); err != nil {
+			t.Errorf("%v\n%s", err, o)
+		}
 	}
 }

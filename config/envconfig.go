@@ -40,6 +40,9 @@ type EnvConfig struct {
 	// applied: off without the key, deploy.DefaultRollbackOn (the steps of
 	// it the pipeline has) when enabled without on.
 	Rollback deploy.RollbackPolicy
+	// Rollout is the rollout section as written, without defaults (the
+	// merge applies them to the effective deploy); nil without the key.
+	Rollout *deploy.RolloutSpec
 	// PipelineSteps are the names of pipeline.steps, in order, that the
 	// file was read against: what a descriptor's rollback.on may name in
 	// Merge, as the file's own was checked against them.
@@ -66,6 +69,8 @@ type rawEnvConfig struct {
 	ParamsFrom  map[string]rawEnvImportRef `yaml:"params_from"`
 
 	Rollback *rawEnvRollback `yaml:"rollback"`
+	// Rollout is read as a descriptor's is: one checker for both.
+	Rollout *descriptor.RolloutDoc `yaml:"rollout"`
 }
 
 type rawSecret struct {
@@ -164,6 +169,12 @@ func (c *Config) ParseEnvConfig(data []byte) (*EnvConfig, error) {
 	if raw.Rollback != nil {
 		checkRollbackOn(&errs, "rollback.on", raw.Rollback.On, steps)
 	}
+	if raw.Rollout != nil {
+		raw.Rollout.Check(&errs, "rollout")
+		if errs.Len() == 0 {
+			descriptor.CheckWaveOrder(&errs, "rollout.waves", raw.Rollout.Spec().Waves)
+		}
+	}
 	if errs.Len() > 0 {
 		return nil, invalid(errs.List())
 	}
@@ -177,6 +188,7 @@ func (c *Config) ParseEnvConfig(data []byte) (*EnvConfig, error) {
 		TargetsFrom:   envTargetsFrom(raw.TargetsFrom),
 		ParamsFrom:    envParamsFrom(raw.ParamsFrom),
 		Rollback:      raw.Rollback.policy(steps),
+		Rollout:       raw.Rollout.Spec(),
 		PipelineSteps: steps,
 		Revision:      hex.EncodeToString(sum[:]),
 	}

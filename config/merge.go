@@ -61,6 +61,7 @@ func Merge(d *deploy.Descriptor, env *EnvConfig, policy DescriptorPolicy, defaul
 		}
 	}
 	eff.Rollback = mergeRollback(&errs, d.Rollback, env, policy.Rollback)
+	eff.Rollout = mergeRollout(&errs, d.Rollout, env.Rollout, policy.Rollout)
 	if errs.Len() > 0 {
 		return deploy.Effective{}, &deploy.Error{
 			Code:    deploy.EUNPROCESSABLE,

@@ -238,6 +238,9 @@ func (c *Config) validatePolicy(errs *yamltree.Errors, position map[string]int) 
 		}
 	}
 	checkNames("pipeline.descriptor_policy.params", pol.Params)
+	if pol.Rollout != "" && !slices.Contains([]string{RolloutPolicyNone, RolloutPolicyPacing, RolloutPolicyAll}, pol.Rollout) {
+		errs.Add("pipeline.descriptor_policy.rollout", "must be none, pacing or all")
+	}
 	for _, step := range sortedKeys(pol.StepParams) {
 		path := yamltree.Key("pipeline.descriptor_policy.step_params", step)
 		if position[step] == 0 {

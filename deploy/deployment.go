@@ -68,6 +68,9 @@ type Descriptor struct {
 	// Rollback changes the environment's rollback policy, where the
 	// descriptor policy allows it.
 	Rollback *RollbackOverride `json:"rollback,omitempty"`
+	// Rollout changes the environment's rollout, where the descriptor
+	// policy allows it.
+	Rollout *RolloutOverride `json:"rollout,omitempty"`
 }
 
 // FreezeOverride is the descriptor's request to deploy in a freeze.
@@ -141,6 +144,9 @@ type Effective struct {
 	DryRun bool              `json:"dry_run,omitempty"`
 	// Rollback is the automatic rollback policy decided for the deploy.
 	Rollback RollbackPolicy `json:"rollback"`
+	// Rollout is how the targets are rolled out, defaults applied; nil is
+	// one pass over every target at once.
+	Rollout *RolloutSpec `json:"rollout,omitempty"`
 	// ConfigSource and ConfigRevision record which environment configuration
 	// was used: its file and the SHA-256 of its content.
 	ConfigSource   string `json:"config_source,omitempty"`
@@ -180,6 +186,10 @@ type PlannedStep struct {
 // workflow input, so a resumed deploy runs what it was planned with.
 type Plan struct {
 	Steps []PlannedStep `json:"steps"`
+	// Rollout is the rollout planned at submission for a deploy with one:
+	// what validate shows. The config step plans again from the effective
+	// deploy it merges.
+	Rollout *RolloutPlan `json:"rollout,omitempty"`
 }
 
 // Names returns the step names in order.

@@ -1,6 +1,11 @@
 package deploy
 
-import "time"
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"time"
+)
 
 // The rollout's specification, as the environment configuration (and, where
 // descriptor_policy.rollout allows, the descriptor) writes it. These types
@@ -186,3 +191,129 @@ const (
 	DefaultDeferTimeout = 24 * time.Hour
 	DefaultGateTimeout  = 10 * time.Second
 )
+
+// WithDefaults returns a copy of s with the defaults of what it leaves
+// out: no_data fail, on_failure abort, the pause and defer timeouts, the
+// timeout of each gate. The effective deploy carries the result, so what
+// validate shows is what runs.
+func (s RolloutSpec) WithDefaults() RolloutSpec {
+	out := s.Clone()
+	if out.NoData == "" {
+		out.NoData = NoDataFail
+	}
+	if out.OnFailure == "" {
+		out.OnFailure = RolloutAbort
+	}
+	if out.PauseTimeout == 0 {
+		out.PauseTimeout = DefaultPauseTimeout
+	}
+	if out.DeferTimeout == 0 {
+		out.DeferTimeout = DefaultDeferTimeout
+	}
+	for i := range out.Gates {
+		g := &out.Gates[i]
+		if g.HTTP != nil && g.HTTP.Timeout == 0 {
+			g.HTTP.Timeout = DefaultGateTimeout
+		}
+		if g.Prometheus != nil && g.Prometheus.Timeout == 0 {
+			g.Prometheus.Timeout = DefaultGateTimeout
+		}
+	}
+	return out
+}
+
+// Clone returns a deep copy of s: the merge builds the effective rollout
+// from the environment's without writing into it.
+func (s RolloutSpec) Clone() RolloutSpec {
+	out := s
+	out.Rule, out.Exclude = s.Rule.Clone(), s.Exclude.Clone()
+	out.Percentages = slices.Clone(s.Percentages)
+	if s.Waves != nil {
+		out.Waves = make([]WaveSpec, len(s.Waves))
+		for i, w := range s.Waves {
+			out.Waves[i] = w.Clone()
+		}
+	}
+	if s.Gates != nil {
+		out.Gates = make([]GateSpec, len(s.Gates))
+		for i, g := range s.Gates {
+			out.Gates[i] = g.Clone()
+		}
+	}
+	return out
+}
+
+// Clone returns a deep copy of w.
+func (w WaveSpec) Clone() WaveSpec {
+	out := w
+	out.Select = w.Select.Clone()
+	if w.Bake != nil {
+		b := *w.Bake
+		out.Bake = &b
+	}
+	return out
+}
+
+// Clone returns a copy of s (nil for nil).
+func (s *Selector) Clone() *Selector {
+	if s == nil {
+		return nil
+	}
+	return &Selector{Labels: maps.Clone(s.Labels)}
+}
+
+// Clone returns a deep copy of g.
+func (g GateSpec) Clone() GateSpec {
+	out := g
+	if g.HTTP != nil {
+		h := *g.HTTP
+		out.HTTP = &h
+	}
+	if g.Prometheus != nil {
+		p := *g.Prometheus
+		if p.Min != nil {
+			v := *p.Min
+			p.Min = &v
+		}
+		if p.Max != nil {
+			v := *p.Max
+			p.Max = &v
+		}
+		out.Prometheus = &p
+	}
+	return out
+}
+
+// WaveBake is the bake after wave i: its own, else the rollout's.
+func (s RolloutSpec) WaveBake(i int) time.Duration {
+	if i < len(s.Waves) && s.Waves[i].Bake != nil {
+		return *s.Waves[i].Bake
+	}
+	return s.Bake
+}
+
+// RolloutOverride is a descriptor's rollout, where descriptor_policy.rollout
+// allows one: what it gives, and only that, so the merge tells a key left
+// out from a key set to its zero value (bake: 0s).
+type RolloutOverride struct {
+	Rule        *Selector  `json:"rule,omitempty"`
+	Exclude     *Selector  `json:"exclude,omitempty"`
+	Waves       []WaveSpec `json:"waves,omitempty"`
+	Percentages []int      `json:"percentages,omitempty"`
+	// Bake and MaxFailures are pointers: nil is not given.
+	Bake         *time.Duration       `json:"bake,omitempty"`
+	MaxFailures  *Amount              `json:"max_failures,omitempty"`
+	Gates        []GateSpec           `json:"gates,omitempty"`
+	NoData       NoDataPolicy         `json:"no_data,omitempty"`
+	OnFailure    RolloutFailurePolicy `json:"on_failure,omitempty"`
+	PauseTimeout *time.Duration       `json:"pause_timeout,omitempty"`
+	DeferTimeout *time.Duration       `json:"defer_timeout,omitempty"`
+}
+
+// String is a as written: "2" or "50%".
+func (a Amount) String() string {
+	if a.Percent {
+		return strconv.Itoa(a.N) + "%"
+	}
+	return strconv.Itoa(a.N)
+}

@@ -37,6 +37,7 @@ type rawDescriptor struct {
 	Imports      map[string]rawImport `yaml:"imports"`
 	Exports      map[string]rawExport `yaml:"exports"`
 	Rollback     *rawRollback         `yaml:"rollback"`
+	Rollout      *RolloutDoc          `yaml:"rollout"`
 
 	afterTimeout time.Duration
 }
@@ -157,6 +158,12 @@ func check(errs *yamltree.Errors, d *rawDescriptor) {
 		}
 	}
 	checkRollback(errs, d.Rollback)
+	if d.Rollout != nil {
+		if d.Rollout.empty() && !errs.Bad("rollout") {
+			errs.Add("rollout", "must give at least one key: leave rollout out to keep the environment's")
+		}
+		d.Rollout.Check(errs, "rollout")
+	}
 }
 
 // required records a missing field unless the field was already reported
@@ -279,6 +286,7 @@ func (d *rawDescriptor) descriptor() *deploy.Descriptor {
 		Imports:      imports(d.Imports),
 		Exports:      exports(d.Exports),
 		Rollback:     d.Rollback.override(),
+		Rollout:      d.Rollout.Override(),
 	}
 	if d.FreezeOverride != nil {
 		out.FreezeOverride = &deploy.FreezeOverride{Reason: d.FreezeOverride.Reason}

@@ -178,7 +178,7 @@ func toModelPlan(p deploy.Plan) *model.Plan {
 			TimeoutSeconds: int(s.Timeout / time.Second), Mandatory: s.Mandatory,
 		}
 	}
-	return &model.Plan{Steps: steps}
+	return &model.Plan{Steps: steps, Rollout: toModelRolloutPlan(p.Rollout)}
 }
 
 func toModelEffective(e deploy.Effective) *model.EffectiveDeploy {

@@ -73,8 +73,10 @@ func toScheduled(sub *deploy.Submission) scheduled {
 type planned struct {
 	Validated bool          `json:"validated"`
 	Plan      []plannedStep `json:"plan"`
-	Effective effectiveJSON `json:"effective"`
-	Status    deploy.Status `json:"status"`
+	// Rollout is the planned rollout; null for a deploy without one.
+	Rollout   *rolloutPlanJSON `json:"rollout"`
+	Effective effectiveJSON    `json:"effective"`
+	Status    deploy.Status    `json:"status"`
 }
 
 type plannedStep struct {
@@ -178,6 +180,7 @@ func toPlanned(d *deploy.Deployment) planned {
 	out := planned{
 		Validated: true,
 		Plan:      make([]plannedStep, len(d.Plan.Steps)),
+		Rollout:   toRolloutPlanJSON(d.Plan.Rollout),
 		Status:    deploy.NewStatus(d),
 		Effective: effectiveJSON{
 			Tenant: e.Tenant, Application: e.Application, Environment: e.Environment,

@@ -41,6 +41,9 @@ func (s *Service) Configure(ctx context.Context, who deploy.Identity, d deploy.D
 		"targets":  strconv.Itoa(len(eff.Targets)),
 		"rollback": rollbackOutput(eff.Rollback),
 	}
+	if rp, _ := planRollout(eff); rp != nil {
+		out["rollout"] = rolloutOutput(rp)
+	}
 	sourcesOutput(imported, out)
 	for k, v := range envSources {
 		out[k] = v

@@ -4,6 +4,7 @@
 // (deploys, waits, releases, schedules) is handed to the engine through the
 // Engine port, in the transaction that stores it.
 //
-// It imports deploy, chains, config, descriptor, internal/crontick and the
+// It imports deploy, chains, config, descriptor, engine/rollout (the pure
+// planner, which the engine shares), internal/crontick and the
 // standard library; never engine, internal/postgres, graph or server.
 package service

@@ -58,6 +58,9 @@ func (s *Service) submitDescriptor(ctx context.Context, d *deploy.Descriptor, op
 	if err != nil {
 		return nil, err
 	}
+	if plan.Rollout, err = planRollout(eff); err != nil {
+		return nil, err
+	}
 	if d.Schedule != nil && d.Schedule.Cron != "" {
 		if opts.ValidateOnly {
 			dep := deploy.Deployment{ID: d.ID, Tenant: d.Tenant, Application: d.Application, Environment: d.Environment,
@@ -153,6 +156,11 @@ func (s *Service) effective(ctx context.Context, who deploy.Identity, d *deploy.
 	}
 	if errs := p.ValidateTargets(eff.Targets, eff.Params); len(errs) > 0 {
 		return deploy.Effective{}, nil, &deploy.Error{Code: deploy.EUNPROCESSABLE, Message: "targets refused by plugin " + p.Name(), Fields: errs}
+	}
+	// A target the rollout rejects fails the deploy here, at submission
+	// and in the config step, before any target is touched.
+	if _, err := planRollout(eff); err != nil {
+		return deploy.Effective{}, nil, err
 	}
 	return eff, sources, nil
 }

@@ -81,8 +81,10 @@ type validateView struct {
 	Artifact    artifactView      `json:"artifact"`
 	Labels      map[string]string `json:"labels"`
 	Plan        []plannedStepView `json:"plan"`
-	Effective   effectiveView     `json:"effective"`
-	Governance  governanceView    `json:"governance"`
+	// Rollout is the planned rollout; null for a deploy without one.
+	Rollout    *rolloutPlanView `json:"rollout"`
+	Effective  effectiveView    `json:"effective"`
+	Governance governanceView   `json:"governance"`
 }
 
 type artifactView struct {
@@ -170,7 +172,7 @@ func toValidateView(d *client.SubmittedDeployment) validateView {
 	v := validateView{
 		Valid: true, Tenant: d.Tenant, Application: d.Application, Environment: d.Environment,
 		Requester: d.Requester, DryRun: d.DryRun, Artifact: toArtifactView(d.Artifact, d.Sha256),
-		Labels: keyValues(d.Labels), Plan: []plannedStepView{},
+		Labels: keyValues(d.Labels), Plan: []plannedStepView{}, Rollout: toRolloutPlanView(d.Plan.Rollout),
 		Effective: effectiveView{
 			Plugin: d.Effective.Plugin, Targets: []targetView{}, Params: keyValues(d.Effective.Params),
 			HealthChecks: nonNilStrings(d.Effective.HealthChecks), SecretNames: nonNilStrings(d.Effective.SecretNames),
@@ -250,5 +252,11 @@ func (v validateView) table(w io.Writer) error {
 		row(tw, fmt.Sprintf("  %d", i+1), s.Name, s.Type, fmt.Sprint(s.MaxRetries),
 			seconds(s.TimeoutSeconds), pick(s.Mandatory, "yes", "no"))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if v.Rollout != nil {
+		return v.Rollout.table(w)
+	}
+	return nil
 }

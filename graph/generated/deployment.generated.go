@@ -2539,6 +2539,38 @@ func (ec *executionContext) fieldContext_Plan_steps(_ context.Context, field gra
 	return fc, nil
 }
 
+func (ec *executionContext) _Plan_rollout(ctx context.Context, field graphql.CollectedField, obj *model.Plan) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Plan_rollout(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rollout, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RolloutPlan) graphql.Marshaler {
+			return ec.marshalORolloutPlan2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutPlan(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Plan_rollout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Plan",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RolloutPlan(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PlannedStep_name(ctx context.Context, field graphql.CollectedField, obj *model.PlannedStep) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4230,6 +4262,11 @@ func (ec *executionContext) _Plan(ctx context.Context, sel ast.SelectionSet, obj
 		case "steps":
 			out.Values[i] = ec._Plan_steps(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "rollout":
+			out.Values[i] = ec._Plan_rollout(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:

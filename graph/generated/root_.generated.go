@@ -241,7 +241,8 @@ type ComplexityRoot struct {
 	}
 
 	Plan struct {
-		Steps func(childComplexity int) int
+		Rollout func(childComplexity int) int
+		Steps   func(childComplexity int) int
 	}
 
 	PlannedStep struct {
@@ -250,6 +251,15 @@ type ComplexityRoot struct {
 		Name           func(childComplexity int) int
 		TimeoutSeconds func(childComplexity int) int
 		Type           func(childComplexity int) int
+	}
+
+	PlannedTarget struct {
+		Batch   func(childComplexity int) int
+		Labels  func(childComplexity int) int
+		Name    func(childComplexity int) int
+		Outcome func(childComplexity int) int
+		Pass    func(childComplexity int) int
+		Reason  func(childComplexity int) int
 	}
 
 	Query struct {
@@ -308,6 +318,25 @@ type ComplexityRoot struct {
 	RollbackPolicy struct {
 		Enabled func(childComplexity int) int
 		On      func(childComplexity int) int
+	}
+
+	RolloutBatch struct {
+		Index   func(childComplexity int) int
+		Targets func(childComplexity int) int
+	}
+
+	RolloutPass struct {
+		Approval    func(childComplexity int) int
+		BakeSeconds func(childComplexity int) int
+		Batches     func(childComplexity int) int
+		Index       func(childComplexity int) int
+		MaxFailures func(childComplexity int) int
+		Name        func(childComplexity int) int
+	}
+
+	RolloutPlan struct {
+		Passes  func(childComplexity int) int
+		Targets func(childComplexity int) int
 	}
 
 	Schedule struct {
@@ -1277,6 +1306,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PageInfo.HasNextPage(childComplexity), true
 
+	case "Plan.rollout":
+		if e.ComplexityRoot.Plan.Rollout == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Plan.Rollout(childComplexity), true
 	case "Plan.steps":
 		if e.ComplexityRoot.Plan.Steps == nil {
 			break
@@ -1314,6 +1349,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PlannedStep.Type(childComplexity), true
+
+	case "PlannedTarget.batch":
+		if e.ComplexityRoot.PlannedTarget.Batch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlannedTarget.Batch(childComplexity), true
+	case "PlannedTarget.labels":
+		if e.ComplexityRoot.PlannedTarget.Labels == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlannedTarget.Labels(childComplexity), true
+	case "PlannedTarget.name":
+		if e.ComplexityRoot.PlannedTarget.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlannedTarget.Name(childComplexity), true
+	case "PlannedTarget.outcome":
+		if e.ComplexityRoot.PlannedTarget.Outcome == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlannedTarget.Outcome(childComplexity), true
+	case "PlannedTarget.pass":
+		if e.ComplexityRoot.PlannedTarget.Pass == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlannedTarget.Pass(childComplexity), true
+	case "PlannedTarget.reason":
+		if e.ComplexityRoot.PlannedTarget.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlannedTarget.Reason(childComplexity), true
 
 	case "Query.activity":
 		if e.ComplexityRoot.Query.Activity == nil {
@@ -1579,6 +1651,69 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RollbackPolicy.On(childComplexity), true
+
+	case "RolloutBatch.index":
+		if e.ComplexityRoot.RolloutBatch.Index == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutBatch.Index(childComplexity), true
+	case "RolloutBatch.targets":
+		if e.ComplexityRoot.RolloutBatch.Targets == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutBatch.Targets(childComplexity), true
+
+	case "RolloutPass.approval":
+		if e.ComplexityRoot.RolloutPass.Approval == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutPass.Approval(childComplexity), true
+	case "RolloutPass.bakeSeconds":
+		if e.ComplexityRoot.RolloutPass.BakeSeconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutPass.BakeSeconds(childComplexity), true
+	case "RolloutPass.batches":
+		if e.ComplexityRoot.RolloutPass.Batches == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutPass.Batches(childComplexity), true
+	case "RolloutPass.index":
+		if e.ComplexityRoot.RolloutPass.Index == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutPass.Index(childComplexity), true
+	case "RolloutPass.maxFailures":
+		if e.ComplexityRoot.RolloutPass.MaxFailures == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutPass.MaxFailures(childComplexity), true
+	case "RolloutPass.name":
+		if e.ComplexityRoot.RolloutPass.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutPass.Name(childComplexity), true
+
+	case "RolloutPlan.passes":
+		if e.ComplexityRoot.RolloutPlan.Passes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutPlan.Passes(childComplexity), true
+	case "RolloutPlan.targets":
+		if e.ComplexityRoot.RolloutPlan.Targets == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutPlan.Targets(childComplexity), true
 
 	case "Schedule.application":
 		if e.ComplexityRoot.Schedule.Application == nil {
@@ -2517,6 +2652,67 @@ extend type InventoryEntry {
   lastFailure: LastFailure
 }
 `, BuiltIn: false},
+	{Name: "../schema/rollout.graphqls", Input: `"What a rollout does with a target; every target has exactly one outcome."
+enum TargetOutcome {
+  "In a pass and a batch of the rollout."
+  TARGETED
+  "Matched the rollout's exclude: never touched."
+  EXCLUDED
+  "Did not match the rollout's rule, or no wave takes it: the deploy fails before any target is touched."
+  REJECTED
+  "Its wave waits for a freeze window to end (decided when the rollout runs)."
+  DEFERRED
+}
+
+"A target of a rollout plan."
+type PlannedTarget {
+  "The target's name, as steps and logs show it (host, path or host:path)."
+  name: String!
+  labels: [KeyValue!]!
+  outcome: TargetOutcome!
+  "The index of its pass; null unless targeted."
+  pass: Int
+  "The index of its batch in the pass; null unless targeted."
+  batch: Int
+  "Why it is excluded or rejected."
+  reason: String
+}
+
+"The targets of a pass handled at once."
+type RolloutBatch {
+  "From 1; 0 in the single pass of a deploy without rollout."
+  index: Int!
+  "The names of its targets, in the order written."
+  targets: [String!]!
+}
+
+"One wave of a rollout plan."
+type RolloutPass {
+  "From 1, in the order the passes run."
+  index: Int!
+  "The wave's name; 10% for a pass of percentages, all for the single pass of a rollout without waves."
+  name: String!
+  "In order; an empty wave has none."
+  batches: [RolloutBatch!]!
+  "The wait after the wave before its gates, in seconds."
+  bakeSeconds: Int!
+  "Whether the wave waits for approvals before it starts."
+  approval: Boolean!
+  "The failed targets the wave tolerates."
+  maxFailures: Int!
+}
+
+"How a deploy's targets are rolled out: the passes in order, and every target with its outcome."
+type RolloutPlan {
+  passes: [RolloutPass!]!
+  targets: [PlannedTarget!]!
+}
+
+extend type Plan {
+  "The rollout planned at submission; null for a deploy without rollout."
+  rollout: RolloutPlan
+}
+`, BuiltIn: false},
 	{Name: "../schema/schedule.graphqls", Input: `"The words of the deploy lifecycle: a schedule in force is SCHEDULED, as its submission answers."
 enum ScheduleState {
   SCHEDULED
@@ -3000,6 +3196,8 @@ func (ec *executionContext) childFields_Plan(ctx context.Context, field graphql.
 	switch field.Name {
 	case "steps":
 		return ec.fieldContext_Plan_steps(ctx, field)
+	case "rollout":
+		return ec.fieldContext_Plan_rollout(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Plan", field.Name)
 }
@@ -3018,6 +3216,24 @@ func (ec *executionContext) childFields_PlannedStep(ctx context.Context, field g
 		return ec.fieldContext_PlannedStep_mandatory(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PlannedStep", field.Name)
+}
+
+func (ec *executionContext) childFields_PlannedTarget(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_PlannedTarget_name(ctx, field)
+	case "labels":
+		return ec.fieldContext_PlannedTarget_labels(ctx, field)
+	case "outcome":
+		return ec.fieldContext_PlannedTarget_outcome(ctx, field)
+	case "pass":
+		return ec.fieldContext_PlannedTarget_pass(ctx, field)
+	case "batch":
+		return ec.fieldContext_PlannedTarget_batch(ctx, field)
+	case "reason":
+		return ec.fieldContext_PlannedTarget_reason(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PlannedTarget", field.Name)
 }
 
 func (ec *executionContext) childFields_Release(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3106,6 +3322,44 @@ func (ec *executionContext) childFields_RollbackPolicy(ctx context.Context, fiel
 		return ec.fieldContext_RollbackPolicy_on(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RollbackPolicy", field.Name)
+}
+
+func (ec *executionContext) childFields_RolloutBatch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "index":
+		return ec.fieldContext_RolloutBatch_index(ctx, field)
+	case "targets":
+		return ec.fieldContext_RolloutBatch_targets(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RolloutBatch", field.Name)
+}
+
+func (ec *executionContext) childFields_RolloutPass(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "index":
+		return ec.fieldContext_RolloutPass_index(ctx, field)
+	case "name":
+		return ec.fieldContext_RolloutPass_name(ctx, field)
+	case "batches":
+		return ec.fieldContext_RolloutPass_batches(ctx, field)
+	case "bakeSeconds":
+		return ec.fieldContext_RolloutPass_bakeSeconds(ctx, field)
+	case "approval":
+		return ec.fieldContext_RolloutPass_approval(ctx, field)
+	case "maxFailures":
+		return ec.fieldContext_RolloutPass_maxFailures(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RolloutPass", field.Name)
+}
+
+func (ec *executionContext) childFields_RolloutPlan(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "passes":
+		return ec.fieldContext_RolloutPlan_passes(ctx, field)
+	case "targets":
+		return ec.fieldContext_RolloutPlan_targets(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RolloutPlan", field.Name)
 }
 
 func (ec *executionContext) childFields_Schedule(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

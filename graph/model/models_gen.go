@@ -283,6 +283,8 @@ type PageInfo struct {
 
 type Plan struct {
 	Steps []PlannedStep `json:"steps"`
+	// The rollout planned at submission; null for a deploy without rollout.
+	Rollout *RolloutPlan `json:"rollout,omitempty"`
 }
 
 type PlannedStep struct {
@@ -292,6 +294,20 @@ type PlannedStep struct {
 	// Time limit of one run, in seconds.
 	TimeoutSeconds int  `json:"timeoutSeconds"`
 	Mandatory      bool `json:"mandatory"`
+}
+
+// A target of a rollout plan.
+type PlannedTarget struct {
+	// The target's name, as steps and logs show it (host, path or host:path).
+	Name    string        `json:"name"`
+	Labels  []KeyValue    `json:"labels"`
+	Outcome TargetOutcome `json:"outcome"`
+	// The index of its pass; null unless targeted.
+	Pass *int `json:"pass,omitempty"`
+	// The index of its batch in the pass; null unless targeted.
+	Batch *int `json:"batch,omitempty"`
+	// Why it is excluded or rejected.
+	Reason *string `json:"reason,omitempty"`
 }
 
 type Query struct {
@@ -352,6 +368,36 @@ type RollbackPolicy struct {
 	Enabled bool `json:"enabled"`
 	// The steps whose failure rolls the deploy back, in the order of the pipeline.
 	On []string `json:"on"`
+}
+
+// The targets of a pass handled at once.
+type RolloutBatch struct {
+	// From 1; 0 in the single pass of a deploy without rollout.
+	Index int `json:"index"`
+	// The names of its targets, in the order written.
+	Targets []string `json:"targets"`
+}
+
+// One wave of a rollout plan.
+type RolloutPass struct {
+	// From 1, in the order the passes run.
+	Index int `json:"index"`
+	// The wave's name; 10% for a pass of percentages, all for the single pass of a rollout without waves.
+	Name string `json:"name"`
+	// In order; an empty wave has none.
+	Batches []RolloutBatch `json:"batches"`
+	// The wait after the wave before its gates, in seconds.
+	BakeSeconds int `json:"bakeSeconds"`
+	// Whether the wave waits for approvals before it starts.
+	Approval bool `json:"approval"`
+	// The failed targets the wave tolerates.
+	MaxFailures int `json:"maxFailures"`
+}
+
+// How a deploy's targets are rolled out: the passes in order, and every target with its outcome.
+type RolloutPlan struct {
+	Passes  []RolloutPass   `json:"passes"`
+	Targets []PlannedTarget `json:"targets"`
 }
 
 // A recurring schedule (schedule.cron): every tick starts a deploy <name>@<UTC time> with the plan captured at submission.
@@ -815,6 +861,70 @@ func (e *StepState) UnmarshalJSON(b []byte) error {
 }
 
 func (e StepState) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What a rollout does with a target; every target has exactly one outcome.
+type TargetOutcome string
+
+const (
+	// In a pass and a batch of the rollout.
+	TargetOutcomeTargeted TargetOutcome = "TARGETED"
+	// Matched the rollout's exclude: never touched.
+	TargetOutcomeExcluded TargetOutcome = "EXCLUDED"
+	// Did not match the rollout's rule, or no wave takes it: the deploy fails before any target is touched.
+	TargetOutcomeRejected TargetOutcome = "REJECTED"
+	// Its wave waits for a freeze window to end (decided when the rollout runs).
+	TargetOutcomeDeferred TargetOutcome = "DEFERRED"
+)
+
+var AllTargetOutcome = []TargetOutcome{
+	TargetOutcomeTargeted,
+	TargetOutcomeExcluded,
+	TargetOutcomeRejected,
+	TargetOutcomeDeferred,
+}
+
+func (e TargetOutcome) IsValid() bool {
+	switch e {
+	case TargetOutcomeTargeted, TargetOutcomeExcluded, TargetOutcomeRejected, TargetOutcomeDeferred:
+		return true
+	}
+	return false
+}
+
+func (e TargetOutcome) String() string {
+	return string(e)
+}
+
+func (e *TargetOutcome) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = TargetOutcome(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid TargetOutcome", str)
+	}
+	return nil
+}
+
+func (e TargetOutcome) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *TargetOutcome) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e TargetOutcome) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

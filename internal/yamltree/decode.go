@@ -26,7 +26,8 @@ type decoder struct {
 // Decode decodes n into the value v points to. Structs are read through
 // their `yaml` tags; a key without a field is an unknown field. An integer
 // field tagged `yaml:"name,bytes"` also takes sizes such as 512MiB (see
-// ParseSize); time.Duration fields take Go durations (10m). Null leaves
+// ParseSize); time.Duration fields take Go durations (10m); float fields
+// take integers and finite decimals. Null leaves
 // the zero value, so a pointer field tells absent from zero. Any plain
 // scalar decodes into a string as written (version: 1.10 stays "1.10");
 // booleans and integers must be written as such. Every problem is recorded
@@ -76,6 +77,8 @@ func (d *decoder) value(n *yaml.Node, path string, rv reflect.Value) {
 		d.boolean(n, path, rv)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		d.integer(n, path, rv)
+	case reflect.Float32, reflect.Float64:
+		d.float(n, path, rv)
 	default:
 		panic("yamltree: cannot decode into " + rv.Type().String())
 	}
@@ -280,6 +283,19 @@ func (d *decoder) integer(n *yaml.Node, path string, rv reflect.Value) {
 		return
 	}
 	rv.SetInt(i)
+}
+
+// float takes an integer or a finite decimal: NaN and the infinities,
+// which YAML can write (.nan, .inf), are no bound anyone means.
+func (d *decoder) float(n *yaml.Node, path string, rv reflect.Value) {
+	var f float64
+	tag := n.ShortTag()
+	if n.Kind != yaml.ScalarNode || (tag != "!!int" && tag != "!!float") || n.Decode(&f) != nil ||
+		math.IsNaN(f) || math.IsInf(f, 0) || rv.OverflowFloat(f) {
+		d.errs.Add(path, "must be a number")
+		return
+	}
+	rv.SetFloat(f)
 }
 
 // suggest returns the known name a mistyped key most likely meant: the same

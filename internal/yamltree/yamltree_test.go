@@ -16,6 +16,7 @@ type item struct {
 	Small   int8          `yaml:"small"`
 	Wait    time.Duration `yaml:"wait"`
 	Size    int64         `yaml:"size,bytes"`
+	Ratio   *float64      `yaml:"ratio"`
 }
 
 func (i *item) SetDefaults() { i.Enabled = true }
@@ -44,6 +45,7 @@ func decode(t *testing.T, text string) (doc, []string) {
 
 func TestDecode(t *testing.T) {
 	three := 3
+	quarter, threeF := 0.25, 3.0
 	tests := []struct {
 		name string
 		text string
@@ -76,6 +78,20 @@ func TestDecode(t *testing.T) {
 				"items[0].enabled: must be true or false",
 				"Hidden: unknown field",
 				"labels: must be a mapping",
+			},
+		},
+		{
+			name: "numbers take integers and finite decimals",
+			text: "items: [{ratio: 0.25}, {ratio: 3}, {ratio: .nan}, {ratio: .inf}, {ratio: \"0.5\"}, {ratio: [1]}]\n",
+			want: doc{Items: []item{
+				{Enabled: true, Ratio: &quarter}, {Enabled: true, Ratio: &threeF},
+				{Enabled: true}, {Enabled: true}, {Enabled: true}, {Enabled: true},
+			}},
+			errs: []string{
+				"items[2].ratio: must be a number",
+				"items[3].ratio: must be a number",
+				"items[4].ratio: must be a number",
+				"items[5].ratio: must be a number",
 			},
 		},
 		{

@@ -409,6 +409,8 @@ export type PageInfo = {
 
 export type Plan = {
   __typename?: 'Plan';
+  /** The rollout planned at submission; null for a deploy without rollout. */
+  rollout: Maybe<RolloutPlan>;
   steps: Array<PlannedStep>;
 };
 
@@ -420,6 +422,21 @@ export type PlannedStep = {
   /** Time limit of one run, in seconds. */
   timeoutSeconds: Scalars['Int']['output'];
   type: Scalars['String']['output'];
+};
+
+/** A target of a rollout plan. */
+export type PlannedTarget = {
+  __typename?: 'PlannedTarget';
+  /** The index of its batch in the pass; null unless targeted. */
+  batch: Maybe<Scalars['Int']['output']>;
+  labels: Array<KeyValue>;
+  /** The target's name, as steps and logs show it (host, path or host:path). */
+  name: Scalars['String']['output'];
+  outcome: TargetOutcome;
+  /** The index of its pass; null unless targeted. */
+  pass: Maybe<Scalars['Int']['output']>;
+  /** Why it is excluded or rejected. */
+  reason: Maybe<Scalars['String']['output']>;
 };
 
 export type Query = {
@@ -582,6 +599,39 @@ export type RollbackState =
   /** The compensations are running. */
   | 'RUNNING';
 
+/** The targets of a pass handled at once. */
+export type RolloutBatch = {
+  __typename?: 'RolloutBatch';
+  /** From 1; 0 in the single pass of a deploy without rollout. */
+  index: Scalars['Int']['output'];
+  /** The names of its targets, in the order written. */
+  targets: Array<Scalars['String']['output']>;
+};
+
+/** One wave of a rollout plan. */
+export type RolloutPass = {
+  __typename?: 'RolloutPass';
+  /** Whether the wave waits for approvals before it starts. */
+  approval: Scalars['Boolean']['output'];
+  /** The wait after the wave before its gates, in seconds. */
+  bakeSeconds: Scalars['Int']['output'];
+  /** In order; an empty wave has none. */
+  batches: Array<RolloutBatch>;
+  /** From 1, in the order the passes run. */
+  index: Scalars['Int']['output'];
+  /** The failed targets the wave tolerates. */
+  maxFailures: Scalars['Int']['output'];
+  /** The wave's name; 10% for a pass of percentages, all for the single pass of a rollout without waves. */
+  name: Scalars['String']['output'];
+};
+
+/** How a deploy's targets are rolled out: the passes in order, and every target with its outcome. */
+export type RolloutPlan = {
+  __typename?: 'RolloutPlan';
+  passes: Array<RolloutPass>;
+  targets: Array<PlannedTarget>;
+};
+
 /** A recurring schedule (schedule.cron): every tick starts a deploy <name>@<UTC time> with the plan captured at submission. */
 export type Schedule = {
   __typename?: 'Schedule';
@@ -708,6 +758,17 @@ export type Target = {
   port: Maybe<Scalars['Int']['output']>;
   user: Maybe<Scalars['String']['output']>;
 };
+
+/** What a rollout does with a target; every target has exactly one outcome. */
+export type TargetOutcome =
+  /** Its wave waits for a freeze window to end (decided when the rollout runs). */
+  | 'DEFERRED'
+  /** Matched the rollout's exclude: never touched. */
+  | 'EXCLUDED'
+  /** Did not match the rollout's rule, or no wave takes it: the deploy fails before any target is touched. */
+  | 'REJECTED'
+  /** In a pass and a batch of the rollout. */
+  | 'TARGETED';
 
 export type Viewer = {
   __typename?: 'Viewer';

@@ -1,0 +1,413 @@
+package config_test
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"manent.dev/manent/config"
+	"manent.dev/manent/deploy"
+	"manent.dev/manent/descriptor"
+)
+
+func rolloutErrors(err error) []string {
+	var de *deploy.Error
+	if !errors.As(err, &de) {
+		return nil
+	}
+	out := make([]string, len(de.Fields))
+	for i, f := range de.Fields {
+		out[i] = f.String()
+	}
+	return out
+}
+
+func parseEnv(t *testing.T, doc string) (*config.EnvConfig, error) {
+	t.Helper()
+	c, err := config.Parse(nil, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.ParseEnvConfig([]byte("plugin: local\ntargets: [{path: /srv/a}]\n" + doc))
+}
+
+// issueRollout is the rollout of the issue that asked for rollouts.
+const issueRollout = `rollout:
+  rule:    {labels: {os: linux}}
+  exclude: {labels: {maintenance: "true"}}
+  waves:
+    - {name: canary, select: {labels: {region: eu}}, count: 1, bake: 2m}
+    - {name: eu, select: {labels: {region: eu}}, batch: 2, approval: true}
+    - {name: rest, batch: "50%"}
+  bake: 30s
+  max_failures: 0
+  gates:
+    - {http: {url: "https://{{ .Target.Host }}/health", expect_status: 200}}
+    - {prometheus: {url: "http://127.0.0.1:9090", query: "sum(rate(errors[5m]))", max: 0.01}}
+  no_data: fail
+  on_failure: abort
+`
+
+func TestEnvConfigRollout(t *testing.T) {
+	env, err := parseEnv(t, issueRollout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, max := 2*time.Minute, 0.01
+	want := &deploy.RolloutSpec{
+		Rule:    &deploy.Selector{Labels: map[string]string{"os": "linux"}},
+		Exclude: &deploy.Selector{Labels: map[string]string{"maintenance": "true"}},
+		Waves: []deploy.WaveSpec{
+			{Name: "canary", Select: &deploy.Selector{Labels: map[string]string{"region": "eu"}}, Count: deploy.Amount{N: 1}, Bake: &two},
+			{Name: "eu", Select: &deploy.Selector{Labels: map[string]string{"region": "eu"}}, Batch: deploy.Amount{N: 2}, Approval: true},
+			{Name: "rest", Batch: deploy.Amount{N: 50, Percent: true}},
+		},
+		Bake: 30 * time.Second,
+		Gates: []deploy.GateSpec{
+			{Name: "http", HTTP: &deploy.HTTPGate{URL: "https://{{ .Target.Host }}/health", ExpectStatus: 200}},
+			{Name: "prometheus", Prometheus: &deploy.PrometheusGate{URL: "http://127.0.0.1:9090", Query: "sum(rate(errors[5m]))", Max: &max}},
+		},
+		NoData: deploy.NoDataFail, OnFailure: deploy.RolloutAbort,
+	}
+	if !reflect.DeepEqual(env.Rollout, want) {
+		t.Errorf("got  %+v\nwant %+v", env.Rollout, want)
+	}
+	noRollout, err := parseEnv(t, "")
+	if err != nil || noRollout.Rollout != nil {
+		t.Errorf("without rollout: %+v, %v", noRollout.Rollout, err)
+	}
+}
+
+func TestEnvConfigRolloutErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		doc  string
+		errs []string
+	}{
+		{
+			name: "unknown keys, with suggestions",
+			doc:  "rollout:\n  wave: []\n  waves: [{name: a, batchs: 2}]\n  maxFailures: 1\n",
+			errs: []string{
+				"rollout.wave: unknown field (did you mean waves?)",
+				"rollout.waves[0].batchs: unknown field (did you mean batch?)",
+				"rollout.maxFailures: unknown field (did you mean max_failures?)",
+			},
+		},
+		{
+			name: "waves and percentages together",
+			doc:  "rollout: {waves: [{name: a}], percentages: [100]}\n",
+			errs: []string{"rollout: give waves or percentages, not both"},
+		},
+		{
+			name: "an empty waves list",
+			doc:  "rollout: {waves: []}\n",
+			errs: []string{"rollout.waves: must list at least one wave: leave waves out for a single pass"},
+		},
+		{
+			name: "wave names: required, a name, once",
+			doc:  "rollout:\n  waves: [{select: {labels: {a: b}}}, {name: Canary}, {name: eu, select: {labels: {r: eu}}}, {name: eu}]\n",
+			errs: []string{
+				"rollout.waves[0].name: is required",
+				"rollout.waves[1].name: must be 1 to 63 characters of a-z, 0-9 and -, starting with a letter or digit",
+				"rollout.waves[3].name: eu is the name of waves[2]",
+			},
+		},
+		{
+			name: "amounts",
+			doc: "rollout:\n  max_failures: -1\n  waves:\n" +
+				"    - {name: a, select: {labels: {r: a}}, count: 0, batch: \"0%\"}\n" +
+				"    - {name: b, select: {labels: {r: b}}, count: \"101%\", batch: 2.5}\n" +
+				"    - {name: c, count: many, batch: \"50%\"}\n",
+			errs: []string{
+				"rollout.waves[0].count: must be at least 1",
+				"rollout.waves[0].batch: must be a percentage from 1% to 100%",
+				"rollout.waves[1].count: must be a percentage from 1% to 100%",
+				"rollout.waves[1].batch: must be a count such as 2 or a percentage such as \"50%\"",
+				"rollout.waves[2].count: must be a count such as 2 or a percentage such as \"50%\"",
+				"rollout.max_failures: must be a count such as 2 or a percentage such as \"50%\"",
+			},
+		},
+		{
+			name: "percentages ascending, ending 100",
+			doc:  "rollout: {percentages: [10, 10, 0, 90]}\n",
+			errs: []string{
+				"rollout.percentages[1]: must be more than the percentage before it (10): they are cumulative shares",
+				"rollout.percentages[2]: must be from 1 to 100",
+				"rollout.percentages[3]: the last percentage must be 100, or some targets would never be deployed",
+			},
+		},
+		{
+			name: "an empty percentages list",
+			doc:  "rollout: {percentages: []}\n",
+			errs: []string{"rollout.percentages: must list at least one percentage, the last 100: leave percentages out for a single pass"},
+		},
+		{
+			name: "durations and their caps",
+			doc:  "rollout:\n  bake: 25h\n  pause_timeout: 30s\n  defer_timeout: 8d\n  waves: [{name: a, bake: -1s}]\n",
+			errs: []string{
+				"rollout.defer_timeout: must be a duration such as 500ms, 30s, 10m or 1h",
+				"rollout.waves[0].bake: must be between 0s and 24h",
+				"rollout.bake: must be between 0s and 24h",
+				"rollout.pause_timeout: must be between 1m and 168h (7 days)",
+			},
+		},
+		{
+			name: "enums",
+			doc:  "rollout: {no_data: skip, on_failure: rollback}\n",
+			errs: []string{"rollout.no_data: must be fail, pause or pass", "rollout.on_failure: must be abort or pause"},
+		},
+		{
+			name: "selectors need labels",
+			doc:  "rollout: {rule: {}, exclude: {labels: {\"Bad Key\": x}}}\n",
+			errs: []string{
+				"rollout.rule: must give labels: a selector without labels would match every target",
+				"rollout.exclude.labels[\"Bad Key\"]: key must be 1 to 63 characters of a-z, 0-9, '.', '_', '/' and -, starting with a letter or digit",
+			},
+		},
+		{
+			name: "a wave after one that takes every target left",
+			doc:  "rollout:\n  waves: [{name: canary, count: 1}, {name: rest}, {name: never, select: {labels: {r: eu}}}]\n",
+			errs: []string{"rollout.waves[2]: can never have a target: rest (waves[1]) takes every target left; put the waves with select first"},
+		},
+		{
+			name: "gates: one check each, URLs, placeholders only in http gates, bounds, names",
+			doc: "rollout:\n  gates:\n" +
+				"    - {}\n" +
+				"    - {http: {url: \"https://h/\"}, prometheus: {url: \"http://p/\", query: up, min: 1}}\n" +
+				"    - {http: {url: \"ftp://h/\", expect_status: 700, timeout: 6m}}\n" +
+				"    - {http: {url: \"https://{{ .Target.Secret }}/\"}}\n" +
+				"    - {prometheus: {url: \"http://{{ .Target.Host }}:9090\", query: \" \"}}\n" +
+				"    - {prometheus: {url: \"http://p:9090\", query: up, min: 2, max: 1}}\n" +
+				"    - {name: http, prometheus: {url: \"http://p:9090\", query: up, max: 1}}\n" +
+				"    - {http: {url: \"https://u:pw@h/\"}}\n",
+			errs: []string{
+				"rollout.gates[0]: must give one check: http or prometheus",
+				"rollout.gates[1]: must give one check, http or prometheus, not both: write two gates",
+				"rollout.gates[2].http.url: must be an absolute http:// or https:// URL without credentials",
+				"rollout.gates[2].http.expect_status: must be an HTTP status between 100 and 599",
+				"rollout.gates[2].http.timeout: must be between 0s and 5m",
+				"rollout.gates[3].http.url: template: unknown placeholder {{.Target.Secret}}: use one of {{ .Version }}, {{ .Application }}, {{ .Environment }}, {{ .Tenant }}, {{ .Target.Host }}, {{ .Target.Port }}, {{ .Target.User }}, {{ .Target.Path }}",
+				"rollout.gates[4].prometheus.url: placeholders are allowed only in the URL of an http gate",
+				"rollout.gates[4].prometheus.query: is required",
+				"rollout.gates[4].prometheus: must give min, max or both: the bounds the value must stay within",
+				"rollout.gates[5].prometheus.min: must not be more than max",
+				"rollout.gates[6].name: http is the name of gates[1]: give each gate its own name",
+				"rollout.gates[7].http.url: must be an absolute http:// or https:// URL without credentials",
+			},
+		},
+		{
+			name: "an empty gates list, a query too long",
+			doc:  "rollout:\n  gates: []\n",
+			errs: []string{"rollout.gates: must list at least one gate: leave gates out for none"},
+		},
+		{
+			name: "prometheus bounds are numbers",
+			doc:  "rollout:\n  gates: [{prometheus: {url: \"http://p:9090\", query: up, max: .inf}}]\n",
+			errs: []string{"rollout.gates[0].prometheus.max: must be a number"},
+		},
+		{
+			name: "a query is bounded",
+			doc:  "rollout:\n  gates: [{prometheus: {url: \"http://p:9090\", query: " + strings.Repeat("x", descriptor.MaxGateQuery+1) + ", max: 1}}]\n",
+			errs: []string{"rollout.gates[0].prometheus.query: must be at most 4096 bytes"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parseEnv(t, tt.doc)
+			got := rolloutErrors(err)
+			if strings.Join(got, "\n") != strings.Join(tt.errs, "\n") {
+				t.Errorf("errors\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(tt.errs, "\n  "))
+			}
+		})
+	}
+}
+
+// parseDescriptor reads a descriptor with the rollout section given.
+func parseDescriptor(t *testing.T, rollout string) *deploy.Descriptor {
+	t.Helper()
+	d, err := descriptor.Parse([]byte("apiVersion: manent/v1\napplication: hello\nenvironment: prod\n" +
+		"artifact: {type: application, name: hello, version: 1.0.0, source: file:hello.tgz}\n" + rollout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// rolloutSummary shows the parts of an effective rollout the merge
+// decides, in one line.
+func rolloutSummary(s *deploy.RolloutSpec) string {
+	if s == nil {
+		return "none"
+	}
+	var b strings.Builder
+	if s.Rule != nil {
+		b.WriteString("rule=" + labelsOf(s.Rule) + " ")
+	}
+	if s.Exclude != nil {
+		b.WriteString("exclude=" + labelsOf(s.Exclude) + " ")
+	}
+	for i, w := range s.Waves {
+		b.WriteString(w.Name + "(batch " + w.Batch.String() + ", bake " + s.WaveBake(i).String())
+		if w.Approval {
+			b.WriteString(", approval")
+		}
+		b.WriteString(") ")
+	}
+	for _, p := range s.Percentages {
+		b.WriteString(deploy.Amount{N: p, Percent: true}.String() + " ")
+	}
+	b.WriteString("bake " + s.Bake.String() + " max_failures " + s.MaxFailures.String())
+	b.WriteString(" gates " + string(rune('0'+len(s.Gates))))
+	b.WriteString(" " + string(s.NoData) + "/" + string(s.OnFailure) + " " + s.PauseTimeout.String() + "/" + s.DeferTimeout.String())
+	return b.String()
+}
+
+func labelsOf(s *deploy.Selector) string {
+	var parts []string
+	for k, v := range s.Labels {
+		parts = append(parts, k+":"+v)
+	}
+	return strings.Join(parts, ",")
+}
+
+func TestMergeRollout(t *testing.T) {
+	const envRollout = "rollout:\n  exclude: {labels: {maintenance: \"true\"}}\n  bake: 30s\n  max_failures: 1\n" +
+		"  waves:\n    - {name: canary, count: 1, batch: 1, bake: 2m}\n    - {name: rest, batch: \"50%\"}\n" +
+		"  gates: [{http: {url: \"https://h/health\"}}]\n"
+	tests := []struct {
+		name    string
+		env     string
+		desc    string
+		policy  string
+		want    string
+		wantErr []string
+	}{
+		{
+			name: "neither: no rollout",
+			want: "none",
+		},
+		{
+			name: "the environment's, with the defaults",
+			env:  envRollout,
+			want: "exclude=maintenance:true canary(batch 1, bake 2m0s) rest(batch 50%, bake 30s) bake 30s max_failures 1 gates 1 fail/abort 24h0m0s/24h0m0s",
+		},
+		{
+			name:    "a descriptor's rollout under none is forbidden",
+			env:     envRollout,
+			desc:    "rollout: {bake: 1h}\n",
+			wantErr: []string{"rollout: forbidden: the descriptor policy does not let descriptors change the rollout (descriptor_policy.rollout is none)"},
+		},
+		{
+			name:   "pacing: bake longer, fewer failures, smaller batches, one more approval",
+			env:    envRollout,
+			desc:   "rollout:\n  bake: 1m\n  max_failures: 0\n  waves: [{name: rest, batch: \"25%\", bake: 10m, approval: true}]\n",
+			policy: config.RolloutPolicyPacing,
+			want:   "exclude=maintenance:true canary(batch 1, bake 2m0s) rest(batch 25%, bake 10m0s, approval) bake 1m0s max_failures 0 gates 1 fail/abort 24h0m0s/24h0m0s",
+		},
+		{
+			name:   "pacing: a batch of one is always smaller",
+			env:    envRollout,
+			desc:   "rollout:\n  waves: [{name: rest, batch: 1}]\n",
+			policy: config.RolloutPolicyPacing,
+			want:   "exclude=maintenance:true canary(batch 1, bake 2m0s) rest(batch 1, bake 30s) bake 30s max_failures 1 gates 1 fail/abort 24h0m0s/24h0m0s",
+		},
+		{
+			name: "pacing: nothing toward less caution, nothing beyond pacing",
+			env:  envRollout,
+			desc: "rollout:\n  bake: 10s\n  max_failures: 2\n  gates: [{http: {url: \"https://h/\"}}]\n  on_failure: pause\n" +
+				"  waves:\n    - {name: canary, bake: 1m, batch: 2}\n    - {name: rest, batch: 3, select: {labels: {a: b}}, count: 1}\n    - {name: extra}\n",
+			policy: config.RolloutPolicyPacing,
+			wantErr: []string{
+				"rollout.gates: " + "forbidden: descriptor_policy.rollout is pacing, which lets a descriptor change only bake, max_failures and waves[].batch, bake and approval, toward more caution",
+				"rollout.on_failure: " + "forbidden: descriptor_policy.rollout is pacing, which lets a descriptor change only bake, max_failures and waves[].batch, bake and approval, toward more caution",
+				"rollout.bake: must be at least the environment configuration's (30s): pacing only slows a rollout down",
+				"rollout.max_failures: must be at most the environment configuration's (1), written the same way (a count or a percentage): pacing only tolerates fewer failures",
+				"rollout.waves[0].batch: must be at most the environment configuration's (1), written the same way (a count or a percentage), or 1",
+				"rollout.waves[0].bake: must be at least the environment configuration's (2m0s): pacing only slows a rollout down",
+				"rollout.waves[1].select: forbidden: descriptor_policy.rollout is pacing, which lets a descriptor change only bake, max_failures and waves[].batch, bake and approval, toward more caution",
+				"rollout.waves[1].count: forbidden: descriptor_policy.rollout is pacing, which lets a descriptor change only bake, max_failures and waves[].batch, bake and approval, toward more caution",
+				"rollout.waves[1].batch: must be at most the environment configuration's (50%), written the same way (a count or a percentage), or 1",
+				"rollout.waves[2].name: no wave extra in the environment configuration's rollout: pacing changes its waves, it adds none",
+			},
+		},
+		{
+			name:    "pacing without an environment rollout",
+			desc:    "rollout: {bake: 1m}\n",
+			policy:  config.RolloutPolicyPacing,
+			wantErr: []string{"rollout: forbidden: the environment configuration has no rollout for descriptor_policy.rollout: pacing to slow down"},
+		},
+		{
+			name:   "all: each key given replaces the environment's, percentages replace waves",
+			env:    envRollout,
+			desc:   "rollout:\n  percentages: [25, 100]\n  bake: 0s\n  on_failure: pause\n  pause_timeout: 1h\n",
+			policy: config.RolloutPolicyAll,
+			want:   "exclude=maintenance:true 25% 100% bake 0s max_failures 1 gates 1 fail/pause 1h0m0s/24h0m0s",
+		},
+		{
+			name:   "all: a rollout where the environment has none, the rule added",
+			desc:   "rollout:\n  rule: {labels: {os: linux}}\n  waves: [{name: one, batch: 1}]\n",
+			policy: config.RolloutPolicyAll,
+			want:   "rule=os:linux one(batch 1, bake 0s) bake 0s max_failures 0 gates 0 fail/abort 24h0m0s/24h0m0s",
+		},
+		{
+			name:    "all: the environment's exclude always stands",
+			env:     envRollout,
+			desc:    "rollout:\n  exclude: {labels: {maintenance: \"false\"}}\n  waves: [{name: rest}, {name: never, select: {labels: {a: b}}}]\n",
+			policy:  config.RolloutPolicyAll,
+			wantErr: []string{"rollout.exclude: conflict: the environment configuration has its own exclude, which always applies", "rollout.waves[1]: can never have a target: rest (waves[0]) takes every target left; put the waves with select first"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env, err := parseEnv(t, tt.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := parseDescriptor(t, tt.desc)
+			eff, err := config.Merge(d, env, config.DescriptorPolicy{Rollout: tt.policy}, "default")
+			if errs := rolloutErrors(err); strings.Join(errs, "\n") != strings.Join(tt.wantErr, "\n") {
+				t.Fatalf("errors\n  %s\nwant\n  %s", strings.Join(errs, "\n  "), strings.Join(tt.wantErr, "\n  "))
+			}
+			if tt.wantErr != nil {
+				return
+			}
+			if got := rolloutSummary(eff.Rollout); got != tt.want {
+				t.Errorf("rollout %s\nwant    %s", got, tt.want)
+			}
+			if env.Rollout != nil && env.Rollout.NoData != "" {
+				t.Error("the merge wrote the defaults into the environment's rollout")
+			}
+		})
+	}
+}
+
+func TestDescriptorRollout(t *testing.T) {
+	for _, tt := range []struct {
+		doc  string
+		errs []string
+	}{
+		{"rollout: {}\n", []string{"rollout: must give at least one key: leave rollout out to keep the environment's"}},
+		{"rollout: {waves: [{name: a, batch: 0}], maxFailures: 1}\n", []string{
+			"rollout.maxFailures: unknown field (did you mean max_failures?)",
+			"rollout.waves[0].batch: must be at least 1",
+		}},
+	} {
+		_, err := descriptor.Parse([]byte("apiVersion: manent/v1\napplication: hello\nenvironment: prod\n" +
+			"artifact: {type: application, name: hello, version: 1.0.0, source: file:hello.tgz}\n" + tt.doc))
+		if got := rolloutErrors(err); strings.Join(got, "\n") != strings.Join(tt.errs, "\n") {
+			t.Errorf("%s: errors %q, want %q", tt.doc, got, tt.errs)
+		}
+	}
+}
+
+func TestDescriptorPolicyRollout(t *testing.T) {
+	if _, err := config.Parse([]byte("pipeline: {descriptor_policy: {rollout: pacing}}\n"), t.TempDir()); err != nil {
+		t.Errorf("pacing: %v", err)
+	}
+	_, err := config.Parse([]byte("pipeline: {descriptor_policy: {rollout: some}}\n"), t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "pipeline.descriptor_policy.rollout: must be none, pacing or all") {
+		t.Errorf("err = %v", err)
+	}
+}
