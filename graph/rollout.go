@@ -57,6 +57,12 @@ func toModelRollout(r *deploy.RolloutStatus) *model.Rollout {
 	}
 	for i, t := range r.Targets {
 		out.Targets[i] = toModelRolloutTarget(t)
+		if t.Outcome == deploy.OutcomeTargeted || t.Outcome == deploy.OutcomeDeferred {
+			out.TargetsTotal++
+			if t.State == deploy.StepSuccess {
+				out.TargetsDone++
+			}
+		}
 	}
 	return out
 }

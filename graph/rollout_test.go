@@ -61,7 +61,7 @@ func TestToModelRollout(t *testing.T) {
 				},
 			},
 			want: &model.Rollout{
-				State: model.RolloutStateRunning, CurrentWave: &wave,
+				State: model.RolloutStateRunning, CurrentWave: &wave, TargetsTotal: 2, TargetsDone: 1,
 				Waves: []model.RolloutWave{
 					{
 						Name: "canary", State: model.WaveStatePassed, Targets: []string{"eu-1"},
@@ -105,7 +105,7 @@ func TestToModelRollout(t *testing.T) {
 				Pause: &deploy.RolloutPauseStatus{Reason: "paused by oidc:ana", Since: t0, Until: until, By: str("oidc:ana"), MayResume: []string{"role:deployer"}},
 			},
 			want: &model.Rollout{
-				State: model.RolloutStatePaused, CurrentWave: &wave,
+				State: model.RolloutStatePaused, CurrentWave: &wave, TargetsTotal: 2, TargetsDone: 0,
 				Waves: []model.RolloutWave{{Name: "eu", State: model.WaveStateDeferred, Targets: []string{"eu-2"}, Batches: []model.RolloutBatchStatus{}, DeferredUntil: utc(until),
 					Gate: &model.RolloutGate{State: model.GateResultNoData, Checks: []model.RolloutGateCheck{{Name: "prometheus", State: model.GateResultNoData, Detail: "empty vector"}}}}},
 				Targets: []model.RolloutTarget{

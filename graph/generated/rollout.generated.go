@@ -281,6 +281,52 @@ func (ec *executionContext) fieldContext_Rollout_targets(_ context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Rollout_targetsTotal(ctx context.Context, field graphql.CollectedField, obj *model.Rollout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rollout_targetsTotal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TargetsTotal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Rollout_targetsTotal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rollout", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Rollout_targetsDone(ctx context.Context, field graphql.CollectedField, obj *model.Rollout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rollout_targetsDone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TargetsDone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Rollout_targetsDone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rollout", field, false, false, "Int")
+}
+
 func (ec *executionContext) _Rollout_pause(ctx context.Context, field graphql.CollectedField, obj *model.Rollout) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1527,6 +1573,16 @@ func (ec *executionContext) _Rollout(ctx context.Context, sel ast.SelectionSet, 
 			}
 		case "targets":
 			out.Values[i] = ec._Rollout_targets(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "targetsTotal":
+			out.Values[i] = ec._Rollout_targetsTotal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "targetsDone":
+			out.Values[i] = ec._Rollout_targetsDone(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

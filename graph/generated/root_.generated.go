@@ -322,11 +322,13 @@ type ComplexityRoot struct {
 	}
 
 	Rollout struct {
-		CurrentWave func(childComplexity int) int
-		Pause       func(childComplexity int) int
-		State       func(childComplexity int) int
-		Targets     func(childComplexity int) int
-		Waves       func(childComplexity int) int
+		CurrentWave  func(childComplexity int) int
+		Pause        func(childComplexity int) int
+		State        func(childComplexity int) int
+		Targets      func(childComplexity int) int
+		TargetsDone  func(childComplexity int) int
+		TargetsTotal func(childComplexity int) int
+		Waves        func(childComplexity int) int
 	}
 
 	RolloutBake struct {
@@ -1747,6 +1749,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Rollout.Targets(childComplexity), true
+	case "Rollout.targetsDone":
+		if e.ComplexityRoot.Rollout.TargetsDone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rollout.TargetsDone(childComplexity), true
+	case "Rollout.targetsTotal":
+		if e.ComplexityRoot.Rollout.TargetsTotal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rollout.TargetsTotal(childComplexity), true
 	case "Rollout.waves":
 		if e.ComplexityRoot.Rollout.Waves == nil {
 			break
@@ -3183,6 +3197,10 @@ type Rollout {
   waves: [RolloutWave!]!
   "Every target of the deploy once, in the order written."
   targets: [RolloutTarget!]!
+  "The targets the rollout deploys (targeted or deferred): what a summary counts without reading every target."
+  targetsTotal: Int!
+  "Of targetsTotal, those whose batch succeeded (state SUCCESS)."
+  targetsDone: Int!
   "Null unless the rollout is paused."
   pause: RolloutPause
 }
@@ -3815,6 +3833,10 @@ func (ec *executionContext) childFields_Rollout(ctx context.Context, field graph
 		return ec.fieldContext_Rollout_waves(ctx, field)
 	case "targets":
 		return ec.fieldContext_Rollout_targets(ctx, field)
+	case "targetsTotal":
+		return ec.fieldContext_Rollout_targetsTotal(ctx, field)
+	case "targetsDone":
+		return ec.fieldContext_Rollout_targetsDone(ctx, field)
 	case "pause":
 		return ec.fieldContext_Rollout_pause(ctx, field)
 	}

@@ -380,6 +380,10 @@ type Rollout struct {
 	Waves       []RolloutWave `json:"waves"`
 	// Every target of the deploy once, in the order written.
 	Targets []RolloutTarget `json:"targets"`
+	// The targets the rollout deploys (targeted or deferred): what a summary counts without reading every target.
+	TargetsTotal int `json:"targetsTotal"`
+	// Of targetsTotal, those whose batch succeeded (state SUCCESS).
+	TargetsDone int `json:"targetsDone"`
 	// Null unless the rollout is paused.
 	Pause *RolloutPause `json:"pause,omitempty"`
 }
