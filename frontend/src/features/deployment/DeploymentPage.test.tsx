@@ -75,6 +75,7 @@ function deployment(patch: Partial<DeploymentViewFragment>): DeploymentViewFragm
       op("activation", "RUN", 3, "PENDING"),
     ],
     rollback: null,
+    rollout: null,
     ...patch,
   };
 }

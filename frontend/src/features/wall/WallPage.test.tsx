@@ -29,6 +29,7 @@ function deploy(patch: Partial<WallDeploymentFragment>): WallDeploymentFragment 
       { name: "config", state: "SUCCESS", kind: "RUN", position: 0, attempts: 1, error: null },
       { name: "deploy", state: "RUNNING", kind: "RUN", position: 1, attempts: 3, error: "dial tcp 10.0.0.5:22: connect: connection refused" },
     ],
+    rollout: null,
     ...patch,
   };
 }
