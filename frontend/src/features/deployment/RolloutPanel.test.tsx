@@ -191,6 +191,10 @@ describe("RolloutPanel", () => {
     expect(screen.getByText("waiting 2 min 30 s")).toBeInTheDocument();
   });
 
+  // What this proves is the DOM's size, not its speed: the time Chromium takes
+  // to render and update such a fleet is for a Playwright spec
+  // (e2e/playwright/specs/rollout.spec.mjs, printing the render time, never
+  // asserting it) once the engine runs rollouts and a deploy can have one.
   it("draws 500 targets × 10 waves as 5,000 small cells in their batches", { timeout: 60_000 }, () => {
     render(<RolloutPanel rollout={fleet(10, 500, 50)} />);
     // Selectors, not role queries: computing 5,000 accessible roles is the
