@@ -123,6 +123,9 @@ describe("RolloutPanel", () => {
     expect(within(eu).getByText("baking 0:00")).toBeInTheDocument();
     // Other waves show their bake's length, not a countdown.
     expect(within(waveItem(/rest/)).getByText("bake 30 s")).toBeInTheDocument();
+    // A wave none of whose batches started has worked no time, rather than 0 ms.
+    expect(within(waveItem(/rest/)).queryByText(/work/)).toBeNull();
+    expect(within(eu).getByText("worked 40 s")).toBeInTheDocument();
   });
 
   it("shows the gates with their values and details, and the approval before a wave", () => {

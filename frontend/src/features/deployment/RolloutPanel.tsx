@@ -129,6 +129,7 @@ function Approval({ w }: { w: WaveCells }) {
 function Wave({ w, total }: { w: WaveCells; total: number }) {
   const state = waveStateInfo(w.wave.state);
   const running = w.wave.state === "RUNNING";
+  const started = w.wave.batches.some((b) => b.startedAt);
   const targets = w.batches.reduce((n, b) => n + b.cells.length, 0);
   return (
     <li className={styles.wave} data-state={w.wave.state} data-current={w.current || undefined} aria-current={w.current ? "step" : undefined} aria-label={`Wave ${w.index} of ${total}: ${w.wave.name}, ${state.label}`}>
@@ -144,11 +145,12 @@ function Wave({ w, total }: { w: WaveCells; total: number }) {
         <span className={styles.waveMeta}>
           {w.wave.state === "DEFERRED" && w.wave.deferredUntil && <Deferred until={w.wave.deferredUntil} />}
           <Bake w={w} />
-          {running ? (
-            <Ticking>{(now) => <span className={styles.working}>working {formatDuration(waveWorkingMs(w.wave, now))}</span>}</Ticking>
-          ) : (
-            w.wave.batches.some((b) => b.startedAt) && <span className={styles.working}>worked {formatDuration(waveWorkingMs(w.wave, 0))}</span>
-          )}
+          {started &&
+            (running ? (
+              <Ticking>{(now) => <span className={styles.working}>working {formatDuration(waveWorkingMs(w.wave, now))}</span>}</Ticking>
+            ) : (
+              <span className={styles.working}>worked {formatDuration(waveWorkingMs(w.wave, Date.now()))}</span>
+            ))}
         </span>
       </div>
       <Approval w={w} />
