@@ -44,6 +44,7 @@ func toModelDeployment(d *deploy.Deployment) *model.Deployment {
 		CancelRequested: d.CancelRequested,
 		CancelledBy:     optional(d.Canceller()),
 		Steps:           toModelSteps(d, now),
+		Rollout:         toModelRollout(st.Rollout),
 		Rollback:        toModelRollback(d, st.Rollback, now),
 		Status:          st,
 		Approval:        toModelApproval(st.Approval),

@@ -121,3 +121,26 @@ func TestStartAt(t *testing.T) {
 		})
 	}
 }
+
+// TestRolloutWithoutRollout: Deployment.rollout is null for a deploy without
+// rollout, as the status JSON leaves its section out.
+func TestRolloutWithoutRollout(t *testing.T) {
+	b := newDeployBoard()
+	resp := newTestServer(t, b.service(), newFakeEvents()).query(t, "ci", `{ deployment(id: "hello-1") { rollout { state currentWave } status } }`, nil)
+	if len(resp.Errors) > 0 {
+		t.Fatalf("errors: %+v", resp.Errors)
+	}
+	var got struct {
+		Rollout json.RawMessage
+		Status  map[string]json.RawMessage
+	}
+	if err := json.Unmarshal(resp.Data["deployment"], &got); err != nil {
+		t.Fatal(err)
+	}
+	if string(got.Rollout) != "null" {
+		t.Errorf("rollout = %s, want null", got.Rollout)
+	}
+	if r, ok := got.Status["rollout"]; ok {
+		t.Errorf("status.rollout = %s, want it left out", r)
+	}
+}

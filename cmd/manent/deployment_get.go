@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -16,9 +17,12 @@ import (
 func (a *app) deploymentGetCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "status ID",
-		Short: "Show a deploy: state, requester, artifact, times, steps and its automatic rollback",
-		Long: `Show a deploy. The table lists its steps (with the checkpoints taken before the steps
-the automatic rollback can undo) and, when the deploy was rolled back, the outcome
+		Short: "Show a deploy: state, requester, artifact, times, rollout, steps and its automatic rollback",
+		Long: `Show a deploy. A deploy with a rollout shows one line per wave (its state, the
+targets done of its targets, what is left of its bake, its gate), the targets left
+out and why a paused rollout waits. The table lists its steps (with the checkpoints
+taken before the steps the automatic rollback can undo) and, when the deploy was
+rolled back, the outcome
 (completed, failed, disabled, ...) and each compensation. With -o json the status JSON
 is printed exactly as the server gives it (the same as GET /api/v1/deployments/{id});
 -o yaml prints the same in YAML.`,
@@ -30,12 +34,14 @@ is printed exactly as the server gives it (the same as GET /api/v1/deployments/{
 			if err != nil {
 				return err
 			}
-			return a.emit(d.Status, func(w io.Writer) error { return statusTable(w, d) })
+			return a.emit(d.Status, func(w io.Writer) error { return statusTable(w, d, a.now()) })
 		}),
 	}
 }
 
-func statusTable(w io.Writer, d *client.DeploymentDetail) error {
+// statusTable prints d; now is the clock a bake under way is counted
+// against.
+func statusTable(w io.Writer, d *client.DeploymentDetail, now time.Time) error {
 	tw := newTable(w)
 	row(tw, "ID", d.Id)
 	row(tw, "Deployment", d.Tenant+"/"+d.Application+"/"+d.Environment)
@@ -103,6 +109,18 @@ func statusTable(w io.Writer, d *client.DeploymentDetail) error {
 			return err
 		}
 		if err := exportsTable(w, d.Exports); err != nil {
+			return err
+		}
+	}
+	rollout, err := statusRollout(d.Status)
+	if err != nil {
+		return err
+	}
+	if rollout != nil {
+		if _, err := fmt.Fprintln(w); err != nil {
+			return err
+		}
+		if err := rolloutTable(w, rollout, now); err != nil {
 			return err
 		}
 	}

@@ -201,7 +201,7 @@ func TestStatusTableSections(t *testing.T) {
 			d.Environment = "prod"
 			tt.change(&d)
 			var buf bytes.Buffer
-			if err := statusTable(&buf, &d); err != nil {
+			if err := statusTable(&buf, &d, t0); err != nil {
 				t.Fatal(err)
 			}
 			for _, w := range tt.want {

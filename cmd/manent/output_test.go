@@ -138,7 +138,7 @@ deploy  run   SKIPPED  0         -                     -         -
 		t.Run(string(tt.format), func(t *testing.T) {
 			var buf bytes.Buffer
 			a := &app{stdout: &buf, format: tt.format}
-			if err := a.emit(d.Status, func(w io.Writer) error { return statusTable(w, d) }); err != nil {
+			if err := a.emit(d.Status, func(w io.Writer) error { return statusTable(w, d, t0) }); err != nil {
 				t.Fatal(err)
 			}
 			if got := buf.String(); got != tt.want {

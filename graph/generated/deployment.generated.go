@@ -1203,6 +1203,38 @@ func (ec *executionContext) fieldContext_Deployment_rollback(_ context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Deployment_rollout(ctx context.Context, field graphql.CollectedField, obj *model.Deployment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Deployment_rollout(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rollout, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Rollout) graphql.Marshaler {
+			return ec.marshalORollout2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐRollout(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Deployment_rollout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Deployment",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Rollout(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Deployment_startAt(ctx context.Context, field graphql.CollectedField, obj *model.Deployment) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3660,6 +3692,11 @@ func (ec *executionContext) _Deployment(ctx context.Context, sel ast.SelectionSe
 			}
 		case "rollback":
 			out.Values[i] = ec._Deployment_rollback(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "rollout":
+			out.Values[i] = ec._Deployment_rollout(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
@@ -170,6 +171,240 @@ func (ec *executionContext) fieldContext_PlannedTarget_reason(_ context.Context,
 	return graphql.NewScalarFieldContext("PlannedTarget", field, false, false, "String")
 }
 
+func (ec *executionContext) _Rollout_state(ctx context.Context, field graphql.CollectedField, obj *model.Rollout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rollout_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.RolloutState) graphql.Marshaler {
+			return ec.marshalNRolloutState2manentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Rollout_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rollout", field, false, false, "RolloutState")
+}
+
+func (ec *executionContext) _Rollout_currentWave(ctx context.Context, field graphql.CollectedField, obj *model.Rollout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rollout_currentWave(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CurrentWave, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Rollout_currentWave(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rollout", field, false, false, "String")
+}
+
+func (ec *executionContext) _Rollout_waves(ctx context.Context, field graphql.CollectedField, obj *model.Rollout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rollout_waves(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Waves, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.RolloutWave) graphql.Marshaler {
+			return ec.marshalNRolloutWave2ᚕmanentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutWaveᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Rollout_waves(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Rollout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RolloutWave(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Rollout_targets(ctx context.Context, field graphql.CollectedField, obj *model.Rollout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rollout_targets(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Targets, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.RolloutTarget) graphql.Marshaler {
+			return ec.marshalNRolloutTarget2ᚕmanentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutTargetᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Rollout_targets(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Rollout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RolloutTarget(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Rollout_targetsTotal(ctx context.Context, field graphql.CollectedField, obj *model.Rollout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rollout_targetsTotal(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TargetsTotal, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Rollout_targetsTotal(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rollout", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Rollout_targetsDone(ctx context.Context, field graphql.CollectedField, obj *model.Rollout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rollout_targetsDone(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TargetsDone, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Rollout_targetsDone(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Rollout", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Rollout_pause(ctx context.Context, field graphql.CollectedField, obj *model.Rollout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rollout_pause(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Pause, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RolloutPause) graphql.Marshaler {
+			return ec.marshalORolloutPause2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutPause(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Rollout_pause(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Rollout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RolloutPause(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RolloutBake_seconds(ctx context.Context, field graphql.CollectedField, obj *model.RolloutBake) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutBake_seconds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Seconds, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutBake_seconds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutBake", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RolloutBake_until(ctx context.Context, field graphql.CollectedField, obj *model.RolloutBake) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutBake_until(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Until, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutBake_until(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutBake", field, false, false, "Time")
+}
+
 func (ec *executionContext) _RolloutBatch_index(ctx context.Context, field graphql.CollectedField, obj *model.RolloutBatch) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -214,6 +449,291 @@ func (ec *executionContext) _RolloutBatch_targets(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_RolloutBatch_targets(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RolloutBatch", field, false, false, "String")
+}
+
+func (ec *executionContext) _RolloutBatchStatus_index(ctx context.Context, field graphql.CollectedField, obj *model.RolloutBatchStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutBatchStatus_index(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Index, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutBatchStatus_index(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutBatchStatus", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RolloutBatchStatus_targets(ctx context.Context, field graphql.CollectedField, obj *model.RolloutBatchStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutBatchStatus_targets(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Targets, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutBatchStatus_targets(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutBatchStatus", field, false, false, "String")
+}
+
+func (ec *executionContext) _RolloutBatchStatus_state(ctx context.Context, field graphql.CollectedField, obj *model.RolloutBatchStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutBatchStatus_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.RolloutStepState) graphql.Marshaler {
+			return ec.marshalNRolloutStepState2manentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutStepState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutBatchStatus_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutBatchStatus", field, false, false, "RolloutStepState")
+}
+
+func (ec *executionContext) _RolloutBatchStatus_startedAt(ctx context.Context, field graphql.CollectedField, obj *model.RolloutBatchStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutBatchStatus_startedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutBatchStatus_startedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutBatchStatus", field, false, false, "Time")
+}
+
+func (ec *executionContext) _RolloutBatchStatus_finishedAt(ctx context.Context, field graphql.CollectedField, obj *model.RolloutBatchStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutBatchStatus_finishedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FinishedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutBatchStatus_finishedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutBatchStatus", field, false, false, "Time")
+}
+
+func (ec *executionContext) _RolloutGate_state(ctx context.Context, field graphql.CollectedField, obj *model.RolloutGate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutGate_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.GateResult) graphql.Marshaler {
+			return ec.marshalNGateResult2manentᚗdevᚋmanentᚋgraphᚋmodelᚐGateResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutGate_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutGate", field, false, false, "GateResult")
+}
+
+func (ec *executionContext) _RolloutGate_checks(ctx context.Context, field graphql.CollectedField, obj *model.RolloutGate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutGate_checks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Checks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.RolloutGateCheck) graphql.Marshaler {
+			return ec.marshalNRolloutGateCheck2ᚕmanentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutGateCheckᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutGate_checks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RolloutGate",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RolloutGateCheck(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RolloutGate_at(ctx context.Context, field graphql.CollectedField, obj *model.RolloutGate) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutGate_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutGate_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutGate", field, false, false, "Time")
+}
+
+func (ec *executionContext) _RolloutGateCheck_name(ctx context.Context, field graphql.CollectedField, obj *model.RolloutGateCheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutGateCheck_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutGateCheck_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutGateCheck", field, false, false, "String")
+}
+
+func (ec *executionContext) _RolloutGateCheck_state(ctx context.Context, field graphql.CollectedField, obj *model.RolloutGateCheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutGateCheck_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.GateResult) graphql.Marshaler {
+			return ec.marshalNGateResult2manentᚗdevᚋmanentᚋgraphᚋmodelᚐGateResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutGateCheck_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutGateCheck", field, false, false, "GateResult")
+}
+
+func (ec *executionContext) _RolloutGateCheck_value(ctx context.Context, field graphql.CollectedField, obj *model.RolloutGateCheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutGateCheck_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutGateCheck_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutGateCheck", field, false, false, "Float")
+}
+
+func (ec *executionContext) _RolloutGateCheck_detail(ctx context.Context, field graphql.CollectedField, obj *model.RolloutGateCheck) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutGateCheck_detail(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Detail, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutGateCheck_detail(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutGateCheck", field, false, false, "String")
 }
 
 func (ec *executionContext) _RolloutPass_index(ctx context.Context, field graphql.CollectedField, obj *model.RolloutPass) (ret graphql.Marshaler) {
@@ -363,6 +883,121 @@ func (ec *executionContext) fieldContext_RolloutPass_maxFailures(_ context.Conte
 	return graphql.NewScalarFieldContext("RolloutPass", field, false, false, "Int")
 }
 
+func (ec *executionContext) _RolloutPause_reason(ctx context.Context, field graphql.CollectedField, obj *model.RolloutPause) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutPause_reason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Reason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutPause_reason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutPause", field, false, false, "String")
+}
+
+func (ec *executionContext) _RolloutPause_since(ctx context.Context, field graphql.CollectedField, obj *model.RolloutPause) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutPause_since(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Since, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutPause_since(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutPause", field, false, false, "Time")
+}
+
+func (ec *executionContext) _RolloutPause_until(ctx context.Context, field graphql.CollectedField, obj *model.RolloutPause) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutPause_until(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Until, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutPause_until(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutPause", field, false, false, "Time")
+}
+
+func (ec *executionContext) _RolloutPause_by(ctx context.Context, field graphql.CollectedField, obj *model.RolloutPause) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutPause_by(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.By, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutPause_by(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutPause", field, false, false, "String")
+}
+
+func (ec *executionContext) _RolloutPause_mayResume(ctx context.Context, field graphql.CollectedField, obj *model.RolloutPause) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutPause_mayResume(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MayResume, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutPause_mayResume(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutPause", field, false, false, "String")
+}
+
 func (ec *executionContext) _RolloutPlan_passes(ctx context.Context, field graphql.CollectedField, obj *model.RolloutPlan) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -425,6 +1060,419 @@ func (ec *executionContext) fieldContext_RolloutPlan_targets(_ context.Context, 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _RolloutTarget_name(ctx context.Context, field graphql.CollectedField, obj *model.RolloutTarget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutTarget_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutTarget_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutTarget", field, false, false, "String")
+}
+
+func (ec *executionContext) _RolloutTarget_labels(ctx context.Context, field graphql.CollectedField, obj *model.RolloutTarget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutTarget_labels(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Labels, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.KeyValue) graphql.Marshaler {
+			return ec.marshalNKeyValue2ᚕmanentᚗdevᚋmanentᚋgraphᚋmodelᚐKeyValueᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutTarget_labels(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RolloutTarget",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_KeyValue(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RolloutTarget_outcome(ctx context.Context, field graphql.CollectedField, obj *model.RolloutTarget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutTarget_outcome(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outcome, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.TargetOutcome) graphql.Marshaler {
+			return ec.marshalNTargetOutcome2manentᚗdevᚋmanentᚋgraphᚋmodelᚐTargetOutcome(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutTarget_outcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutTarget", field, false, false, "TargetOutcome")
+}
+
+func (ec *executionContext) _RolloutTarget_wave(ctx context.Context, field graphql.CollectedField, obj *model.RolloutTarget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutTarget_wave(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Wave, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutTarget_wave(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutTarget", field, false, false, "String")
+}
+
+func (ec *executionContext) _RolloutTarget_batch(ctx context.Context, field graphql.CollectedField, obj *model.RolloutTarget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutTarget_batch(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Batch, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutTarget_batch(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutTarget", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RolloutTarget_state(ctx context.Context, field graphql.CollectedField, obj *model.RolloutTarget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutTarget_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.RolloutStepState) graphql.Marshaler {
+			return ec.marshalNRolloutStepState2manentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutStepState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutTarget_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutTarget", field, false, false, "RolloutStepState")
+}
+
+func (ec *executionContext) _RolloutTarget_release(ctx context.Context, field graphql.CollectedField, obj *model.RolloutTarget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutTarget_release(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Release, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutTarget_release(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutTarget", field, false, false, "String")
+}
+
+func (ec *executionContext) _RolloutTarget_error(ctx context.Context, field graphql.CollectedField, obj *model.RolloutTarget) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutTarget_error(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Error, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutTarget_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutTarget", field, false, false, "String")
+}
+
+func (ec *executionContext) _RolloutWave_name(ctx context.Context, field graphql.CollectedField, obj *model.RolloutWave) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutWave_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutWave_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutWave", field, false, false, "String")
+}
+
+func (ec *executionContext) _RolloutWave_state(ctx context.Context, field graphql.CollectedField, obj *model.RolloutWave) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutWave_state(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.State, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.WaveState) graphql.Marshaler {
+			return ec.marshalNWaveState2manentᚗdevᚋmanentᚋgraphᚋmodelᚐWaveState(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutWave_state(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutWave", field, false, false, "WaveState")
+}
+
+func (ec *executionContext) _RolloutWave_targets(ctx context.Context, field graphql.CollectedField, obj *model.RolloutWave) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutWave_targets(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Targets, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutWave_targets(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutWave", field, false, false, "String")
+}
+
+func (ec *executionContext) _RolloutWave_batches(ctx context.Context, field graphql.CollectedField, obj *model.RolloutWave) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutWave_batches(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Batches, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.RolloutBatchStatus) graphql.Marshaler {
+			return ec.marshalNRolloutBatchStatus2ᚕmanentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutBatchStatusᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutWave_batches(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RolloutWave",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RolloutBatchStatus(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RolloutWave_bake(ctx context.Context, field graphql.CollectedField, obj *model.RolloutWave) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutWave_bake(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bake, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RolloutBake) graphql.Marshaler {
+			return ec.marshalORolloutBake2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutBake(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutWave_bake(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RolloutWave",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RolloutBake(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RolloutWave_gate(ctx context.Context, field graphql.CollectedField, obj *model.RolloutWave) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutWave_gate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Gate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RolloutGate) graphql.Marshaler {
+			return ec.marshalORolloutGate2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutGate(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutWave_gate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RolloutWave",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RolloutGate(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RolloutWave_approval(ctx context.Context, field graphql.CollectedField, obj *model.RolloutWave) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutWave_approval(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Approval, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ApprovalStatus) graphql.Marshaler {
+			return ec.marshalOApprovalStatus2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐApprovalStatus(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutWave_approval(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RolloutWave",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ApprovalStatus(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RolloutWave_deferredUntil(ctx context.Context, field graphql.CollectedField, obj *model.RolloutWave) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutWave_deferredUntil(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeferredUntil, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *time.Time) graphql.Marshaler {
+			return ec.marshalOTime2ᚖtimeᚐTime(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutWave_deferredUntil(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutWave", field, false, false, "Time")
 }
 
 // endregion **************************** field.gotpl *****************************
@@ -497,6 +1545,107 @@ func (ec *executionContext) _PlannedTarget(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var rolloutImplementors = []string{"Rollout"}
+
+func (ec *executionContext) _Rollout(ctx context.Context, sel ast.SelectionSet, obj *model.Rollout) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, rolloutImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Rollout")
+		case "state":
+			out.Values[i] = ec._Rollout_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "currentWave":
+			out.Values[i] = ec._Rollout_currentWave(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "waves":
+			out.Values[i] = ec._Rollout_waves(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "targets":
+			out.Values[i] = ec._Rollout_targets(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "targetsTotal":
+			out.Values[i] = ec._Rollout_targetsTotal(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "targetsDone":
+			out.Values[i] = ec._Rollout_targetsDone(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pause":
+			out.Values[i] = ec._Rollout_pause(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var rolloutBakeImplementors = []string{"RolloutBake"}
+
+func (ec *executionContext) _RolloutBake(ctx context.Context, sel ast.SelectionSet, obj *model.RolloutBake) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, rolloutBakeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RolloutBake")
+		case "seconds":
+			out.Values[i] = ec._RolloutBake_seconds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "until":
+			out.Values[i] = ec._RolloutBake_until(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var rolloutBatchImplementors = []string{"RolloutBatch"}
 
 func (ec *executionContext) _RolloutBatch(ctx context.Context, sel ast.SelectionSet, obj *model.RolloutBatch) graphql.Marshaler {
@@ -515,6 +1664,150 @@ func (ec *executionContext) _RolloutBatch(ctx context.Context, sel ast.Selection
 			}
 		case "targets":
 			out.Values[i] = ec._RolloutBatch_targets(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var rolloutBatchStatusImplementors = []string{"RolloutBatchStatus"}
+
+func (ec *executionContext) _RolloutBatchStatus(ctx context.Context, sel ast.SelectionSet, obj *model.RolloutBatchStatus) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, rolloutBatchStatusImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RolloutBatchStatus")
+		case "index":
+			out.Values[i] = ec._RolloutBatchStatus_index(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "targets":
+			out.Values[i] = ec._RolloutBatchStatus_targets(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "state":
+			out.Values[i] = ec._RolloutBatchStatus_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startedAt":
+			out.Values[i] = ec._RolloutBatchStatus_startedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "finishedAt":
+			out.Values[i] = ec._RolloutBatchStatus_finishedAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var rolloutGateImplementors = []string{"RolloutGate"}
+
+func (ec *executionContext) _RolloutGate(ctx context.Context, sel ast.SelectionSet, obj *model.RolloutGate) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, rolloutGateImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RolloutGate")
+		case "state":
+			out.Values[i] = ec._RolloutGate_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "checks":
+			out.Values[i] = ec._RolloutGate_checks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "at":
+			out.Values[i] = ec._RolloutGate_at(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var rolloutGateCheckImplementors = []string{"RolloutGateCheck"}
+
+func (ec *executionContext) _RolloutGateCheck(ctx context.Context, sel ast.SelectionSet, obj *model.RolloutGateCheck) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, rolloutGateCheckImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RolloutGateCheck")
+		case "name":
+			out.Values[i] = ec._RolloutGateCheck_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "state":
+			out.Values[i] = ec._RolloutGateCheck_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._RolloutGateCheck_value(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "detail":
+			out.Values[i] = ec._RolloutGateCheck_detail(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -593,6 +1886,59 @@ func (ec *executionContext) _RolloutPass(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var rolloutPauseImplementors = []string{"RolloutPause"}
+
+func (ec *executionContext) _RolloutPause(ctx context.Context, sel ast.SelectionSet, obj *model.RolloutPause) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, rolloutPauseImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RolloutPause")
+		case "reason":
+			out.Values[i] = ec._RolloutPause_reason(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "since":
+			out.Values[i] = ec._RolloutPause_since(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "until":
+			out.Values[i] = ec._RolloutPause_until(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "by":
+			out.Values[i] = ec._RolloutPause_by(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "mayResume":
+			out.Values[i] = ec._RolloutPause_mayResume(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var rolloutPlanImplementors = []string{"RolloutPlan"}
 
 func (ec *executionContext) _RolloutPlan(ctx context.Context, sel ast.SelectionSet, obj *model.RolloutPlan) graphql.Marshaler {
@@ -631,9 +1977,155 @@ func (ec *executionContext) _RolloutPlan(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var rolloutTargetImplementors = []string{"RolloutTarget"}
+
+func (ec *executionContext) _RolloutTarget(ctx context.Context, sel ast.SelectionSet, obj *model.RolloutTarget) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, rolloutTargetImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RolloutTarget")
+		case "name":
+			out.Values[i] = ec._RolloutTarget_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "labels":
+			out.Values[i] = ec._RolloutTarget_labels(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "outcome":
+			out.Values[i] = ec._RolloutTarget_outcome(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "wave":
+			out.Values[i] = ec._RolloutTarget_wave(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "batch":
+			out.Values[i] = ec._RolloutTarget_batch(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "state":
+			out.Values[i] = ec._RolloutTarget_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "release":
+			out.Values[i] = ec._RolloutTarget_release(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "error":
+			out.Values[i] = ec._RolloutTarget_error(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var rolloutWaveImplementors = []string{"RolloutWave"}
+
+func (ec *executionContext) _RolloutWave(ctx context.Context, sel ast.SelectionSet, obj *model.RolloutWave) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, rolloutWaveImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RolloutWave")
+		case "name":
+			out.Values[i] = ec._RolloutWave_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "state":
+			out.Values[i] = ec._RolloutWave_state(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "targets":
+			out.Values[i] = ec._RolloutWave_targets(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "batches":
+			out.Values[i] = ec._RolloutWave_batches(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bake":
+			out.Values[i] = ec._RolloutWave_bake(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "gate":
+			out.Values[i] = ec._RolloutWave_gate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "approval":
+			out.Values[i] = ec._RolloutWave_approval(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "deferredUntil":
+			out.Values[i] = ec._RolloutWave_deferredUntil(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 // endregion **************************** object.gotpl ****************************
 
 // region    ***************************** type.gotpl *****************************
+
+func (ec *executionContext) unmarshalNGateResult2manentᚗdevᚋmanentᚋgraphᚋmodelᚐGateResult(ctx context.Context, v any) (model.GateResult, error) {
+	var res model.GateResult
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNGateResult2manentᚗdevᚋmanentᚋgraphᚋmodelᚐGateResult(ctx context.Context, sel ast.SelectionSet, v model.GateResult) graphql.Marshaler {
+	return v
+}
 
 func (ec *executionContext) marshalNPlannedTarget2manentᚗdevᚋmanentᚋgraphᚋmodelᚐPlannedTarget(ctx context.Context, sel ast.SelectionSet, v model.PlannedTarget) graphql.Marshaler {
 	return ec._PlannedTarget(ctx, sel, &v)
@@ -675,6 +2167,46 @@ func (ec *executionContext) marshalNRolloutBatch2ᚕmanentᚗdevᚋmanentᚋgrap
 	return ret
 }
 
+func (ec *executionContext) marshalNRolloutBatchStatus2manentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutBatchStatus(ctx context.Context, sel ast.SelectionSet, v model.RolloutBatchStatus) graphql.Marshaler {
+	return ec._RolloutBatchStatus(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNRolloutBatchStatus2ᚕmanentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutBatchStatusᚄ(ctx context.Context, sel ast.SelectionSet, v []model.RolloutBatchStatus) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRolloutBatchStatus2manentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutBatchStatus(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRolloutGateCheck2manentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutGateCheck(ctx context.Context, sel ast.SelectionSet, v model.RolloutGateCheck) graphql.Marshaler {
+	return ec._RolloutGateCheck(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNRolloutGateCheck2ᚕmanentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutGateCheckᚄ(ctx context.Context, sel ast.SelectionSet, v []model.RolloutGateCheck) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRolloutGateCheck2manentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutGateCheck(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNRolloutPass2manentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutPass(ctx context.Context, sel ast.SelectionSet, v model.RolloutPass) graphql.Marshaler {
 	return ec._RolloutPass(ctx, sel, &v)
 }
@@ -695,6 +2227,66 @@ func (ec *executionContext) marshalNRolloutPass2ᚕmanentᚗdevᚋmanentᚋgraph
 	return ret
 }
 
+func (ec *executionContext) unmarshalNRolloutState2manentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutState(ctx context.Context, v any) (model.RolloutState, error) {
+	var res model.RolloutState
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRolloutState2manentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutState(ctx context.Context, sel ast.SelectionSet, v model.RolloutState) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNRolloutStepState2manentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutStepState(ctx context.Context, v any) (model.RolloutStepState, error) {
+	var res model.RolloutStepState
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRolloutStepState2manentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutStepState(ctx context.Context, sel ast.SelectionSet, v model.RolloutStepState) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNRolloutTarget2manentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutTarget(ctx context.Context, sel ast.SelectionSet, v model.RolloutTarget) graphql.Marshaler {
+	return ec._RolloutTarget(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNRolloutTarget2ᚕmanentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutTargetᚄ(ctx context.Context, sel ast.SelectionSet, v []model.RolloutTarget) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRolloutTarget2manentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutTarget(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRolloutWave2manentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutWave(ctx context.Context, sel ast.SelectionSet, v model.RolloutWave) graphql.Marshaler {
+	return ec._RolloutWave(ctx, sel, &v)
+}
+
+func (ec *executionContext) marshalNRolloutWave2ᚕmanentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutWaveᚄ(ctx context.Context, sel ast.SelectionSet, v []model.RolloutWave) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRolloutWave2manentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutWave(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalNTargetOutcome2manentᚗdevᚋmanentᚋgraphᚋmodelᚐTargetOutcome(ctx context.Context, v any) (model.TargetOutcome, error) {
 	var res model.TargetOutcome
 	err := res.UnmarshalGQL(v)
@@ -703,6 +2295,44 @@ func (ec *executionContext) unmarshalNTargetOutcome2manentᚗdevᚋmanentᚋgrap
 
 func (ec *executionContext) marshalNTargetOutcome2manentᚗdevᚋmanentᚋgraphᚋmodelᚐTargetOutcome(ctx context.Context, sel ast.SelectionSet, v model.TargetOutcome) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalNWaveState2manentᚗdevᚋmanentᚋgraphᚋmodelᚐWaveState(ctx context.Context, v any) (model.WaveState, error) {
+	var res model.WaveState
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNWaveState2manentᚗdevᚋmanentᚋgraphᚋmodelᚐWaveState(ctx context.Context, sel ast.SelectionSet, v model.WaveState) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalORollout2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐRollout(ctx context.Context, sel ast.SelectionSet, v *model.Rollout) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Rollout(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalORolloutBake2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutBake(ctx context.Context, sel ast.SelectionSet, v *model.RolloutBake) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._RolloutBake(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalORolloutGate2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutGate(ctx context.Context, sel ast.SelectionSet, v *model.RolloutGate) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._RolloutGate(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalORolloutPause2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutPause(ctx context.Context, sel ast.SelectionSet, v *model.RolloutPause) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._RolloutPause(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalORolloutPlan2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutPlan(ctx context.Context, sel ast.SelectionSet, v *model.RolloutPlan) graphql.Marshaler {

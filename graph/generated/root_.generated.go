@@ -97,6 +97,7 @@ type ComplexityRoot struct {
 		Release         func(childComplexity int) int
 		Requester       func(childComplexity int) int
 		Rollback        func(childComplexity int) int
+		Rollout         func(childComplexity int) int
 		Sha256          func(childComplexity int) int
 		StartAt         func(childComplexity int) int
 		StartedAt       func(childComplexity int) int
@@ -320,9 +321,45 @@ type ComplexityRoot struct {
 		On      func(childComplexity int) int
 	}
 
+	Rollout struct {
+		CurrentWave  func(childComplexity int) int
+		Pause        func(childComplexity int) int
+		State        func(childComplexity int) int
+		Targets      func(childComplexity int) int
+		TargetsDone  func(childComplexity int) int
+		TargetsTotal func(childComplexity int) int
+		Waves        func(childComplexity int) int
+	}
+
+	RolloutBake struct {
+		Seconds func(childComplexity int) int
+		Until   func(childComplexity int) int
+	}
+
 	RolloutBatch struct {
 		Index   func(childComplexity int) int
 		Targets func(childComplexity int) int
+	}
+
+	RolloutBatchStatus struct {
+		FinishedAt func(childComplexity int) int
+		Index      func(childComplexity int) int
+		StartedAt  func(childComplexity int) int
+		State      func(childComplexity int) int
+		Targets    func(childComplexity int) int
+	}
+
+	RolloutGate struct {
+		At     func(childComplexity int) int
+		Checks func(childComplexity int) int
+		State  func(childComplexity int) int
+	}
+
+	RolloutGateCheck struct {
+		Detail func(childComplexity int) int
+		Name   func(childComplexity int) int
+		State  func(childComplexity int) int
+		Value  func(childComplexity int) int
 	}
 
 	RolloutPass struct {
@@ -334,9 +371,39 @@ type ComplexityRoot struct {
 		Name        func(childComplexity int) int
 	}
 
+	RolloutPause struct {
+		By        func(childComplexity int) int
+		MayResume func(childComplexity int) int
+		Reason    func(childComplexity int) int
+		Since     func(childComplexity int) int
+		Until     func(childComplexity int) int
+	}
+
 	RolloutPlan struct {
 		Passes  func(childComplexity int) int
 		Targets func(childComplexity int) int
+	}
+
+	RolloutTarget struct {
+		Batch   func(childComplexity int) int
+		Error   func(childComplexity int) int
+		Labels  func(childComplexity int) int
+		Name    func(childComplexity int) int
+		Outcome func(childComplexity int) int
+		Release func(childComplexity int) int
+		State   func(childComplexity int) int
+		Wave    func(childComplexity int) int
+	}
+
+	RolloutWave struct {
+		Approval      func(childComplexity int) int
+		Bake          func(childComplexity int) int
+		Batches       func(childComplexity int) int
+		DeferredUntil func(childComplexity int) int
+		Gate          func(childComplexity int) int
+		Name          func(childComplexity int) int
+		State         func(childComplexity int) int
+		Targets       func(childComplexity int) int
 	}
 
 	Schedule struct {
@@ -708,6 +775,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Deployment.Rollback(childComplexity), true
+	case "Deployment.rollout":
+		if e.ComplexityRoot.Deployment.Rollout == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deployment.Rollout(childComplexity), true
 	case "Deployment.sha256":
 		if e.ComplexityRoot.Deployment.Sha256 == nil {
 			break
@@ -1652,6 +1725,62 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RollbackPolicy.On(childComplexity), true
 
+	case "Rollout.currentWave":
+		if e.ComplexityRoot.Rollout.CurrentWave == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rollout.CurrentWave(childComplexity), true
+	case "Rollout.pause":
+		if e.ComplexityRoot.Rollout.Pause == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rollout.Pause(childComplexity), true
+	case "Rollout.state":
+		if e.ComplexityRoot.Rollout.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rollout.State(childComplexity), true
+	case "Rollout.targets":
+		if e.ComplexityRoot.Rollout.Targets == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rollout.Targets(childComplexity), true
+	case "Rollout.targetsDone":
+		if e.ComplexityRoot.Rollout.TargetsDone == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rollout.TargetsDone(childComplexity), true
+	case "Rollout.targetsTotal":
+		if e.ComplexityRoot.Rollout.TargetsTotal == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rollout.TargetsTotal(childComplexity), true
+	case "Rollout.waves":
+		if e.ComplexityRoot.Rollout.Waves == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rollout.Waves(childComplexity), true
+
+	case "RolloutBake.seconds":
+		if e.ComplexityRoot.RolloutBake.Seconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutBake.Seconds(childComplexity), true
+	case "RolloutBake.until":
+		if e.ComplexityRoot.RolloutBake.Until == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutBake.Until(childComplexity), true
+
 	case "RolloutBatch.index":
 		if e.ComplexityRoot.RolloutBatch.Index == nil {
 			break
@@ -1664,6 +1793,81 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RolloutBatch.Targets(childComplexity), true
+
+	case "RolloutBatchStatus.finishedAt":
+		if e.ComplexityRoot.RolloutBatchStatus.FinishedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutBatchStatus.FinishedAt(childComplexity), true
+	case "RolloutBatchStatus.index":
+		if e.ComplexityRoot.RolloutBatchStatus.Index == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutBatchStatus.Index(childComplexity), true
+	case "RolloutBatchStatus.startedAt":
+		if e.ComplexityRoot.RolloutBatchStatus.StartedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutBatchStatus.StartedAt(childComplexity), true
+	case "RolloutBatchStatus.state":
+		if e.ComplexityRoot.RolloutBatchStatus.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutBatchStatus.State(childComplexity), true
+	case "RolloutBatchStatus.targets":
+		if e.ComplexityRoot.RolloutBatchStatus.Targets == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutBatchStatus.Targets(childComplexity), true
+
+	case "RolloutGate.at":
+		if e.ComplexityRoot.RolloutGate.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutGate.At(childComplexity), true
+	case "RolloutGate.checks":
+		if e.ComplexityRoot.RolloutGate.Checks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutGate.Checks(childComplexity), true
+	case "RolloutGate.state":
+		if e.ComplexityRoot.RolloutGate.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutGate.State(childComplexity), true
+
+	case "RolloutGateCheck.detail":
+		if e.ComplexityRoot.RolloutGateCheck.Detail == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutGateCheck.Detail(childComplexity), true
+	case "RolloutGateCheck.name":
+		if e.ComplexityRoot.RolloutGateCheck.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutGateCheck.Name(childComplexity), true
+	case "RolloutGateCheck.state":
+		if e.ComplexityRoot.RolloutGateCheck.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutGateCheck.State(childComplexity), true
+	case "RolloutGateCheck.value":
+		if e.ComplexityRoot.RolloutGateCheck.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutGateCheck.Value(childComplexity), true
 
 	case "RolloutPass.approval":
 		if e.ComplexityRoot.RolloutPass.Approval == nil {
@@ -1702,6 +1906,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.RolloutPass.Name(childComplexity), true
 
+	case "RolloutPause.by":
+		if e.ComplexityRoot.RolloutPause.By == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutPause.By(childComplexity), true
+	case "RolloutPause.mayResume":
+		if e.ComplexityRoot.RolloutPause.MayResume == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutPause.MayResume(childComplexity), true
+	case "RolloutPause.reason":
+		if e.ComplexityRoot.RolloutPause.Reason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutPause.Reason(childComplexity), true
+	case "RolloutPause.since":
+		if e.ComplexityRoot.RolloutPause.Since == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutPause.Since(childComplexity), true
+	case "RolloutPause.until":
+		if e.ComplexityRoot.RolloutPause.Until == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutPause.Until(childComplexity), true
+
 	case "RolloutPlan.passes":
 		if e.ComplexityRoot.RolloutPlan.Passes == nil {
 			break
@@ -1714,6 +1949,104 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RolloutPlan.Targets(childComplexity), true
+
+	case "RolloutTarget.batch":
+		if e.ComplexityRoot.RolloutTarget.Batch == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutTarget.Batch(childComplexity), true
+	case "RolloutTarget.error":
+		if e.ComplexityRoot.RolloutTarget.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutTarget.Error(childComplexity), true
+	case "RolloutTarget.labels":
+		if e.ComplexityRoot.RolloutTarget.Labels == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutTarget.Labels(childComplexity), true
+	case "RolloutTarget.name":
+		if e.ComplexityRoot.RolloutTarget.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutTarget.Name(childComplexity), true
+	case "RolloutTarget.outcome":
+		if e.ComplexityRoot.RolloutTarget.Outcome == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutTarget.Outcome(childComplexity), true
+	case "RolloutTarget.release":
+		if e.ComplexityRoot.RolloutTarget.Release == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutTarget.Release(childComplexity), true
+	case "RolloutTarget.state":
+		if e.ComplexityRoot.RolloutTarget.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutTarget.State(childComplexity), true
+	case "RolloutTarget.wave":
+		if e.ComplexityRoot.RolloutTarget.Wave == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutTarget.Wave(childComplexity), true
+
+	case "RolloutWave.approval":
+		if e.ComplexityRoot.RolloutWave.Approval == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutWave.Approval(childComplexity), true
+	case "RolloutWave.bake":
+		if e.ComplexityRoot.RolloutWave.Bake == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutWave.Bake(childComplexity), true
+	case "RolloutWave.batches":
+		if e.ComplexityRoot.RolloutWave.Batches == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutWave.Batches(childComplexity), true
+	case "RolloutWave.deferredUntil":
+		if e.ComplexityRoot.RolloutWave.DeferredUntil == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutWave.DeferredUntil(childComplexity), true
+	case "RolloutWave.gate":
+		if e.ComplexityRoot.RolloutWave.Gate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutWave.Gate(childComplexity), true
+	case "RolloutWave.name":
+		if e.ComplexityRoot.RolloutWave.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutWave.Name(childComplexity), true
+	case "RolloutWave.state":
+		if e.ComplexityRoot.RolloutWave.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutWave.State(childComplexity), true
+	case "RolloutWave.targets":
+		if e.ComplexityRoot.RolloutWave.Targets == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutWave.Targets(childComplexity), true
 
 	case "Schedule.application":
 		if e.ComplexityRoot.Schedule.Application == nil {
@@ -2712,6 +3045,170 @@ extend type Plan {
   "The rollout planned at submission; null for a deploy without rollout."
   rollout: RolloutPlan
 }
+
+"Where a rollout as a whole stands."
+enum RolloutState {
+  "Planned; no wave has started yet."
+  PENDING
+  "A wave is running its batches, baking or checking its gates."
+  RUNNING
+  "Waiting for someone allowed to resume or abort it (see pause); it aborts when the pause times out."
+  PAUSED
+  "The next wave waits for its approvals."
+  AWAITING_APPROVAL
+  "The next wave waits for a freeze window over its targets to end."
+  DEFERRED
+  "Every wave passed."
+  COMPLETED
+  "A wave failed, or someone aborted it: the waves done are rolled back per the rollback policy."
+  ABORTED
+}
+
+"Where one wave of a rollout stands."
+enum WaveState {
+  PENDING
+  AWAITING_APPROVAL
+  "Its targets are under a freeze window: it starts by itself when the window ends (deferredUntil)."
+  DEFERRED
+  "Its batches are running, one after the other."
+  RUNNING
+  "Every batch is done; the bake runs until bake.until."
+  BAKING
+  "The bake is over; the gates are being checked."
+  GATING
+  PAUSED
+  PASSED
+  FAILED
+  "Never started: an earlier wave failed or the rollout was aborted."
+  SKIPPED
+  "Its batches were compensated after a later wave failed."
+  ROLLED_BACK
+}
+
+"The step vocabulary, with ROLLED_BACK for what a compensation brought back: the state of a batch or a target of a rollout."
+enum RolloutStepState {
+  PENDING
+  RUNNING
+  SUCCESS
+  ERROR
+  SKIPPED
+  CANCELLED
+  ROLLED_BACK
+}
+
+"How a gate check ended; the gate of a wave combines its checks under the rollout's no_data policy."
+enum GateResult {
+  "The gate saw what it wants."
+  PASS
+  "The gate saw something it does not want: an unhealthy target, a value out of bounds."
+  FAIL
+  "The gate could not be evaluated (Prometheus unreachable, a refused query): the rollout pauses."
+  INCONCLUSIVE
+  "The gate got no value to judge: the rollout's no_data policy decides."
+  NO_DATA
+}
+
+"A batch of a wave as it ran: the targets handled at once."
+type RolloutBatchStatus {
+  "From 1 within its wave."
+  index: Int!
+  "The names of its targets, in the order written."
+  targets: [String!]!
+  state: RolloutStepState!
+  startedAt: Time
+  finishedAt: Time
+}
+
+"The wait after a wave, before its gates."
+type RolloutBake {
+  seconds: Int!
+  "When the bake ends; null until it started. A countdown is this time against the clock."
+  until: Time
+}
+
+"One gate's result."
+type RolloutGateCheck {
+  "The gate's name (http or prometheus when it has none)."
+  name: String!
+  state: GateResult!
+  "The value the gate judged (a Prometheus gate's); null when it has none."
+  value: Float
+  "One line that says why."
+  detail: String!
+}
+
+"The outcome of a wave's gates."
+type RolloutGate {
+  "The combination of the checks: a failure outweighs a pause, which outweighs a pass."
+  state: GateResult!
+  checks: [RolloutGateCheck!]!
+  "When the gates were checked."
+  at: Time
+}
+
+"One wave of a running (or finished) rollout."
+type RolloutWave {
+  name: String!
+  state: WaveState!
+  "The names of its targets, in the order written; empty for an empty wave."
+  targets: [String!]!
+  batches: [RolloutBatchStatus!]!
+  bake: RolloutBake
+  "Null until the gates ran."
+  gate: RolloutGate
+  "The approval asked before the wave; null when it asks none."
+  approval: ApprovalStatus
+  "When the freeze window deferring the wave ends; null unless it is deferred."
+  deferredUntil: Time
+}
+
+"One target of a rollout: its outcome, its place, and where it stands."
+type RolloutTarget {
+  name: String!
+  labels: [KeyValue!]!
+  outcome: TargetOutcome!
+  "The wave of a targeted or deferred target; null otherwise."
+  wave: String
+  "The batch in its wave (from 1); null when it has no wave."
+  batch: Int
+  state: RolloutStepState!
+  "The version the target runs once its batch activated, or the one it was brought back to."
+  release: String
+  error: String
+}
+
+"Why a rollout is paused, and who may end the pause."
+type RolloutPause {
+  reason: String!
+  since: Time!
+  "When the pause times out into an abort (pause_timeout)."
+  until: Time!
+  "Who paused it; null for a pause the rollout decided (an inconclusive gate, on_failure: pause)."
+  by: String
+  "The roles and groups allowed to resume or abort it."
+  mayResume: [String!]!
+}
+
+"Where a deploy's rollout stands, wave by wave and target by target: the status JSON's rollout."
+type Rollout {
+  state: RolloutState!
+  "The wave running, baking, gated, paused, awaiting approval or deferred; null before the first and after the last."
+  currentWave: String
+  waves: [RolloutWave!]!
+  "Every target of the deploy once, in the order written."
+  targets: [RolloutTarget!]!
+  "The targets the rollout deploys (targeted or deferred): what a summary counts without reading every target."
+  targetsTotal: Int!
+  "Of targetsTotal, those whose batch succeeded (state SUCCESS)."
+  targetsDone: Int!
+  "Null unless the rollout is paused."
+  pause: RolloutPause
+}
+
+extend type Deployment {
+  "Where the rollout stands; null for a deploy without rollout. Pushed with every event of deploymentEvents."
+  rollout: Rollout
+}
 `, BuiltIn: false},
 	{Name: "../schema/schedule.graphqls", Input: `"The words of the deploy lifecycle: a schedule in force is SCHEDULED, as its submission answers."
 enum ScheduleState {
@@ -2944,6 +3441,8 @@ func (ec *executionContext) childFields_Deployment(ctx context.Context, field gr
 		return ec.fieldContext_Deployment_imports(ctx, field)
 	case "rollback":
 		return ec.fieldContext_Deployment_rollback(ctx, field)
+	case "rollout":
+		return ec.fieldContext_Deployment_rollout(ctx, field)
 	case "startAt":
 		return ec.fieldContext_Deployment_startAt(ctx, field)
 	}
@@ -3324,6 +3823,36 @@ func (ec *executionContext) childFields_RollbackPolicy(ctx context.Context, fiel
 	return nil, fmt.Errorf("no field named %q was found under type RollbackPolicy", field.Name)
 }
 
+func (ec *executionContext) childFields_Rollout(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "state":
+		return ec.fieldContext_Rollout_state(ctx, field)
+	case "currentWave":
+		return ec.fieldContext_Rollout_currentWave(ctx, field)
+	case "waves":
+		return ec.fieldContext_Rollout_waves(ctx, field)
+	case "targets":
+		return ec.fieldContext_Rollout_targets(ctx, field)
+	case "targetsTotal":
+		return ec.fieldContext_Rollout_targetsTotal(ctx, field)
+	case "targetsDone":
+		return ec.fieldContext_Rollout_targetsDone(ctx, field)
+	case "pause":
+		return ec.fieldContext_Rollout_pause(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Rollout", field.Name)
+}
+
+func (ec *executionContext) childFields_RolloutBake(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "seconds":
+		return ec.fieldContext_RolloutBake_seconds(ctx, field)
+	case "until":
+		return ec.fieldContext_RolloutBake_until(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RolloutBake", field.Name)
+}
+
 func (ec *executionContext) childFields_RolloutBatch(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "index":
@@ -3332,6 +3861,48 @@ func (ec *executionContext) childFields_RolloutBatch(ctx context.Context, field 
 		return ec.fieldContext_RolloutBatch_targets(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RolloutBatch", field.Name)
+}
+
+func (ec *executionContext) childFields_RolloutBatchStatus(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "index":
+		return ec.fieldContext_RolloutBatchStatus_index(ctx, field)
+	case "targets":
+		return ec.fieldContext_RolloutBatchStatus_targets(ctx, field)
+	case "state":
+		return ec.fieldContext_RolloutBatchStatus_state(ctx, field)
+	case "startedAt":
+		return ec.fieldContext_RolloutBatchStatus_startedAt(ctx, field)
+	case "finishedAt":
+		return ec.fieldContext_RolloutBatchStatus_finishedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RolloutBatchStatus", field.Name)
+}
+
+func (ec *executionContext) childFields_RolloutGate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "state":
+		return ec.fieldContext_RolloutGate_state(ctx, field)
+	case "checks":
+		return ec.fieldContext_RolloutGate_checks(ctx, field)
+	case "at":
+		return ec.fieldContext_RolloutGate_at(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RolloutGate", field.Name)
+}
+
+func (ec *executionContext) childFields_RolloutGateCheck(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_RolloutGateCheck_name(ctx, field)
+	case "state":
+		return ec.fieldContext_RolloutGateCheck_state(ctx, field)
+	case "value":
+		return ec.fieldContext_RolloutGateCheck_value(ctx, field)
+	case "detail":
+		return ec.fieldContext_RolloutGateCheck_detail(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RolloutGateCheck", field.Name)
 }
 
 func (ec *executionContext) childFields_RolloutPass(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -3352,6 +3923,22 @@ func (ec *executionContext) childFields_RolloutPass(ctx context.Context, field g
 	return nil, fmt.Errorf("no field named %q was found under type RolloutPass", field.Name)
 }
 
+func (ec *executionContext) childFields_RolloutPause(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "reason":
+		return ec.fieldContext_RolloutPause_reason(ctx, field)
+	case "since":
+		return ec.fieldContext_RolloutPause_since(ctx, field)
+	case "until":
+		return ec.fieldContext_RolloutPause_until(ctx, field)
+	case "by":
+		return ec.fieldContext_RolloutPause_by(ctx, field)
+	case "mayResume":
+		return ec.fieldContext_RolloutPause_mayResume(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RolloutPause", field.Name)
+}
+
 func (ec *executionContext) childFields_RolloutPlan(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "passes":
@@ -3360,6 +3947,50 @@ func (ec *executionContext) childFields_RolloutPlan(ctx context.Context, field g
 		return ec.fieldContext_RolloutPlan_targets(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RolloutPlan", field.Name)
+}
+
+func (ec *executionContext) childFields_RolloutTarget(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_RolloutTarget_name(ctx, field)
+	case "labels":
+		return ec.fieldContext_RolloutTarget_labels(ctx, field)
+	case "outcome":
+		return ec.fieldContext_RolloutTarget_outcome(ctx, field)
+	case "wave":
+		return ec.fieldContext_RolloutTarget_wave(ctx, field)
+	case "batch":
+		return ec.fieldContext_RolloutTarget_batch(ctx, field)
+	case "state":
+		return ec.fieldContext_RolloutTarget_state(ctx, field)
+	case "release":
+		return ec.fieldContext_RolloutTarget_release(ctx, field)
+	case "error":
+		return ec.fieldContext_RolloutTarget_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RolloutTarget", field.Name)
+}
+
+func (ec *executionContext) childFields_RolloutWave(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_RolloutWave_name(ctx, field)
+	case "state":
+		return ec.fieldContext_RolloutWave_state(ctx, field)
+	case "targets":
+		return ec.fieldContext_RolloutWave_targets(ctx, field)
+	case "batches":
+		return ec.fieldContext_RolloutWave_batches(ctx, field)
+	case "bake":
+		return ec.fieldContext_RolloutWave_bake(ctx, field)
+	case "gate":
+		return ec.fieldContext_RolloutWave_gate(ctx, field)
+	case "approval":
+		return ec.fieldContext_RolloutWave_approval(ctx, field)
+	case "deferredUntil":
+		return ec.fieldContext_RolloutWave_deferredUntil(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RolloutWave", field.Name)
 }
 
 func (ec *executionContext) childFields_Schedule(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -100,6 +100,8 @@ type Deployment struct {
 	Imports []DeploymentImport `json:"imports"`
 	// The automatic rollback; null until it is decided (the deploy ends or starts compensating).
 	Rollback *Rollback `json:"rollback,omitempty"`
+	// Where the rollout stands; null for a deploy without rollout. Pushed with every event of deploymentEvents.
+	Rollout *Rollout `json:"rollout,omitempty"`
 	// When the deploy starts (its descriptor's schedule.at): a DELAYED deploy waits until then. Null without schedule.at.
 	StartAt *time.Time `json:"startAt,omitempty"`
 }
@@ -370,12 +372,66 @@ type RollbackPolicy struct {
 	On []string `json:"on"`
 }
 
+// Where a deploy's rollout stands, wave by wave and target by target: the status JSON's rollout.
+type Rollout struct {
+	State RolloutState `json:"state"`
+	// The wave running, baking, gated, paused, awaiting approval or deferred; null before the first and after the last.
+	CurrentWave *string       `json:"currentWave,omitempty"`
+	Waves       []RolloutWave `json:"waves"`
+	// Every target of the deploy once, in the order written.
+	Targets []RolloutTarget `json:"targets"`
+	// The targets the rollout deploys (targeted or deferred): what a summary counts without reading every target.
+	TargetsTotal int `json:"targetsTotal"`
+	// Of targetsTotal, those whose batch succeeded (state SUCCESS).
+	TargetsDone int `json:"targetsDone"`
+	// Null unless the rollout is paused.
+	Pause *RolloutPause `json:"pause,omitempty"`
+}
+
+// The wait after a wave, before its gates.
+type RolloutBake struct {
+	Seconds int `json:"seconds"`
+	// When the bake ends; null until it started. A countdown is this time against the clock.
+	Until *time.Time `json:"until,omitempty"`
+}
+
 // The targets of a pass handled at once.
 type RolloutBatch struct {
 	// From 1; 0 in the single pass of a deploy without rollout.
 	Index int `json:"index"`
 	// The names of its targets, in the order written.
 	Targets []string `json:"targets"`
+}
+
+// A batch of a wave as it ran: the targets handled at once.
+type RolloutBatchStatus struct {
+	// From 1 within its wave.
+	Index int `json:"index"`
+	// The names of its targets, in the order written.
+	Targets    []string         `json:"targets"`
+	State      RolloutStepState `json:"state"`
+	StartedAt  *time.Time       `json:"startedAt,omitempty"`
+	FinishedAt *time.Time       `json:"finishedAt,omitempty"`
+}
+
+// The outcome of a wave's gates.
+type RolloutGate struct {
+	// The combination of the checks: a failure outweighs a pause, which outweighs a pass.
+	State  GateResult         `json:"state"`
+	Checks []RolloutGateCheck `json:"checks"`
+	// When the gates were checked.
+	At *time.Time `json:"at,omitempty"`
+}
+
+// One gate's result.
+type RolloutGateCheck struct {
+	// The gate's name (http or prometheus when it has none).
+	Name  string     `json:"name"`
+	State GateResult `json:"state"`
+	// The value the gate judged (a Prometheus gate's); null when it has none.
+	Value *float64 `json:"value,omitempty"`
+	// One line that says why.
+	Detail string `json:"detail"`
 }
 
 // One wave of a rollout plan.
@@ -394,10 +450,53 @@ type RolloutPass struct {
 	MaxFailures int `json:"maxFailures"`
 }
 
+// Why a rollout is paused, and who may end the pause.
+type RolloutPause struct {
+	Reason string    `json:"reason"`
+	Since  time.Time `json:"since"`
+	// When the pause times out into an abort (pause_timeout).
+	Until time.Time `json:"until"`
+	// Who paused it; null for a pause the rollout decided (an inconclusive gate, on_failure: pause).
+	By *string `json:"by,omitempty"`
+	// The roles and groups allowed to resume or abort it.
+	MayResume []string `json:"mayResume"`
+}
+
 // How a deploy's targets are rolled out: the passes in order, and every target with its outcome.
 type RolloutPlan struct {
 	Passes  []RolloutPass   `json:"passes"`
 	Targets []PlannedTarget `json:"targets"`
+}
+
+// One target of a rollout: its outcome, its place, and where it stands.
+type RolloutTarget struct {
+	Name    string        `json:"name"`
+	Labels  []KeyValue    `json:"labels"`
+	Outcome TargetOutcome `json:"outcome"`
+	// The wave of a targeted or deferred target; null otherwise.
+	Wave *string `json:"wave,omitempty"`
+	// The batch in its wave (from 1); null when it has no wave.
+	Batch *int             `json:"batch,omitempty"`
+	State RolloutStepState `json:"state"`
+	// The version the target runs once its batch activated, or the one it was brought back to.
+	Release *string `json:"release,omitempty"`
+	Error   *string `json:"error,omitempty"`
+}
+
+// One wave of a running (or finished) rollout.
+type RolloutWave struct {
+	Name  string    `json:"name"`
+	State WaveState `json:"state"`
+	// The names of its targets, in the order written; empty for an empty wave.
+	Targets []string             `json:"targets"`
+	Batches []RolloutBatchStatus `json:"batches"`
+	Bake    *RolloutBake         `json:"bake,omitempty"`
+	// Null until the gates ran.
+	Gate *RolloutGate `json:"gate,omitempty"`
+	// The approval asked before the wave; null when it asks none.
+	Approval *ApprovalStatus `json:"approval,omitempty"`
+	// When the freeze window deferring the wave ends; null unless it is deferred.
+	DeferredUntil *time.Time `json:"deferredUntil,omitempty"`
 }
 
 // A recurring schedule (schedule.cron): every tick starts a deploy <name>@<UTC time> with the plan captured at submission.
@@ -557,6 +656,70 @@ func (e DeploymentState) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// How a gate check ended; the gate of a wave combines its checks under the rollout's no_data policy.
+type GateResult string
+
+const (
+	// The gate saw what it wants.
+	GateResultPass GateResult = "PASS"
+	// The gate saw something it does not want: an unhealthy target, a value out of bounds.
+	GateResultFail GateResult = "FAIL"
+	// The gate could not be evaluated (Prometheus unreachable, a refused query): the rollout pauses.
+	GateResultInconclusive GateResult = "INCONCLUSIVE"
+	// The gate got no value to judge: the rollout's no_data policy decides.
+	GateResultNoData GateResult = "NO_DATA"
+)
+
+var AllGateResult = []GateResult{
+	GateResultPass,
+	GateResultFail,
+	GateResultInconclusive,
+	GateResultNoData,
+}
+
+func (e GateResult) IsValid() bool {
+	switch e {
+	case GateResultPass, GateResultFail, GateResultInconclusive, GateResultNoData:
+		return true
+	}
+	return false
+}
+
+func (e GateResult) String() string {
+	return string(e)
+}
+
+func (e *GateResult) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = GateResult(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid GateResult", str)
+	}
+	return nil
+}
+
+func (e GateResult) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *GateResult) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e GateResult) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 type ReleaseState string
 
 const (
@@ -678,6 +841,145 @@ func (e *RollbackState) UnmarshalJSON(b []byte) error {
 }
 
 func (e RollbackState) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Where a rollout as a whole stands.
+type RolloutState string
+
+const (
+	// Planned; no wave has started yet.
+	RolloutStatePending RolloutState = "PENDING"
+	// A wave is running its batches, baking or checking its gates.
+	RolloutStateRunning RolloutState = "RUNNING"
+	// Waiting for someone allowed to resume or abort it (see pause); it aborts when the pause times out.
+	RolloutStatePaused RolloutState = "PAUSED"
+	// The next wave waits for its approvals.
+	RolloutStateAwaitingApproval RolloutState = "AWAITING_APPROVAL"
+	// The next wave waits for a freeze window over its targets to end.
+	RolloutStateDeferred RolloutState = "DEFERRED"
+	// Every wave passed.
+	RolloutStateCompleted RolloutState = "COMPLETED"
+	// A wave failed, or someone aborted it: the waves done are rolled back per the rollback policy.
+	RolloutStateAborted RolloutState = "ABORTED"
+)
+
+var AllRolloutState = []RolloutState{
+	RolloutStatePending,
+	RolloutStateRunning,
+	RolloutStatePaused,
+	RolloutStateAwaitingApproval,
+	RolloutStateDeferred,
+	RolloutStateCompleted,
+	RolloutStateAborted,
+}
+
+func (e RolloutState) IsValid() bool {
+	switch e {
+	case RolloutStatePending, RolloutStateRunning, RolloutStatePaused, RolloutStateAwaitingApproval, RolloutStateDeferred, RolloutStateCompleted, RolloutStateAborted:
+		return true
+	}
+	return false
+}
+
+func (e RolloutState) String() string {
+	return string(e)
+}
+
+func (e *RolloutState) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = RolloutState(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid RolloutState", str)
+	}
+	return nil
+}
+
+func (e RolloutState) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *RolloutState) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e RolloutState) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The step vocabulary, with ROLLED_BACK for what a compensation brought back: the state of a batch or a target of a rollout.
+type RolloutStepState string
+
+const (
+	RolloutStepStatePending    RolloutStepState = "PENDING"
+	RolloutStepStateRunning    RolloutStepState = "RUNNING"
+	RolloutStepStateSuccess    RolloutStepState = "SUCCESS"
+	RolloutStepStateError      RolloutStepState = "ERROR"
+	RolloutStepStateSkipped    RolloutStepState = "SKIPPED"
+	RolloutStepStateCancelled  RolloutStepState = "CANCELLED"
+	RolloutStepStateRolledBack RolloutStepState = "ROLLED_BACK"
+)
+
+var AllRolloutStepState = []RolloutStepState{
+	RolloutStepStatePending,
+	RolloutStepStateRunning,
+	RolloutStepStateSuccess,
+	RolloutStepStateError,
+	RolloutStepStateSkipped,
+	RolloutStepStateCancelled,
+	RolloutStepStateRolledBack,
+}
+
+func (e RolloutStepState) IsValid() bool {
+	switch e {
+	case RolloutStepStatePending, RolloutStepStateRunning, RolloutStepStateSuccess, RolloutStepStateError, RolloutStepStateSkipped, RolloutStepStateCancelled, RolloutStepStateRolledBack:
+		return true
+	}
+	return false
+}
+
+func (e RolloutStepState) String() string {
+	return string(e)
+}
+
+func (e *RolloutStepState) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = RolloutStepState(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid RolloutStepState", str)
+	}
+	return nil
+}
+
+func (e RolloutStepState) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *RolloutStepState) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e RolloutStepState) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
@@ -925,6 +1227,86 @@ func (e *TargetOutcome) UnmarshalJSON(b []byte) error {
 }
 
 func (e TargetOutcome) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// Where one wave of a rollout stands.
+type WaveState string
+
+const (
+	WaveStatePending          WaveState = "PENDING"
+	WaveStateAwaitingApproval WaveState = "AWAITING_APPROVAL"
+	// Its targets are under a freeze window: it starts by itself when the window ends (deferredUntil).
+	WaveStateDeferred WaveState = "DEFERRED"
+	// Its batches are running, one after the other.
+	WaveStateRunning WaveState = "RUNNING"
+	// Every batch is done; the bake runs until bake.until.
+	WaveStateBaking WaveState = "BAKING"
+	// The bake is over; the gates are being checked.
+	WaveStateGating WaveState = "GATING"
+	WaveStatePaused WaveState = "PAUSED"
+	WaveStatePassed WaveState = "PASSED"
+	WaveStateFailed WaveState = "FAILED"
+	// Never started: an earlier wave failed or the rollout was aborted.
+	WaveStateSkipped WaveState = "SKIPPED"
+	// Its batches were compensated after a later wave failed.
+	WaveStateRolledBack WaveState = "ROLLED_BACK"
+)
+
+var AllWaveState = []WaveState{
+	WaveStatePending,
+	WaveStateAwaitingApproval,
+	WaveStateDeferred,
+	WaveStateRunning,
+	WaveStateBaking,
+	WaveStateGating,
+	WaveStatePaused,
+	WaveStatePassed,
+	WaveStateFailed,
+	WaveStateSkipped,
+	WaveStateRolledBack,
+}
+
+func (e WaveState) IsValid() bool {
+	switch e {
+	case WaveStatePending, WaveStateAwaitingApproval, WaveStateDeferred, WaveStateRunning, WaveStateBaking, WaveStateGating, WaveStatePaused, WaveStatePassed, WaveStateFailed, WaveStateSkipped, WaveStateRolledBack:
+		return true
+	}
+	return false
+}
+
+func (e WaveState) String() string {
+	return string(e)
+}
+
+func (e *WaveState) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = WaveState(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid WaveState", str)
+	}
+	return nil
+}
+
+func (e WaveState) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *WaveState) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e WaveState) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

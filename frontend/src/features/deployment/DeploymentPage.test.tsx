@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { DeploymentViewFragment, StepViewFragment } from "../../gql/graphql";
 import { fakeApi } from "../../test/fakeApi";
 import { DeploymentPage } from "./DeploymentPage";
+import { rollout, target, wave } from "./rolloutFixture";
 
 function op(name: string, kind: StepViewFragment["kind"], position: number, state: StepViewFragment["state"], error: string | null = null): StepViewFragment {
   const started = state === "PENDING" ? null : "2026-11-30T10:00:05Z";
@@ -75,6 +76,7 @@ function deployment(patch: Partial<DeploymentViewFragment>): DeploymentViewFragm
       op("activation", "RUN", 3, "PENDING"),
     ],
     rollback: null,
+    rollout: null,
     ...patch,
   };
 }
@@ -94,6 +96,36 @@ function renderPage(first: DeploymentViewFragment) {
 }
 
 describe("DeploymentPage", () => {
+  it("follows a rollout live: a batch done, the next wave current, a deploy without rollout shows none", async () => {
+    const targets = (eu2: "PENDING" | "RUNNING" | "SUCCESS") => [
+      target("eu-1", { wave: "canary", batch: 1, state: "SUCCESS" }),
+      target("eu-2", { wave: "eu", batch: 1, state: eu2 }),
+    ];
+    const waves = (canary: "BAKING" | "PASSED", eu: "PENDING" | "RUNNING" | "PASSED") => [
+      wave("canary", [["eu-1"]], { state: canary, bake: { seconds: 60, until: canary === "BAKING" ? "2026-11-30T10:01:00Z" : null } }),
+      wave("eu", [["eu-2"]], { state: eu }),
+    ];
+    const { push } = renderPage(deployment({ rollout: rollout(waves("BAKING", "PENDING"), targets("PENDING"), { currentWave: "canary" }) }));
+    const panel = await screen.findByRole("region", { name: "Rollout" });
+    expect(within(panel).getByRole("listitem", { name: "Wave 1 of 2: canary, Baking" })).toHaveAttribute("aria-current", "step");
+    expect(within(panel).getByRole("img", { name: "eu-2: targeted, Not started" })).toBeInTheDocument();
+
+    push(deployment({ updatedAt: "2026-11-30T10:01:05Z", rollout: rollout(waves("PASSED", "RUNNING"), targets("RUNNING"), { currentWave: "eu" }) }));
+    expect(await within(panel).findByRole("img", { name: "eu-2: targeted, Running" })).toHaveAttribute("data-state", "RUNNING");
+    expect(within(panel).getByRole("listitem", { name: "Wave 2 of 2: eu, Running" })).toHaveAttribute("aria-current", "step");
+    expect(within(panel).getByRole("listitem", { name: "Wave 1 of 2: canary, Passed" })).not.toHaveAttribute("aria-current");
+
+    push(deployment({ updatedAt: "2026-11-30T10:01:09Z", rollout: rollout(waves("PASSED", "PASSED"), targets("SUCCESS"), { state: "COMPLETED" }) }));
+    expect(await within(panel).findByText("completed, 2 waves · 2/2 targets")).toBeInTheDocument();
+    expect(within(panel).getByRole("img", { name: "eu-2: targeted, Success" })).toHaveTextContent("✓");
+  });
+
+  it("has no rollout panel for a deploy without rollout", async () => {
+    renderPage(deployment({}));
+    await screen.findByRole("list", { name: "Steps" });
+    expect(screen.queryByRole("region", { name: "Rollout" })).toBeNull();
+  });
+
   it("shows the checkpoints in the timeline and follows the rollback live below it", async () => {
     const { push } = renderPage(deployment({}));
     const steps = await screen.findByRole("list", { name: "Steps" });

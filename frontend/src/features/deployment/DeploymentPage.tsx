@@ -19,6 +19,7 @@ import { emptyLive, liveReducer } from "./liveDeployment";
 import { LogViewer } from "./LogViewer";
 import { showsRollback } from "./rollback";
 import { RollbackPanel } from "./RollbackPanel";
+import { RolloutPanel } from "./RolloutPanel";
 import { DependentsFeedSubscription, DeploymentLiveSubscription, DeploymentPageQuery } from "./queries";
 import { StepsTimeline } from "./StepsTimeline";
 import styles from "./DeploymentPage.module.css";
@@ -137,6 +138,7 @@ function DeploymentView({ id }: { id: string }) {
           <DeploymentFacts deployment={d} />
         </div>
         <div className={styles.main}>
+          {d.rollout && <RolloutPanel rollout={d.rollout} />}
           <div className={styles.pipeline}>
             <section className="m-card" aria-labelledby="steps-title">
               <h2 id="steps-title" className={styles.cardTitle}>

@@ -111,6 +111,77 @@ export const DeploymentViewFragment = graphql(`
         ...StepView
       }
     }
+    rollout {
+      ...RolloutView
+    }
+  }
+`);
+
+/** Where a rollout stands, wave by wave and target by target (the status JSON's rollout). */
+export const RolloutViewFragment = graphql(`
+  fragment RolloutView on Rollout {
+    state
+    currentWave
+    targetsTotal
+    targetsDone
+    waves {
+      name
+      state
+      targets
+      deferredUntil
+      batches {
+        index
+        targets
+        state
+        startedAt
+        finishedAt
+      }
+      bake {
+        seconds
+        until
+      }
+      gate {
+        state
+        at
+        checks {
+          name
+          state
+          value
+          detail
+        }
+      }
+      approval {
+        status
+        required
+        groups
+        roles
+        expiresAt
+        approvals {
+          identity
+          approved
+        }
+      }
+    }
+    targets {
+      name
+      labels {
+        key
+        value
+      }
+      outcome
+      wave
+      batch
+      state
+      release
+      error
+    }
+    pause {
+      reason
+      since
+      until
+      by
+      mayResume
+    }
   }
 `);
 

@@ -29,6 +29,7 @@ function deploy(patch: Partial<WallDeploymentFragment>): WallDeploymentFragment 
       { name: "config", state: "SUCCESS", kind: "RUN", position: 0, attempts: 1, error: null },
       { name: "deploy", state: "RUNNING", kind: "RUN", position: 1, attempts: 3, error: "dial tcp 10.0.0.5:22: connect: connection refused" },
     ],
+    rollout: null,
     ...patch,
   };
 }
@@ -90,5 +91,86 @@ describe("WallPage", () => {
     );
     expect(within(failedColumn).queryAllByRole("listitem")).toEqual([]);
     expect(failedColumn).toHaveTextContent("No failure in the last 1 h");
+  });
+});
+
+describe("WallPage rollouts", () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["Date", "setTimeout", "clearTimeout"] });
+    vi.setSystemTime(now);
+  });
+  afterEach(() => vi.useRealTimers());
+
+  const at = (s: number) => new Date(now + s * 1000).toISOString();
+  const rolling = (patch: Partial<NonNullable<WallDeploymentFragment["rollout"]>> = {}): WallDeploymentFragment["rollout"] => ({
+    state: "RUNNING",
+    currentWave: "eu",
+    targetsTotal: 9,
+    targetsDone: 5,
+    waves: [
+      { name: "canary", state: "PASSED", deferredUntil: null, bake: { until: at(-300) }, batches: [{ state: "SUCCESS" }] },
+      { name: "eu", state: "BAKING", deferredUntil: null, bake: { until: at(100) }, batches: [{ state: "SUCCESS" }, { state: "SUCCESS" }] },
+      { name: "rest", state: "PENDING", deferredUntil: null, bake: null, batches: [{ state: "PENDING" }] },
+    ],
+    ...patch,
+  });
+
+  async function renderWall(...activity: WallDeploymentFragment[]) {
+    const api = fakeApi({ Wall: () => ({ activity, failed: { nodes: [] }, inService: [] }) });
+    render(
+      <MemoryRouter initialEntries={["/wall"]}>
+        <WallPage />
+      </MemoryRouter>,
+      { wrapper: api.wrapper },
+    );
+    await act(async () => {});
+    return api;
+  }
+
+  it("shows where a running rollout stands, its bake counting down", async () => {
+    await renderWall(deploy({ id: "fleet-1", rollout: rolling() }), deploy({ id: "plain-1", environment: "dev" }));
+    const line = card("fleet-1").querySelector("[data-rollout-state]");
+    expect(line).toHaveTextContent("wave 2 of 3 · 5/9 targets · baking 1:40");
+    act(() => vi.advanceTimersByTime(1005));
+    expect(line).toHaveTextContent("wave 2 of 3 · 5/9 targets · baking 1:39");
+    // A deploy without rollout has no such line.
+    expect(card("plain-1").querySelector("[data-rollout-state]")).toBeNull();
+  });
+
+  it.each([
+    ["paused", { state: "PAUSED" as const }, "wave 2 of 3 · 5/9 targets · paused"],
+    [
+      "awaiting the approval of its last wave",
+      { state: "AWAITING_APPROVAL" as const, currentWave: "rest", targetsDone: 6 },
+      "wave 3 of 3 · 6/9 targets · awaiting approval",
+    ],
+  ])("says so when %s", async (_, patch, want) => {
+    await renderWall(deploy({ id: "fleet-1", rollout: rolling(patch) }));
+    expect(card("fleet-1").querySelector("[data-rollout-state]")).toHaveTextContent(want);
+  });
+
+  it("follows the rollout live", async () => {
+    const api = await renderWall(deploy({ id: "fleet-1", rollout: rolling() }));
+    act(() =>
+      api.push("WallFeed", {
+        activity: {
+          kind: "step",
+          deployment: deploy({
+            id: "fleet-1",
+            updatedAt: "2026-11-30T11:59:30Z",
+            rollout: rolling({
+              currentWave: "rest",
+              targetsDone: 6,
+              waves: [
+                { name: "canary", state: "PASSED", deferredUntil: null, bake: null, batches: [{ state: "SUCCESS" }] },
+                { name: "eu", state: "PASSED", deferredUntil: null, bake: null, batches: [{ state: "SUCCESS" }] },
+                { name: "rest", state: "RUNNING", deferredUntil: null, bake: null, batches: [{ state: "SUCCESS" }, { state: "RUNNING" }, { state: "PENDING" }] },
+              ],
+            }),
+          }),
+        },
+      }),
+    );
+    expect(card("fleet-1").querySelector("[data-rollout-state]")).toHaveTextContent("wave 3 of 3 · 6/9 targets · batch 2 of 3");
   });
 });

@@ -7,6 +7,7 @@ import { useSubscriptionEvents } from "../../shared/api/live";
 import { describeError } from "../../shared/errors";
 import { elapsed, formatDuration } from "../../shared/format";
 import { attemptNote, planProgress } from "../../shared/progress";
+import { rolloutLine } from "../../shared/rollout";
 import { StepProgress } from "../../shared/StepProgress";
 import { deploymentStateInfo, failedStates } from "../../shared/states";
 import { formatClock, formatRelative, useNow } from "../../shared/time";
@@ -46,6 +47,11 @@ function Card({ d, kind, failures = 1, now }: { d: WallDeploymentFragment; kind:
             </span>
             <span className={styles.figure}>{formatDuration(elapsed(d.startedAt ?? d.createdAt, null, now))}</span>
           </div>
+          {d.rollout && (
+            <div className={styles.rollout} data-rollout-state={d.rollout.state}>
+              {rolloutLine(d.rollout, now)}
+            </div>
+          )}
         </>
       )}
       {kind === "waiting" && (

@@ -26,6 +26,7 @@ function d(id: string, state: DeploymentState, finishedAgoMs: number | null = nu
     error: null,
     plan: { steps: [{ name: "deploy", maxRetries: 2 }] },
     steps: state === "ERROR" ? [{ name: "deploy", state: "ERROR", kind: "RUN", position: 0, attempts: 1, error: "exit 1" }] : [],
+    rollout: null,
     ...patch,
   };
 }

@@ -33,6 +33,23 @@ export const WallDeploymentFragment = graphql(`
       attempts
       error
     }
+    rollout {
+      state
+      currentWave
+      targetsTotal
+      targetsDone
+      waves {
+        name
+        state
+        deferredUntil
+        bake {
+          until
+        }
+        batches {
+          state
+        }
+      }
+    }
   }
 `);
 

@@ -1,0 +1,168 @@
+package graph
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"manent.dev/manent/deploy"
+	"manent.dev/manent/graph/model"
+)
+
+func TestToModelRollout(t *testing.T) {
+	// In another zone on purpose: the API gives every time in UTC.
+	paris := time.FixedZone("CET", 3600)
+	t0 := time.Date(2026, 3, 1, 11, 0, 0, 0, paris)
+	t1, until := t0.Add(20*time.Second), t0.Add(140*time.Second)
+	utc := func(t time.Time) *time.Time { u := t.UTC(); return &u }
+	str := func(s string) *string { return &s }
+	ptr := func(n int) *int { return &n }
+	value := 0.0042
+	wave := "eu"
+
+	tests := []struct {
+		name string
+		in   *deploy.RolloutStatus
+		want *model.Rollout
+	}{
+		{name: "a deploy without rollout", in: nil, want: nil},
+		{
+			name: "the second wave baking, the third pending, an excluded target",
+			in: &deploy.RolloutStatus{
+				State: deploy.RolloutRunning, CurrentWave: &wave,
+				Waves: []deploy.RolloutWaveStatus{
+					{
+						Name: "canary", State: deploy.WavePassed, Targets: []string{"eu-1"},
+						Batches: []deploy.RolloutBatchStatus{{Index: 1, Targets: []string{"eu-1"}, State: deploy.StepSuccess, StartedAt: &t0, FinishedAt: &t1}},
+						Bake:    &deploy.RolloutBake{Duration: time.Minute, Seconds: 60, Until: &t1},
+						Gate: &deploy.RolloutGate{State: deploy.GatePass, At: &t1, Checks: []deploy.RolloutGateCheck{
+							{Name: "errors", State: deploy.GatePass, Value: &value, Detail: "0.0042 within max 0.01"},
+							{Name: "health", State: deploy.GatePass, Detail: "1 of 1 target answered 200"},
+						}},
+					},
+					{
+						Name: "eu", State: deploy.WaveBaking, Targets: []string{"eu-2", "eu-3"},
+						Batches: []deploy.RolloutBatchStatus{{Index: 1, Targets: []string{"eu-2", "eu-3"}, State: deploy.StepSuccess, StartedAt: &t1, FinishedAt: &t1}},
+						Bake:    &deploy.RolloutBake{Duration: 2 * time.Minute, Seconds: 120, Until: &until},
+						Approval: &deploy.StatusApproval{Status: "approved", Required: 1, Groups: []string{"sre"},
+							Approvals: []deploy.Approval{{Identity: "oidc:ana", Approved: true, Comment: "go", Time: t1}}},
+					},
+					// A wave the engine has not reached: no batch state yet, no
+					// bake started.
+					{Name: "rest", State: deploy.WavePending, Targets: []string{"us-1"},
+						Batches: []deploy.RolloutBatchStatus{{Index: 1, Targets: []string{"us-1"}}},
+						Bake:    &deploy.RolloutBake{Duration: 30 * time.Second, Seconds: 30}},
+					{Name: "empty", State: deploy.WavePending},
+				},
+				Targets: []deploy.RolloutTargetStatus{
+					{Name: "eu-1", Labels: map[string]string{"region": "eu", "os": "linux"}, Outcome: deploy.OutcomeTargeted, Wave: "canary", Batch: 1, State: deploy.StepSuccess, Release: str("1.2.0")},
+					{Name: "us-1", Outcome: deploy.OutcomeTargeted, Wave: "rest", Batch: 1},
+					{Name: "us-2", Labels: map[string]string{"maintenance": "true"}, Outcome: deploy.OutcomeExcluded, State: deploy.StepSkipped},
+				},
+			},
+			want: &model.Rollout{
+				State: model.RolloutStateRunning, CurrentWave: &wave, TargetsTotal: 2, TargetsDone: 1,
+				Waves: []model.RolloutWave{
+					{
+						Name: "canary", State: model.WaveStatePassed, Targets: []string{"eu-1"},
+						Batches: []model.RolloutBatchStatus{{Index: 1, Targets: []string{"eu-1"}, State: model.RolloutStepStateSuccess, StartedAt: utc(t0), FinishedAt: utc(t1)}},
+						Bake:    &model.RolloutBake{Seconds: 60, Until: utc(t1)},
+						Gate: &model.RolloutGate{State: model.GateResultPass, At: utc(t1), Checks: []model.RolloutGateCheck{
+							{Name: "errors", State: model.GateResultPass, Value: &value, Detail: "0.0042 within max 0.01"},
+							{Name: "health", State: model.GateResultPass, Detail: "1 of 1 target answered 200"},
+						}},
+					},
+					{
+						Name: "eu", State: model.WaveStateBaking, Targets: []string{"eu-2", "eu-3"},
+						Batches: []model.RolloutBatchStatus{{Index: 1, Targets: []string{"eu-2", "eu-3"}, State: model.RolloutStepStateSuccess, StartedAt: utc(t1), FinishedAt: utc(t1)}},
+						Bake:    &model.RolloutBake{Seconds: 120, Until: utc(until)},
+						Approval: &model.ApprovalStatus{Status: "approved", Required: 1, Groups: []string{"sre"}, Roles: []string{},
+							Approvals: []model.Approval{{Identity: "oidc:ana", Approved: true, Comment: "go", Time: t1}}},
+					},
+					{Name: "rest", State: model.WaveStatePending, Targets: []string{"us-1"},
+						Batches: []model.RolloutBatchStatus{{Index: 1, Targets: []string{"us-1"}, State: model.RolloutStepStatePending}},
+						Bake:    &model.RolloutBake{Seconds: 30}},
+					{Name: "empty", State: model.WaveStatePending, Targets: []string{}, Batches: []model.RolloutBatchStatus{}},
+				},
+				Targets: []model.RolloutTarget{
+					{Name: "eu-1", Labels: []model.KeyValue{{Key: "os", Value: "linux"}, {Key: "region", Value: "eu"}}, Outcome: model.TargetOutcomeTargeted,
+						Wave: str("canary"), Batch: ptr(1), State: model.RolloutStepStateSuccess, Release: str("1.2.0")},
+					{Name: "us-1", Labels: []model.KeyValue{}, Outcome: model.TargetOutcomeTargeted, Wave: str("rest"), Batch: ptr(1), State: model.RolloutStepStatePending},
+					{Name: "us-2", Labels: []model.KeyValue{{Key: "maintenance", Value: "true"}}, Outcome: model.TargetOutcomeExcluded, State: model.RolloutStepStateSkipped},
+				},
+			},
+		},
+		{
+			name: "paused by a person, a deferred target, a rolled back one",
+			in: &deploy.RolloutStatus{
+				State: deploy.RolloutPaused, CurrentWave: &wave,
+				Waves: []deploy.RolloutWaveStatus{{Name: "eu", State: deploy.WaveDeferred, Targets: []string{"eu-2"}, DeferredUntil: &until,
+					Gate: &deploy.RolloutGate{State: deploy.GateNoData, Checks: []deploy.RolloutGateCheck{{Name: "prometheus", State: deploy.GateNoData, Detail: "empty vector"}}}}},
+				Targets: []deploy.RolloutTargetStatus{
+					{Name: "eu-1", Outcome: deploy.OutcomeTargeted, Wave: "canary", Batch: 1, State: deploy.TargetRolledBack, Release: str("1.1.0"), Error: str("wave eu failed")},
+					{Name: "eu-2", Outcome: deploy.OutcomeDeferred, Wave: "eu", Batch: 2, State: deploy.StepPending},
+				},
+				Pause: &deploy.RolloutPauseStatus{Reason: "paused by oidc:ana", Since: t0, Until: until, By: str("oidc:ana"), MayResume: []string{"role:deployer"}},
+			},
+			want: &model.Rollout{
+				State: model.RolloutStatePaused, CurrentWave: &wave, TargetsTotal: 2, TargetsDone: 0,
+				Waves: []model.RolloutWave{{Name: "eu", State: model.WaveStateDeferred, Targets: []string{"eu-2"}, Batches: []model.RolloutBatchStatus{}, DeferredUntil: utc(until),
+					Gate: &model.RolloutGate{State: model.GateResultNoData, Checks: []model.RolloutGateCheck{{Name: "prometheus", State: model.GateResultNoData, Detail: "empty vector"}}}}},
+				Targets: []model.RolloutTarget{
+					{Name: "eu-1", Labels: []model.KeyValue{}, Outcome: model.TargetOutcomeTargeted, Wave: str("canary"), Batch: ptr(1),
+						State: model.RolloutStepStateRolledBack, Release: str("1.1.0"), Error: str("wave eu failed")},
+					{Name: "eu-2", Labels: []model.KeyValue{}, Outcome: model.TargetOutcomeDeferred, Wave: str("eu"), Batch: ptr(2), State: model.RolloutStepStatePending},
+				},
+				Pause: &model.RolloutPause{Reason: "paused by oidc:ana", Since: t0.UTC(), Until: until.UTC(), By: str("oidc:ana"), MayResume: []string{"role:deployer"}},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := toModelRollout(tt.in)
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("toModelRollout =\n%+v\nwant\n%+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRolloutEnumsCoverTheDomain: every state the domain may write is a
+// value of the schema's enum (an unknown one would reach clients as a
+// value their types do not have).
+func TestRolloutEnumsCoverTheDomain(t *testing.T) {
+	rollouts := []deploy.RolloutState{deploy.RolloutPending, deploy.RolloutRunning, deploy.RolloutPaused,
+		deploy.RolloutAwaitingApproval, deploy.RolloutDeferred, deploy.RolloutCompleted, deploy.RolloutAborted}
+	waves := []deploy.WaveState{deploy.WavePending, deploy.WaveAwaitingApproval, deploy.WaveDeferred, deploy.WaveRunning,
+		deploy.WaveBaking, deploy.WaveGating, deploy.WavePaused, deploy.WavePassed, deploy.WaveFailed, deploy.WaveSkipped, deploy.WaveRolledBack}
+	steps := []deploy.StepState{deploy.StepPending, deploy.StepRunning, deploy.StepSuccess, deploy.StepError,
+		deploy.StepSkipped, deploy.StepCancelled, deploy.TargetRolledBack}
+	gates := []deploy.GateResult{deploy.GatePass, deploy.GateFail, deploy.GateInconclusive, deploy.GateNoData}
+	outcomes := []deploy.TargetOutcome{deploy.OutcomeTargeted, deploy.OutcomeExcluded, deploy.OutcomeRejected, deploy.OutcomeDeferred}
+
+	for _, s := range rollouts {
+		if got := toModelRollout(&deploy.RolloutStatus{State: s}).State; !got.IsValid() {
+			t.Errorf("rollout state %q is %q, not a RolloutState", s, got)
+		}
+	}
+	for _, s := range waves {
+		if got := toModelRolloutWave(deploy.RolloutWaveStatus{State: s}).State; !got.IsValid() {
+			t.Errorf("wave state %q is %q, not a WaveState", s, got)
+		}
+	}
+	for _, s := range steps {
+		if got := toModelRolloutStepState(s); !got.IsValid() {
+			t.Errorf("step state %q is %q, not a RolloutStepState", s, got)
+		}
+	}
+	for _, g := range gates {
+		if got := toModelGateResult(g); !got.IsValid() {
+			t.Errorf("gate result %q is %q, not a GateResult", g, got)
+		}
+	}
+	for _, o := range outcomes {
+		if got := toModelRolloutTarget(deploy.RolloutTargetStatus{Outcome: o}).Outcome; !got.IsValid() {
+			t.Errorf("outcome %q is %q, not a TargetOutcome", o, got)
+		}
+	}
+}
