@@ -33,6 +33,7 @@ type Status struct {
 	Plan        []string        `json:"plan"`
 	CurrentStep *string         `json:"current_step"`
 	Steps       []StatusStep    `json:"steps"`
+	Rollout     *RolloutStatus  `json:"rollout,omitempty"`
 	Rollback    *RollbackStatus `json:"rollback,omitempty"`
 	Exports     map[string]any  `json:"exports,omitempty"`
 	Error       *string         `json:"error"`
@@ -142,6 +143,7 @@ func NewStatus(d *Deployment) Status {
 			Output: out, Error: optional(s.Error),
 		})
 	}
+	st.Rollout = d.RolloutStatus()
 	if d.Rollback != "" || len(d.Compensations()) > 0 {
 		st.Rollback = newRollbackStatus(d)
 	}
