@@ -77,6 +77,7 @@ func statusTable(w io.Writer, d *client.DeploymentDetail) error {
 		row(tw, "Error", d.Error)
 	}
 	rollbackRow(tw, d)
+	rolloutRow(tw, d)
 	governanceRows(tw, d)
 	if a := d.After; a != nil {
 		afterRows(tw, a)
@@ -139,6 +140,41 @@ func rollbackRow(tw *tabwriter.Writer, d *client.DeploymentDetail) {
 		summary += fmt.Sprintf(", %d compensations", n)
 	}
 	row(tw, "Rollback", summary)
+}
+
+// rolloutRow sums the rollout up on one line: its state, the wave in
+// progress and the targets done ("running, wave eu (2 of 3), 5/9 targets
+// done"); -o json has every wave, batch and target.
+func rolloutRow(tw *tabwriter.Writer, d *client.DeploymentDetail) {
+	var st struct {
+		Rollout *deploy.RolloutStatus `json:"rollout"`
+	}
+	if json.Unmarshal(d.Status, &st) != nil || st.Rollout == nil {
+		return
+	}
+	row(tw, "Rollout", rolloutSummary(st.Rollout))
+}
+
+func rolloutSummary(r *deploy.RolloutStatus) string {
+	summary := string(r.State)
+	if r.CurrentWave != nil {
+		for i, w := range r.Waves {
+			if w.Name == *r.CurrentWave {
+				summary += fmt.Sprintf(", wave %s (%d of %d, %s)", w.Name, i+1, len(r.Waves), w.State)
+			}
+		}
+	}
+	done, targeted := 0, 0
+	for _, t := range r.Targets {
+		if t.Outcome != deploy.OutcomeTargeted {
+			continue
+		}
+		targeted++
+		if t.State == deploy.StepSuccess {
+			done++
+		}
+	}
+	return summary + fmt.Sprintf(", %d/%d targets done", done, targeted)
 }
 
 // rollbackWord is a rollback state as the status JSON and the docs spell
