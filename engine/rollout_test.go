@@ -536,3 +536,29 @@ rollout: {rule: {labels: {os: linux}}}
 		}
 	}
 }
+
+// TestCancelDuringBake: a cancel wakes a rollout in its bake, which stops
+// at once rather than at the bake's end.
+func TestCancelDuringBake(t *testing.T) {
+	f := newFleetEnv(t, "cbake", nil, []fleetTarget{{"a", "r: x"}, {"b", "r: y"}}, `rollout:
+  waves: [{name: one, count: 1, bake: 10m}, {name: two}]
+`)
+	f.submitTo("cb", "cbake", "1.0.0")
+	f.wait("cb", func(d *deploy.Deployment) bool {
+		st := d.RolloutStatus()
+		return st != nil && st.Waves[0].State == deploy.WaveBaking && st.Waves[0].Bake.Until != nil
+	})
+	if _, err := f.eng.Cancel(f.ctx, "cb"); err != nil {
+		t.Fatal(err)
+	}
+	d := f.waitState("cb", deploy.StateCancelled)
+	if want := "cancelled by token:ci after step activation[1/1], before bake[1]"; d.Error != want {
+		t.Fatalf("error %q, want %q", d.Error, want)
+	}
+	if s := step(d, "bake"); s.State != deploy.StepCancelled {
+		t.Fatalf("bake = %s, want CANCELLED", s.State)
+	}
+	if _, err := os.Stat(f.targets["b"]); !os.IsNotExist(err) {
+		t.Fatalf("wave two ran after the cancel: %v", err)
+	}
+}
