@@ -240,9 +240,9 @@ func prometheus(t *testing.T) string {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case strings.HasPrefix(r.URL.Path, "/ok/"):
-			fmt.Fprint(w, `{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"0.001"]}]}}`)
+			_, _ = fmt.Fprint(w, `{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1,"0.001"]}]}}`)
 		case strings.HasPrefix(r.URL.Path, "/nodata/"):
-			fmt.Fprint(w, `{"status":"success","data":{"resultType":"vector","result":[]}}`)
+			_, _ = fmt.Fprint(w, `{"status":"success","data":{"resultType":"vector","result":[]}}`)
 		default:
 			w.WriteHeader(http.StatusInternalServerError)
 		}
