@@ -147,6 +147,11 @@ type Effective struct {
 	// Rollout is how the targets are rolled out, defaults applied; nil is
 	// one pass over every target at once.
 	Rollout *RolloutSpec `json:"rollout,omitempty"`
+	// RolloutPlan is the plan of Rollout the config step made from the
+	// configuration valid when the deploy ran: the passes and batches the
+	// engine runs, and the status shows. Nil at submission (the plan of
+	// validate is Plan.Rollout) and for a deploy without rollout.
+	RolloutPlan *RolloutPlan `json:"rollout_plan,omitempty"`
 	// ConfigSource and ConfigRevision record which environment configuration
 	// was used: its file and the SHA-256 of its content.
 	ConfigSource   string `json:"config_source,omitempty"`

@@ -1,8 +1,283 @@
 package deploy
 
-// RolloutStatus is where d's rollout stands, built from its plan and its
-// step records; nil for a deploy without rollout. The engine fills it: until
-// it runs rollouts, no deploy has one to show.
+import (
+	"encoding/json"
+	"time"
+)
+
+// The records of what a pass of a rollout does after its last batch: its
+// bake and its gates, each an operation of the deploy (StepKey with the
+// pass, batch 0: "bake[2]", "gates[2]") of type StepTypeRollout. The
+// output of the gates' record holds the verdict and the checks. These are
+// stored names.
+const (
+	StepBake          = "bake"
+	StepGates         = "gates"
+	StepTypeRollout   = "rollout"
+	OutputGateVerdict = "verdict"
+	// OutputGateChecks is the JSON list of the checks ([]RolloutGateCheck).
+	OutputGateChecks = "checks"
+)
+
+// RolloutStatus is where the rollout of d stands, built from the plan the
+// config step made (the submission's until it ran) and the records of the
+// steps; nil for a deploy without rollout.
 func (d Deployment) RolloutStatus() *RolloutStatus {
-	return nil
+	plan := d.Effective.RolloutPlan
+	if plan == nil {
+		plan = d.Plan.Rollout
+	}
+	if plan == nil {
+		return nil
+	}
+	v := newRolloutView(&d)
+	st := &RolloutStatus{State: RolloutPending, Waves: []RolloutWaveStatus{}, Targets: []RolloutTargetStatus{}}
+	waveOf := map[int]string{}
+	for _, p := range plan.Passes {
+		waveOf[p.Index] = p.Name
+		w := v.wave(p)
+		if st.CurrentWave == nil && (w.State == WaveRunning || w.State == WaveBaking || w.State == WaveGating) {
+			name := p.Name
+			st.CurrentWave = &name
+		}
+		st.Waves = append(st.Waves, w)
+	}
+	started := false
+	for _, t := range plan.Targets {
+		ts := RolloutTargetStatus{Name: t.Name, Labels: t.Labels, Outcome: t.Outcome, State: StepSkipped}
+		if t.Outcome == OutcomeTargeted {
+			ts.Wave, ts.Batch = waveOf[t.Pass], t.Batch
+			b := v.batch(t.Pass, t.Batch)
+			ts.State, ts.Error = b.state, optional(b.err)
+			started = started || b.started
+			if b.rolledBack {
+				ts.State = TargetRolledBack
+			} else if b.activated {
+				version := d.Artifact.Version
+				ts.Release = &version
+			}
+		}
+		st.Targets = append(st.Targets, ts)
+	}
+	switch {
+	case d.State == StateSuccess:
+		st.State = RolloutCompleted
+	case d.State.Terminal() && (started || d.StartedAt != nil):
+		st.State = RolloutAborted
+	case started:
+		st.State = RolloutRunning
+	}
+	return st
+}
+
+// rolloutView indexes the records of a deploy for its rollout's status.
+type rolloutView struct {
+	d *Deployment
+	// span are the names of the steps run once per batch, in order.
+	span []string
+	recs map[StepKey]Step
+}
+
+func newRolloutView(d *Deployment) rolloutView {
+	v := rolloutView{d: d, recs: map[StepKey]Step{}}
+	lo, hi := -1, -1
+	for i, s := range d.Plan.Steps {
+		if s.Name == StepDeploy || s.Name == StepActivation {
+			if lo < 0 {
+				lo = i
+			}
+			hi = i
+		}
+	}
+	for i := lo; i >= 0 && i <= hi; i++ {
+		v.span = append(v.span, d.Plan.Steps[i].Name)
+	}
+	for _, s := range d.Steps {
+		v.recs[s.Key()] = s
+	}
+	return v
+}
+
+// batchView is one batch as its records tell it.
+type batchView struct {
+	state      StepState
+	err        string
+	started    bool
+	activated  bool
+	rolledBack bool
+	startedAt  *time.Time
+	finishedAt *time.Time
+}
+
+func (v rolloutView) runKind() StepKind {
+	if v.d.DryRun {
+		return KindDryRun
+	}
+	return KindRun
+}
+
+// batch reads the batch's runs of the span's steps: ERROR when one failed,
+// RUNNING while they go on, SUCCESS once all succeeded; CANCELLED or
+// SKIPPED when the deploy ended before them. Its compensations, when all
+// succeeded, brought its targets back.
+func (v rolloutView) batch(pass, batch int) batchView {
+	b := batchView{state: StepPending}
+	succeeded, compensated, compensations := 0, 0, 0
+	for _, name := range v.span {
+		for _, kind := range []StepKind{KindCheckpoint, v.runKind(), KindRollback} {
+			s, ok := v.recs[StepKey{Step: name, Pass: pass, Batch: batch, Kind: kind}]
+			if !ok {
+				continue
+			}
+			if kind == KindRollback {
+				compensations++
+				if s.State == StepSuccess {
+					compensated++
+				}
+				continue
+			}
+			if s.StartedAt != nil {
+				b.started = true
+				if b.startedAt == nil || s.StartedAt.Before(*b.startedAt) {
+					b.startedAt = utc(s.StartedAt)
+				}
+			}
+			if s.FinishedAt != nil && (b.finishedAt == nil || s.FinishedAt.After(*b.finishedAt)) {
+				b.finishedAt = utc(s.FinishedAt)
+			}
+			if kind == KindCheckpoint {
+				continue
+			}
+			switch s.State {
+			case StepSuccess:
+				succeeded++
+				b.activated = b.activated || name == StepActivation
+			case StepError:
+				b.state, b.err = StepError, s.Error
+			case StepRunning:
+				if b.state != StepError {
+					b.state = StepRunning
+				}
+			case StepCancelled, StepSkipped:
+				if b.state == StepPending {
+					b.state = s.State
+				}
+			}
+		}
+	}
+	switch {
+	case b.state == StepError || b.state == StepRunning:
+	case succeeded == len(v.span) && succeeded > 0:
+		b.state = StepSuccess
+	case succeeded > 0 && !v.d.State.Terminal():
+		// Between two steps of the batch.
+		b.state = StepRunning
+	}
+	if b.state == StepRunning || b.state == StepPending {
+		b.finishedAt = nil
+	}
+	b.rolledBack = compensations > 0 && compensated == compensations
+	return b
+}
+
+// wave is the status of pass p.
+func (v rolloutView) wave(p RolloutPass) RolloutWaveStatus {
+	w := RolloutWaveStatus{Name: p.Name, State: WavePending, Targets: []string{}, Batches: []RolloutBatchStatus{}}
+	done, started, failed, rolledBack := 0, 0, false, 0
+	for _, b := range p.Batches {
+		w.Targets = append(w.Targets, b.Targets...)
+		bv := v.batch(p.Index, b.Index)
+		w.Batches = append(w.Batches, RolloutBatchStatus{Index: b.Index, Targets: b.Targets, State: bv.state,
+			StartedAt: bv.startedAt, FinishedAt: bv.finishedAt})
+		if bv.started {
+			started++
+		}
+		switch bv.state {
+		case StepSuccess:
+			done++
+		case StepError:
+			done++
+			failed = true
+		}
+		if bv.rolledBack {
+			rolledBack++
+		}
+	}
+	if p.Bake > 0 {
+		w.Bake = &RolloutBake{Duration: p.Bake, Seconds: int(p.Bake / time.Second)}
+	}
+	bake, baked := v.recs[StepKey{Step: StepBake, Pass: p.Index, Kind: KindRun}]
+	if baked && w.Bake != nil && bake.StartedAt != nil {
+		until := bake.StartedAt.UTC().Add(p.Bake)
+		w.Bake.Until = &until
+	}
+	gate, gated := v.recs[StepKey{Step: StepGates, Pass: p.Index, Kind: KindRun}]
+	if gated {
+		w.Gate = gateStatus(gate)
+	}
+	terminal := v.d.State.Terminal()
+	switch {
+	case len(p.Batches) == 0:
+		w.State = WaveSkipped
+	case rolledBack > 0 && rolledBack == started:
+		w.State = WaveRolledBack
+	case gated && gate.State == StepError:
+		w.State = WaveFailed
+	case gated && gate.State == StepSuccess:
+		w.State = WavePassed
+	case started == 0 && terminal:
+		w.State = WaveSkipped
+	case started == 0:
+	case done < len(p.Batches) && !terminal:
+		w.State = WaveRunning
+	case baked && bake.State == StepRunning && !terminal:
+		w.State = WaveBaking
+	case terminal && v.d.State == StateSuccess:
+		w.State = WavePassed
+	case terminal:
+		// It began and the deploy ended in it (a failure beyond
+		// max_failures, a cancel).
+		w.State = WaveFailed
+		if !failed && done == len(p.Batches) && (!baked || bake.State == StepSuccess) && !gated && !v.hasGates() {
+			w.State = WavePassed
+		}
+	case w.Bake != nil && !baked:
+		// Its batches are done: the bake begins.
+		w.State = WaveBaking
+	case v.hasGates() && !gated:
+		w.State = WaveGating
+	default:
+		w.State = WavePassed
+	}
+	return w
+}
+
+func (v rolloutView) hasGates() bool {
+	r := v.d.Effective.Rollout
+	return r != nil && len(r.Gates) > 0 && !v.d.DryRun
+}
+
+// gateStatus reads the record of a pass's gates: its state is fail when a
+// check failed, pass when the verdict (under no_data) is, else
+// inconclusive when a check was, else no_data.
+func gateStatus(s Step) *RolloutGate {
+	g := &RolloutGate{Checks: []RolloutGateCheck{}, At: utc(s.FinishedAt)}
+	if raw := s.Output[OutputGateChecks]; raw != "" {
+		_ = json.Unmarshal([]byte(raw), &g.Checks)
+	}
+	seen := map[GateResult]bool{}
+	for _, c := range g.Checks {
+		seen[c.State] = true
+	}
+	switch {
+	case seen[GateFail]:
+		g.State = GateFail
+	case s.Output[OutputGateVerdict] == string(GatePass):
+		g.State = GatePass
+	case seen[GateInconclusive]:
+		g.State = GateInconclusive
+	default:
+		g.State = GateNoData
+	}
+	return g
 }

@@ -33,7 +33,8 @@ type StepKey struct {
 
 // Name is how statuses, logs and DBOS's records show the operation:
 // "deploy", "checkpoint:deploy", "rollback:activation", with the pass and
-// batch of a rollout ("deploy[1/2]") and the target ("deploy@web-1").
+// batch of a rollout ("deploy[1/2]"; "bake[1]" for what a whole pass does)
+// and the target ("deploy@web-1").
 func (k StepKey) Name() string {
 	var b strings.Builder
 	if k.Kind == KindCheckpoint || k.Kind == KindRollback {
@@ -41,7 +42,10 @@ func (k StepKey) Name() string {
 		b.WriteByte(':')
 	}
 	b.WriteString(k.Step)
-	if k.Pass != 0 || k.Batch != 0 {
+	switch {
+	case k.Pass != 0 && k.Batch == 0:
+		fmt.Fprintf(&b, "[%d]", k.Pass)
+	case k.Pass != 0 || k.Batch != 0:
 		fmt.Fprintf(&b, "[%d/%d]", k.Pass, k.Batch)
 	}
 	if k.Target != "" {

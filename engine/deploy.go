@@ -36,8 +36,12 @@ type failure struct {
 	message string
 	// crashed: the step kept stopping its worker.
 	crashed bool
-	// unit is the operation that failed; nil for the exports check.
+	// unit is the operation that failed; nil for the exports check and a
+	// wave's gates.
 	unit *unit
+	// always: the failure is the deploy's as a whole (its exports, a
+	// wave's gates), which rollback.on does not filter.
+	always bool
 }
 
 // deployWorkflow is the durable deploy. It only orchestrates: every side
@@ -131,11 +135,16 @@ type run struct {
 	eff deploy.Effective
 	sha string
 	// outputs are the outputs of the steps run so far, for the exports.
-	outputs     map[string]map[string]string
+	outputs map[string]map[string]string
+	// checkpoints are keyed by checkpointKey: per step, pass and batch.
 	checkpoints map[string]deploy.Checkpoint
-	// inServiceBefore is the deploy in service when activation's checkpoint
-	// was taken, which its compensation gives the inventory back.
-	inServiceBefore string
+	// inServiceBefore is the deploy in service when each checkpoint of
+	// activation was taken (by checkpointKey), which its compensation gives
+	// the inventory back.
+	inServiceBefore map[string]string
+	// failedTargets counts, per pass, the targets of the batches whose
+	// failure the pass tolerated (max_failures).
+	failedTargets map[int]int
 	// ran lists the runs that began, in order: what a rollback compensates.
 	ran []unit
 	// begunHere are the operations whose start this execution recorded
@@ -163,7 +172,8 @@ func (r *run) note(step, level, format string, args ...any) {
 
 func (e *Engine) newRun(in deploy.Job) *run {
 	return &run{e: e, in: in, eff: in.Effective, outputs: map[string]map[string]string{},
-		checkpoints: map[string]deploy.Checkpoint{}, begunHere: map[deploy.StepKey]bool{}}
+		checkpoints: map[string]deploy.Checkpoint{}, inServiceBefore: map[string]string{},
+		failedTargets: map[int]int{}, begunHere: map[deploy.StepKey]bool{}}
 }
 
 func (r *run) runKind() deploy.StepKind {
@@ -176,32 +186,42 @@ func (r *run) runKind() deploy.StepKind {
 // next returns the unit after u (the first one for nil), or false after the
 // last step before cleanup. A step that can be undone is preceded by its
 // checkpoint when the deploy's rollback policy, decided by the config step,
-// is on.
+// is on. Under a rollout, the steps of the batched span (rollout.go) run
+// once per batch, in plan order.
 func (r *run) next(u *unit) (unit, bool) { return r.nextWith(u, r.eff) }
 
 // nextWith is next with the effective deploy eff (the config step's, before
 // the run applies it).
-func (r *run) nextWith(u *unit, eff deploy.Effective) (unit, bool) {
-	pos := 0
+func (r *run) nextWith(u *unit, eff deploy.Effective) (unit, bool) { return r.after(u, eff, false) }
+
+// after is the unit after u under eff; skipBatch leaves the rest of u's
+// batch out (its failure was tolerated) for the next batch.
+func (r *run) after(u *unit, eff deploy.Effective, skipBatch bool) (unit, bool) {
+	pos, pass, batch := 0, 0, 0
 	if u != nil {
-		if u.key.Kind == deploy.KindCheckpoint {
-			return r.runUnit(u.pos), true
+		if u.key.Kind == deploy.KindCheckpoint && !skipBatch {
+			return r.runUnitIn(u.pos, u.key.Pass, u.key.Batch), true
 		}
-		pos = u.pos + 1
+		pos, pass, batch = u.pos+1, u.key.Pass, u.key.Batch
+		pos, pass, batch = r.batchAfter(u.pos, pos, pass, batch, eff, skipBatch)
+	} else {
+		pos, pass, batch = r.batchAfter(-1, 0, 0, 0, eff, false)
 	}
 	if pos >= len(r.in.Plan.Steps) || r.in.Plan.Steps[pos].Name == deploy.StepCleanup {
 		return unit{}, false
 	}
 	step := r.in.Plan.Steps[pos]
 	if eff.Rollback.Enabled && !r.in.Descriptor.DryRun && r.e.kinds.Undoable(step) {
-		return unit{key: deploy.StepKey{Step: step.Name, Kind: deploy.KindCheckpoint}, pos: pos, step: step}, true
+		return unit{key: deploy.StepKey{Step: step.Name, Pass: pass, Batch: batch, Kind: deploy.KindCheckpoint}, pos: pos, step: step}, true
 	}
-	return r.runUnit(pos), true
+	return r.runUnitIn(pos, pass, batch), true
 }
 
-func (r *run) runUnit(pos int) unit {
+func (r *run) runUnit(pos int) unit { return r.runUnitIn(pos, 0, 0) }
+
+func (r *run) runUnitIn(pos, pass, batch int) unit {
 	step := r.in.Plan.Steps[pos]
-	return unit{key: deploy.StepKey{Step: step.Name, Kind: r.runKind()}, pos: pos, step: step}
+	return unit{key: deploy.StepKey{Step: step.Name, Pass: pass, Batch: batch, Kind: r.runKind()}, pos: pos, step: step}
 }
 
 // op is the operation of a unit.
@@ -232,7 +252,7 @@ func (r *run) op(u unit) op {
 			out := maps.Clone(cp.Data)
 			if u.key.Step == deploy.StepActivation {
 				// For a release's rollback after the deploy ended (undo.go).
-				out[inServiceKey] = r.inServiceBefore
+				out[inServiceKey] = r.inServiceBefore[checkpointKey(u.key)]
 			}
 			return steps.Result{Checkpoint: &cp, Output: out}, nil
 		case deploy.KindDryRun:
@@ -245,7 +265,7 @@ func (r *run) op(u unit) op {
 
 func (r *run) context(u unit, attempt int) *steps.Context {
 	return &steps.Context{
-		Env: r.e.env, Job: r.in, Step: u.step, Key: u.key, Effective: r.eff, SHA256: r.sha,
+		Env: r.e.env, Job: r.in, Step: u.step, Key: u.key, Effective: r.batchEffective(u.key), SHA256: r.sha,
 		Outputs: r.outputs, Attempt: attempt,
 		Log: func(level, format string, args ...any) {
 			r.e.logLine(r.in.ID, u.key.Name(), level, format, args...)
@@ -285,7 +305,7 @@ func (r *run) runPlan(ctx dbos.Context, first unit, begun *deploy.Begun, held bo
 			r.ran = append(r.ran, u)
 		}
 		if u.key.Kind == deploy.KindCheckpoint && u.key.Step == deploy.StepActivation {
-			r.inServiceBefore = begun.InService
+			r.inServiceBefore[checkpointKey(u.key)] = begun.InService
 		}
 		if !held && !r.e.gate.enter() {
 			return DeployResult{}, nil, parked(ctx)
@@ -314,13 +334,30 @@ func (r *run) runPlan(ctx dbos.Context, first unit, begun *deploy.Begun, held bo
 			return DeployResult{State: state, Error: fmt.Sprintf("step %s failed: %s", u.key.Name(), w.Error)}, dec.failure, nil
 		case dec.failure != nil:
 			return DeployResult{State: deploy.StateError, Error: dec.failure.message}, dec.failure, nil
-		case !dec.more:
+		}
+		done = u.key.Name()
+		if dec.waveEnd > 0 {
+			// Nothing after the wave was begun with its last operation: the
+			// bake and the gates come first.
+			res, f, err := r.endWave(ctx, dec.waveEnd, done)
+			if err != nil || res != nil {
+				return deref(res), f, err
+			}
+			done = deploy.StepKey{Step: stepNameGates, Pass: dec.waveEnd}.Name()
+		}
+		if !dec.more {
 			r.cleanupBegun, r.cleanupHeld = w.Next, held
 			return DeployResult{State: deploy.StateSuccess}, nil, nil
 		}
-		done = u.key.Name()
 		u, begun = dec.unit, w.Next
 	}
+}
+
+func deref(r *DeployResult) DeployResult {
+	if r == nil {
+		return DeployResult{}
+	}
+	return *r
 }
 
 // decision is what follows a unit's work.
@@ -336,6 +373,12 @@ type decision struct {
 	exports []deploy.Export
 	checked bool
 	failure *failure
+	// tolerated is the targets of u's batch, when u failed within its
+	// pass's max_failures: the rollout goes on with the next batch.
+	tolerated int
+	// waveEnd is the pass u ended (its last batch), whose bake and gates
+	// run before the unit after; 0 otherwise.
+	waveEnd int
 }
 
 // decide is what follows the work w of u, from the run's state before it:
@@ -348,10 +391,24 @@ func (r *run) decide(u unit, w workResult) decision {
 		eff = *w.Result.Effective
 	}
 	if w.Failed {
+		if n := r.tolerates(u); n > 0 {
+			d.tolerated = n
+			d.unit, d.more = r.after(&u, eff, true)
+			d.waveEnd = r.endsWave(u, d.unit, d.more)
+			if d.more && d.waveEnd == 0 {
+				o := r.op(d.unit)
+				d.next = &o
+			} else if !d.more && d.waveEnd == 0 {
+				o := r.cleanupOp()
+				d.next = &o
+			}
+			return d
+		}
 		d.failure = &failure{step: u.key.Step, message: w.Error, crashed: w.Runs > 0, unit: &u}
 	} else {
 		d.fx = effectsOf(u, w)
 		d.unit, d.more = r.nextWith(&u, eff)
+		d.waveEnd = r.endsWave(u, d.unit, d.more)
 		// Exports are checked before activation when they can be: a value
 		// outside its pattern fails the deploy before anything is switched.
 		outputs := r.outputs
@@ -363,7 +420,7 @@ func (r *run) decide(u unit, w workResult) decision {
 			d.checked = true
 			exports, err := chains.CheckExports(r.in.Descriptor.Exports, outputs)
 			if err != nil {
-				d.failure = &failure{step: "exports", message: deploy.ErrorMessage(err)}
+				d.failure = &failure{step: "exports", message: deploy.ErrorMessage(err), always: true}
 			}
 			d.exports = exports
 		}
@@ -373,6 +430,8 @@ func (r *run) decide(u unit, w workResult) decision {
 		if r.rollbackOutcome(eff, deploy.StateError, d.failure) == deploy.RollbackRunning {
 			d.fx.Rollback = deploy.RollbackRunning
 		}
+	case d.waveEnd > 0:
+		// The bake and the gates begin nothing with this end.
 	case d.more:
 		o := r.op(d.unit)
 		d.next = &o
@@ -408,12 +467,18 @@ func (r *run) apply(u unit, w workResult, d decision) {
 		}
 	}
 	if w.Failed {
+		if d.tolerated > 0 {
+			r.failedTargets[u.key.Pass] += d.tolerated
+			pass := r.eff.RolloutPlan.Passes[u.key.Pass-1]
+			r.note(u.key.Name(), "warn", "wave %s: batch %d failed (%d target(s)); %d of %d failure(s) tolerated (max_failures): the rollout goes on",
+				pass.Name, u.key.Batch, d.tolerated, r.failedTargets[u.key.Pass], pass.MaxFailures)
+		}
 		return
 	}
 	res := w.Result
 	if u.key.Kind == deploy.KindCheckpoint {
 		if res.Checkpoint != nil {
-			r.checkpoints[u.key.Step] = *res.Checkpoint
+			r.checkpoints[checkpointKey(u.key)] = *res.Checkpoint
 		}
 		return
 	}
@@ -457,7 +522,7 @@ func (r *run) rollbackOutcome(eff deploy.Effective, state deploy.State, f *failu
 		return deploy.RollbackNotNeeded
 	case !eff.Rollback.Enabled || r.in.Descriptor.DryRun:
 		return deploy.RollbackDisabled
-	case f.step != "exports" && !eff.Rollback.Covers(f.step):
+	case !f.always && !eff.Rollback.Covers(f.step):
 		return deploy.RollbackNotNeeded
 	case len(r.compensations()) == 0:
 		return deploy.RollbackNotNeeded

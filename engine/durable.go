@@ -109,9 +109,12 @@ func (e *Engine) send(workflowID, msg, topic string) {
 // Cancelled follows up a cancel the store accepted, the one place that
 // does: a deploy that had not started stops waiting or leaves its queue,
 // the deploys waiting on it look again, and a change ticket opened while
-// it waited is closed. A running deploy stops by itself at its next step.
+// it waited is closed. A running deploy stops by itself at its next step,
+// or at once in a rollout's bake.
 func (e *Engine) Cancelled(ctx context.Context, d *deploy.Deployment, res deploy.CancelResult) {
 	if !res.Immediate {
+		// A rollout baking between two waves stops baking now.
+		e.send(d.ID, "cancel", topicRollout)
 		return
 	}
 	e.wakeWaiters(ctx, d.ID)

@@ -47,6 +47,8 @@ const (
 	topicWait     = "wait"
 	topicRelease  = "release"
 	topicSchedule = "schedule"
+	// topicRollout wakes a deploy's workflow in a rollout's bake (a cancel).
+	topicRollout = "rollout"
 )
 
 // workflowNames lists every workflow of manent, for the takeover of a dead
@@ -87,6 +89,10 @@ const (
 	stepUndoPlan            = "manent.undo.plan"
 	stepUndoStart           = "manent.undo.start"
 	stepUndoFinish          = "manent.undo.finish"
+	stepRolloutBake         = "manent.rollout.bake"
+	stepRolloutBakeLook     = "manent.rollout.bake.look"
+	stepRolloutBakeEnd      = "manent.rollout.bake.end"
+	stepRolloutGates        = "manent.rollout.gates"
 	stepChangeOpen          = "change:open"
 	stepChangeClose         = "change:close"
 )

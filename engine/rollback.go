@@ -25,7 +25,7 @@ func (r *run) compensations() []unit {
 		if u.key.Kind != deploy.KindRun || !r.e.kinds.Undoable(u.step) {
 			continue
 		}
-		if _, ok := r.checkpoints[u.key.Step]; !ok {
+		if _, ok := r.checkpoints[checkpointKey(u.key)]; !ok {
 			continue
 		}
 		out = append(out, u)
@@ -74,7 +74,7 @@ func (r *run) compensate(ctx dbos.Context, f *failure) (string, error) {
 			if u.key.Step == deploy.StepActivation {
 				// The release in service before is back on the targets: so
 				// it is in the inventory.
-				prev := r.inServiceBefore
+				prev := r.inServiceBefore[checkpointKey(u.key)]
 				fx.Restore = &prev
 			}
 			return fx, next
@@ -102,7 +102,7 @@ func (r *run) compensate(ctx dbos.Context, f *failure) (string, error) {
 func (r *run) compensationOp(u unit, i int) op {
 	key := deploy.StepKey{Step: u.key.Step, Pass: u.key.Pass, Batch: u.key.Batch, Target: u.key.Target, Kind: deploy.KindRollback}
 	o := op{deployID: r.in.ID, key: key, step: u.step, pos: rollbackPosition + i}
-	cp := r.checkpoints[u.key.Step]
+	cp := r.checkpoints[checkpointKey(u.key)]
 	o.do = func(ctx context.Context, attempt int) (steps.Result, error) {
 		kind, ok := r.e.kinds.Lookup(u.step)
 		if !ok {
@@ -207,25 +207,30 @@ func (r *run) hasActivation() bool {
 	return false
 }
 
-// notRun lists the records of the planned steps that never began: SKIPPED
-// after a failure, CANCELLED after a cancel.
+// notRun lists the records of the planned operations that never began
+// (every batch's, under a rollout): SKIPPED after a failure, CANCELLED
+// after a cancel.
 func (r *run) notRun(state deploy.State) []deploy.Step {
 	mark := deploy.StepSkipped
 	if state == deploy.StateCancelled {
 		mark = deploy.StepCancelled
 	}
-	began := map[int]bool{}
+	began := map[deploy.StepKey]bool{}
 	for _, u := range r.ran {
-		began[u.pos] = true
+		began[u.key] = true
 	}
 	var out []deploy.Step
-	for i, s := range r.in.Plan.Steps {
-		if s.Name == deploy.StepCleanup || began[i] {
+	var prev *unit
+	for {
+		u, more := r.next(prev)
+		if !more {
+			break
+		}
+		prev = &u
+		if u.key.Kind == deploy.KindCheckpoint || began[u.key] {
 			continue
 		}
-		u := r.runUnit(i)
-		o := r.op(u)
-		out = append(out, o.record(mark))
+		out = append(out, r.op(u).record(mark))
 	}
 	return out
 }

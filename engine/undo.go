@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
@@ -37,13 +38,21 @@ type UndoInput struct {
 
 // undoPlan is what the undo of a deploy needs, read from its records.
 type undoPlan struct {
-	Fits            bool                         `json:"fits"`
-	Job             deploy.Job                   `json:"job"`
-	SHA256          string                       `json:"sha256,omitempty"`
+	Fits   bool       `json:"fits"`
+	Job    deploy.Job `json:"job"`
+	SHA256 string     `json:"sha256,omitempty"`
+	// Checkpoints are keyed by checkpointKey (per step, pass and batch).
 	Checkpoints     map[string]deploy.Checkpoint `json:"checkpoints,omitempty"`
 	InServiceBefore string                       `json:"in_service_before,omitempty"`
-	// Ran are the positions of the plan's steps whose runs succeeded.
+	// InService is the deploy in service before each checkpoint of
+	// activation, by checkpointKey.
+	InService map[string]string `json:"in_service,omitempty"`
+	// Ran are the positions of the plan's steps whose runs succeeded (the
+	// plans recorded before Units).
 	Ran []int `json:"ran,omitempty"`
+	// Units are the runs of steps that can be undone, in the order they
+	// ran: every batch's under a rollout.
+	Units []deploy.StepKey `json:"units,omitempty"`
 	// Why the deploy cannot be undone with its compensations, when it
 	// cannot.
 	Why string `json:"why,omitempty"`
@@ -60,27 +69,48 @@ func (e *Engine) planUndo(ctx context.Context, id string) (undoPlan, error) {
 	if d.State != deploy.StateSuccess || d.DryRun {
 		return p, nil
 	}
-	undoable := 0
-	for i, s := range d.Plan.Steps {
-		if e.kinds.Undoable(s) {
-			undoable++
-			p.Ran = append(p.Ran, i)
+	ran := map[deploy.StepKey]bool{}
+	for _, s := range d.Steps {
+		ran[s.Key()] = s.StartedAt != nil && s.Kind == deploy.KindRun
+	}
+	// The runs are walked as the deploy ran them, batch after batch.
+	r := e.newRun(p.Job)
+	var prev *unit
+	for {
+		u, more := r.next(prev)
+		if !more {
+			break
+		}
+		prev = &u
+		if u.key.Kind == deploy.KindRun && ran[u.key] && e.kinds.Undoable(u.step) {
+			p.Units = append(p.Units, u.key)
 		}
 	}
+	p.InService = map[string]string{}
 	for _, s := range d.Steps {
 		if s.Kind != deploy.KindCheckpoint || s.State != deploy.StepSuccess {
 			continue
 		}
 		data := maps.Clone(s.Output)
 		if s.Name == deploy.StepActivation {
-			p.InServiceBefore = data[inServiceKey]
+			p.InService[checkpointKey(s.Key())] = data[inServiceKey]
+			if s.Pass == 0 || p.InServiceBefore == "" {
+				p.InServiceBefore = data[inServiceKey]
+			}
 		}
 		for k := range data {
 			if strings.HasPrefix(k, "manent:") {
 				delete(data, k)
 			}
 		}
-		p.Checkpoints[s.Name] = deploy.Checkpoint{Data: data}
+		p.Checkpoints[checkpointKey(s.Key())] = deploy.Checkpoint{Data: data}
+	}
+	undoable := len(p.Units)
+	covered := 0
+	for _, k := range p.Units {
+		if _, ok := p.Checkpoints[checkpointKey(k)]; ok {
+			covered++
+		}
 	}
 	inv, err := e.store.Inventory(ctx, d.Tenant)
 	if err != nil {
@@ -90,7 +120,7 @@ func (e *Engine) planUndo(ctx context.Context, id string) (undoPlan, error) {
 	for _, in := range inv {
 		live = live || (in.Application == d.Application && in.Environment == d.Environment && in.DeploymentID == d.ID)
 	}
-	p.Fits = live && undoable > 0 && len(p.Checkpoints) == undoable
+	p.Fits = live && undoable > 0 && covered == undoable
 	switch {
 	case !live:
 		p.Why = "it is no longer the release in service of " + d.Application + "/" + d.Environment
@@ -135,9 +165,18 @@ func (e *Engine) undoWorkflow(ctx dbos.Context, in UndoInput) (string, error) {
 		}); err != nil {
 			return "", err
 		}
-		r.sha, r.checkpoints, r.inServiceBefore = p.SHA256, p.Checkpoints, p.InServiceBefore
+		r.sha, r.checkpoints = p.SHA256, p.Checkpoints
+		r.inServiceBefore = p.InService
+		if p.InService == nil {
+			// A plan recorded before InService: one activation.
+			r.inServiceBefore = map[string]string{deploy.StepActivation: p.InServiceBefore}
+		}
 		for _, pos := range p.Ran {
 			r.ran = append(r.ran, r.runUnit(pos))
+		}
+		for _, k := range p.Units {
+			pos := slices.IndexFunc(p.Job.Plan.Steps, func(s deploy.PlannedStep) bool { return s.Name == k.Step })
+			r.ran = append(r.ran, r.runUnitIn(pos, k.Pass, k.Batch))
 		}
 		if state, err = r.compensate(ctx, &failure{step: "release " + in.Release}); err != nil {
 			return "", err

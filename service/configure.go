@@ -41,8 +41,11 @@ func (s *Service) Configure(ctx context.Context, who deploy.Identity, d deploy.D
 		"targets":  strconv.Itoa(len(eff.Targets)),
 		"rollback": rollbackOutput(eff.Rollback),
 	}
+	// The engine runs this plan, made from the configuration valid now
+	// (effective refused a rejected target already), and the status shows it.
 	if rp, _ := planRollout(eff); rp != nil {
 		out["rollout"] = rolloutOutput(rp)
+		eff.RolloutPlan = rp
 	}
 	sourcesOutput(imported, out)
 	for k, v := range envSources {

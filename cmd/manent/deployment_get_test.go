@@ -43,9 +43,20 @@ func TestStatusTableSections(t *testing.T) {
 			notWant: []string{"Governance", "Requires", "Decision"},
 		},
 		{
+			name: "a rollout in its second wave",
+			change: func(d *client.DeploymentDetail) {
+				d.State = client.DeploymentStatePending
+				d.Status = json.RawMessage(`{"rollout": {"state": "running", "current_wave": "eu", "waves": [
+					{"name": "canary", "state": "passed"}, {"name": "eu", "state": "baking"}, {"name": "rest", "state": "pending"}],
+					"targets": [{"name": "a", "outcome": "targeted", "state": "SUCCESS"}, {"name": "b", "outcome": "targeted", "state": "SUCCESS"},
+					{"name": "c", "outcome": "targeted", "state": "PENDING"}, {"name": "d", "outcome": "excluded", "state": "SKIPPED"}]}}`)
+			},
+			want: []string{"Rollout: running, wave eu (2 of 3), 2/3 targets\n"},
+		},
+		{
 			name:    "no decision, no change, no after, no dependents",
 			change:  func(*client.DeploymentDetail) {},
-			notWant: []string{"Governance", "Change ", "After", "Waited on by"},
+			notWant: []string{"Governance", "Change ", "After", "Waited on by", "Rollout"},
 		},
 		{
 			name: "after, waiting for one of two",
