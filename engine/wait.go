@@ -11,6 +11,7 @@ import (
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
 
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/internal/dberr"
 )
 
 // The wait workflow holds a deploy, on the wait queue (no deploy slot),
@@ -25,12 +26,29 @@ import (
 // instant) that a Send interrupts. A timeout is not an error. Every wait of
 // the engine goes through it, so the sequence of a workflow's steps never
 // depends on the clock.
+//
+// DBOS retries most connection errors inside Recv, but not all (a
+// connection cut in the middle of its timer's transaction answers
+// io.ErrUnexpectedEOF, which it does not match): such an error is waited
+// out here, since an infrastructure fault must never end a workflow. The
+// Recv that failed recorded nothing, but it did use its step IDs; a replay
+// after a later crash would not call it twice and could stop on DBOS's
+// check of step names (docs/concepts.md: a rare loss, never a duplicate).
 func sleepOrWake(ctx dbos.Context, topic string, d time.Duration) (string, error) {
-	msg, err := dbos.Recv[string](ctx, topic, max(d, 0)+20*time.Millisecond)
-	if err != nil && !errors.Is(err, dbos.ErrTimeout) {
-		return "", err
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 10*time.Second) {
+		msg, err := dbos.Recv[string](ctx, topic, max(d, 0)+20*time.Millisecond)
+		switch {
+		case err == nil || errors.Is(err, dbos.ErrTimeout):
+			return msg, nil
+		case !dberr.Unavailable(err):
+			return "", err
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return "", err
+		}
 	}
-	return msg, nil
 }
 
 // waitReading is one reading of what a deploy waits for.
