@@ -34,9 +34,10 @@ type rolloutJSON struct {
 		Gate *struct {
 			State  string `json:"state"`
 			Checks []struct {
-				Name   string `json:"name"`
-				State  string `json:"state"`
-				Detail string `json:"detail"`
+				Name   string   `json:"name"`
+				State  string   `json:"state"`
+				Value  *float64 `json:"value"`
+				Detail string   `json:"detail"`
 			} `json:"checks"`
 		} `json:"gate"`
 	} `json:"waves"`
