@@ -129,6 +129,7 @@ func TestFleetDemo(t *testing.T) {
 	if !strings.Contains(broken.errorText(), "wave eu failed its gates") {
 		t.Errorf("error %q, want the eu wave's gates", broken.errorText())
 	}
+	t.Logf("fleet-broken.yml: %s", broken.errorText())
 	ro = broken.Rollout
 	if ro.State != "aborted" {
 		t.Errorf("rollout state %s, want aborted", ro.State)
