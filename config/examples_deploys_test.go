@@ -68,6 +68,19 @@ func TestExampleDeploys(t *testing.T) {
 				t.Errorf("artifact: %v", err)
 			}
 		},
+		// The demo's fleet (docs/rollouts.md): a good release, then a broken
+		// one that the fleet's gate stops.
+		"fleet.yml": func(t *testing.T, d *deploy.Descriptor) {
+			if d.Environment != "fleet" || d.Artifact.Version != "1.0.0" {
+				t.Errorf("descriptor = %+v", d)
+			}
+		},
+		"fleet-broken.yml": func(t *testing.T, d *deploy.Descriptor) {
+			// 1.1.0 is the release without index.html (examples/artifacts/make.sh).
+			if d.Environment != "fleet" || d.Artifact.Version != "1.1.0" {
+				t.Errorf("descriptor = %+v", d)
+			}
+		},
 		"hello-at.yml": func(t *testing.T, d *deploy.Descriptor) {
 			if d.Schedule == nil || d.Schedule.At == nil || d.Schedule.At.Year() != 2099 {
 				t.Errorf("schedule = %+v", d.Schedule)

@@ -3,15 +3,19 @@ package config_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/descriptor"
+	"manent.dev/manent/engine/rollout"
 )
 
 // TestExamples submits the demo's descriptor against the demo's
@@ -131,5 +135,72 @@ func TestExampleSSHEnvironment(t *testing.T) {
 	}
 	if c.Secrets.FileRoot != examples {
 		t.Errorf("secrets.file_root = %s, want %s: the deploy key is examples/ssh/fleet/deploy-key", c.Secrets.FileRoot, examples)
+	}
+}
+
+// TestExampleFleetEnvironment: hello/fleet rolls nine local targets out in
+// three waves, the canary alone, the rest of eu in one batch of two, us and
+// ap three at a time; ap-4, under maintenance, is excluded; a failed wave
+// rolls back; the gate asks the demo server's fleet check, which tolerates
+// one broken target (examples/deploys/fleet-broken.yml depends on it).
+func TestExampleFleetEnvironment(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
+	c, err := config.Load("../examples/manent.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := c.LoadEnvConfig("demo", "hello", "fleet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env.Plugin != "local" || len(env.Targets) != 10 {
+		t.Fatalf("plugin %q, %d targets, want local and 10", env.Plugin, len(env.Targets))
+	}
+	regions := map[string]int{}
+	for _, tg := range env.Targets {
+		if tg.Labels["maintenance"] != "true" {
+			regions[tg.Labels["region"]]++
+		}
+	}
+	if want := map[string]int{"eu": 3, "us": 3, "ap": 3}; !maps.Equal(regions, want) {
+		t.Errorf("targets by region %v, want %v", regions, want)
+	}
+	if !env.Rollback.Enabled {
+		t.Errorf("rollback = %+v, want enabled", env.Rollback)
+	}
+	plan, err := rollout.Plan(env.Targets, env.Rollout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := func(path string) string { return filepath.Base(path) }
+	var got []string
+	for _, p := range plan.Passes {
+		for _, b := range p.Batches {
+			var names []string
+			for _, n := range b.Targets {
+				names = append(names, name(n))
+			}
+			got = append(got, fmt.Sprintf("%s/%d: %s", p.Name, b.Index, strings.Join(names, " ")))
+		}
+		if p.Bake <= 0 || p.Bake > 10*time.Second {
+			t.Errorf("wave %s bakes %s, want a short bake", p.Name, p.Bake)
+		}
+	}
+	want := []string{"canary/1: eu-1", "eu/1: eu-2 eu-3", "rest/1: us-1 us-2 us-3", "rest/2: ap-1 ap-2 ap-3"}
+	if !slices.Equal(got, want) {
+		t.Errorf("plan %q, want %q", got, want)
+	}
+	for _, pt := range plan.Targets {
+		if wantOut := deploy.OutcomeTargeted; name(pt.Name) == "ap-4" {
+			if pt.Outcome != deploy.OutcomeExcluded {
+				t.Errorf("ap-4: %s, want excluded", pt.Outcome)
+			}
+		} else if pt.Outcome != wantOut {
+			t.Errorf("%s: %s, want %s", pt.Name, pt.Outcome, wantOut)
+		}
+	}
+	if gates := env.Rollout.Gates; len(gates) != 1 || gates[0].HTTP == nil ||
+		!strings.Contains(gates[0].HTTP.URL, "/demo-fleet/hello/fleet?max_failing=1") {
+		t.Errorf("gates = %+v, want the demo server's fleet check", gates)
 	}
 }

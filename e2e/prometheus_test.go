@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -299,4 +300,64 @@ func (p *prometheus) get(path string, q url.Values, into any) error {
 		return fmt.Errorf("%s: HTTP %d", path, resp.StatusCode)
 	}
 	return json.NewDecoder(resp.Body).Decode(into)
+}
+
+// TestPrometheusGateThroughServer: a deploy whose rollout is gated by a
+// real Prometheus, through manent-server: with the exporter's gauge within
+// bounds every wave passes its gate (with the value seen) and the deploy
+// succeeds; with the gauge out of bounds the first wave fails its gate and
+// its batch is rolled back, the second wave never touched.
+func TestPrometheusGateThroughServer(t *testing.T) {
+	requirePrometheus(t)
+	exp := newExporter(t)
+	exp.set("t1", "0.001")
+	prom := startPrometheus(t, exp.addr())
+	prom.waitTargetUp(t)
+	query := `max(gate_error_ratio)`
+	prom.waitValue(t, query, "0.001")
+
+	r := newRig(t, rigOptions{steps: []string{"artifacts", "deploy", "activation"}, maxRecovery: 3})
+	r.srv.start()
+	r.artifact("1.0.0")
+	r.artifact("1.1.0")
+	gate := fmt.Sprintf(`{name: errors, prometheus: {url: %q, query: %q, max: 0.01}}`, prom.url(), query)
+	r.env("prod", rolloutEnv(3, "0s", gate))
+
+	good := r.followToEnd(r.submit(r.descriptor("prom-good", "prod", "1.0.0", "")))
+	if good.State != "SUCCESS" {
+		t.Fatalf("deploy within bounds: %s, %s", good.State, good.errorText())
+	}
+	for _, w := range r.rolloutStatus(good.ID).Rollout.Waves {
+		if w.State != "passed" || w.Gate == nil || w.Gate.State != "pass" || len(w.Gate.Checks) != 1 ||
+			w.Gate.Checks[0].Value == nil || *w.Gate.Checks[0].Value != 0.001 {
+			t.Errorf("wave %s: %s, gate %+v, want passed with 0.001", w.Name, w.State, w.Gate)
+		}
+	}
+
+	exp.set("t1", "0.25")
+	prom.waitValue(t, query, "0.25")
+	bad := r.followToEnd(r.submit(r.descriptor("prom-bad", "prod", "1.1.0", "")))
+	if bad.State != "ERROR" || !strings.Contains(bad.errorText(), "wave first failed its gates") {
+		t.Fatalf("deploy out of bounds: %s, %q, want ERROR on the first wave's gates", bad.State, bad.errorText())
+	}
+	ro := r.rolloutStatus(bad.ID).Rollout
+	if w := ro.Waves[0]; w.State != "rolled_back" || w.Gate == nil || w.Gate.State != "fail" ||
+		w.Gate.Checks[0].Value == nil || *w.Gate.Checks[0].Value != 0.25 ||
+		!strings.Contains(w.Gate.Checks[0].Detail, "is above max 0.01") {
+		t.Errorf("first wave %s, gate %+v, want rolled back after a fail at 0.25", w.State, w.Gate)
+	}
+	if w := ro.Waves[1]; w.State != "skipped" || len(w.Batches) != 2 || w.Batches[0].StartedAt != nil {
+		t.Errorf("second wave %s %+v, want skipped, never started", w.State, w.Batches)
+	}
+	if bad.Rollback == nil || bad.Rollback.State != "completed" {
+		t.Fatalf("rollback %+v, want completed", bad.Rollback)
+	}
+	if cur := currentLink(t, r.target("targets/t1")); cur != "releases/1.0.0" {
+		t.Errorf("t1: current -> %q, want releases/1.0.0", cur)
+	}
+	for _, n := range []string{"t2", "t3"} {
+		if j := journalLines(t, r.target("targets/"+n)); !slices.Equal(j, []string{"deploy 1.0.0", "activate 1.0.0"}) {
+			t.Errorf("%s: journal %v: the second wave was touched", n, j)
+		}
+	}
 }

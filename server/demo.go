@@ -1,9 +1,12 @@
 package server
 
 import (
+	"fmt"
 	"io/fs"
 	"net/http"
 	"path"
+	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -41,4 +44,76 @@ func openRegular(root http.Dir, name string) (http.File, fs.FileInfo, bool) {
 		return nil, nil, false
 	}
 	return f, info, true
+}
+
+// demoFleetHandler answers for a fleet of the demo's local targets as a load
+// balancer in front of them would: GET /demo-fleet/<dir>?max_failing=N looks
+// at every target directory under dir that serves a release (it has a
+// current link) and answers 503 when more than N of them fail to serve
+// current/index.html, else 200. The demo's rollout gates call it: a broken
+// release on one canary is within what the fleet absorbs, the same release
+// on a whole wave is not, which is what waves are there to catch.
+func demoFleetHandler(dir string) http.Handler {
+	root := http.Dir(dir)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		maxFailing := 0
+		if v := r.URL.Query().Get("max_failing"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				http.Error(w, "max_failing: want a count such as 1", http.StatusBadRequest)
+				return
+			}
+			maxFailing = n
+		}
+		fleet := path.Clean("/" + r.PathValue("path"))
+		serving, failing, err := fleetHealth(root, fleet)
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		status := http.StatusOK
+		if len(failing) > maxFailing {
+			status = http.StatusServiceUnavailable
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(status)
+		_, _ = fmt.Fprintf(w, "%d of %d serving targets fail (at most %d tolerated): %s\n",
+			len(failing), serving, maxFailing, strings.Join(failing, ", "))
+	})
+}
+
+// fleetHealth counts the targets under fleet that serve a release and names
+// those whose release has no index.html.
+func fleetHealth(root http.Dir, fleet string) (serving int, failing []string, err error) {
+	d, err := root.Open(fleet)
+	if err != nil {
+		return 0, nil, err
+	}
+	entries, err := d.Readdir(-1)
+	_ = d.Close() // read-only
+	if err != nil {
+		return 0, nil, err
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		cur, err := root.Open(path.Join(fleet, name, "current"))
+		if err != nil {
+			continue // nothing deployed there: not behind the balancer
+		}
+		_ = cur.Close() // read-only
+		serving++
+		f, _, ok := openRegular(root, path.Join(fleet, name, "current", "index.html"))
+		if !ok {
+			failing = append(failing, name)
+			continue
+		}
+		_ = f.Close() // read-only
+	}
+	return serving, failing, nil
 }

@@ -64,6 +64,7 @@ func (a *api) routes() http.Handler {
 	mux.HandleFunc("GET /readyz", a.readyz)
 	if a.demoTargets != "" {
 		mux.Handle("GET /demo/", demoHandler(a.demoTargets))
+		mux.Handle("GET /demo-fleet/{path...}", demoFleetHandler(a.demoTargets))
 	}
 	mux.Handle("/", spaHandler(a.spa))
 	return mux

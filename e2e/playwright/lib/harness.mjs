@@ -43,6 +43,27 @@ const extraDeploys = {
 const descriptorText = (/** @type {string} */ env, /** @type {string} */ version) =>
   `apiVersion: manent/v1\napplication: hello\nenvironment: ${env}\ndescription: Playwright spec deploy\nartifact:\n  type: application\n  name: hello\n  version: ${version}\n  source: file:hello-1.0.0.tar.gz\n`;
 
+/**
+ * The environments of the rollout spec, written whole: `rollout`, four
+ * targets, a canary wave of one with a bake of 6 s, then three batches of
+ * one, each held 1.5 s in post-test (the grid can be watched changing);
+ * `fleet500`, 500 targets in 10 waves of 50 with no health check, for a dry
+ * run whose page the spec measures.
+ */
+function rolloutEnvironments(/** @type {string} */ work, /** @type {string} */ healthURL) {
+  const targets = (/** @type {string} */ env, /** @type {number} */ n, /** @type {(i: number) => string} */ labels) =>
+    Array.from({ length: n }, (_, i) => `  - {path: ${path.join(work, "targets", "hello", env, `t${String(i + 1).padStart(3, "0")}`)}, labels: {${labels(i)}}}\n`).join("");
+  const rollout =
+    `# Written by e2e/playwright/lib/harness.mjs\nplugin: local\ntargets:\n${targets("rollout", 4, (i) => `n: "${i + 1}"`)}` +
+    `health:\n  - {url: "${healthURL}/delay", timeout: 4m}\n` +
+    `rollout:\n  waves:\n    - {name: canary, select: {labels: {n: "1"}}, bake: 6s}\n    - {name: rest, batch: 1}\n`;
+  const waves = Array.from({ length: 10 }, (_, i) => `    - {name: w${i + 1}, select: {labels: {w: "${i + 1}"}}}\n`).join("");
+  const fleet500 =
+    `# Written by e2e/playwright/lib/harness.mjs\nplugin: local\ntargets:\n${targets("fleet500", 500, (i) => `w: "${Math.floor(i / 50) + 1}"`)}` +
+    `rollout:\n  waves:\n${waves}`;
+  return { rollout, fleet500 };
+}
+
 /** The applications of examples/releases/shop.yml (all in staging) and their health check. */
 const shopEnvironments = {
   "shop-db": "block/shop-db",
@@ -131,6 +152,10 @@ function workspace(healthURL) {
       `# Written by e2e/playwright/lib/harness.mjs\nplugin: local\ntargets:\n  - path: ${target}\nhealth:\n  - {url: "${healthURL}/${check}", timeout: 4m}\n` +
         (environmentExtras[/** @type {keyof typeof environmentExtras} */ (env)] ?? ""),
     );
+    fs.writeFileSync(path.join(work, "deploys", `${env}.yml`), descriptorText(env, "1.0.0"));
+  }
+  for (const [env, text] of Object.entries(rolloutEnvironments(work, healthURL))) {
+    fs.writeFileSync(path.join(envDir, `${env}.yml`), text);
     fs.writeFileSync(path.join(work, "deploys", `${env}.yml`), descriptorText(env, "1.0.0"));
   }
   // The same artifact under another version: the local plugin unpacks it
@@ -262,8 +287,16 @@ export const targetDir = (/** @type {keyof typeof environments} */ environment) 
  * @param {keyof typeof extraDeploys | undefined} [descriptor]
  */
 export async function submit(environment, token = "demo-ci", descriptor = undefined) {
-  const file = path.join(state().work, "deploys", `${descriptor ?? environment}.yml`);
-  const r = await cli(token, "deploy", "-f", file, "--no-wait", "-o", "json");
+  return submitFile(`${descriptor ?? environment}.yml`, token);
+}
+
+/**
+ * Submits deploys/<name> of the harness with the CLI (--no-wait, and the
+ * extra flags given) and returns the deploy's ID.
+ */
+export async function submitFile(/** @type {string} */ name, token = "demo-ci", /** @type {string[]} */ ...flags) {
+  const file = path.join(state().work, "deploys", name);
+  const r = await cli(token, "deploy", "-f", file, "--no-wait", "-o", "json", ...flags);
   if (r.code !== 0) throw new Error(`manent deploy exited ${r.code}:\n${r.stdout}\n${r.stderr}`);
   const status = JSON.parse(r.stdout.slice(r.stdout.indexOf("{")));
   if (typeof status.id !== "string") throw new Error(`manent deploy printed no id: ${r.stdout}`);
