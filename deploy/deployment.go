@@ -263,6 +263,9 @@ type Deployment struct {
 	// may come too late (the deploy ends otherwise): show Canceller.
 	CancelledBy   string
 	CancelledFrom State
+	// RolloutRequest is what a person asked of the deploy's rollout that
+	// its workflow has not taken yet; nil for none.
+	RolloutRequest *RolloutRequest
 	Steps         []Step
 	// Approvals are the answers given so far (when the deploy needs them),
 	// and ApprovalExpiresAt when the wait for them ends.
