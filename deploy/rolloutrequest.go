@@ -18,6 +18,13 @@ const (
 	RolloutActionAbort  RolloutAction = "abort"
 )
 
+// PermRolloutControl is what pausing, resuming and aborting a rollout
+// need on the deploy's environment: the permission to cancel. They hold or
+// stop a deploy as a cancel does (an abort is a stop followed by the
+// rollback policy), and a resume after a pause is the decision of the same
+// people, who looked at the gates and judged.
+const PermRolloutControl = PermCancel
+
 // RolloutRequest is the request a person made of a deploy's rollout that
 // its workflow has not taken yet.
 type RolloutRequest struct {
@@ -65,4 +72,46 @@ func RolloutAbortedBy(by, reason string) string {
 		msg += ": " + reason
 	}
 	return msg
+}
+
+// RolloutRefusal says why a rollout in state (its deploy in deployState,
+// a dry run or not, with the request pending, "" for none) does not allow
+// action now; "" when it does. The one home of the rule: the service
+// refuses by it (ECONFLICT), the APIs offer the actions by it.
+func RolloutRefusal(deployState State, dryRun bool, state RolloutState, pending, action RolloutAction) string {
+	switch {
+	case deployState != StatePending || dryRun:
+		return "its rollout is not running: " + string(deployState)
+	case pending == RolloutActionAbort:
+		return "an abort of its rollout is already asked"
+	}
+	switch action {
+	case RolloutActionPause:
+		if state == RolloutPaused {
+			return "its rollout is already paused"
+		}
+		if pending == RolloutActionPause {
+			return "a pause of its rollout is already asked: it takes effect after the batch in flight"
+		}
+	case RolloutActionResume:
+		if state != RolloutPaused {
+			return "its rollout is not paused: " + string(state)
+		}
+	case RolloutActionAbort:
+	default:
+		return "unknown rollout action " + string(action)
+	}
+	return ""
+}
+
+// RolloutReplaces is the pending requests a request of action replaces:
+// an abort any, a pause a resume not taken yet; a resume none.
+func RolloutReplaces(action RolloutAction) []RolloutAction {
+	switch action {
+	case RolloutActionAbort:
+		return []RolloutAction{"", RolloutActionPause, RolloutActionResume}
+	case RolloutActionPause:
+		return []RolloutAction{"", RolloutActionResume}
+	}
+	return []RolloutAction{""}
 }

@@ -36,7 +36,7 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 	for _, p := range plan.Passes {
 		waveOf[p.Index] = p.Name
 		w := v.wave(p)
-		if st.CurrentWave == nil && (w.State == WaveRunning || w.State == WaveBaking || w.State == WaveGating) {
+		if st.CurrentWave == nil && (w.State == WaveRunning || w.State == WaveBaking || w.State == WaveGating || w.State == WavePaused) {
 			name := p.Name
 			st.CurrentWave = &name
 		}
@@ -64,10 +64,63 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 		st.State = RolloutCompleted
 	case d.State.Terminal() && (started || d.StartedAt != nil):
 		st.State = RolloutAborted
+	case v.paused() != nil:
+		st.State = RolloutPaused
+		st.Pause = pauseStatus(*v.paused())
+		st.Pause.MayResume = append(st.Pause.MayResume, d.RolloutMayResume...)
 	case started:
 		st.State = RolloutRunning
 	}
+	if q := d.RolloutRequest; q != nil && !d.State.Terminal() {
+		st.Request = &RolloutRequestStatus{Action: q.Action, By: q.By, At: q.At.UTC()}
+	}
 	return st
+}
+
+// RolloutPaused reports whether d's rollout is paused now.
+func (d Deployment) RolloutPaused() bool {
+	return newRolloutView(&d).paused() != nil
+}
+
+// paused is the record of the pause going on, nil when none is (or the
+// deploy ended).
+func (v rolloutView) paused() *Step {
+	if v.d.State.Terminal() {
+		return nil
+	}
+	for k, s := range v.recs {
+		if k.Step == StepPause && k.Kind == KindRun && s.State == StepRunning {
+			return &s
+		}
+	}
+	return nil
+}
+
+// resumed reports whether a person resumed a pause of pass: its gates'
+// verdict, whatever it was, let it go on.
+func (v rolloutView) resumed(pass int) bool {
+	for k, s := range v.recs {
+		if k.Step == StepPause && k.Pass == pass && k.Kind == KindRun && s.State == StepSuccess {
+			return true
+		}
+	}
+	return false
+}
+
+// pauseStatus reads the record of a pause; MayResume is the service's to
+// fill in.
+func pauseStatus(s Step) *RolloutPauseStatus {
+	p := &RolloutPauseStatus{Reason: s.Output[OutputPauseReason], MayResume: []string{}}
+	if s.StartedAt != nil {
+		p.Since = s.StartedAt.UTC()
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s.Output[OutputPauseUntil]); err == nil {
+		p.Until = t.UTC()
+	}
+	if by := s.Output[OutputPauseBy]; by != "" {
+		p.By = &by
+	}
+	return p
 }
 
 // rolloutView indexes the records of a deploy for its rollout's status.
@@ -216,14 +269,18 @@ func (v rolloutView) wave(p RolloutPass) RolloutWaveStatus {
 		w.Gate = gateStatus(gate)
 	}
 	terminal := v.d.State.Terminal()
+	pause := v.paused()
 	switch {
+	case pause != nil && pause.Pass == p.Index:
+		w.State = WavePaused
 	case len(p.Batches) == 0:
 		w.State = WaveSkipped
 	case rolledBack > 0 && rolledBack == started:
 		w.State = WaveRolledBack
-	case gated && gate.State == StepError:
+	case gated && gate.State == StepError && !v.resumed(p.Index):
 		w.State = WaveFailed
-	case gated && gate.State == StepSuccess:
+	case gated && (gate.State == StepSuccess || gate.State == StepError):
+		// Passed its gates, or a person resumed it after they did not.
 		w.State = WavePassed
 	case started == 0 && terminal:
 		w.State = WaveSkipped

@@ -43,6 +43,9 @@ type Recorder interface {
 	// the start of the next (RUNNING, one run) unless, when o asks, a cancel
 	// was requested; either may be nil. It returns what the start found.
 	Advance(ctx context.Context, q dbos.Querier, done *deploy.Step, fx deploy.StepEffects, next *deploy.Step, o deploy.BeginOptions) (*deploy.Begun, error)
+	// TakeRolloutRequest clears the deploy's pending rollout request when
+	// it is of action: the workflow took it (it paused, it resumed).
+	TakeRolloutRequest(ctx context.Context, q dbos.Querier, id string, action deploy.RolloutAction) error
 	// SkipSteps records planned operations that will not run (SKIPPED or
 	// CANCELLED), leaving those that ended as they are.
 	SkipSteps(ctx context.Context, q dbos.Querier, id string, steps []deploy.Step) error

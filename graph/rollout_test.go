@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"reflect"
 	"testing"
 	"time"
@@ -165,4 +166,29 @@ func TestRolloutEnumsCoverTheDomain(t *testing.T) {
 			t.Errorf("outcome %q is %q, not a TargetOutcome", o, got)
 		}
 	}
+}
+
+// rolloutFakes are the rollout actions of fakeService: each records its
+// call and answers as set.
+type rolloutFakes struct {
+	rolloutAction func(ctx context.Context, action deploy.RolloutAction, id, text string) (*deploy.Deployment, error)
+}
+
+func (f *rolloutFakes) act(ctx context.Context, a deploy.RolloutAction, id, text string) (*deploy.Deployment, error) {
+	if f.rolloutAction == nil {
+		return nil, errNotFaked
+	}
+	return f.rolloutAction(ctx, a, id, text)
+}
+
+func (f *rolloutFakes) PauseRollout(ctx context.Context, id, reason string) (*deploy.Deployment, error) {
+	return f.act(ctx, deploy.RolloutActionPause, id, reason)
+}
+
+func (f *rolloutFakes) ResumeRollout(ctx context.Context, id, comment string) (*deploy.Deployment, error) {
+	return f.act(ctx, deploy.RolloutActionResume, id, comment)
+}
+
+func (f *rolloutFakes) AbortRollout(ctx context.Context, id, reason string) (*deploy.Deployment, error) {
+	return f.act(ctx, deploy.RolloutActionAbort, id, reason)
 }
