@@ -270,7 +270,7 @@ type Deployment struct {
 	// paused (roles, groups, identities), as the service read them from
 	// the policy; the status shows them.
 	RolloutMayResume []string
-	Steps         []Step
+	Steps            []Step
 	// Approvals are the answers given so far (when the deploy needs them),
 	// and ApprovalExpiresAt when the wait for them ends.
 	Approvals         []Approval
