@@ -275,6 +275,9 @@ type Deployment struct {
 	// and ApprovalExpiresAt when the wait for them ends.
 	Approvals         []Approval
 	ApprovalExpiresAt *time.Time
+	// WaveApprovals are the answers to the approvals the rollout asks
+	// before its waves (Pass set), in the order given.
+	WaveApprovals []Approval
 	// Dependencies are the deploys of after with their states now, and
 	// AfterExpiresAt when the wait for them ends.
 	Dependencies   []Dependency

@@ -143,11 +143,14 @@ type FreezeCalendar interface {
 
 // Approval is one identity's answer to a deploy awaiting approval.
 type Approval struct {
-	DeploymentID string    `json:"deployment_id"`
-	Identity     string    `json:"identity"`
-	Approved     bool      `json:"approved"`
-	Comment      string    `json:"comment"`
-	Time         time.Time `json:"time"`
+	DeploymentID string `json:"deployment_id"`
+	// Pass is the wave of the rollout the answer is for (from 1), 0 for
+	// the deploy's own approval.
+	Pass     int       `json:"pass,omitempty"`
+	Identity string    `json:"identity"`
+	Approved bool      `json:"approved"`
+	Comment  string    `json:"comment"`
+	Time     time.Time `json:"time"`
 }
 
 // ChangeRequest is what a change ticket is opened for.

@@ -115,3 +115,37 @@ func RolloutReplaces(action RolloutAction) []RolloutAction {
 	}
 	return []RolloutAction{""}
 }
+
+// The record of the approval a rollout asks before a wave with approval:
+// true: an operation of the deploy (StepKey{Step: StepApproval, Pass: the
+// wave}: "approval[3]") of type StepTypeRollout, RUNNING while it asks.
+// Its output holds what it asks (OutputApprovalRequired approvals, by
+// OutputApprovalGroups or Roles, until OutputApprovalExpires). These are
+// stored names.
+const (
+	StepApproval           = "approval"
+	OutputApprovalRequired = "required"
+	OutputApprovalGroups   = "groups"
+	OutputApprovalRoles    = "roles"
+	OutputApprovalExpires  = "expires_at"
+)
+
+// DefaultWaveApprovalExpiry is how long a wave waits for its approvals
+// when the environment's governance asks for none of the deploy itself.
+const DefaultWaveApprovalExpiry = 24 * time.Hour
+
+// WaveApprovalRequirement is what the approval before a wave asks: the
+// governance's approvals of the deploy (its count, groups, roles and
+// expiry), or, when the governance asks for none, one approval by another
+// identity than the requester holding deployment.approve, within
+// DefaultWaveApprovalExpiry.
+func WaveApprovalRequirement(deployRule *ApprovalRequirement) ApprovalRequirement {
+	if deployRule == nil || deployRule.Count < 1 {
+		return ApprovalRequirement{Count: 1, Expiry: DefaultWaveApprovalExpiry}
+	}
+	req := *deployRule
+	if req.Expiry <= 0 {
+		req.Expiry = DefaultWaveApprovalExpiry
+	}
+	return req
+}

@@ -2,6 +2,8 @@ package deploy
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -36,7 +38,8 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 	for _, p := range plan.Passes {
 		waveOf[p.Index] = p.Name
 		w := v.wave(p)
-		if st.CurrentWave == nil && (w.State == WaveRunning || w.State == WaveBaking || w.State == WaveGating || w.State == WavePaused) {
+		if st.CurrentWave == nil && (w.State == WaveRunning || w.State == WaveBaking || w.State == WaveGating ||
+			w.State == WavePaused || w.State == WaveAwaitingApproval) {
 			name := p.Name
 			st.CurrentWave = &name
 		}
@@ -68,6 +71,8 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 		st.State = RolloutPaused
 		st.Pause = pauseStatus(*v.paused())
 		st.Pause.MayResume = append(st.Pause.MayResume, d.RolloutMayResume...)
+	case v.asking() != nil:
+		st.State = RolloutAwaitingApproval
 	case started:
 		st.State = RolloutRunning
 	}
@@ -75,6 +80,15 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 		st.Request = &RolloutRequestStatus{Action: q.Action, By: q.By, At: q.At.UTC()}
 	}
 	return st
+}
+
+// WaveAwaitingApproval is the pass of the wave whose approval the rollout
+// of d asks now; 0 when none.
+func (d Deployment) WaveAwaitingApproval() int {
+	if s := newRolloutView(&d).asking(); s != nil {
+		return s.Pass
+	}
+	return 0
 }
 
 // RolloutPaused reports whether d's rollout is paused now.
@@ -94,6 +108,68 @@ func (v rolloutView) paused() *Step {
 		}
 	}
 	return nil
+}
+
+// asking is the record of the approval a wave asks now, nil when none
+// does (or the deploy ended).
+func (v rolloutView) asking() *Step {
+	if v.d.State.Terminal() {
+		return nil
+	}
+	for k, s := range v.recs {
+		if k.Step == StepApproval && k.Kind == KindRun && s.State == StepRunning {
+			return &s
+		}
+	}
+	return nil
+}
+
+// approval is the approval section of wave p, which asks approvals: what
+// its record says once asked (waiting, approved, rejected, expired), what
+// it will ask before (pending), with the answers given.
+func (v rolloutView) approval(p RolloutPass) *StatusApproval {
+	req := WaveApprovalRequirement(v.d.Decision.Approvals)
+	a := &StatusApproval{Status: "pending", Required: req.Count, Groups: req.Groups, Roles: req.Roles, Approvals: []Approval{}}
+	rejected := false
+	for _, ans := range v.d.WaveApprovals {
+		if ans.Pass == p.Index {
+			a.Approvals = append(a.Approvals, ans)
+			rejected = rejected || !ans.Approved
+		}
+	}
+	s, ok := v.recs[StepKey{Step: StepApproval, Pass: p.Index, Kind: KindRun}]
+	if !ok {
+		return a
+	}
+	if n, err := strconv.Atoi(s.Output[OutputApprovalRequired]); err == nil {
+		a.Required = n
+	}
+	a.Groups, a.Roles = splitList(s.Output[OutputApprovalGroups]), splitList(s.Output[OutputApprovalRoles])
+	if t, err := time.Parse(time.RFC3339Nano, s.Output[OutputApprovalExpires]); err == nil {
+		t = t.UTC()
+		a.ExpiresAt = &t
+	}
+	switch {
+	case s.State == StepRunning && !v.d.State.Terminal():
+		a.Status = "waiting"
+	case s.State == StepSuccess:
+		a.Status = "approved"
+	case rejected:
+		a.Status = "rejected"
+	case s.State == StepError && strings.Contains(s.Error, "expired"):
+		a.Status = "expired"
+	default:
+		// Ended by an abort or a cancel before its answers came.
+		a.Status = "cancelled"
+	}
+	return a
+}
+
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }
 
 // resumed reports whether a person resumed a pause of pass: its gates'
@@ -268,11 +344,16 @@ func (v rolloutView) wave(p RolloutPass) RolloutWaveStatus {
 	if gated {
 		w.Gate = gateStatus(gate)
 	}
+	if p.Approval && len(p.Batches) > 0 {
+		w.Approval = v.approval(p)
+	}
 	terminal := v.d.State.Terminal()
-	pause := v.paused()
+	pause, asking := v.paused(), v.asking()
 	switch {
 	case pause != nil && pause.Pass == p.Index:
 		w.State = WavePaused
+	case asking != nil && asking.Pass == p.Index:
+		w.State = WaveAwaitingApproval
 	case len(p.Batches) == 0:
 		w.State = WaveSkipped
 	case rolledBack > 0 && rolledBack == started:

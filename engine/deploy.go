@@ -366,6 +366,14 @@ func (r *run) runPlan(ctx dbos.Context, first unit, begun *deploy.Begun, held bo
 			if err != nil || res != nil {
 				return deref(res), f, err
 			}
+			// Before a wave that asks approvals, once the waves before it
+			// passed.
+			if next := dec.unit.key.Pass; next != u.key.Pass && r.asksApproval(next) {
+				res, f, err := r.awaitApproval(ctx, next, done)
+				if err != nil || res != nil {
+					return deref(res), f, err
+				}
+			}
 		}
 		if !dec.more {
 			r.cleanupBegun, r.cleanupHeld = w.Next, held

@@ -98,6 +98,8 @@ const (
 	stepRolloutPause        = "manent.rollout.pause"
 	stepRolloutPauseLook    = "manent.rollout.pause.look"
 	stepRolloutPauseEnd     = "manent.rollout.pause.end"
+	stepRolloutApproval     = "manent.rollout.approval"
+	stepRolloutApprovalLook = "manent.rollout.approval.look"
 	stepChangeOpen          = "change:open"
 	stepChangeClose         = "change:close"
 )

@@ -148,7 +148,7 @@ func (r *run) pause(ctx dbos.Context, pass int, reason, by, done string) (*Deplo
 		}
 		switch {
 		case look.Cancelled:
-			if err := r.endPause(ctx, o, start, deploy.StepCancelled, out(nil), "", ""); err != nil {
+			if err := r.endRolloutOp(ctx, o, start, deploy.StepCancelled, out(nil), "", ""); err != nil {
 				return nil, nil, err
 			}
 			msg := deploy.CancelledAt(look.CancelledBy, done, name)
@@ -156,20 +156,20 @@ func (r *run) pause(ctx dbos.Context, pass int, reason, by, done string) (*Deplo
 			return &DeployResult{State: deploy.StateCancelled, Error: msg, CancelledBy: look.CancelledBy}, nil, nil
 		case look.Action == deploy.RolloutActionAbort:
 			res, f := r.aborted(look.By, look.Reason)
-			if err := r.endPause(ctx, o, start, deploy.StepError, out(nil), res.Error, ""); err != nil {
+			if err := r.endRolloutOp(ctx, o, start, deploy.StepError, out(nil), res.Error, ""); err != nil {
 				return nil, nil, err
 			}
 			return &res, f, nil
 		case look.Action == deploy.RolloutActionResume:
 			extra := map[string]string{deploy.OutputResumedBy: look.By, deploy.OutputResumeNote: look.Reason}
-			if err := r.endPause(ctx, o, start, deploy.StepSuccess, out(extra), "", deploy.RolloutActionResume); err != nil {
+			if err := r.endRolloutOp(ctx, o, start, deploy.StepSuccess, out(extra), "", deploy.RolloutActionResume); err != nil {
 				return nil, nil, err
 			}
 			r.note(name, "info", "rollout resumed by %s", look.By)
 			return nil, nil, nil
 		case look.Left <= 0:
 			msg := fmt.Sprintf("rollout paused (%s) for %s without a resume: the rollout aborts", reason, timeout)
-			if err := r.endPause(ctx, o, start, deploy.StepError, out(nil), msg, ""); err != nil {
+			if err := r.endRolloutOp(ctx, o, start, deploy.StepError, out(nil), msg, ""); err != nil {
 				return nil, nil, err
 			}
 			r.note(name, "error", "%s", msg)
@@ -183,8 +183,9 @@ func (r *run) pause(ctx dbos.Context, pass int, reason, by, done string) (*Deplo
 	}
 }
 
-// endPause records the end of a pause, taking the request it followed.
-func (r *run) endPause(ctx dbos.Context, o op, start time.Time, state deploy.StepState, out map[string]string, msg string, take deploy.RolloutAction) error {
+// endRolloutOp records the end of a pause or a wave's approval, taking the
+// request it followed.
+func (r *run) endRolloutOp(ctx dbos.Context, o op, start time.Time, state deploy.StepState, out map[string]string, msg string, take deploy.RolloutAction) error {
 	_, err := dbos.RunAsTransaction(ctx, r.e.ds, func(c context.Context, tx dbos.Tx) (bool, error) {
 		r.live = true
 		if err := r.e.unfenced(c); err != nil {
