@@ -373,6 +373,10 @@ func (r *run) runPlan(ctx dbos.Context, first unit, begun *deploy.Begun, held bo
 				if err != nil || res != nil {
 					return deref(res), f, err
 				}
+				// A pause asked while the wave waited holds it still.
+				if res, f, err = r.between(ctx, next, done); err != nil || res != nil {
+					return deref(res), f, err
+				}
 			}
 		}
 		if !dec.more {
