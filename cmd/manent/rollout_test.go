@@ -112,3 +112,48 @@ func TestRolloutCommands(t *testing.T) {
 		})
 	}
 }
+
+// awaitingStatus is hello-2 running, its wave eu awaiting 2 approvals, one
+// given.
+const awaitingStatus = `{"id":"hello-2","state":"PENDING","rollout":{"state":"awaiting_approval","current_wave":"eu",
+ "waves":[{"name":"eu","state":"awaiting_approval","targets":["eu-2"],"batches":[],
+  "approval":{"status":"waiting","required":2,"approvals":[{"deployment_id":"hello-2","pass":1,"identity":"token:ops1","approved":true,"comment":"","time":"2025-01-02T03:05:05Z"}],
+   "expires_at":"2025-01-03T03:04:05Z"}}],"targets":[]}}`
+
+// TestApproveAWave: approve and the list of pending approvals speak of the
+// wave a running deploy's rollout waits on.
+func TestApproveAWave(t *testing.T) {
+	srv := clienttest.New(t)
+	wave := func() client.DeploymentDetail {
+		d := deployment("hello-2", client.DeploymentStatePending)
+		d.Status = json.RawMessage(awaitingStatus)
+		return d
+	}
+	srv.Handle("ApproveDeployment", func(clienttest.Request) (any, *clienttest.Error) {
+		return map[string]any{"approveDeployment": wave()}, nil
+	})
+	srv.Handle("RejectDeployment", func(clienttest.Request) (any, *clienttest.Error) {
+		return map[string]any{"rejectDeployment": deployment("hello-2", client.DeploymentStatePending)}, nil
+	})
+	srv.Handle("GetPendingApprovals", func(clienttest.Request) (any, *clienttest.Error) {
+		d := wave()
+		return map[string]any{"pendingApprovals": []client.PendingApproval{{DeploymentSummary: client.DeploymentSummary{
+			Id: d.Id, Tenant: d.Tenant, Application: d.Application, Environment: d.Environment, State: d.State,
+			Requester: d.Requester, Artifact: client.ArtifactDetail{Version: "1.2.0"}, Status: d.Status}, CanApprove: true}}}, nil
+	})
+	env := map[string]string{envServer: srv.URL}
+	r := runCLI(t, env, "", "approve", "hello-2")
+	if r.code != 0 || r.stdout != "deployment hello-2: approved wave eu; 1 of 2 approval(s) given\n" {
+		t.Fatalf("approve: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, env, "", "reject", "hello-2")
+	if r.code != 0 || r.stdout != "deployment hello-2: rejected the pending wave; the rollout aborts, then its rollback policy applies\n" {
+		t.Fatalf("reject: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, env, "", "approvals")
+	want := "ID       DEPLOYMENT          VERSION  REQUESTER  RULE     APPROVALS  EXPIRES\n" +
+		"hello-2  demo/hello/staging  1.2.0    token:ci   wave eu  1/2        2025-01-03T03:04:05Z\n"
+	if r.code != 0 || r.stdout != want {
+		t.Fatalf("approvals: exit %d\n%s\nwant\n%s%s", r.code, r.stdout, want, r.stderr)
+	}
+}
