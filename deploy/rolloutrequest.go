@@ -149,3 +149,16 @@ func WaveApprovalRequirement(deployRule *ApprovalRequirement) ApprovalRequiremen
 	}
 	return req
 }
+
+// The record of a wave deferred by a freeze window over one of its targets:
+// an operation of the deploy (StepKey{Step: StepDefer, Pass: the wave}:
+// "defer[2]") of type StepTypeRollout, RUNNING while it waits. Its output
+// names the window, when it ends, the targets it selects and when the
+// wait gives up (defer_timeout). These are stored names.
+const (
+	StepDefer           = "defer"
+	OutputDeferWindow   = "window"
+	OutputDeferUntil    = "until"
+	OutputDeferTargets  = "targets"
+	OutputDeferDeadline = "deadline"
+)

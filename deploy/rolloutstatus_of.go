@@ -39,7 +39,7 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 		waveOf[p.Index] = p.Name
 		w := v.wave(p)
 		if st.CurrentWave == nil && (w.State == WaveRunning || w.State == WaveBaking || w.State == WaveGating ||
-			w.State == WavePaused || w.State == WaveAwaitingApproval) {
+			w.State == WavePaused || w.State == WaveAwaitingApproval || w.State == WaveDeferred) {
 			name := p.Name
 			st.CurrentWave = &name
 		}
@@ -50,6 +50,10 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 		ts := RolloutTargetStatus{Name: t.Name, Labels: t.Labels, Outcome: t.Outcome, State: StepSkipped}
 		if t.Outcome == OutcomeTargeted {
 			ts.Wave, ts.Batch = waveOf[t.Pass], t.Batch
+			if s := v.deferring(); s != nil && s.Pass == t.Pass {
+				// Its wave waits for a freeze window to end.
+				ts.Outcome = OutcomeDeferred
+			}
 			b := v.batch(t.Pass, t.Batch)
 			ts.State, ts.Error = b.state, optional(b.err)
 			started = started || b.started
@@ -73,6 +77,8 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 		st.Pause.MayResume = append(st.Pause.MayResume, d.RolloutMayResume...)
 	case v.asking() != nil:
 		st.State = RolloutAwaitingApproval
+	case v.deferring() != nil:
+		st.State = RolloutDeferred
 	case started:
 		st.State = RolloutRunning
 	}
@@ -104,6 +110,20 @@ func (v rolloutView) paused() *Step {
 	}
 	for k, s := range v.recs {
 		if k.Step == StepPause && k.Kind == KindRun && s.State == StepRunning {
+			return &s
+		}
+	}
+	return nil
+}
+
+// deferring is the record of the deferral of a wave going on, nil when
+// none is (or the deploy ended).
+func (v rolloutView) deferring() *Step {
+	if v.d.State.Terminal() {
+		return nil
+	}
+	for k, s := range v.recs {
+		if k.Step == StepDefer && k.Kind == KindRun && s.State == StepRunning {
 			return &s
 		}
 	}
@@ -348,8 +368,16 @@ func (v rolloutView) wave(p RolloutPass) RolloutWaveStatus {
 		w.Approval = v.approval(p)
 	}
 	terminal := v.d.State.Terminal()
-	pause, asking := v.paused(), v.asking()
+	pause, asking, deferring := v.paused(), v.asking(), v.deferring()
+	if deferring != nil && deferring.Pass == p.Index {
+		if t, err := time.Parse(time.RFC3339Nano, deferring.Output[OutputDeferUntil]); err == nil {
+			t = t.UTC()
+			w.DeferredUntil = &t
+		}
+	}
 	switch {
+	case deferring != nil && deferring.Pass == p.Index:
+		w.State = WaveDeferred
 	case pause != nil && pause.Pass == p.Index:
 		w.State = WavePaused
 	case asking != nil && asking.Pass == p.Index:

@@ -361,22 +361,8 @@ func (r *run) runPlan(ctx dbos.Context, first unit, begun *deploy.Begun, held bo
 			done = deploy.StepKey{Step: stepNameGates, Pass: dec.waveEnd}.Name()
 		}
 		if dec.boundary || (dec.waveEnd > 0 && dec.more && dec.unit.key.Pass > 0 && !r.in.Descriptor.DryRun) {
-			// Before the next batch: a person's pause or abort.
-			res, f, err := r.between(ctx, dec.unit.key.Pass, done)
-			if err != nil || res != nil {
+			if res, f, err := r.beforeBatch(ctx, u, dec.unit, done); err != nil || res != nil {
 				return deref(res), f, err
-			}
-			// Before a wave that asks approvals, once the waves before it
-			// passed.
-			if next := dec.unit.key.Pass; next != u.key.Pass && r.asksApproval(next) {
-				res, f, err := r.awaitApproval(ctx, next, done)
-				if err != nil || res != nil {
-					return deref(res), f, err
-				}
-				// A pause asked while the wave waited holds it still.
-				if res, f, err = r.between(ctx, next, done); err != nil || res != nil {
-					return deref(res), f, err
-				}
 			}
 		}
 		if !dec.more {

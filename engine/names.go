@@ -100,6 +100,10 @@ const (
 	stepRolloutPauseEnd     = "manent.rollout.pause.end"
 	stepRolloutApproval     = "manent.rollout.approval"
 	stepRolloutApprovalLook = "manent.rollout.approval.look"
+	stepRolloutDefer        = "manent.rollout.defer"
+	stepRolloutDeferCheck   = "manent.rollout.defer.check"
+	stepRolloutDeferLook    = "manent.rollout.defer.look"
+	stepRolloutDeferAgain   = "manent.rollout.defer.again"
 	stepChangeOpen          = "change:open"
 	stepChangeClose         = "change:close"
 )

@@ -68,6 +68,9 @@ type Checks interface {
 	// Recheck runs governance again (freezes, policy); note says why a
 	// freeze was overridden.
 	Recheck(ctx context.Context, who deploy.Identity, d deploy.Descriptor) (note string, err error)
+	// WaveFrozen returns the freeze window in force now over one of the
+	// targets (a wave's), by their labels; nil when none.
+	WaveFrozen(ctx context.Context, who deploy.Identity, d deploy.Descriptor, targets []deploy.Target) (*deploy.Freeze, error)
 	// SubmitMember submits a deploy of a release with the identity in ctx.
 	SubmitMember(ctx context.Context, d deploy.Descriptor, opts deploy.SubmitOptions) (*deploy.Submission, error)
 	// RollbackMember submits the rollback of a deploy of a release.

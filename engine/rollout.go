@@ -129,6 +129,30 @@ func (r *run) batch(key deploy.StepKey) (deploy.RolloutBatch, bool) {
 	return batches[key.Batch-1], true
 }
 
+// beforeBatch runs what comes before next, the first operation of a batch
+// after u: a person's pause or abort; before a new wave, its deferral by a
+// freeze window, then its approvals (and a pause asked meanwhile).
+func (r *run) beforeBatch(ctx dbos.Context, u, next unit, done string) (*DeployResult, *failure, error) {
+	pass := next.key.Pass
+	if res, f, err := r.between(ctx, pass, done); err != nil || res != nil {
+		return res, f, err
+	}
+	if pass == u.key.Pass {
+		return nil, nil, nil
+	}
+	if res, f, err := r.deferWave(ctx, pass, done); err != nil || res != nil {
+		return res, f, err
+	}
+	if !r.asksApproval(pass) {
+		return nil, nil, nil
+	}
+	if res, f, err := r.awaitApproval(ctx, pass, done); err != nil || res != nil {
+		return res, f, err
+	}
+	// A pause asked while the wave waited holds it still.
+	return r.between(ctx, pass, done)
+}
+
 // isBoundary reports whether next (if more) is the first operation of a
 // batch that u is not in, of u's pass or of the first pass: before it the
 // rollout looks for a person's request. The first batch of a later pass
