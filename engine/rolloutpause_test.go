@@ -369,3 +369,37 @@ rollout:
 		t.Fatalf("pause records %+v, want one, resumed", recs)
 	}
 }
+
+// TestPauseHoldsTheSlotAndCancels: a paused rollout keeps its environment's
+// slot (the next deploy there waits in its queue), and a cancel stops it at
+// once, without rollback, after which the next deploy runs.
+func TestPauseHoldsTheSlotAndCancels(t *testing.T) {
+	prom := prometheus(t)
+	f := newFleetEnv(t, "pslot", nil, []fleetTarget{{"a", "r: x"}, {"b", "r: y"}}, fmt.Sprintf(`rollout:
+  waves: [{name: one, count: 1}, {name: two}]
+  gates: [{prometheus: {url: %q, query: up, max: 1}}]
+`, prom+"/broken"))
+	f.submitTo("ps1", "pslot", "1.0.0")
+	f.waitPaused("ps1")
+	f.submitTo("ps2", "pslot", "1.0.0")
+	// The second waits behind the paused one: still queued once the first
+	// was seen paused after its submission.
+	if d := f.waitPaused("ps1"); d.State != deploy.StatePending {
+		t.Fatalf("ps1 %s", d.State)
+	}
+	if d, err := f.store.Get(f.ctx, "ps2"); err != nil || d.State != deploy.StateEnqueued {
+		t.Fatalf("ps2 = %v, %v: want ENQUEUED while ps1 holds the slot", d, err)
+	}
+	if _, err := f.eng.Cancel(f.ctx, "ps1"); err != nil {
+		t.Fatal(err)
+	}
+	d := f.waitState("ps1", deploy.StateCancelled)
+	if want := "cancelled by token:ci after step gates[1], before pause[1/1]"; d.Error != want {
+		t.Fatalf("error %q, want %q", d.Error, want)
+	}
+	if recs := pauseRecords(d); len(recs) != 1 || recs[0].State != deploy.StepCancelled {
+		t.Fatalf("pause records %+v, want one CANCELLED", recs)
+	}
+	// ps2 runs now, and pauses on the same gate.
+	f.waitPaused("ps2")
+}
