@@ -11,6 +11,15 @@ import (
 	"github.com/Khan/genqlient/graphql"
 )
 
+// AbortRolloutResponse is returned by AbortRollout on success.
+type AbortRolloutResponse struct {
+	// Abort a rollout: at once in a bake or a pause, else after the step in flight; the deploy fails and its rollback policy decides the rest.
+	AbortRollout DeploymentDetail `json:"abortRollout"`
+}
+
+// GetAbortRollout returns AbortRolloutResponse.AbortRollout, and is useful for accessing the field via an interface.
+func (v *AbortRolloutResponse) GetAbortRollout() DeploymentDetail { return v.AbortRollout }
+
 // ActivityEvent includes the requested fields of the GraphQL type DeploymentEvent.
 // The GraphQL type's documentation follows.
 //
@@ -912,6 +921,15 @@ func (v *PageInfo) GetHasNextPage() bool { return v.HasNextPage }
 // GetEndCursor returns PageInfo.EndCursor, and is useful for accessing the field via an interface.
 func (v *PageInfo) GetEndCursor() string { return v.EndCursor }
 
+// PauseRolloutResponse is returned by PauseRollout on success.
+type PauseRolloutResponse struct {
+	// Pause a running rollout after the batch in flight, before the next batch or wave (deployment.cancel; CONFLICT when it is not running or a request is pending).
+	PauseRollout DeploymentDetail `json:"pauseRollout"`
+}
+
+// GetPauseRollout returns PauseRolloutResponse.PauseRollout, and is useful for accessing the field via an interface.
+func (v *PauseRolloutResponse) GetPauseRollout() DeploymentDetail { return v.PauseRollout }
+
 // What `manent approvals` lists: the deploy, the rule that asks for
 // approvals and the answers so far.
 type PendingApproval struct {
@@ -1313,6 +1331,15 @@ var AllReleaseState = []ReleaseState{
 	ReleaseStateError,
 	ReleaseStateCancelled,
 }
+
+// ResumeRolloutResponse is returned by ResumeRollout on success.
+type ResumeRolloutResponse struct {
+	// Resume a paused rollout: it goes on with what follows the pause, as if the gates that paused it had passed (CONFLICT when not paused).
+	ResumeRollout DeploymentDetail `json:"resumeRollout"`
+}
+
+// GetResumeRollout returns ResumeRolloutResponse.ResumeRollout, and is useful for accessing the field via an interface.
+func (v *ResumeRolloutResponse) GetResumeRollout() DeploymentDetail { return v.ResumeRollout }
 
 // RollbackDetail includes the requested fields of the GraphQL type Rollback.
 // The GraphQL type's documentation follows.
@@ -1976,6 +2003,18 @@ func (v *Viewer) GetSubject() string { return v.Subject }
 // GetGroups returns Viewer.Groups, and is useful for accessing the field via an interface.
 func (v *Viewer) GetGroups() []string { return v.Groups }
 
+// __AbortRolloutInput is used internally by genqlient
+type __AbortRolloutInput struct {
+	Id     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
+// GetId returns __AbortRolloutInput.Id, and is useful for accessing the field via an interface.
+func (v *__AbortRolloutInput) GetId() string { return v.Id }
+
+// GetReason returns __AbortRolloutInput.Reason, and is useful for accessing the field via an interface.
+func (v *__AbortRolloutInput) GetReason() string { return v.Reason }
+
 // __ApproveDeploymentInput is used internally by genqlient
 type __ApproveDeploymentInput struct {
 	Id      string `json:"id"`
@@ -2140,6 +2179,18 @@ func (v *__ListReleasesInput) GetFirst() int { return v.First }
 // GetAfter returns __ListReleasesInput.After, and is useful for accessing the field via an interface.
 func (v *__ListReleasesInput) GetAfter() string { return v.After }
 
+// __PauseRolloutInput is used internally by genqlient
+type __PauseRolloutInput struct {
+	Id     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
+// GetId returns __PauseRolloutInput.Id, and is useful for accessing the field via an interface.
+func (v *__PauseRolloutInput) GetId() string { return v.Id }
+
+// GetReason returns __PauseRolloutInput.Reason, and is useful for accessing the field via an interface.
+func (v *__PauseRolloutInput) GetReason() string { return v.Reason }
+
 // __RejectDeploymentInput is used internally by genqlient
 type __RejectDeploymentInput struct {
 	Id      string `json:"id"`
@@ -2167,6 +2218,18 @@ type __ReleaseExportsInput struct {
 
 // GetId returns __ReleaseExportsInput.Id, and is useful for accessing the field via an interface.
 func (v *__ReleaseExportsInput) GetId() string { return v.Id }
+
+// __ResumeRolloutInput is used internally by genqlient
+type __ResumeRolloutInput struct {
+	Id      string `json:"id"`
+	Comment string `json:"comment"`
+}
+
+// GetId returns __ResumeRolloutInput.Id, and is useful for accessing the field via an interface.
+func (v *__ResumeRolloutInput) GetId() string { return v.Id }
+
+// GetComment returns __ResumeRolloutInput.Comment, and is useful for accessing the field via an interface.
+func (v *__ResumeRolloutInput) GetComment() string { return v.Comment }
 
 // __RollbackInput is used internally by genqlient
 type __RollbackInput struct {
@@ -2207,6 +2270,140 @@ type __SubmitReleaseInput struct {
 
 // GetDescriptor returns __SubmitReleaseInput.Descriptor, and is useful for accessing the field via an interface.
 func (v *__SubmitReleaseInput) GetDescriptor() string { return v.Descriptor }
+
+// The mutation executed by AbortRollout.
+const AbortRollout_Operation = `
+mutation AbortRollout ($id: ID!, $reason: String!) {
+	abortRollout(id: $id, reason: $reason) {
+		... DeploymentDetail
+	}
+}
+fragment DeploymentDetail on Deployment {
+	id
+	tenant
+	application
+	environment
+	state
+	requester
+	createdAt
+	startedAt
+	finishedAt
+	updatedAt
+	dryRun
+	release
+	artifact {
+		... ArtifactDetail
+	}
+	sha256
+	currentStep
+	error
+	cancelRequested
+	cancelledBy
+	startAt
+	steps {
+		... StepDetail
+	}
+	rollback {
+		state
+		steps {
+			... StepDetail
+		}
+	}
+	decision {
+		rule
+		requires
+		reason
+	}
+	approval {
+		... ApprovalDetail
+	}
+	after {
+		status
+		expiresAt
+		reason
+		dependencies {
+			id
+			state
+		}
+	}
+	dependents {
+		id
+		state
+	}
+	exports {
+		name
+		format
+		value
+		public
+	}
+	status
+}
+fragment ArtifactDetail on Artifact {
+	type
+	name
+	version
+	source
+	pinnedSha256
+}
+fragment StepDetail on Step {
+	name
+	kind
+	pass
+	batch
+	target
+	position
+	type
+	state
+	attempts
+	startedAt
+	finishedAt
+	durationMs
+	output {
+		key
+		value
+	}
+	error
+}
+fragment ApprovalDetail on ApprovalStatus {
+	status
+	required
+	groups
+	approvals {
+		identity
+		approved
+		comment
+		time
+	}
+	expiresAt
+}
+`
+
+func AbortRollout(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+	reason string,
+) (data_ *AbortRolloutResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "AbortRollout",
+		Query:  AbortRollout_Operation,
+		Variables: &__AbortRolloutInput{
+			Id:     id,
+			Reason: reason,
+		},
+	}
+
+	data_ = &AbortRolloutResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
 
 // The subscription executed by ActivityEvents.
 const ActivityEvents_Operation = `
@@ -3525,6 +3722,141 @@ func ListSchedules(
 	return data_, err_
 }
 
+// The mutation executed by PauseRollout.
+const PauseRollout_Operation = `
+mutation PauseRollout ($id: ID!, $reason: String!) {
+	pauseRollout(id: $id, reason: $reason) {
+		... DeploymentDetail
+	}
+}
+fragment DeploymentDetail on Deployment {
+	id
+	tenant
+	application
+	environment
+	state
+	requester
+	createdAt
+	startedAt
+	finishedAt
+	updatedAt
+	dryRun
+	release
+	artifact {
+		... ArtifactDetail
+	}
+	sha256
+	currentStep
+	error
+	cancelRequested
+	cancelledBy
+	startAt
+	steps {
+		... StepDetail
+	}
+	rollback {
+		state
+		steps {
+			... StepDetail
+		}
+	}
+	decision {
+		rule
+		requires
+		reason
+	}
+	approval {
+		... ApprovalDetail
+	}
+	after {
+		status
+		expiresAt
+		reason
+		dependencies {
+			id
+			state
+		}
+	}
+	dependents {
+		id
+		state
+	}
+	exports {
+		name
+		format
+		value
+		public
+	}
+	status
+}
+fragment ArtifactDetail on Artifact {
+	type
+	name
+	version
+	source
+	pinnedSha256
+}
+fragment StepDetail on Step {
+	name
+	kind
+	pass
+	batch
+	target
+	position
+	type
+	state
+	attempts
+	startedAt
+	finishedAt
+	durationMs
+	output {
+		key
+		value
+	}
+	error
+}
+fragment ApprovalDetail on ApprovalStatus {
+	status
+	required
+	groups
+	approvals {
+		identity
+		approved
+		comment
+		time
+	}
+	expiresAt
+}
+`
+
+// The actions on a running rollout: each answers the deploy as it is now.
+func PauseRollout(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+	reason string,
+) (data_ *PauseRolloutResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "PauseRollout",
+		Query:  PauseRollout_Operation,
+		Variables: &__PauseRolloutInput{
+			Id:     id,
+			Reason: reason,
+		},
+	}
+
+	data_ = &PauseRolloutResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
 // The mutation executed by RejectDeployment.
 const RejectDeployment_Operation = `
 mutation RejectDeployment ($id: ID!, $comment: String!) {
@@ -3767,6 +4099,140 @@ func ReleaseExports(
 	}
 
 	data_ = &ReleaseExportsResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by ResumeRollout.
+const ResumeRollout_Operation = `
+mutation ResumeRollout ($id: ID!, $comment: String!) {
+	resumeRollout(id: $id, comment: $comment) {
+		... DeploymentDetail
+	}
+}
+fragment DeploymentDetail on Deployment {
+	id
+	tenant
+	application
+	environment
+	state
+	requester
+	createdAt
+	startedAt
+	finishedAt
+	updatedAt
+	dryRun
+	release
+	artifact {
+		... ArtifactDetail
+	}
+	sha256
+	currentStep
+	error
+	cancelRequested
+	cancelledBy
+	startAt
+	steps {
+		... StepDetail
+	}
+	rollback {
+		state
+		steps {
+			... StepDetail
+		}
+	}
+	decision {
+		rule
+		requires
+		reason
+	}
+	approval {
+		... ApprovalDetail
+	}
+	after {
+		status
+		expiresAt
+		reason
+		dependencies {
+			id
+			state
+		}
+	}
+	dependents {
+		id
+		state
+	}
+	exports {
+		name
+		format
+		value
+		public
+	}
+	status
+}
+fragment ArtifactDetail on Artifact {
+	type
+	name
+	version
+	source
+	pinnedSha256
+}
+fragment StepDetail on Step {
+	name
+	kind
+	pass
+	batch
+	target
+	position
+	type
+	state
+	attempts
+	startedAt
+	finishedAt
+	durationMs
+	output {
+		key
+		value
+	}
+	error
+}
+fragment ApprovalDetail on ApprovalStatus {
+	status
+	required
+	groups
+	approvals {
+		identity
+		approved
+		comment
+		time
+	}
+	expiresAt
+}
+`
+
+func ResumeRollout(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+	comment string,
+) (data_ *ResumeRolloutResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "ResumeRollout",
+		Query:  ResumeRollout_Operation,
+		Variables: &__ResumeRolloutInput{
+			Id:      id,
+			Comment: comment,
+		},
+	}
+
+	data_ = &ResumeRolloutResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(

@@ -91,10 +91,30 @@ func (r *ApprovalRule) SetDefaults() {
 
 // FreezeRule is a freeze calendar: absolute ranges and recurring windows.
 type FreezeRule struct {
-	Name      string            `yaml:"name"`
-	Match     FreezeMatch       `yaml:"match"`
+	Name  string      `yaml:"name"`
+	Match FreezeMatch `yaml:"match"`
+	// Targets, when set, narrows the freeze to the targets whose labels
+	// it selects: it no longer freezes the environment as a whole, it
+	// defers the waves of a rollout with such a target until it ends.
+	Targets   *FreezeTargets    `yaml:"targets"`
 	Absolute  []AbsoluteWindow  `yaml:"absolute"`
 	Recurring []RecurringWindow `yaml:"recurring"`
+}
+
+// FreezeTargets selects targets by their labels: a target matches when it
+// carries every label given, with that value.
+type FreezeTargets struct {
+	Labels map[string]string `yaml:"labels"`
+}
+
+// Selects reports whether labels carry every label of the selector.
+func (f FreezeTargets) Selects(labels map[string]string) bool {
+	for k, v := range f.Labels {
+		if got, ok := labels[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
 }
 
 // AbsoluteWindow is [From, To) in RFC 3339.
@@ -278,6 +298,12 @@ func (c *Config) validateFreeze(errs *yamltree.Errors, p string, r FreezeRule, c
 		if f.v != "" && !descriptor.ValidName(f.v) {
 			errs.Add(p+".match."+f.key, "must be a name: 1 to 63 characters of a-z, 0-9 and -")
 		}
+	}
+	if t := r.Targets; t != nil {
+		if len(t.Labels) == 0 {
+			errs.Add(p+".targets.labels", "needs at least one label: a selector without labels would select every target (leave targets out to freeze the whole environment)")
+		}
+		descriptor.CheckLabels(errs, p+".targets.labels", t.Labels)
 	}
 	if len(r.Absolute) == 0 && len(r.Recurring) == 0 && !errs.Bad(p+".absolute") && !errs.Bad(p+".recurring") {
 		errs.Add(p, "needs absolute or recurring windows")

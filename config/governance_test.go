@@ -104,6 +104,22 @@ governance:
 			},
 		},
 		{
+			name: "freezes narrowed to targets",
+			doc: `
+governance:
+  freezes:
+    - {name: none, targets: {labels: {}}, absolute: [{from: "2026-12-24T00:00:00Z", to: "2026-12-27T00:00:00Z"}]}
+    - {name: bad, targets: {labels: {Region: eu}}, absolute: [{from: "2026-12-24T00:00:00Z", to: "2026-12-27T00:00:00Z"}]}
+    - {name: typo, targets: {label: {region: eu}}, absolute: [{from: "2026-12-24T00:00:00Z", to: "2026-12-27T00:00:00Z"}]}
+`,
+			want: []string{
+				"governance.freezes[2].targets.label: unknown field (did you mean labels?)",
+				"governance.freezes[0].targets.labels: needs at least one label: a selector without labels would select every target (leave targets out to freeze the whole environment)",
+				"governance.freezes[1].targets.labels.Region: key must be 1 to 63 characters of a-z, 0-9, '.', '_', '/' and -, starting with a letter or digit",
+				"governance.freezes[2].targets.labels: needs at least one label: a selector without labels would select every target (leave targets out to freeze the whole environment)",
+			},
+		},
+		{
 			name: "promotion and change",
 			doc: `
 governance:

@@ -263,11 +263,21 @@ type Deployment struct {
 	// may come too late (the deploy ends otherwise): show Canceller.
 	CancelledBy   string
 	CancelledFrom State
-	Steps         []Step
+	// RolloutRequest is what a person asked of the deploy's rollout that
+	// its workflow has not taken yet; nil for none.
+	RolloutRequest *RolloutRequest
+	// RolloutMayResume are who may resume or abort the rollout while it is
+	// paused (roles, groups, identities), as the service read them from
+	// the policy; the status shows them.
+	RolloutMayResume []string
+	Steps            []Step
 	// Approvals are the answers given so far (when the deploy needs them),
 	// and ApprovalExpiresAt when the wait for them ends.
 	Approvals         []Approval
 	ApprovalExpiresAt *time.Time
+	// WaveApprovals are the answers to the approvals the rollout asks
+	// before its waves (Pass set), in the order given.
+	WaveApprovals []Approval
 	// Dependencies are the deploys of after with their states now, and
 	// AfterExpiresAt when the wait for them ends.
 	Dependencies   []Dependency

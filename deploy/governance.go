@@ -78,6 +78,20 @@ type Freeze struct {
 	// Overridden is true when the descriptor's freezeOverride was accepted.
 	Overridden bool   `json:"overridden,omitempty"`
 	Reason     string `json:"reason,omitempty"`
+	// Targets are the targets a window narrowed to targets selects
+	// (TargetFreezes); empty for a freeze of the whole environment.
+	Targets []string `json:"targets,omitempty"`
+}
+
+// TargetFreezes is implemented by the governors whose freeze windows can
+// be narrowed to targets by their labels (governance.freezes[].targets):
+// such a window defers the waves of a rollout with a target it selects,
+// instead of freezing the whole environment.
+type TargetFreezes interface {
+	// FrozenTargets returns the first window in force at in.Time that
+	// selects one of targets, with when it ends and the targets it
+	// selects; nil when none.
+	FrozenTargets(ctx context.Context, in GovernanceInput, targets []Target) (*Freeze, error)
 }
 
 // PromotionCheck records the mandatory promotion a deploy satisfied.
@@ -143,11 +157,14 @@ type FreezeCalendar interface {
 
 // Approval is one identity's answer to a deploy awaiting approval.
 type Approval struct {
-	DeploymentID string    `json:"deployment_id"`
-	Identity     string    `json:"identity"`
-	Approved     bool      `json:"approved"`
-	Comment      string    `json:"comment"`
-	Time         time.Time `json:"time"`
+	DeploymentID string `json:"deployment_id"`
+	// Pass is the wave of the rollout the answer is for (from 1), 0 for
+	// the deploy's own approval.
+	Pass     int       `json:"pass,omitempty"`
+	Identity string    `json:"identity"`
+	Approved bool      `json:"approved"`
+	Comment  string    `json:"comment"`
+	Time     time.Time `json:"time"`
 }
 
 // ChangeRequest is what a change ticket is opened for.

@@ -17,6 +17,16 @@ type RolloutStatus struct {
 	// Pause says why and since when the rollout is paused, and who may
 	// resume or abort it; nil unless State is paused.
 	Pause *RolloutPauseStatus `json:"pause,omitempty"`
+	// Request is what a person asked of the rollout that it has not done
+	// yet (a pause waits for the batch in flight); nil for none.
+	Request *RolloutRequestStatus `json:"request,omitempty"`
+}
+
+// RolloutRequestStatus is a person's request of a rollout, pending.
+type RolloutRequestStatus struct {
+	Action RolloutAction `json:"action"`
+	By     string        `json:"by"`
+	At     time.Time     `json:"at"`
 }
 
 // RolloutState is where a rollout as a whole stands.

@@ -2,6 +2,8 @@ package deploy
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -36,7 +38,8 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 	for _, p := range plan.Passes {
 		waveOf[p.Index] = p.Name
 		w := v.wave(p)
-		if st.CurrentWave == nil && (w.State == WaveRunning || w.State == WaveBaking || w.State == WaveGating) {
+		if st.CurrentWave == nil && (w.State == WaveRunning || w.State == WaveBaking || w.State == WaveGating ||
+			w.State == WavePaused || w.State == WaveAwaitingApproval || w.State == WaveDeferred) {
 			name := p.Name
 			st.CurrentWave = &name
 		}
@@ -47,6 +50,10 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 		ts := RolloutTargetStatus{Name: t.Name, Labels: t.Labels, Outcome: t.Outcome, State: StepSkipped}
 		if t.Outcome == OutcomeTargeted {
 			ts.Wave, ts.Batch = waveOf[t.Pass], t.Batch
+			if s := v.deferring(); s != nil && s.Pass == t.Pass {
+				// Its wave waits for a freeze window to end.
+				ts.Outcome = OutcomeDeferred
+			}
 			b := v.batch(t.Pass, t.Batch)
 			ts.State, ts.Error = b.state, optional(b.err)
 			started = started || b.started
@@ -64,10 +71,152 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 		st.State = RolloutCompleted
 	case d.State.Terminal() && (started || d.StartedAt != nil):
 		st.State = RolloutAborted
+	case v.paused() != nil:
+		st.State = RolloutPaused
+		st.Pause = pauseStatus(*v.paused())
+		st.Pause.MayResume = append(st.Pause.MayResume, d.RolloutMayResume...)
+	case v.asking() != nil:
+		st.State = RolloutAwaitingApproval
+	case v.deferring() != nil:
+		st.State = RolloutDeferred
 	case started:
 		st.State = RolloutRunning
 	}
+	if q := d.RolloutRequest; q != nil && !d.State.Terminal() {
+		st.Request = &RolloutRequestStatus{Action: q.Action, By: q.By, At: q.At.UTC()}
+	}
 	return st
+}
+
+// WaveAwaitingApproval is the pass of the wave whose approval the rollout
+// of d asks now; 0 when none.
+func (d Deployment) WaveAwaitingApproval() int {
+	if s := newRolloutView(&d).asking(); s != nil {
+		return s.Pass
+	}
+	return 0
+}
+
+// RolloutPaused reports whether d's rollout is paused now.
+func (d Deployment) RolloutPaused() bool {
+	return newRolloutView(&d).paused() != nil
+}
+
+// paused is the record of the pause going on, nil when none is (or the
+// deploy ended).
+func (v rolloutView) paused() *Step {
+	if v.d.State.Terminal() {
+		return nil
+	}
+	for k, s := range v.recs {
+		if k.Step == StepPause && k.Kind == KindRun && s.State == StepRunning {
+			return &s
+		}
+	}
+	return nil
+}
+
+// deferring is the record of the deferral of a wave going on, nil when
+// none is (or the deploy ended).
+func (v rolloutView) deferring() *Step {
+	if v.d.State.Terminal() {
+		return nil
+	}
+	for k, s := range v.recs {
+		if k.Step == StepDefer && k.Kind == KindRun && s.State == StepRunning {
+			return &s
+		}
+	}
+	return nil
+}
+
+// asking is the record of the approval a wave asks now, nil when none
+// does (or the deploy ended).
+func (v rolloutView) asking() *Step {
+	if v.d.State.Terminal() {
+		return nil
+	}
+	for k, s := range v.recs {
+		if k.Step == StepApproval && k.Kind == KindRun && s.State == StepRunning {
+			return &s
+		}
+	}
+	return nil
+}
+
+// approval is the approval section of wave p, which asks approvals: what
+// its record says once asked (waiting, approved, rejected, expired), what
+// it will ask before (pending), with the answers given.
+func (v rolloutView) approval(p RolloutPass) *StatusApproval {
+	req := WaveApprovalRequirement(v.d.Decision.Approvals)
+	a := &StatusApproval{Status: "pending", Required: req.Count, Groups: req.Groups, Roles: req.Roles, Approvals: []Approval{}}
+	rejected := false
+	for _, ans := range v.d.WaveApprovals {
+		if ans.Pass == p.Index {
+			a.Approvals = append(a.Approvals, ans)
+			rejected = rejected || !ans.Approved
+		}
+	}
+	s, ok := v.recs[StepKey{Step: StepApproval, Pass: p.Index, Kind: KindRun}]
+	if !ok {
+		return a
+	}
+	if n, err := strconv.Atoi(s.Output[OutputApprovalRequired]); err == nil {
+		a.Required = n
+	}
+	a.Groups, a.Roles = splitList(s.Output[OutputApprovalGroups]), splitList(s.Output[OutputApprovalRoles])
+	if t, err := time.Parse(time.RFC3339Nano, s.Output[OutputApprovalExpires]); err == nil {
+		t = t.UTC()
+		a.ExpiresAt = &t
+	}
+	switch {
+	case s.State == StepRunning && !v.d.State.Terminal():
+		a.Status = "waiting"
+	case s.State == StepSuccess:
+		a.Status = "approved"
+	case rejected:
+		a.Status = "rejected"
+	case s.State == StepError && strings.Contains(s.Error, "expired"):
+		a.Status = "expired"
+	default:
+		// Ended by an abort or a cancel before its answers came.
+		a.Status = "cancelled"
+	}
+	return a
+}
+
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
+
+// resumed reports whether a person resumed a pause of pass: its gates'
+// verdict, whatever it was, let it go on.
+func (v rolloutView) resumed(pass int) bool {
+	for k, s := range v.recs {
+		if k.Step == StepPause && k.Pass == pass && k.Kind == KindRun && s.State == StepSuccess {
+			return true
+		}
+	}
+	return false
+}
+
+// pauseStatus reads the record of a pause; MayResume is the service's to
+// fill in.
+func pauseStatus(s Step) *RolloutPauseStatus {
+	p := &RolloutPauseStatus{Reason: s.Output[OutputPauseReason], MayResume: []string{}}
+	if s.StartedAt != nil {
+		p.Since = s.StartedAt.UTC()
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s.Output[OutputPauseUntil]); err == nil {
+		p.Until = t.UTC()
+	}
+	if by := s.Output[OutputPauseBy]; by != "" {
+		p.By = &by
+	}
+	return p
 }
 
 // rolloutView indexes the records of a deploy for its rollout's status.
@@ -215,15 +364,32 @@ func (v rolloutView) wave(p RolloutPass) RolloutWaveStatus {
 	if gated {
 		w.Gate = gateStatus(gate)
 	}
+	if p.Approval && len(p.Batches) > 0 {
+		w.Approval = v.approval(p)
+	}
 	terminal := v.d.State.Terminal()
+	pause, asking, deferring := v.paused(), v.asking(), v.deferring()
+	if deferring != nil && deferring.Pass == p.Index {
+		if t, err := time.Parse(time.RFC3339Nano, deferring.Output[OutputDeferUntil]); err == nil {
+			t = t.UTC()
+			w.DeferredUntil = &t
+		}
+	}
 	switch {
+	case deferring != nil && deferring.Pass == p.Index:
+		w.State = WaveDeferred
+	case pause != nil && pause.Pass == p.Index:
+		w.State = WavePaused
+	case asking != nil && asking.Pass == p.Index:
+		w.State = WaveAwaitingApproval
 	case len(p.Batches) == 0:
 		w.State = WaveSkipped
 	case rolledBack > 0 && rolledBack == started:
 		w.State = WaveRolledBack
-	case gated && gate.State == StepError:
+	case gated && gate.State == StepError && !v.resumed(p.Index):
 		w.State = WaveFailed
-	case gated && gate.State == StepSuccess:
+	case gated && (gate.State == StepSuccess || gate.State == StepError):
+		// Passed its gates, or a person resumed it after they did not.
 		w.State = WavePassed
 	case started == 0 && terminal:
 		w.State = WaveSkipped

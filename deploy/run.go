@@ -17,6 +17,11 @@ type Begun struct {
 	Cancelled bool `json:"cancelled,omitempty"`
 	// CancelledBy is who asked for the cancel, when Cancelled.
 	CancelledBy string `json:"cancelled_by,omitempty"`
+	// Aborted: an abort of the rollout was asked (by AbortedBy, for
+	// AbortReason); nothing was written.
+	Aborted     bool   `json:"aborted,omitempty"`
+	AbortedBy   string `json:"aborted_by,omitempty"`
+	AbortReason string `json:"abort_reason,omitempty"`
 	// InService is the deploy in service (ReadInService), "" for none.
 	InService string `json:"in_service,omitempty"`
 }

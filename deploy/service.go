@@ -43,6 +43,14 @@ type Service interface {
 	Submit(ctx context.Context, descriptor []byte, opts SubmitOptions) (*Submission, error)
 	// Cancel cancels a deploy. ENOTFOUND, EFORBIDDEN, ECONFLICT.
 	Cancel(ctx context.Context, id string) (*Deployment, error)
+	// PauseRollout asks a running rollout to pause after the batch in
+	// flight; ResumeRollout resumes a paused one (it goes on as if what
+	// paused it had passed); AbortRollout aborts it (then the rollback
+	// policy). ENOTFOUND (also when not readable), EFORBIDDEN,
+	// EUNPROCESSABLE (the text), ECONFLICT (not in a state allowing it).
+	PauseRollout(ctx context.Context, id, reason string) (*Deployment, error)
+	ResumeRollout(ctx context.Context, id, comment string) (*Deployment, error)
+	AbortRollout(ctx context.Context, id, reason string) (*Deployment, error)
 	// Get returns a deploy. ENOTFOUND (also when not readable).
 	Get(ctx context.Context, id string) (*Deployment, error)
 	// List returns the readable deploys matching f.

@@ -28,6 +28,8 @@ func TestCLIAnswersUnreadableAsMissing(t *testing.T) {
 	named := [][]string{
 		{"status", deployID}, {"steps", deployID}, {"logs", deployID},
 		{"cancel", deployID}, {"approve", deployID, "--comment", "ok"}, {"reject", deployID},
+		{"rollout", "status", deployID}, {"rollout", "pause", deployID}, {"rollout", "resume", deployID, "-m", "ok"},
+		{"rollout", "abort", deployID},
 		{"release", "status", releaseID}, {"release", "cancel", releaseID},
 		{"schedule", "delete", schedule},
 	}

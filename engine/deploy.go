@@ -145,6 +145,8 @@ type run struct {
 	// failedTargets counts, per pass, the targets of the batches whose
 	// failure the pass tolerated (max_failures).
 	failedTargets map[int]int
+	// pauses counts the pauses of each pass so far: the next one's number.
+	pauses map[int]int
 	// ran lists the runs that began, in order: what a rollback compensates.
 	ran []unit
 	// begunHere are the operations whose start this execution recorded
@@ -173,7 +175,7 @@ func (r *run) note(step, level, format string, args ...any) {
 func (e *Engine) newRun(in deploy.Job) *run {
 	return &run{e: e, in: in, eff: in.Effective, outputs: map[string]map[string]string{},
 		checkpoints: map[string]deploy.Checkpoint{}, inServiceBefore: map[string]string{},
-		failedTargets: map[int]int{}, begunHere: map[deploy.StepKey]bool{}}
+		failedTargets: map[int]int{}, pauses: map[int]int{}, begunHere: map[deploy.StepKey]bool{}}
 }
 
 func (r *run) runKind() deploy.StepKind {
@@ -301,6 +303,13 @@ func (r *run) runPlan(ctx dbos.Context, first unit, begun *deploy.Begun, held bo
 			r.note(u.key.Name(), "warn", "%s", msg)
 			return DeployResult{State: deploy.StateCancelled, Error: msg, CancelledBy: begun.CancelledBy}, nil, nil
 		}
+		if begun.Aborted {
+			if held {
+				r.e.gate.leave()
+			}
+			res, f := r.aborted(begun.AbortedBy, begun.AbortReason)
+			return res, f, nil
+		}
 		if u.key.Kind != deploy.KindCheckpoint {
 			r.ran = append(r.ran, u)
 		}
@@ -336,6 +345,12 @@ func (r *run) runPlan(ctx dbos.Context, first unit, begun *deploy.Begun, held bo
 			return DeployResult{State: deploy.StateError, Error: dec.failure.message}, dec.failure, nil
 		}
 		done = u.key.Name()
+		if dec.pause != "" {
+			res, f, err := r.pause(ctx, u.key.Pass, dec.pause, "", done)
+			if err != nil || res != nil {
+				return deref(res), f, err
+			}
+		}
 		if dec.waveEnd > 0 {
 			// Nothing after the wave was begun with its last operation: the
 			// bake and the gates come first.
@@ -344,6 +359,11 @@ func (r *run) runPlan(ctx dbos.Context, first unit, begun *deploy.Begun, held bo
 				return deref(res), f, err
 			}
 			done = deploy.StepKey{Step: stepNameGates, Pass: dec.waveEnd}.Name()
+		}
+		if dec.boundary || (dec.waveEnd > 0 && dec.more && dec.unit.key.Pass > 0 && !r.in.Descriptor.DryRun) {
+			if res, f, err := r.beforeBatch(ctx, u, dec.unit, done); err != nil || res != nil {
+				return deref(res), f, err
+			}
 		}
 		if !dec.more {
 			r.cleanupBegun, r.cleanupHeld = w.Next, held
@@ -379,6 +399,13 @@ type decision struct {
 	// waveEnd is the pass u ended (its last batch), whose bake and gates
 	// run before the unit after; 0 otherwise.
 	waveEnd int
+	// boundary: the unit after is the first of another batch of the same
+	// pass (or of the first batch), before which the rollout looks for a
+	// person's pause or abort.
+	boundary bool
+	// pause is why the rollout pauses after u, a failed batch beyond
+	// max_failures under on_failure: pause; "" otherwise.
+	pause string
 }
 
 // decide is what follows the work w of u, from the run's state before it:
@@ -391,14 +418,21 @@ func (r *run) decide(u unit, w workResult) decision {
 		eff = *w.Result.Effective
 	}
 	if w.Failed {
-		if n := r.tolerates(u); n > 0 {
+		n := r.tolerates(u)
+		if n == 0 {
+			if m, ok := r.pausesOnFailure(u); ok {
+				n, d.pause = m, fmt.Sprintf("step %s failed: %s", u.key.Name(), w.Error)
+			}
+		}
+		if n > 0 {
 			d.tolerated = n
 			d.unit, d.more = r.after(&u, eff, true)
 			d.waveEnd = r.endsWave(u, d.unit, d.more)
-			if d.more && d.waveEnd == 0 {
+			d.boundary = r.isBoundary(u, d.unit, d.more)
+			if d.more && d.waveEnd == 0 && !d.boundary && d.pause == "" {
 				o := r.op(d.unit)
 				d.next = &o
-			} else if !d.more && d.waveEnd == 0 {
+			} else if !d.more && d.waveEnd == 0 && d.pause == "" {
 				o := r.cleanupOp()
 				d.next = &o
 			}
@@ -409,6 +443,7 @@ func (r *run) decide(u unit, w workResult) decision {
 		d.fx = effectsOf(u, w)
 		d.unit, d.more = r.nextWith(&u, eff)
 		d.waveEnd = r.endsWave(u, d.unit, d.more)
+		d.boundary = r.isBoundary(u, d.unit, d.more)
 		// Exports are checked before activation when they can be: a value
 		// outside its pattern fails the deploy before anything is switched.
 		outputs := r.outputs
@@ -430,8 +465,9 @@ func (r *run) decide(u unit, w workResult) decision {
 		if r.rollbackOutcome(eff, deploy.StateError, d.failure) == deploy.RollbackRunning {
 			d.fx.Rollback = deploy.RollbackRunning
 		}
-	case d.waveEnd > 0:
-		// The bake and the gates begin nothing with this end.
+	case d.waveEnd > 0 || d.boundary:
+		// The bake and the gates, or the look for a person's request,
+		// begin nothing with this end.
 	case d.more:
 		o := r.op(d.unit)
 		d.next = &o
@@ -470,6 +506,11 @@ func (r *run) apply(u unit, w workResult, d decision) {
 		if d.tolerated > 0 {
 			r.failedTargets[u.key.Pass] += d.tolerated
 			pass := r.eff.RolloutPlan.Passes[u.key.Pass-1]
+			if d.pause != "" {
+				r.note(u.key.Name(), "warn", "wave %s: batch %d failed (%d target(s)), beyond max_failures (%d): the rollout pauses (on_failure: pause)",
+					pass.Name, u.key.Batch, d.tolerated, pass.MaxFailures)
+				return
+			}
 			r.note(u.key.Name(), "warn", "wave %s: batch %d failed (%d target(s)); %d of %d failure(s) tolerated (max_failures): the rollout goes on",
 				pass.Name, u.key.Batch, d.tolerated, r.failedTargets[u.key.Pass], pass.MaxFailures)
 		}

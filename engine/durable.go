@@ -131,6 +131,10 @@ func (e *Engine) Cancelled(ctx context.Context, d *deploy.Deployment, res deploy
 	e.closeChangeOfCancelled(ctx, d)
 }
 
+// RolloutRequested wakes a deploy's workflow in a bake or a pause: it
+// reads the request at once. Between two batches, it reads it anyway.
+func (e *Engine) RolloutRequested(id string) { e.send(id, "look", topicRollout) }
+
 // Rejected follows up a rejection the store recorded with the end of the
 // deploy: its wait workflow stops (and closes a change ticket opened for
 // it), and what waits on the deploy looks again.

@@ -47,7 +47,8 @@ const (
 	topicWait     = "wait"
 	topicRelease  = "release"
 	topicSchedule = "schedule"
-	// topicRollout wakes a deploy's workflow in a rollout's bake (a cancel).
+	// topicRollout wakes a deploy's workflow in a rollout's bake or pause
+	// (a cancel, a request of its rollout).
 	topicRollout = "rollout"
 )
 
@@ -93,6 +94,16 @@ const (
 	stepRolloutBakeLook     = "manent.rollout.bake.look"
 	stepRolloutBakeEnd      = "manent.rollout.bake.end"
 	stepRolloutGates        = "manent.rollout.gates"
+	stepRolloutLook         = "manent.rollout.look"
+	stepRolloutPause        = "manent.rollout.pause"
+	stepRolloutPauseLook    = "manent.rollout.pause.look"
+	stepRolloutPauseEnd     = "manent.rollout.pause.end"
+	stepRolloutApproval     = "manent.rollout.approval"
+	stepRolloutApprovalLook = "manent.rollout.approval.look"
+	stepRolloutDefer        = "manent.rollout.defer"
+	stepRolloutDeferCheck   = "manent.rollout.defer.check"
+	stepRolloutDeferLook    = "manent.rollout.defer.look"
+	stepRolloutDeferAgain   = "manent.rollout.defer.again"
 	stepChangeOpen          = "change:open"
 	stepChangeClose         = "change:close"
 )

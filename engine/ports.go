@@ -43,6 +43,9 @@ type Recorder interface {
 	// the start of the next (RUNNING, one run) unless, when o asks, a cancel
 	// was requested; either may be nil. It returns what the start found.
 	Advance(ctx context.Context, q dbos.Querier, done *deploy.Step, fx deploy.StepEffects, next *deploy.Step, o deploy.BeginOptions) (*deploy.Begun, error)
+	// TakeRolloutRequest clears the deploy's pending rollout request when
+	// it is of action: the workflow took it (it paused, it resumed).
+	TakeRolloutRequest(ctx context.Context, q dbos.Querier, id string, action deploy.RolloutAction) error
 	// SkipSteps records planned operations that will not run (SKIPPED or
 	// CANCELLED), leaving those that ended as they are.
 	SkipSteps(ctx context.Context, q dbos.Querier, id string, steps []deploy.Step) error
@@ -65,6 +68,9 @@ type Checks interface {
 	// Recheck runs governance again (freezes, policy); note says why a
 	// freeze was overridden.
 	Recheck(ctx context.Context, who deploy.Identity, d deploy.Descriptor) (note string, err error)
+	// WaveFrozen returns the freeze window in force now over one of the
+	// targets (a wave's), by their labels; nil when none.
+	WaveFrozen(ctx context.Context, who deploy.Identity, d deploy.Descriptor, targets []deploy.Target) (*deploy.Freeze, error)
 	// SubmitMember submits a deploy of a release with the identity in ctx.
 	SubmitMember(ctx context.Context, d deploy.Descriptor, opts deploy.SubmitOptions) (*deploy.Submission, error)
 	// RollbackMember submits the rollback of a deploy of a release.

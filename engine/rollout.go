@@ -129,6 +129,55 @@ func (r *run) batch(key deploy.StepKey) (deploy.RolloutBatch, bool) {
 	return batches[key.Batch-1], true
 }
 
+// beforeBatch runs what comes before next, the first operation of a batch
+// after u: a person's pause or abort; before a new wave, its deferral by a
+// freeze window, then its approvals (and a pause asked meanwhile).
+func (r *run) beforeBatch(ctx dbos.Context, u, next unit, done string) (*DeployResult, *failure, error) {
+	pass := next.key.Pass
+	if res, f, err := r.between(ctx, pass, done); err != nil || res != nil {
+		return res, f, err
+	}
+	if pass == u.key.Pass {
+		return nil, nil, nil
+	}
+	if res, f, err := r.deferWave(ctx, pass, done); err != nil || res != nil {
+		return res, f, err
+	}
+	if !r.asksApproval(pass) {
+		return nil, nil, nil
+	}
+	if res, f, err := r.awaitApproval(ctx, pass, done); err != nil || res != nil {
+		return res, f, err
+	}
+	// A pause asked while the wave waited holds it still.
+	return r.between(ctx, pass, done)
+}
+
+// isBoundary reports whether next (if more) is the first operation of a
+// batch that u is not in, of u's pass or of the first pass: before it the
+// rollout looks for a person's request. The first batch of a later pass
+// comes after the bake and gates of u's (endsWave), which look too.
+func (r *run) isBoundary(u, next unit, more bool) bool {
+	if !more || next.key.Pass == 0 || r.in.Descriptor.DryRun || u.key.Kind == deploy.KindRollback {
+		return false
+	}
+	if u.key.Pass == 0 {
+		return true
+	}
+	return next.key.Pass == u.key.Pass && next.key.Batch != u.key.Batch
+}
+
+// pausesOnFailure is the number of targets of u's failed batch when the
+// rollout pauses on a failed wave (on_failure: pause) rather than fail.
+func (r *run) pausesOnFailure(u unit) (int, bool) {
+	spec := r.eff.Rollout
+	b, ok := r.batch(u.key)
+	if !ok || spec == nil || spec.OnFailure != deploy.RolloutPause || r.in.Descriptor.DryRun || len(b.Targets) == 0 {
+		return 0, false
+	}
+	return len(b.Targets), true
+}
+
 // tolerates is the number of targets of u's batch when its pass tolerates
 // their failure on top of those it tolerated already (max_failures is
 // exceeded, never merely reached, by a failure), 0 otherwise. A failed
@@ -167,14 +216,6 @@ func (r *run) waveOp(name string, pass int) op {
 		step: deploy.PlannedStep{Name: name, Type: stepTypeRollout}, pos: pos}
 }
 
-// bakeReading is one look at a bake: how long is left, and whether the
-// deploy was cancelled meanwhile.
-type bakeReading struct {
-	Left        time.Duration `json:"left"`
-	Cancelled   bool          `json:"cancelled,omitempty"`
-	CancelledBy string        `json:"cancelled_by,omitempty"`
-}
-
 // gateRun is what DBOS records of a pass's gates.
 type gateRun struct {
 	Results []gates.Result `json:"results"`
@@ -192,8 +233,8 @@ func (r *run) endWave(ctx dbos.Context, pass int, done string) (*DeployResult, *
 		return nil, nil, nil
 	}
 	if p.Bake > 0 {
-		if res, err := r.bake(ctx, pass, p, done); err != nil || res != nil {
-			return res, nil, err
+		if res, f, err := r.bake(ctx, pass, p, done); err != nil || res != nil {
+			return res, f, err
 		}
 	}
 	if spec == nil || len(spec.Gates) == 0 {
@@ -207,15 +248,13 @@ func (r *run) endWave(ctx dbos.Context, pass int, done string) (*DeployResult, *
 		return nil, nil, nil
 	}
 	msg := gateMessage(p.Name, g)
-	switch {
-	case g.Verdict == gates.VerdictPause:
-		// Pausing is not available yet: a wave that could not be judged
-		// never goes on, so the rollout aborts.
-		msg += ": the rollout aborts (a paused rollout is not available yet)"
-	case spec.OnFailure == deploy.RolloutPause:
-		msg += ": the rollout aborts (on_failure: pause is not available yet)"
+	gatesName := deploy.StepKey{Step: stepNameGates, Pass: pass}.Name()
+	if g.Verdict == gates.VerdictPause || spec.OnFailure == deploy.RolloutPause {
+		// A wave that could not be judged never goes on by itself: someone
+		// looks, then resumes (the wave counts as passed) or aborts.
+		return r.pause(ctx, pass, msg, "", gatesName)
 	}
-	r.note(deploy.StepKey{Step: stepNameGates, Pass: pass}.Name(), "error", "%s", msg)
+	r.note(gatesName, "error", "%s", msg)
 	f := &failure{step: stepNameGates, message: msg, always: true}
 	return &DeployResult{State: deploy.StateError, Error: msg}, f, nil
 }
@@ -242,9 +281,9 @@ func gateMessage(wave string, g gateRun) string {
 }
 
 // bake waits p.Bake after the wave, from the start it records: a durable
-// timer (sleepOrWake) that a cancel interrupts. The record of the bake
+// timer (sleepOrWake) that a cancel or an abort interrupts. The record of the bake
 // says when it ends, for the status.
-func (r *run) bake(ctx dbos.Context, pass int, p deploy.RolloutPass, done string) (*DeployResult, error) {
+func (r *run) bake(ctx dbos.Context, pass int, p deploy.RolloutPass, done string) (*DeployResult, *failure, error) {
 	o := r.waveOp(stepNameBake, pass)
 	start, err := readStep(ctx, stepRolloutBake, func(c context.Context) (time.Time, error) {
 		r.live = true
@@ -259,38 +298,43 @@ func (r *run) bake(ctx dbos.Context, pass int, p deploy.RolloutPass, done string
 		return *rec.StartedAt, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("record the bake of wave %s: %w", p.Name, err)
+		return nil, nil, fmt.Errorf("record the bake of wave %s: %w", p.Name, err)
 	}
 	until := start.Add(p.Bake)
 	r.note(o.key.Name(), "info", "wave %s: baking %s, until %s", p.Name, p.Bake, until.UTC().Format(time.RFC3339))
 	for {
-		look, err := readStep(ctx, stepRolloutBakeLook, func(c context.Context) (bakeReading, error) {
-			d, err := r.e.store.Get(c, r.in.ID)
-			if err != nil {
-				return bakeReading{}, err
-			}
-			return bakeReading{Left: time.Until(until), Cancelled: d.CancelRequested, CancelledBy: d.CancelledBy}, nil
+		look, err := readStep(ctx, stepRolloutBakeLook, func(c context.Context) (rolloutLook, error) {
+			return r.lookAt(c, until)
 		})
 		if err != nil {
-			return nil, fmt.Errorf("bake of wave %s: %w", p.Name, err)
+			return nil, nil, fmt.Errorf("bake of wave %s: %w", p.Name, err)
 		}
 		if look.Cancelled {
 			if err := r.endWaveOp(ctx, o, start, deploy.StepCancelled, nil, ""); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			msg := deploy.CancelledAt(look.CancelledBy, done, o.key.Name())
 			r.note(o.key.Name(), "warn", "%s", msg)
-			return &DeployResult{State: deploy.StateCancelled, Error: msg, CancelledBy: look.CancelledBy}, nil
+			return &DeployResult{State: deploy.StateCancelled, Error: msg, CancelledBy: look.CancelledBy}, nil, nil
+		}
+		if look.Action == deploy.RolloutActionAbort {
+			// An abort does not wait for the bake: the wave's targets are
+			// what it brings back.
+			res, f := r.aborted(look.By, look.Reason)
+			if err := r.endWaveOp(ctx, o, start, deploy.StepError, nil, res.Error); err != nil {
+				return nil, nil, err
+			}
+			return &res, f, nil
 		}
 		if look.Left <= 0 {
 			break
 		}
-		// Woken early by a cancel (Cancelled): the next look says so.
+		// Woken early by a cancel or a request: the next look says which.
 		if _, err := sleepOrWake(ctx, topicRollout, look.Left); err != nil {
-			return nil, fmt.Errorf("bake of wave %s: %w", p.Name, err)
+			return nil, nil, fmt.Errorf("bake of wave %s: %w", p.Name, err)
 		}
 	}
-	return nil, r.endWaveOp(ctx, o, start, deploy.StepSuccess, map[string]string{"until": until.UTC().Format(time.RFC3339)}, "")
+	return nil, nil, r.endWaveOp(ctx, o, start, deploy.StepSuccess, map[string]string{"until": until.UTC().Format(time.RFC3339)}, "")
 }
 
 // endWaveOp records the end of a bake.

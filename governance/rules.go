@@ -29,6 +29,7 @@ type Rules struct {
 var (
 	_ deploy.Governor       = (*Rules)(nil)
 	_ deploy.FreezeCalendar = (*Rules)(nil)
+	_ deploy.TargetFreezes  = (*Rules)(nil)
 )
 
 type freezeCalendar struct {
@@ -125,29 +126,68 @@ func (r *Rules) Frozen(_ context.Context, in deploy.GovernanceInput) (*deploy.Fr
 }
 
 // frozen returns the first matching calendar with a window in force, and
-// the latest end among its windows in force.
+// the latest end among its windows in force. A calendar narrowed to
+// targets never freezes the environment as a whole (FrozenTargets).
 func (r *Rules) frozen(in deploy.GovernanceInput) *deploy.Freeze {
-	t := in.Time
 	for _, cal := range r.freezes {
-		if !freezeMatches(cal.rule.Match, in) {
+		if cal.rule.Targets != nil || !freezeMatches(cal.rule.Match, in) {
 			continue
 		}
-		var until time.Time
-		for _, w := range cal.absolute {
-			if !t.Before(w[0]) && t.Before(w[1]) && w[1].After(until) {
-				until = w[1]
-			}
-		}
-		for _, w := range cal.recurring {
-			if _, end, ok := recurringWindow(w.schedule, w.duration, t); ok && end.After(until) {
-				until = end
-			}
-		}
-		if !until.IsZero() {
-			return &deploy.Freeze{Window: cal.rule.Name, Until: until.UTC()}
+		if f := cal.inForce(in.Time); f != nil {
+			return f
 		}
 	}
 	return nil
+}
+
+// FrozenTargets implements deploy.TargetFreezes: the first matching
+// calendar narrowed to targets that selects one of targets and has a
+// window in force at in.Time, with the end of its windows in force and
+// the targets it selects; Overridden as Frozen sets it.
+func (r *Rules) FrozenTargets(_ context.Context, in deploy.GovernanceInput, targets []deploy.Target) (*deploy.Freeze, error) {
+	for _, cal := range r.freezes {
+		if cal.rule.Targets == nil || !freezeMatches(cal.rule.Match, in) {
+			continue
+		}
+		var selected []string
+		for _, t := range targets {
+			if cal.rule.Targets.Selects(t.Labels) {
+				selected = append(selected, t.Name())
+			}
+		}
+		if len(selected) == 0 {
+			continue
+		}
+		if f := cal.inForce(in.Time); f != nil {
+			f.Targets = selected
+			f.Overridden = in.FreezeOverride != ""
+			if f.Overridden {
+				f.Reason = in.FreezeOverride
+			}
+			return f, nil
+		}
+	}
+	return nil, nil
+}
+
+// inForce is the freeze of the calendar at t, nil when none of its windows
+// is in force then; until is the latest end among those in force.
+func (cal freezeCalendar) inForce(t time.Time) *deploy.Freeze {
+	var until time.Time
+	for _, w := range cal.absolute {
+		if !t.Before(w[0]) && t.Before(w[1]) && w[1].After(until) {
+			until = w[1]
+		}
+	}
+	for _, w := range cal.recurring {
+		if _, end, ok := recurringWindow(w.schedule, w.duration, t); ok && end.After(until) {
+			until = end
+		}
+	}
+	if until.IsZero() {
+		return nil
+	}
+	return &deploy.Freeze{Window: cal.rule.Name, Until: until.UTC()}
 }
 
 // promotion checks one rule: what is missing, or the deploy that satisfies it.

@@ -16,29 +16,47 @@ import (
 // button that would be refused: the permission, not the requester, no
 // answer given yet, in a required group when the rule names groups.
 func canApprove(ctx context.Context, svc deploy.Service, d *model.Deployment) bool {
-	if d.State != model.DeploymentStateAwaitingApproval || d.Approval == nil {
+	asked := pendingApproval(d)
+	if asked == nil {
 		return false
 	}
 	id := deploy.IdentityFrom(ctx)
 	if id.Anonymous() || id.Subject == d.Requester {
 		return false
 	}
-	for _, a := range d.Approval.Approvals {
+	for _, a := range asked.Approvals {
 		if a.Identity == id.Subject {
 			return false
 		}
 	}
 	// With groups or roles, an approver is a member of a group or a holder
 	// of a role (the server decides the same way on the mutation).
-	if len(d.Approval.Groups) > 0 || len(d.Approval.Roles) > 0 {
-		ok := slices.ContainsFunc(id.Groups, func(g string) bool { return slices.Contains(d.Approval.Groups, g) }) ||
-			slices.ContainsFunc(d.Approval.Roles, func(r string) bool { return svc.HasRole(ctx, d.Tenant, r) })
+	if len(asked.Groups) > 0 || len(asked.Roles) > 0 {
+		ok := slices.ContainsFunc(id.Groups, func(g string) bool { return slices.Contains(asked.Groups, g) }) ||
+			slices.ContainsFunc(asked.Roles, func(r string) bool { return svc.HasRole(ctx, d.Tenant, r) })
 		if !ok {
 			return false
 		}
 	}
 	res := deploy.Resource{Tenant: d.Tenant, Application: d.Application, Environment: d.Environment}
 	return svc.Can(ctx, res, deploy.PermApprove)
+}
+
+// pendingApproval is the approval d asks now: its own while
+// AWAITING_APPROVAL, or the one of the wave of its running rollout that
+// awaits approval; nil when none.
+func pendingApproval(d *model.Deployment) *model.ApprovalStatus {
+	switch {
+	case d.State == model.DeploymentStateAwaitingApproval:
+		return d.Approval
+	case d.State == model.DeploymentStatePending && d.Rollout != nil && d.Rollout.State == model.RolloutStateAwaitingApproval:
+		for _, w := range d.Rollout.Waves {
+			if w.State == model.WaveStateAwaitingApproval {
+				return w.Approval
+			}
+		}
+	}
+	return nil
 }
 
 func toModelApproval(a *deploy.StatusApproval) *model.ApprovalStatus {

@@ -35,6 +35,8 @@ type fakeService struct {
 	pending   func(ctx context.Context) ([]deploy.Deployment, error)
 	freezes   func(ctx context.Context, res deploy.Resource, from, to time.Time) ([]deploy.FreezeWindow, error)
 	calendars func(ctx context.Context, envs []deploy.Resource, from, to time.Time) ([]deploy.EnvironmentFreezes, error)
+	// rolloutFakes: pause, resume and abort (rollout_test.go).
+	rolloutFakes
 	// releaseFakes: the release methods (release_test.go).
 	releaseFakes
 	// scheduleFakes: the recurring schedule methods (schedule_test.go).

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"strings"
 	"time"
 
@@ -51,6 +52,7 @@ func toModelRollout(r *deploy.RolloutStatus) *model.Rollout {
 		Waves:       make([]model.RolloutWave, len(r.Waves)),
 		Targets:     make([]model.RolloutTarget, len(r.Targets)),
 		Pause:       toModelRolloutPause(r.Pause),
+		Request:     toModelRolloutRequest(r.Request),
 	}
 	for i, w := range r.Waves {
 		out.Waves[i] = toModelRolloutWave(w)
@@ -108,6 +110,32 @@ func toModelRolloutTarget(t deploy.RolloutTargetStatus) model.RolloutTarget {
 		out.Batch = &batch
 	}
 	return out
+}
+
+func toModelRolloutRequest(q *deploy.RolloutRequestStatus) *model.RolloutRequest {
+	if q == nil {
+		return nil
+	}
+	return &model.RolloutRequest{Action: model.RolloutAction(strings.ToUpper(string(q.Action))), By: q.By, At: q.At.UTC()}
+}
+
+// mayRollout is whether the viewer may ask action of obj's rollout now:
+// the rule of the service (deploy.RolloutRefusal) and the permission.
+func (r *deploymentResolver) mayRollout(ctx context.Context, obj *model.Deployment, action deploy.RolloutAction) bool {
+	ro := obj.Rollout
+	if ro == nil {
+		return false
+	}
+	var pending deploy.RolloutAction
+	if ro.Request != nil {
+		pending = deploy.RolloutAction(strings.ToLower(string(ro.Request.Action)))
+	}
+	state := deploy.RolloutState(strings.ToLower(string(ro.State)))
+	if deploy.RolloutRefusal(deploy.State(obj.State), obj.DryRun, state, pending, action) != "" {
+		return false
+	}
+	res := deploy.Resource{Tenant: obj.Tenant, Application: obj.Application, Environment: obj.Environment}
+	return r.Service.Can(ctx, res, deploy.PermRolloutControl)
 }
 
 func toModelRolloutPause(p *deploy.RolloutPauseStatus) *model.RolloutPause {

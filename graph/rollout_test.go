@@ -1,7 +1,9 @@
 package graph
 
 import (
+	"context"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -164,5 +166,128 @@ func TestRolloutEnumsCoverTheDomain(t *testing.T) {
 		if got := toModelRolloutTarget(deploy.RolloutTargetStatus{Outcome: o}).Outcome; !got.IsValid() {
 			t.Errorf("outcome %q is %q, not a TargetOutcome", o, got)
 		}
+	}
+}
+
+// rolloutFakes are the rollout actions of fakeService: each records its
+// call and answers as set.
+type rolloutFakes struct {
+	rolloutAction func(ctx context.Context, action deploy.RolloutAction, id, text string) (*deploy.Deployment, error)
+}
+
+func (f *rolloutFakes) act(ctx context.Context, a deploy.RolloutAction, id, text string) (*deploy.Deployment, error) {
+	if f.rolloutAction == nil {
+		return nil, errNotFaked
+	}
+	return f.rolloutAction(ctx, a, id, text)
+}
+
+func (f *rolloutFakes) PauseRollout(ctx context.Context, id, reason string) (*deploy.Deployment, error) {
+	return f.act(ctx, deploy.RolloutActionPause, id, reason)
+}
+
+func (f *rolloutFakes) ResumeRollout(ctx context.Context, id, comment string) (*deploy.Deployment, error) {
+	return f.act(ctx, deploy.RolloutActionResume, id, comment)
+}
+
+func (f *rolloutFakes) AbortRollout(ctx context.Context, id, reason string) (*deploy.Deployment, error) {
+	return f.act(ctx, deploy.RolloutActionAbort, id, reason)
+}
+
+// rolloutAt is hello-7, a deploy in prod whose rollout of two waves has
+// done its first; paused or with its second wave awaiting approval.
+func rolloutAt(paused bool) *deploy.Deployment {
+	t0 := time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)
+	ran := func(name string, pass, batch int, state deploy.StepState, out map[string]string) deploy.Step {
+		return deploy.Step{DeploymentID: "hello-7", Name: name, Pass: pass, Batch: batch, Kind: deploy.KindRun,
+			State: state, StartedAt: &t0, Output: out}
+	}
+	d := &deploy.Deployment{ID: "hello-7", Tenant: "demo", Application: "hello", Environment: "prod",
+		State: deploy.StatePending, Requester: "token:ci",
+		Plan:  deploy.Plan{Steps: []deploy.PlannedStep{{Name: "deploy"}, {Name: "activation"}}},
+		Steps: []deploy.Step{ran("deploy", 1, 1, deploy.StepSuccess, nil), ran("activation", 1, 1, deploy.StepSuccess, nil)}}
+	d.Effective.RolloutPlan = &deploy.RolloutPlan{Passes: []deploy.RolloutPass{
+		{Index: 1, Name: "one", Batches: []deploy.RolloutBatch{{Index: 1, Targets: []string{"a"}}}},
+		{Index: 2, Name: "two", Approval: true, Batches: []deploy.RolloutBatch{{Index: 1, Targets: []string{"b"}}}},
+	}}
+	if paused {
+		d.Steps = append(d.Steps, ran(deploy.StepPause, 2, 1, deploy.StepRunning, map[string]string{deploy.OutputPauseReason: "paused by token:ci", deploy.OutputPauseBy: "token:ci"}))
+	} else {
+		d.Steps = append(d.Steps, ran(deploy.StepApproval, 2, 0, deploy.StepRunning, map[string]string{deploy.OutputApprovalRequired: "1"}))
+	}
+	return d
+}
+
+// TestRolloutActions: the mutations hand the service their arguments and
+// its refusals keep their codes; the can* fields offer an action only in a
+// state that allows it and to whom holds the permission.
+func TestRolloutActions(t *testing.T) {
+	type call struct {
+		action           deploy.RolloutAction
+		id, text, viewer string
+	}
+	var calls []call
+	svc := &fakeService{
+		get: func(_ context.Context, id string) (*deploy.Deployment, error) { return rolloutAt(id == "paused"), nil },
+		can: func(ctx context.Context, _ deploy.Resource, perm string) bool {
+			who := deploy.IdentityFrom(ctx).Subject
+			return who == "token:admin" && (perm == deploy.PermCancel || perm == deploy.PermApprove)
+		},
+	}
+	svc.rolloutAction = func(ctx context.Context, a deploy.RolloutAction, id, text string) (*deploy.Deployment, error) {
+		calls = append(calls, call{a, id, text, deploy.IdentityFrom(ctx).Subject})
+		switch id {
+		case "running":
+			return nil, deploy.Errorf(deploy.ECONFLICT, `deployment "running": its rollout is not paused: running`)
+		case "viewed":
+			return nil, deploy.Errorf(deploy.EFORBIDDEN, "token:viewer does not hold deployment.cancel")
+		}
+		return rolloutAt(a == deploy.RolloutActionPause), nil
+	}
+	srv := newTestServer(t, svc, newFakeEvents())
+	mutations := []struct {
+		name, query, field, code string
+	}{
+		{name: "pause", field: "pauseRollout", query: `mutation { pauseRollout(id: "hello-7", reason: "look") { id rollout { state pause { reason by } } } }`},
+		{name: "resume", field: "resumeRollout", query: `mutation { resumeRollout(id: "hello-7", comment: "fine") { id } }`},
+		{name: "abort", field: "abortRollout", query: `mutation { abortRollout(id: "hello-7") { id } }`},
+		{name: "conflict", field: "resumeRollout", code: "CONFLICT", query: `mutation { resumeRollout(id: "running") { id } }`},
+		{name: "forbidden", field: "pauseRollout", code: "FORBIDDEN", query: `mutation { pauseRollout(id: "viewed") { id } }`},
+	}
+	for _, tt := range mutations {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := srv.query(t, "admin", tt.query, nil)
+			if tt.code != "" {
+				if len(resp.Errors) != 1 || resp.Errors[0].Extensions["code"] != tt.code {
+					t.Fatalf("errors %+v, want one %s", resp.Errors, tt.code)
+				}
+				return
+			}
+			if len(resp.Errors) > 0 || !strings.Contains(string(resp.Data[tt.field]), `"id":"hello-7"`) {
+				t.Fatalf("got %s %+v", resp.Data[tt.field], resp.Errors)
+			}
+		})
+	}
+	want := []call{{deploy.RolloutActionPause, "hello-7", "look", "token:admin"}, {deploy.RolloutActionResume, "hello-7", "fine", "token:admin"},
+		{deploy.RolloutActionAbort, "hello-7", "", "token:admin"}}
+	if len(calls) != 5 || !reflect.DeepEqual(calls[:3], want) {
+		t.Fatalf("calls %+v, want %+v first", calls, want)
+	}
+	affordances := []struct {
+		name, id, token, want string
+	}{
+		{"paused, allowed", "paused", "admin", `{"canPauseRollout":false,"canResumeRollout":true,"canAbortRollout":true,"canApprove":false,"rollout":{"state":"PAUSED"}}`},
+		{"paused, viewer", "paused", "viewer", `{"canPauseRollout":false,"canResumeRollout":false,"canAbortRollout":false,"canApprove":false,"rollout":{"state":"PAUSED"}}`},
+		{"awaiting, allowed", "awaiting", "admin", `{"canPauseRollout":true,"canResumeRollout":false,"canAbortRollout":true,"canApprove":true,"rollout":{"state":"AWAITING_APPROVAL"}}`},
+		{"awaiting, the requester", "awaiting", "ci", `{"canPauseRollout":false,"canResumeRollout":false,"canAbortRollout":false,"canApprove":false,"rollout":{"state":"AWAITING_APPROVAL"}}`},
+	}
+	for _, tt := range affordances {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := srv.query(t, tt.token, `query($id: ID!) { deployment(id: $id) { canPauseRollout canResumeRollout canAbortRollout canApprove rollout { state } } }`,
+				map[string]any{"id": tt.id})
+			if len(resp.Errors) > 0 || string(resp.Data["deployment"]) != tt.want {
+				t.Errorf("got  %s %+v\nwant %s", resp.Data["deployment"], resp.Errors, tt.want)
+			}
+		})
 	}
 }

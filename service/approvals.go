@@ -26,7 +26,8 @@ func (s *Service) answer(ctx context.Context, id, comment string, approved bool)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.mayAnswer(who, d); err != nil {
+	pass, err := s.mayAnswer(who, d)
+	if err != nil {
 		return nil, err
 	}
 	if len(comment) > 2048 {
@@ -38,11 +39,15 @@ func (s *Service) answer(ctx context.Context, id, comment string, approved bool)
 	if why := deploy.UnsafeText(comment, "\n\t"); why != "" {
 		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "comment must be text without control characters (other than new lines and tabs): %s", why)
 	}
-	if err := s.store.AddApproval(ctx, deploy.Approval{DeploymentID: id, Identity: who.Subject,
+	if err := s.store.AddApproval(ctx, deploy.Approval{DeploymentID: id, Pass: pass, Identity: who.Subject,
 		Approved: approved, Comment: comment, Time: time.Now().UTC()}); err != nil {
 		return nil, err
 	}
-	if approved {
+	if pass > 0 {
+		// The rollout's workflow counts the answers of its wave: it goes
+		// on, or a rejection aborts it.
+		s.engine.RolloutRequested(id)
+	} else if approved {
 		s.engine.Wake(id)
 	} else {
 		// The store ended the deploy with the rejection: the answer shows
@@ -52,31 +57,49 @@ func (s *Service) answer(ctx context.Context, id, comment string, approved bool)
 	return s.store.Get(ctx, id)
 }
 
-// mayAnswer checks that who may approve or reject d.
-func (s *Service) mayAnswer(who deploy.Identity, d *deploy.Deployment) error {
-	if err := s.require(who, resourceOf(d), deploy.PermApprove); err != nil {
-		return err
+// awaiting is what d awaits approvals for now: itself (pass 0, while
+// AWAITING_APPROVAL) or the wave pass of its running rollout, with what
+// they must be; false when it awaits none.
+func awaiting(d *deploy.Deployment) (int, deploy.ApprovalRequirement, bool) {
+	switch {
+	case d.State == deploy.StateAwaitingApproval && d.Decision.Approvals != nil:
+		return 0, *d.Decision.Approvals, true
+	case d.State == deploy.StatePending:
+		if pass := d.WaveAwaitingApproval(); pass > 0 {
+			return pass, deploy.WaveApprovalRequirement(d.Decision.Approvals), true
+		}
 	}
-	if d.State != deploy.StateAwaitingApproval || d.Decision.Approvals == nil {
-		return deploy.Errorf(deploy.ECONFLICT, "deployment %q is not awaiting approval: %s", d.ID, d.State)
+	return 0, deploy.ApprovalRequirement{}, false
+}
+
+// mayAnswer checks that who may approve or reject d now, and returns what
+// the answer is for: 0 for the deploy, the wave's pass for a wave of its
+// rollout. The same rules for both: deployment.approve, never the
+// requester, from the groups or roles the governance names.
+func (s *Service) mayAnswer(who deploy.Identity, d *deploy.Deployment) (int, error) {
+	if err := s.require(who, resourceOf(d), deploy.PermApprove); err != nil {
+		return 0, err
+	}
+	pass, req, ok := awaiting(d)
+	if !ok {
+		return 0, deploy.Errorf(deploy.ECONFLICT, "deployment %q is not awaiting approval: %s", d.ID, d.State)
 	}
 	if who.Subject == d.Requester {
-		return deploy.Errorf(deploy.EFORBIDDEN, "you requested deployment %q: another identity must approve it", d.ID)
+		return 0, deploy.Errorf(deploy.EFORBIDDEN, "you requested deployment %q: another identity must approve it", d.ID)
 	}
-	req := d.Decision.Approvals
 	if len(req.Groups) == 0 && len(req.Roles) == 0 {
-		return nil
+		return pass, nil
 	}
 	if slices.ContainsFunc(who.Groups, func(g string) bool { return slices.Contains(req.Groups, g) }) {
-		return nil
+		return pass, nil
 	}
 	for _, role := range req.Roles {
 		ok, err := s.authz.HasRole(who, d.Tenant, role)
 		if err != nil {
-			return fmt.Errorf("read roles: %w", err)
+			return 0, fmt.Errorf("read roles: %w", err)
 		}
 		if ok {
-			return nil
+			return pass, nil
 		}
 	}
 	var from []string
@@ -86,13 +109,15 @@ func (s *Service) mayAnswer(who deploy.Identity, d *deploy.Deployment) error {
 	if len(req.Roles) > 0 {
 		from = append(from, "a holder of "+strings.Join(req.Roles, ", "))
 	}
-	return deploy.Errorf(deploy.EFORBIDDEN, "approvals of %q must come from %s", d.ID, strings.Join(from, " or "))
+	return 0, deploy.Errorf(deploy.EFORBIDDEN, "approvals of %q must come from %s", d.ID, strings.Join(from, " or "))
 }
 
 // PendingApprovals implements deploy.Service.
 func (s *Service) PendingApprovals(ctx context.Context) ([]deploy.Deployment, error) {
 	who := deploy.IdentityFrom(ctx)
-	page, err := s.List(ctx, deploy.ListFilter{States: []deploy.State{deploy.StateAwaitingApproval}, First: deploy.MaxPageSize})
+	// A running deploy may await the approval of a wave of its rollout.
+	page, err := s.List(ctx, deploy.ListFilter{States: []deploy.State{deploy.StateAwaitingApproval, deploy.StatePending},
+		First: deploy.MaxPageSize})
 	if err != nil {
 		return nil, err
 	}
@@ -102,10 +127,15 @@ func (s *Service) PendingApprovals(ctx context.Context) ([]deploy.Deployment, er
 		if err != nil {
 			continue
 		}
-		if s.mayAnswer(who, full) != nil {
+		pass, err := s.mayAnswer(who, full)
+		if err != nil {
 			continue
 		}
-		answered := slices.ContainsFunc(full.Approvals, func(a deploy.Approval) bool { return a.Identity == who.Subject })
+		answers := full.Approvals
+		if pass > 0 {
+			answers = full.WaveApprovals
+		}
+		answered := slices.ContainsFunc(answers, func(a deploy.Approval) bool { return a.Identity == who.Subject && a.Pass == pass })
 		if !answered {
 			out = append(out, *full)
 		}

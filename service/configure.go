@@ -113,6 +113,35 @@ func (s *Service) Recheck(ctx context.Context, who deploy.Identity, d deploy.Des
 	return note, nil
 }
 
+// WaveFrozen returns the freeze window in force now that selects one of
+// targets (a wave of the deploy's rollout) by their labels: the wave is
+// deferred until it ends, unless the deploy's freezeOverride is accepted
+// (Overridden, with the same permission as for a whole environment). nil
+// without governance, in a dry run, or when no window selects them.
+func (s *Service) WaveFrozen(ctx context.Context, who deploy.Identity, d deploy.Descriptor, targets []deploy.Target) (*deploy.Freeze, error) {
+	tf, ok := s.gov.(deploy.TargetFreezes)
+	if !ok || d.DryRun {
+		return nil, nil
+	}
+	in, err := s.governanceInput(ctx, who, &d, time.Now().UTC())
+	if err != nil {
+		return nil, err
+	}
+	if d.FreezeOverride != nil {
+		res := deploy.Resource{Tenant: d.Tenant, Application: d.Application, Environment: d.Environment}
+		if ok, err := s.authz.Allowed(who, res, deploy.PermFreezeOverride); err != nil {
+			return nil, fmt.Errorf("authorize: %w", err)
+		} else if !ok {
+			in.FreezeOverride = ""
+		}
+	}
+	fr, err := tf.FrozenTargets(ctx, in, targets)
+	if err != nil {
+		return nil, fmt.Errorf("check freeze windows: %w", err)
+	}
+	return fr, nil
+}
+
 // SubmitMember submits a deploy of a release with the identity in ctx (the
 // release's requester): the release's workflow queues its deploys with it.
 func (s *Service) SubmitMember(ctx context.Context, d deploy.Descriptor, opts deploy.SubmitOptions) (*deploy.Submission, error) {

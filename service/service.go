@@ -18,6 +18,7 @@ type Store interface {
 	deploy.AuditLog
 	deploy.ReleaseStore
 	deploy.ScheduleStore
+	deploy.RolloutRequests
 }
 
 // Engine is the port to the durable side: the service stores what it
@@ -48,6 +49,9 @@ type Engine interface {
 	// StopRelease stops the workflow of a release: it queues and rolls back
 	// nothing more.
 	StopRelease(id string)
+	// RolloutRequested wakes the workflow of a deploy whose rollout a person
+	// asked something of, in a bake or a pause.
+	RolloutRequested(id string)
 }
 
 // Options wires a Service.

@@ -270,7 +270,28 @@ func (s *Service) Get(ctx context.Context, deployID string) (*deploy.Deployment,
 		}
 	}
 	s.hideDependencies(id, d)
+	d.RolloutMayResume = s.mayResume(d)
 	return d, nil
+}
+
+// holders is what an authorizer that can list its policy tells.
+type holders interface {
+	Holders(res deploy.Resource, perm string) ([]string, error)
+}
+
+// mayResume lists who may resume or abort the rollout of d while it is
+// paused (the subjects holding deploy.PermRolloutControl); nil otherwise.
+func (s *Service) mayResume(d *deploy.Deployment) []string {
+	h, ok := s.authz.(holders)
+	if !ok || d.State.Terminal() || !d.RolloutPaused() {
+		return nil
+	}
+	subs, err := h.Holders(resourceOf(d), deploy.PermRolloutControl)
+	if err != nil {
+		s.log.Warn("list who may resume a rollout", "deployment", d.ID, "error", err)
+		return nil
+	}
+	return subs
 }
 
 // hideDependencies blanks the states of the dependencies of d that id may

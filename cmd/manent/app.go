@@ -144,6 +144,7 @@ Exit codes: 0 success, 1 the deploy did not succeed (or another error),
 		a.releaseCmd(),
 		a.scheduleCmd(),
 		a.rollbackCmd(),
+		a.rolloutCmd(),
 		a.viewerGetCmd(),
 		a.versionGetCmd(),
 	)

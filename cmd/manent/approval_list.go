@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"manent.dev/manent/client"
+	"manent.dev/manent/deploy"
 )
 
 func (a *app) approvalListCmd() *cobra.Command {
@@ -41,13 +42,46 @@ func approvalsTable(w io.Writer, items []client.PendingApproval) error {
 	tw := newTable(w)
 	row(tw, "ID", "DEPLOYMENT", "VERSION", "REQUESTER", "RULE", "APPROVALS", "EXPIRES")
 	for _, p := range items {
-		approvals, expires := "", ""
+		approvals, expires, rule := "", "", p.Decision.Rule
 		if p.Approval != nil {
 			approvals = fmt.Sprintf("%d/%d", approvedCount(p.Approval), p.Approval.Required)
 			expires = timestamp(p.Approval.ExpiresAt)
 		}
+		if w := awaitingWave(p.Status); p.State == client.DeploymentStatePending && w != nil {
+			// A running deploy awaits the approval of a wave of its rollout.
+			approvals, rule = fmt.Sprintf("%d/%d", waveApproved(w.Approval), w.Approval.Required), "wave "+w.Name
+			if w.Approval.ExpiresAt != nil {
+				expires = timestamp(*w.Approval.ExpiresAt)
+			}
+		}
 		row(tw, p.Id, p.Tenant+"/"+p.Application+"/"+p.Environment, p.Artifact.Version,
-			p.Requester, p.Decision.Rule, approvals, expires)
+			p.Requester, rule, approvals, expires)
 	}
 	return tw.Flush()
+}
+
+// awaitingWave is the wave of a status's rollout that awaits approval, nil
+// for none.
+func awaitingWave(status json.RawMessage) *deploy.RolloutWaveStatus {
+	r, err := statusRollout(status)
+	if err != nil || r == nil {
+		return nil
+	}
+	for i, w := range r.Waves {
+		if w.State == deploy.WaveAwaitingApproval && w.Approval != nil {
+			return &r.Waves[i]
+		}
+	}
+	return nil
+}
+
+// waveApproved counts the distinct identities that approved a wave.
+func waveApproved(a *deploy.StatusApproval) int {
+	seen := map[string]bool{}
+	for _, ap := range a.Approvals {
+		if ap.Approved {
+			seen[ap.Identity] = true
+		}
+	}
+	return len(seen)
 }

@@ -57,6 +57,13 @@ func (a *app) answer(ctx context.Context, id, comment string, approve bool) erro
 			// The approvals are complete with this answer: the deploy leaves the
 			// wait as soon as the server sees it (and any change ticket is approved).
 			msg = fmt.Sprintf("deployment %s: approved; the %d approval(s) required are given", d.Id, d.Approval.Required)
+		case d.State == client.DeploymentStatePending && awaitingWave(d.Status) != nil:
+			w := awaitingWave(d.Status)
+			msg = fmt.Sprintf("deployment %s: %s wave %s; %d of %d approval(s) given", d.Id, verb, w.Name, waveApproved(w.Approval), w.Approval.Required)
+		case d.State == client.DeploymentStatePending && approve:
+			msg = fmt.Sprintf("deployment %s: approved the pending wave; the rollout goes on", d.Id)
+		case d.State == client.DeploymentStatePending:
+			msg = fmt.Sprintf("deployment %s: rejected the pending wave; the rollout aborts, then its rollback policy applies", d.Id)
 		case d.State == client.DeploymentStateAwaitingApproval && d.Approval != nil:
 			msg += " (" + stillRequired(d.Approval)
 			if !d.Approval.ExpiresAt.IsZero() {

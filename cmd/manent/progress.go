@@ -38,6 +38,8 @@ type progress struct {
 	drawn int
 	frame int
 	done  bool
+	// rollout follows the waves and batches of a deploy with a rollout.
+	rollout rolloutProgress
 }
 
 var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
@@ -72,6 +74,7 @@ func (p *progress) Update(d client.DeploymentDetail) {
 	wait := waitSummary(d, p.at)
 	waitChanged := wait != p.wait
 	p.wait = wait
+	p.rollout.update(d)
 	if p.live {
 		p.redraw()
 		return
@@ -88,6 +91,9 @@ func (p *progress) Update(d client.DeploymentDetail) {
 	}
 	for _, s := range steps {
 		p.plainStep(s)
+	}
+	for _, l := range p.rollout.plainLines(d.Id) {
+		p.println(l)
 	}
 	if changed && terminal {
 		p.println(outcomeLine(d))
@@ -257,6 +263,7 @@ func (p *progress) liveLines() []string {
 	if p.wait != "" && !client.Terminal(p.state) {
 		lines = append(lines, "  "+p.wait)
 	}
+	lines = append(lines, p.rollout.liveLines(p.now())...)
 	// Wide enough for the standard steps, so the columns do not shift as
 	// steps appear.
 	nameWidth := len("activation")

@@ -21,6 +21,10 @@ type DeploymentResolver interface {
 	CanCancel(ctx context.Context, obj *model.Deployment) (bool, error)
 
 	CanApprove(ctx context.Context, obj *model.Deployment) (bool, error)
+
+	CanPauseRollout(ctx context.Context, obj *model.Deployment) (bool, error)
+	CanResumeRollout(ctx context.Context, obj *model.Deployment) (bool, error)
+	CanAbortRollout(ctx context.Context, obj *model.Deployment) (bool, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -1233,6 +1237,75 @@ func (ec *executionContext) fieldContext_Deployment_rollout(_ context.Context, f
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Deployment_canPauseRollout(ctx context.Context, field graphql.CollectedField, obj *model.Deployment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Deployment_canPauseRollout(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Deployment().CanPauseRollout(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Deployment_canPauseRollout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Deployment", field, true, true, "Boolean")
+}
+
+func (ec *executionContext) _Deployment_canResumeRollout(ctx context.Context, field graphql.CollectedField, obj *model.Deployment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Deployment_canResumeRollout(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Deployment().CanResumeRollout(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Deployment_canResumeRollout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Deployment", field, true, true, "Boolean")
+}
+
+func (ec *executionContext) _Deployment_canAbortRollout(ctx context.Context, field graphql.CollectedField, obj *model.Deployment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Deployment_canAbortRollout(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Deployment().CanAbortRollout(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Deployment_canAbortRollout(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Deployment", field, true, true, "Boolean")
 }
 
 func (ec *executionContext) _Deployment_startAt(ctx context.Context, field graphql.CollectedField, obj *model.Deployment) (ret graphql.Marshaler) {
@@ -3700,6 +3773,24 @@ func (ec *executionContext) _Deployment(ctx context.Context, sel ast.SelectionSe
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "canPauseRollout":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Deployment_canPauseRollout(ctx, field, obj)
+				})
+		case "canResumeRollout":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Deployment_canResumeRollout(ctx, field, obj)
+				})
+		case "canAbortRollout":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Deployment_canAbortRollout(ctx, field, obj)
+				})
 		case "startAt":
 			out.Values[i] = ec._Deployment_startAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {

@@ -359,6 +359,38 @@ func (ec *executionContext) fieldContext_Rollout_pause(_ context.Context, field 
 	return fc, nil
 }
 
+func (ec *executionContext) _Rollout_request(ctx context.Context, field graphql.CollectedField, obj *model.Rollout) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rollout_request(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Request, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RolloutRequest) graphql.Marshaler {
+			return ec.marshalORolloutRequest2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutRequest(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Rollout_request(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Rollout",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RolloutRequest(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _RolloutBake_seconds(ctx context.Context, field graphql.CollectedField, obj *model.RolloutBake) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1062,6 +1094,75 @@ func (ec *executionContext) fieldContext_RolloutPlan_targets(_ context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _RolloutRequest_action(ctx context.Context, field graphql.CollectedField, obj *model.RolloutRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutRequest_action(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Action, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.RolloutAction) graphql.Marshaler {
+			return ec.marshalNRolloutAction2manentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutAction(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutRequest_action(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutRequest", field, false, false, "RolloutAction")
+}
+
+func (ec *executionContext) _RolloutRequest_by(ctx context.Context, field graphql.CollectedField, obj *model.RolloutRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutRequest_by(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.By, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutRequest_by(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutRequest", field, false, false, "String")
+}
+
+func (ec *executionContext) _RolloutRequest_at(ctx context.Context, field graphql.CollectedField, obj *model.RolloutRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutRequest_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutRequest_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutRequest", field, false, false, "Time")
+}
+
 func (ec *executionContext) _RolloutTarget_name(ctx context.Context, field graphql.CollectedField, obj *model.RolloutTarget) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1591,6 +1692,11 @@ func (ec *executionContext) _Rollout(ctx context.Context, sel ast.SelectionSet, 
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "request":
+			out.Values[i] = ec._Rollout_request(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -1977,6 +2083,49 @@ func (ec *executionContext) _RolloutPlan(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
+var rolloutRequestImplementors = []string{"RolloutRequest"}
+
+func (ec *executionContext) _RolloutRequest(ctx context.Context, sel ast.SelectionSet, obj *model.RolloutRequest) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, rolloutRequestImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RolloutRequest")
+		case "action":
+			out.Values[i] = ec._RolloutRequest_action(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "by":
+			out.Values[i] = ec._RolloutRequest_by(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "at":
+			out.Values[i] = ec._RolloutRequest_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var rolloutTargetImplementors = []string{"RolloutTarget"}
 
 func (ec *executionContext) _RolloutTarget(ctx context.Context, sel ast.SelectionSet, obj *model.RolloutTarget) graphql.Marshaler {
@@ -2145,6 +2294,16 @@ func (ec *executionContext) marshalNPlannedTarget2ᚕmanentᚗdevᚋmanentᚋgra
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalNRolloutAction2manentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutAction(ctx context.Context, v any) (model.RolloutAction, error) {
+	var res model.RolloutAction
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRolloutAction2manentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutAction(ctx context.Context, sel ast.SelectionSet, v model.RolloutAction) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNRolloutBatch2manentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutBatch(ctx context.Context, sel ast.SelectionSet, v model.RolloutBatch) graphql.Marshaler {
@@ -2340,6 +2499,13 @@ func (ec *executionContext) marshalORolloutPlan2ᚖmanentᚗdevᚋmanentᚋgraph
 		return graphql.Null
 	}
 	return ec._RolloutPlan(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalORolloutRequest2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐRolloutRequest(ctx context.Context, sel ast.SelectionSet, v *model.RolloutRequest) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._RolloutRequest(ctx, sel, v)
 }
 
 // endregion ***************************** type.gotpl *****************************

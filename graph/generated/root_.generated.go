@@ -71,41 +71,44 @@ type ComplexityRoot struct {
 	}
 
 	Deployment struct {
-		After           func(childComplexity int) int
-		Application     func(childComplexity int) int
-		Approval        func(childComplexity int) int
-		Artifact        func(childComplexity int) int
-		CanApprove      func(childComplexity int) int
-		CanCancel       func(childComplexity int) int
-		CancelRequested func(childComplexity int) int
-		CancelledBy     func(childComplexity int) int
-		CreatedAt       func(childComplexity int) int
-		CurrentStep     func(childComplexity int) int
-		Decision        func(childComplexity int) int
-		Dependents      func(childComplexity int) int
-		DryRun          func(childComplexity int) int
-		Effective       func(childComplexity int) int
-		Environment     func(childComplexity int) int
-		Error           func(childComplexity int) int
-		Exports         func(childComplexity int) int
-		FinishedAt      func(childComplexity int) int
-		ID              func(childComplexity int) int
-		Imports         func(childComplexity int) int
-		Labels          func(childComplexity int) int
-		Logs            func(childComplexity int, after *int, limit *int) int
-		Plan            func(childComplexity int) int
-		Release         func(childComplexity int) int
-		Requester       func(childComplexity int) int
-		Rollback        func(childComplexity int) int
-		Rollout         func(childComplexity int) int
-		Sha256          func(childComplexity int) int
-		StartAt         func(childComplexity int) int
-		StartedAt       func(childComplexity int) int
-		State           func(childComplexity int) int
-		Status          func(childComplexity int) int
-		Steps           func(childComplexity int) int
-		Tenant          func(childComplexity int) int
-		UpdatedAt       func(childComplexity int) int
+		After            func(childComplexity int) int
+		Application      func(childComplexity int) int
+		Approval         func(childComplexity int) int
+		Artifact         func(childComplexity int) int
+		CanAbortRollout  func(childComplexity int) int
+		CanApprove       func(childComplexity int) int
+		CanCancel        func(childComplexity int) int
+		CanPauseRollout  func(childComplexity int) int
+		CanResumeRollout func(childComplexity int) int
+		CancelRequested  func(childComplexity int) int
+		CancelledBy      func(childComplexity int) int
+		CreatedAt        func(childComplexity int) int
+		CurrentStep      func(childComplexity int) int
+		Decision         func(childComplexity int) int
+		Dependents       func(childComplexity int) int
+		DryRun           func(childComplexity int) int
+		Effective        func(childComplexity int) int
+		Environment      func(childComplexity int) int
+		Error            func(childComplexity int) int
+		Exports          func(childComplexity int) int
+		FinishedAt       func(childComplexity int) int
+		ID               func(childComplexity int) int
+		Imports          func(childComplexity int) int
+		Labels           func(childComplexity int) int
+		Logs             func(childComplexity int, after *int, limit *int) int
+		Plan             func(childComplexity int) int
+		Release          func(childComplexity int) int
+		Requester        func(childComplexity int) int
+		Rollback         func(childComplexity int) int
+		Rollout          func(childComplexity int) int
+		Sha256           func(childComplexity int) int
+		StartAt          func(childComplexity int) int
+		StartedAt        func(childComplexity int) int
+		State            func(childComplexity int) int
+		Status           func(childComplexity int) int
+		Steps            func(childComplexity int) int
+		Tenant           func(childComplexity int) int
+		UpdatedAt        func(childComplexity int) int
 	}
 
 	DeploymentConnection struct {
@@ -225,12 +228,15 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
+		AbortRollout      func(childComplexity int, id string, reason *string) int
 		ApproveDeployment func(childComplexity int, id string, comment *string) int
 		CancelDeployment  func(childComplexity int, id string) int
 		CancelRelease     func(childComplexity int, id string) int
 		DeleteSchedule    func(childComplexity int, name string) int
 		Noop              func(childComplexity int) int
+		PauseRollout      func(childComplexity int, id string, reason *string) int
 		RejectDeployment  func(childComplexity int, id string, comment *string) int
+		ResumeRollout     func(childComplexity int, id string, comment *string) int
 		Rollback          func(childComplexity int, application string, environment string, tenant *string, to *string, id *string) int
 		SubmitDeployment  func(childComplexity int, descriptor string, validateOnly *bool) int
 		SubmitRelease     func(childComplexity int, descriptor string) int
@@ -324,6 +330,7 @@ type ComplexityRoot struct {
 	Rollout struct {
 		CurrentWave  func(childComplexity int) int
 		Pause        func(childComplexity int) int
+		Request      func(childComplexity int) int
 		State        func(childComplexity int) int
 		Targets      func(childComplexity int) int
 		TargetsDone  func(childComplexity int) int
@@ -382,6 +389,12 @@ type ComplexityRoot struct {
 	RolloutPlan struct {
 		Passes  func(childComplexity int) int
 		Targets func(childComplexity int) int
+	}
+
+	RolloutRequest struct {
+		Action func(childComplexity int) int
+		At     func(childComplexity int) int
+		By     func(childComplexity int) int
 	}
 
 	RolloutTarget struct {
@@ -638,6 +651,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Deployment.Artifact(childComplexity), true
+	case "Deployment.canAbortRollout":
+		if e.ComplexityRoot.Deployment.CanAbortRollout == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deployment.CanAbortRollout(childComplexity), true
 	case "Deployment.canApprove":
 		if e.ComplexityRoot.Deployment.CanApprove == nil {
 			break
@@ -650,6 +669,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Deployment.CanCancel(childComplexity), true
+	case "Deployment.canPauseRollout":
+		if e.ComplexityRoot.Deployment.CanPauseRollout == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deployment.CanPauseRollout(childComplexity), true
+	case "Deployment.canResumeRollout":
+		if e.ComplexityRoot.Deployment.CanResumeRollout == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deployment.CanResumeRollout(childComplexity), true
 	case "Deployment.cancelRequested":
 		if e.ComplexityRoot.Deployment.CancelRequested == nil {
 			break
@@ -1271,6 +1302,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.LogLine.Time(childComplexity), true
 
+	case "Mutation.abortRollout":
+		if e.ComplexityRoot.Mutation.AbortRollout == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_abortRollout_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AbortRollout(childComplexity, args["id"].(string), args["reason"].(*string)), true
 	case "Mutation.approveDeployment":
 		if e.ComplexityRoot.Mutation.ApproveDeployment == nil {
 			break
@@ -1321,6 +1363,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.Noop(childComplexity), true
+	case "Mutation.pauseRollout":
+		if e.ComplexityRoot.Mutation.PauseRollout == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_pauseRollout_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.PauseRollout(childComplexity, args["id"].(string), args["reason"].(*string)), true
 	case "Mutation.rejectDeployment":
 		if e.ComplexityRoot.Mutation.RejectDeployment == nil {
 			break
@@ -1332,6 +1385,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RejectDeployment(childComplexity, args["id"].(string), args["comment"].(*string)), true
+	case "Mutation.resumeRollout":
+		if e.ComplexityRoot.Mutation.ResumeRollout == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_resumeRollout_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ResumeRollout(childComplexity, args["id"].(string), args["comment"].(*string)), true
 	case "Mutation.rollback":
 		if e.ComplexityRoot.Mutation.Rollback == nil {
 			break
@@ -1737,6 +1801,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Rollout.Pause(childComplexity), true
+	case "Rollout.request":
+		if e.ComplexityRoot.Rollout.Request == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Rollout.Request(childComplexity), true
 	case "Rollout.state":
 		if e.ComplexityRoot.Rollout.State == nil {
 			break
@@ -1949,6 +2019,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RolloutPlan.Targets(childComplexity), true
+
+	case "RolloutRequest.action":
+		if e.ComplexityRoot.RolloutRequest.Action == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutRequest.Action(childComplexity), true
+	case "RolloutRequest.at":
+		if e.ComplexityRoot.RolloutRequest.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutRequest.At(childComplexity), true
+	case "RolloutRequest.by":
+		if e.ComplexityRoot.RolloutRequest.By == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutRequest.By(childComplexity), true
 
 	case "RolloutTarget.batch":
 		if e.ComplexityRoot.RolloutTarget.Batch == nil {
@@ -3203,11 +3292,42 @@ type Rollout {
   targetsDone: Int!
   "Null unless the rollout is paused."
   pause: RolloutPause
+  "What a person asked of the rollout that it has not done yet (a pause waits for the batch in flight); null for none."
+  request: RolloutRequest
+}
+
+"What a person asks of a running rollout."
+enum RolloutAction {
+  PAUSE
+  RESUME
+  ABORT
+}
+
+"A person's request of a rollout, not taken yet."
+type RolloutRequest {
+  action: RolloutAction!
+  by: String!
+  at: Time!
 }
 
 extend type Deployment {
   "Where the rollout stands; null for a deploy without rollout. Pushed with every event of deploymentEvents."
   rollout: Rollout
+  "Whether the viewer may pause the rollout now: deployment.cancel, the rollout running (or about to), no request pending."
+  canPauseRollout: Boolean!
+  "Whether the viewer may resume the rollout now: deployment.cancel, the rollout paused."
+  canResumeRollout: Boolean!
+  "Whether the viewer may abort the rollout now: deployment.cancel, the deploy running, no abort asked."
+  canAbortRollout: Boolean!
+}
+
+extend type Mutation {
+  "Pause a running rollout after the batch in flight, before the next batch or wave (deployment.cancel; CONFLICT when it is not running or a request is pending)."
+  pauseRollout(id: ID!, reason: String = ""): Deployment!
+  "Resume a paused rollout: it goes on with what follows the pause, as if the gates that paused it had passed (CONFLICT when not paused)."
+  resumeRollout(id: ID!, comment: String = ""): Deployment!
+  "Abort a rollout: at once in a bake or a pause, else after the step in flight; the deploy fails and its rollback policy decides the rest."
+  abortRollout(id: ID!, reason: String = ""): Deployment!
 }
 `, BuiltIn: false},
 	{Name: "../schema/schedule.graphqls", Input: `"The words of the deploy lifecycle: a schedule in force is SCHEDULED, as its submission answers."
@@ -3443,6 +3563,12 @@ func (ec *executionContext) childFields_Deployment(ctx context.Context, field gr
 		return ec.fieldContext_Deployment_rollback(ctx, field)
 	case "rollout":
 		return ec.fieldContext_Deployment_rollout(ctx, field)
+	case "canPauseRollout":
+		return ec.fieldContext_Deployment_canPauseRollout(ctx, field)
+	case "canResumeRollout":
+		return ec.fieldContext_Deployment_canResumeRollout(ctx, field)
+	case "canAbortRollout":
+		return ec.fieldContext_Deployment_canAbortRollout(ctx, field)
 	case "startAt":
 		return ec.fieldContext_Deployment_startAt(ctx, field)
 	}
@@ -3839,6 +3965,8 @@ func (ec *executionContext) childFields_Rollout(ctx context.Context, field graph
 		return ec.fieldContext_Rollout_targetsDone(ctx, field)
 	case "pause":
 		return ec.fieldContext_Rollout_pause(ctx, field)
+	case "request":
+		return ec.fieldContext_Rollout_request(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Rollout", field.Name)
 }
@@ -3947,6 +4075,18 @@ func (ec *executionContext) childFields_RolloutPlan(ctx context.Context, field g
 		return ec.fieldContext_RolloutPlan_targets(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RolloutPlan", field.Name)
+}
+
+func (ec *executionContext) childFields_RolloutRequest(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "action":
+		return ec.fieldContext_RolloutRequest_action(ctx, field)
+	case "by":
+		return ec.fieldContext_RolloutRequest_by(ctx, field)
+	case "at":
+		return ec.fieldContext_RolloutRequest_at(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RolloutRequest", field.Name)
 }
 
 func (ec *executionContext) childFields_RolloutTarget(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -386,6 +386,8 @@ type Rollout struct {
 	TargetsDone int `json:"targetsDone"`
 	// Null unless the rollout is paused.
 	Pause *RolloutPause `json:"pause,omitempty"`
+	// What a person asked of the rollout that it has not done yet (a pause waits for the batch in flight); null for none.
+	Request *RolloutRequest `json:"request,omitempty"`
 }
 
 // The wait after a wave, before its gates.
@@ -466,6 +468,13 @@ type RolloutPause struct {
 type RolloutPlan struct {
 	Passes  []RolloutPass   `json:"passes"`
 	Targets []PlannedTarget `json:"targets"`
+}
+
+// A person's request of a rollout, not taken yet.
+type RolloutRequest struct {
+	Action RolloutAction `json:"action"`
+	By     string        `json:"by"`
+	At     time.Time     `json:"at"`
 }
 
 // One target of a rollout: its outcome, its place, and where it stands.
@@ -841,6 +850,64 @@ func (e *RollbackState) UnmarshalJSON(b []byte) error {
 }
 
 func (e RollbackState) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// What a person asks of a running rollout.
+type RolloutAction string
+
+const (
+	RolloutActionPause  RolloutAction = "PAUSE"
+	RolloutActionResume RolloutAction = "RESUME"
+	RolloutActionAbort  RolloutAction = "ABORT"
+)
+
+var AllRolloutAction = []RolloutAction{
+	RolloutActionPause,
+	RolloutActionResume,
+	RolloutActionAbort,
+}
+
+func (e RolloutAction) IsValid() bool {
+	switch e {
+	case RolloutActionPause, RolloutActionResume, RolloutActionAbort:
+		return true
+	}
+	return false
+}
+
+func (e RolloutAction) String() string {
+	return string(e)
+}
+
+func (e *RolloutAction) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = RolloutAction(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid RolloutAction", str)
+	}
+	return nil
+}
+
+func (e RolloutAction) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *RolloutAction) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e RolloutAction) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

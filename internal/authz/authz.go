@@ -271,3 +271,25 @@ func checkDomain(d string) string {
 	}
 	return ""
 }
+
+// Holders lists the subjects the policy grants perm on res (admin
+// included): the roles, groups (group:<name>) and identities of its p
+// lines, sorted, each once. It reads the policy as written; it does not
+// expand roles into their members, which a status would not show anyway.
+func (a *Authorizer) Holders(res deploy.Resource, perm string) ([]string, error) {
+	rules, err := a.e.GetPolicy()
+	if err != nil {
+		return nil, fmt.Errorf("read policy: %w", err)
+	}
+	var subs []string
+	for _, p := range rules {
+		if len(p) < 4 || !DomainMatch(res.Tenant, p[1]) || !ObjectMatch(res.Object(), p[2]) {
+			continue
+		}
+		if (p[3] == perm || p[3] == deploy.PermAdmin) && !slices.Contains(subs, p[0]) {
+			subs = append(subs, p[0])
+		}
+	}
+	slices.Sort(subs)
+	return subs, nil
+}

@@ -15,6 +15,7 @@ type approvalRow struct {
 	bun.BaseModel `bun:"table:manent.approvals,alias:a"`
 
 	DeploymentID string    `bun:"deployment_id,pk"`
+	Pass         int       `bun:"pass,pk"`
 	Identity     string    `bun:"identity,pk"`
 	Approved     bool      `bun:"approved,notnull"`
 	Comment      string    `bun:"comment,notnull"`
@@ -22,7 +23,7 @@ type approvalRow struct {
 }
 
 func fromApprovalRow(r approvalRow) deploy.Approval {
-	return deploy.Approval{DeploymentID: r.DeploymentID, Identity: r.Identity, Approved: r.Approved,
+	return deploy.Approval{DeploymentID: r.DeploymentID, Pass: r.Pass, Identity: r.Identity, Approved: r.Approved,
 		Comment: r.Comment, Time: r.Time.UTC()}
 }
 
@@ -37,11 +38,11 @@ func (s *Store) approvals(ctx context.Context, id string) ([]deploy.Approval, er
 	return byID[id], nil
 }
 
-// approvalsOf returns the answers to the deploys ids, in the order they
-// were given, in one query.
+// approvalsOf returns the answers to the deploys ids (their own, not
+// their waves'), in the order they were given, in one query.
 func (s *Store) approvalsOf(ctx context.Context, ids ...string) (map[string][]deploy.Approval, error) {
 	var rows []approvalRow
-	err := s.db.NewSelect().Model(&rows).Where("deployment_id IN (?)", bun.List(ids)).
+	err := s.db.NewSelect().Model(&rows).Where("deployment_id IN (?) AND pass = 0", bun.List(ids)).
 		OrderExpr("deployment_id, time, identity").Scan(ctx)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, wrap("get approvals", err)
@@ -53,11 +54,30 @@ func (s *Store) approvalsOf(ctx context.Context, ids ...string) (map[string][]de
 	return out, nil
 }
 
-// AddApproval implements deploy.Store. The primary key (deploy, identity)
-// keeps one answer per identity: a second approval is refused (it never
-// counts twice), and a rejection replaces the identity's approval (one may
-// change one's mind; a veto is never lost).
+// waveApprovals returns the answers to the waves of the rollout of id, in
+// the order they were given.
+func (s *Store) waveApprovals(ctx context.Context, id string) ([]deploy.Approval, error) {
+	var rows []approvalRow
+	err := s.db.NewSelect().Model(&rows).Where("deployment_id = ? AND pass > 0", id).
+		OrderExpr("pass, time, identity").Scan(ctx)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, wrap("get wave approvals", err)
+	}
+	out := make([]deploy.Approval, len(rows))
+	for i, r := range rows {
+		out[i] = fromApprovalRow(r)
+	}
+	return out, nil
+}
+
+// AddApproval implements deploy.Store. The primary key (deploy, pass,
+// identity) keeps one answer per identity (per wave): a second approval is
+// refused (it never counts twice), and a rejection replaces the identity's
+// approval (one may change one's mind; a veto is never lost).
 func (s *Store) AddApproval(ctx context.Context, a deploy.Approval) error {
+	if a.Pass > 0 {
+		return s.addWaveApproval(ctx, a)
+	}
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var state string
 		err := tx.QueryRowContext(ctx, "SELECT state FROM manent.deployments WHERE id = ? FOR UPDATE", a.DeploymentID).Scan(&state)
@@ -74,9 +94,9 @@ func (s *Store) AddApproval(ctx context.Context, a deploy.Approval) error {
 			Comment: a.Comment, Time: micro(a.Time)}
 		q := tx.NewInsert().Model(&row)
 		if a.Approved {
-			q = q.On("CONFLICT (deployment_id, identity) DO NOTHING")
+			q = q.On("CONFLICT (deployment_id, pass, identity) DO NOTHING")
 		} else {
-			q = q.On("CONFLICT (deployment_id, identity) DO UPDATE").
+			q = q.On("CONFLICT (deployment_id, pass, identity) DO UPDATE").
 				Set("approved = EXCLUDED.approved, comment = EXCLUDED.comment, time = EXCLUDED.time")
 		}
 		res, err := q.Exec(ctx)
@@ -158,4 +178,59 @@ func (s *Store) EnqueueWaiting(ctx context.Context, id string, enqueue func(tx a
 		return notify(ctx, tx, deploy.EventDeployment, id)
 	})
 	return moved, wrap("enqueue waiting deployment", err)
+}
+
+// addWaveApproval records an answer to the approval the rollout of a
+// running deploy asks before wave a.Pass, while it asks it (its record
+// approval[N] RUNNING): ECONFLICT otherwise. A rejection does not end the
+// deploy here: its workflow reads it and aborts the rollout, which then
+// rolls back per the policy.
+func (s *Store) addWaveApproval(ctx context.Context, a deploy.Approval) error {
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var state string
+		var asking bool
+		err := tx.QueryRowContext(ctx, `SELECT d.state, EXISTS (SELECT 1 FROM manent.deployment_steps
+				WHERE deployment_id = d.id AND name = ? AND pass = ? AND kind = ? AND state = ?)
+			FROM manent.deployments d WHERE d.id = ? FOR UPDATE`,
+			deploy.StepApproval, a.Pass, deploy.KindRun, deploy.StepRunning, a.DeploymentID).Scan(&state, &asking)
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound(a.DeploymentID)
+		}
+		if err != nil {
+			return err
+		}
+		if deploy.State(state) != deploy.StatePending || !asking {
+			return deploy.Errorf(deploy.ECONFLICT, "deployment %q has no wave awaiting approval: %s", a.DeploymentID, state)
+		}
+		row := approvalRow{DeploymentID: a.DeploymentID, Pass: a.Pass, Identity: a.Identity, Approved: a.Approved,
+			Comment: a.Comment, Time: micro(a.Time)}
+		q := tx.NewInsert().Model(&row)
+		if a.Approved {
+			q = q.On("CONFLICT (deployment_id, pass, identity) DO NOTHING")
+		} else {
+			q = q.On("CONFLICT (deployment_id, pass, identity) DO UPDATE").
+				Set("approved = EXCLUDED.approved, comment = EXCLUDED.comment, time = EXCLUDED.time")
+		}
+		res, err := q.Exec(ctx)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			if err != nil {
+				return err
+			}
+			return deploy.Errorf(deploy.ECONFLICT, "%s already approved this wave of deployment %q: one identity counts once", a.Identity, a.DeploymentID)
+		}
+		action := auditRolloutPrefix + "approve"
+		if !a.Approved {
+			action = auditRolloutPrefix + "reject"
+		}
+		entry := deploy.AuditEntry{Actor: a.Identity, Action: action, Target: a.DeploymentID,
+			Details: map[string]any{"comment": a.Comment, "pass": a.Pass}}
+		if err := insertAudit(ctx, tx, entry); err != nil {
+			return err
+		}
+		return notify(ctx, tx, deploy.EventDeployment, a.DeploymentID)
+	})
+	return wrap("add wave approval", err)
 }

@@ -142,22 +142,21 @@ func (r *Recorder) Advance(ctx context.Context, q dbos.Querier, done *deploy.Ste
 	if next != nil {
 		nextName = next.Key().Name()
 	}
-	var cancelled bool
-	var cancelledBy string
+	var stop stopRequest
 	var row inventorySource
-	err := q.QueryRow(ctx, `WITH before AS (SELECT cancel_requested, cancelled_by FROM manent.deployments WHERE id = $1 FOR UPDATE)
+	err := q.QueryRow(ctx, `WITH before AS (SELECT `+stopColumns+` FROM manent.deployments WHERE id = $1 FOR UPDATE)
 		UPDATE manent.deployments AS d SET
 			current_step = CASE
-				WHEN $3 <> '' AND NOT (before.cancel_requested AND $7) THEN $3
+				WHEN $3 <> '' AND NOT (before.stop AND $7) THEN $3
 				WHEN d.current_step = $2 THEN '' ELSE d.current_step END,
 			effective = COALESCE($4::jsonb, d.effective),
 			sha256 = CASE WHEN $5 = '' THEN d.sha256 ELSE $5 END,
 			rollback = CASE WHEN $6 = '' THEN d.rollback ELSE $6 END,
 			updated_at = now()
 		FROM before WHERE d.id = $1
-		RETURNING before.cancel_requested, before.cancelled_by, d.`+strings.ReplaceAll(inventorySourceColumns, ", ", ", d."),
+		RETURNING `+stopReturning+`, d.`+strings.ReplaceAll(inventorySourceColumns, ", ", ", d."),
 		id, doneName, nextName, effective, fx.SHA256, fx.Rollback, o.HonourCancel).
-		Scan(append([]any{&cancelled, &cancelledBy}, row.dest()...)...)
+		Scan(append(stop.dest(), row.dest()...)...)
 	if errors.Is(err, dbos.ErrNoRows) {
 		return nil, notFound(id)
 	}
@@ -178,8 +177,8 @@ func (r *Recorder) Advance(ctx context.Context, q dbos.Querier, done *deploy.Ste
 	if next != nil {
 		begun = &deploy.Begun{}
 		switch {
-		case cancelled && o.HonourCancel:
-			begun.Cancelled, begun.CancelledBy = true, cancelledBy
+		case stop.stop && o.HonourCancel:
+			*begun = stop.begun()
 		default:
 			if o.ReadInService {
 				err := q.QueryRow(ctx, `SELECT deployment_id FROM manent.inventory WHERE tenant = $1 AND application = $2 AND environment = $3`,
@@ -247,8 +246,7 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done deploy.Step, fx dep
 	if next != nil {
 		nk, nextPos, nextType, nextStart = next.Key(), next.Position, stepType(next.Type), microPtr(next.StartedAt)
 	}
-	var cancelled bool
-	var cancelledBy string
+	var stop stopRequest
 	var notified int
 	err = q.QueryRow(ctx, `WITH done AS (
 			INSERT INTO manent.deployment_steps AS s (`+stepColumns+`)
@@ -256,34 +254,34 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done deploy.Step, fx dep
 			`+stepUpsert+`
 			RETURNING 1
 		), before AS (
-			SELECT cancel_requested, cancelled_by FROM manent.deployments WHERE id = $1 FOR UPDATE
+			SELECT `+stopColumns+` FROM manent.deployments WHERE id = $1 FOR UPDATE
 		), upd AS (
 			UPDATE manent.deployments AS d SET
 				current_step = CASE
-					WHEN $16::text <> '' AND NOT (before.cancel_requested AND $20::bool) THEN $16::text
+					WHEN $16::text <> '' AND NOT (before.stop AND $20::bool) THEN $16::text
 					WHEN d.current_step = $21::text THEN '' ELSE d.current_step END,
 				effective = COALESCE($17::jsonb, d.effective),
 				sha256 = CASE WHEN $18::text = '' THEN d.sha256 ELSE $18::text END,
 				rollback = CASE WHEN $19::text = '' THEN d.rollback ELSE $19::text END,
 				updated_at = now()
 			FROM before WHERE d.id = $1
-			RETURNING before.cancel_requested AS cancelled, before.cancelled_by
+			RETURNING `+stopReturning+`
 		), nxt AS (
 			INSERT INTO manent.deployment_steps AS s (`+stepColumns+`)
 			SELECT $1, $22::text, $23::int, $24::int, $25::text, $26::text, $27::int, $28::text, 'RUNNING', 1, 1,
 				$29::timestamptz, NULL, '{}'::jsonb, ''
-			FROM upd WHERE $22::text <> '' AND NOT (upd.cancelled AND $20::bool)
+			FROM upd WHERE $22::text <> '' AND NOT (upd.stop AND $20::bool)
 			`+stepUpsert+`
 			RETURNING 1
 		), n AS (
 			SELECT pg_notify($30, p) FROM unnest($31::text[]) AS p
 		)
-		SELECT upd.cancelled, upd.cancelled_by, (SELECT count(*) FROM n) + (SELECT count(*) FROM nxt) + (SELECT count(*) FROM done) FROM upd`,
+		SELECT upd.cancel_requested, upd.cancelled_by, upd.stop, upd.rollout_request_by, upd.rollout_request_reason, (SELECT count(*) FROM n) + (SELECT count(*) FROM nxt) + (SELECT count(*) FROM done) FROM upd`,
 		done.DeploymentID, dk.Step, dk.Pass, dk.Batch, dk.Target, string(dk.Kind), done.Position, stepType(done.Type),
 		string(done.State), done.Attempts, max(done.Runs, 1), microPtr(done.StartedAt), microPtr(done.FinishedAt), string(out), line(done.Error),
 		nextName(next), effective, fx.SHA256, fx.Rollback, o.HonourCancel, dk.Name(),
 		nk.Step, nk.Pass, nk.Batch, nk.Target, string(nk.Kind), nextPos, nextType, nextStart,
-		Channel, payloads).Scan(&cancelled, &cancelledBy, &notified)
+		Channel, payloads).Scan(append(stop.dest(), &notified)...)
 	switch {
 	case errors.Is(err, dbos.ErrNoRows), isForeignKeyViolation(err):
 		return nil, notFound(done.DeploymentID)
@@ -292,10 +290,42 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done deploy.Step, fx dep
 	case next == nil:
 		return nil, nil
 	}
-	if cancelled && o.HonourCancel {
-		return &deploy.Begun{Cancelled: true, CancelledBy: cancelledBy}, nil
+	if stop.stop && o.HonourCancel {
+		b := stop.begun()
+		return &b, nil
 	}
 	return &deploy.Begun{}, nil
+}
+
+// An operation that honours cancels does not begin when a cancel, or an
+// abort of the rollout, was asked: stopColumns read both under the row
+// lock, stopReturning hands them on.
+const (
+	stopColumns = `cancel_requested, cancelled_by, cancel_requested OR rollout_request = 'abort' AS stop,
+		rollout_request_by, rollout_request_reason`
+	stopReturning = `before.cancel_requested, before.cancelled_by, before.stop, before.rollout_request_by,
+		before.rollout_request_reason`
+)
+
+// stopRequest is what stopColumns read.
+type stopRequest struct {
+	cancelled   bool
+	cancelledBy string
+	stop        bool
+	by, reason  string
+}
+
+func (s *stopRequest) dest() []any {
+	return []any{&s.cancelled, &s.cancelledBy, &s.stop, &s.by, &s.reason}
+}
+
+// begun is the start of an operation that a cancel (which comes first) or
+// an abort stopped.
+func (s stopRequest) begun() deploy.Begun {
+	if s.cancelled {
+		return deploy.Begun{Cancelled: true, CancelledBy: s.cancelledBy}
+	}
+	return deploy.Begun{Aborted: true, AbortedBy: s.by, AbortReason: s.reason}
 }
 
 func nextName(next *deploy.Step) string {

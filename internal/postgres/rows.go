@@ -44,6 +44,10 @@ type deploymentRow struct {
 	AfterExpires    *time.Time        `bun:"after_expires_at"`
 	Exports         []deploy.Export   `bun:"exports,type:jsonb,notnull"`
 	Rollback        string            `bun:"rollback,notnull"`
+	RolloutRequest  string            `bun:"rollout_request,notnull"`
+	RolloutBy       string            `bun:"rollout_request_by,notnull"`
+	RolloutReason   string            `bun:"rollout_request_reason,notnull"`
+	RolloutAt       *time.Time        `bun:"rollout_request_at"`
 	// LogSeq is maintained by AppendLog alone.
 	LogSeq int64 `bun:"log_seq,scanonly"`
 }
@@ -101,7 +105,7 @@ func toDeploymentRow(d deploy.Deployment) *deploymentRow {
 	if d.Release != "" {
 		release = &d.Release
 	}
-	return &deploymentRow{
+	row := &deploymentRow{
 		ID: d.ID, Tenant: d.Tenant, Application: d.Application, Environment: d.Environment,
 		State: string(state), Requester: d.Requester,
 		CreatedAt: micro(d.CreatedAt), StartedAt: microPtr(d.StartedAt), FinishedAt: microPtr(d.FinishedAt),
@@ -112,6 +116,11 @@ func toDeploymentRow(d deploy.Deployment) *deploymentRow {
 		CancelledFrom: string(d.CancelledFrom), ApprovalExpires: microPtr(d.ApprovalExpiresAt),
 		AfterExpires: microPtr(d.AfterExpiresAt), Exports: nonNilExports(d.Exports), Rollback: d.Rollback,
 	}
+	if q := d.RolloutRequest; q != nil {
+		row.RolloutRequest, row.RolloutBy, row.RolloutReason = string(q.Action), q.By, q.Reason
+		row.RolloutAt = microPtr(&q.At)
+	}
+	return row
 }
 
 func fromDeploymentRow(r *deploymentRow) deploy.Deployment {
@@ -128,6 +137,13 @@ func fromDeploymentRow(r *deploymentRow) deploy.Deployment {
 	}
 	if r.Release != nil {
 		d.Release = *r.Release
+	}
+	if r.RolloutRequest != "" {
+		d.RolloutRequest = &deploy.RolloutRequest{Action: deploy.RolloutAction(r.RolloutRequest),
+			By: r.RolloutBy, Reason: r.RolloutReason}
+		if r.RolloutAt != nil {
+			d.RolloutRequest.At = r.RolloutAt.UTC()
+		}
 	}
 	return d
 }

@@ -389,6 +389,11 @@ func (s *Store) Get(ctx context.Context, id string) (*deploy.Deployment, error) 
 			return nil, err
 		}
 	}
+	if d.Effective.Rollout != nil {
+		if d.WaveApprovals, err = s.waveApprovals(ctx, id); err != nil {
+			return nil, err
+		}
+	}
 	if len(d.Descriptor.After) > 0 {
 		if d.Dependencies, err = s.dependencyStates(ctx, d.Descriptor.After); err != nil {
 			return nil, err

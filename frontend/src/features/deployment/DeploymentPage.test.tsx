@@ -1,4 +1,4 @@
-import { act, render, screen, within } from "@testing-library/react";
+import { act, render, screen, waitFor, within } from "@testing-library/react";
 import { MemoryRouter, Route, Routes } from "react-router";
 import { describe, expect, it, vi } from "vitest";
 import type { DeploymentViewFragment, StepViewFragment } from "../../gql/graphql";
@@ -68,6 +68,9 @@ function deployment(patch: Partial<DeploymentViewFragment>): DeploymentViewFragm
     cancelledBy: null,
     canCancel: false,
     canApprove: false,
+    canPauseRollout: false,
+    canResumeRollout: false,
+    canAbortRollout: false,
     steps: [
       op("config", "RUN", 0, "SUCCESS"),
       op("checkpoint:deploy", "CHECKPOINT", 1, "SUCCESS"),
@@ -118,6 +121,32 @@ describe("DeploymentPage", () => {
     push(deployment({ updatedAt: "2026-11-30T10:01:09Z", rollout: rollout(waves("PASSED", "PASSED"), targets("SUCCESS"), { state: "COMPLETED" }) }));
     expect(await within(panel).findByText("completed, 2 waves · 2/2 targets")).toBeInTheDocument();
     expect(within(panel).getByRole("img", { name: "eu-2: targeted, Success" })).toHaveTextContent("✓");
+  });
+
+  it("puts the rollout's actions on its card for an allowed identity, and none for a viewer", async () => {
+    const paused = rollout([wave("canary", [["eu-1"]], { state: "PAUSED" })], [target("eu-1", { wave: "canary", batch: 1, state: "SUCCESS" })], {
+      state: "PAUSED",
+      currentWave: "canary",
+      pause: { reason: "wave canary could not be judged by its gates", since: "2026-11-30T10:00:05Z", until: "2026-12-01T10:00:05Z", by: null, mayResume: ["role:deployer"] },
+    });
+    const { push } = renderPage(deployment({ rollout: paused, canResumeRollout: true, canAbortRollout: true }));
+    const panel = await screen.findByRole("region", { name: "Rollout" });
+    expect(within(panel).getByRole("button", { name: "Resume…" })).toBeInTheDocument();
+    expect(within(panel).getByRole("button", { name: "Abort…" })).toBeInTheDocument();
+    expect(within(panel).queryByRole("button", { name: "Approve…" })).toBeNull();
+
+    // The wave after asks an approval: Approve for whoever may give it.
+    const awaiting = rollout([wave("canary", [["eu-1"]], { state: "AWAITING_APPROVAL" })], [target("eu-1", { wave: "canary", batch: 1 })], {
+      state: "AWAITING_APPROVAL",
+      currentWave: "canary",
+    });
+    push(deployment({ updatedAt: "2026-11-30T10:01:05Z", rollout: awaiting, canApprove: true, canPauseRollout: true, canAbortRollout: true }));
+    expect(await within(panel).findByRole("button", { name: "Approve…" })).toBeInTheDocument();
+    expect(within(panel).getByRole("button", { name: "Pause…" })).toBeInTheDocument();
+
+    // A viewer: the same rollout, no action.
+    push(deployment({ updatedAt: "2026-11-30T10:01:09Z", rollout: awaiting }));
+    await waitFor(() => expect(within(panel).queryByRole("button")).toBeNull());
   });
 
   it("has no rollout panel for a deploy without rollout", async () => {

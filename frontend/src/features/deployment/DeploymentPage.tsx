@@ -19,6 +19,7 @@ import { emptyLive, liveReducer } from "./liveDeployment";
 import { LogViewer } from "./LogViewer";
 import { showsRollback } from "./rollback";
 import { RollbackPanel } from "./RollbackPanel";
+import { RolloutActions } from "./RolloutActions";
 import { RolloutPanel } from "./RolloutPanel";
 import { DependentsFeedSubscription, DeploymentLiveSubscription, DeploymentPageQuery } from "./queries";
 import { StepsTimeline } from "./StepsTimeline";
@@ -138,7 +139,29 @@ function DeploymentView({ id }: { id: string }) {
           <DeploymentFacts deployment={d} />
         </div>
         <div className={styles.main}>
-          {d.rollout && <RolloutPanel rollout={d.rollout} />}
+          {d.rollout && (
+            <RolloutPanel
+              rollout={d.rollout}
+              actions={
+                <>
+                  <RolloutActions
+                    id={d.id}
+                    title={title}
+                    rollout={d.rollout}
+                    canPause={d.canPauseRollout && !final}
+                    canResume={d.canResumeRollout && !final}
+                    canAbort={d.canAbortRollout && !final}
+                  />
+                  {/* A wave awaiting approval is answered as a deploy's approval is. */}
+                  <ApprovalActions
+                    id={d.id}
+                    title={`${title}, wave ${d.rollout.currentWave ?? ""}`}
+                    visible={d.canApprove && d.state === "PENDING" && d.rollout.state === "AWAITING_APPROVAL"}
+                  />
+                </>
+              }
+            />
+          )}
           <div className={styles.pipeline}>
             <section className="m-card" aria-labelledby="steps-title">
               <h2 id="steps-title" className={styles.cardTitle}>

@@ -8,6 +8,8 @@ import styles from "./RolloutPanel.module.css";
 
 export interface RolloutPanelProps {
   rollout: RolloutViewFragment;
+  /** The pause, resume, abort and approve actions the viewer may take. */
+  actions?: ReactNode;
 }
 
 /**
@@ -228,7 +230,7 @@ const legend: Array<[string, string]> = [
  * out, why a paused rollout waits and who may resume it, and how long the
  * rollout worked and waited.
  */
-export function RolloutPanel({ rollout }: RolloutPanelProps) {
+export function RolloutPanel({ rollout, actions }: RolloutPanelProps) {
   const groups = useMemo(() => groupRollout(rollout), [rollout]);
   const state = rolloutStateInfo(rollout.state);
   const excluded = groups.leftOut.filter((t) => t.outcome === "EXCLUDED");
@@ -241,8 +243,7 @@ export function RolloutPanel({ rollout }: RolloutPanelProps) {
         </h2>
         <Sign info={state} kind="rollout" />
         <Ticking>{(now) => <span className={styles.line}>{rolloutLine(rollout, now)}</span>}</Ticking>
-        {/* The pause, resume, abort and approve actions go here once the API has
-            their mutations, shown only to the identities pause.mayResume names. */}
+        {actions}
       </div>
       <div className={styles.body}>
         {rollout.pause && <Pause pause={rollout.pause} />}

@@ -102,6 +102,9 @@ export const DeploymentViewFragment = graphql(`
     cancelledBy
     canCancel
     canApprove
+    canPauseRollout
+    canResumeRollout
+    canAbortRollout
     steps {
       ...StepView
     }
@@ -181,6 +184,35 @@ export const RolloutViewFragment = graphql(`
       until
       by
       mayResume
+    }
+    request {
+      action
+      by
+      at
+    }
+  }
+`);
+
+export const PauseRolloutMutation = graphql(`
+  mutation PauseRollout($id: ID!, $reason: String) {
+    pauseRollout(id: $id, reason: $reason) {
+      ...DeploymentView
+    }
+  }
+`);
+
+export const ResumeRolloutMutation = graphql(`
+  mutation ResumeRollout($id: ID!, $comment: String) {
+    resumeRollout(id: $id, comment: $comment) {
+      ...DeploymentView
+    }
+  }
+`);
+
+export const AbortRolloutMutation = graphql(`
+  mutation AbortRollout($id: ID!, $reason: String) {
+    abortRollout(id: $id, reason: $reason) {
+      ...DeploymentView
     }
   }
 `);

@@ -31,6 +31,7 @@ export function rollout(waves: RolloutWave[], targets: RolloutTarget[], patch: P
     waves,
     targets,
     pause: null,
+    request: null,
     ...patch,
   };
 }

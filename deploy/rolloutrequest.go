@@ -1,0 +1,164 @@
+package deploy
+
+import (
+	"context"
+	"time"
+)
+
+// RolloutAction is what a person asks of a running rollout. The request is
+// stored with the deploy until its workflow takes it: a pause between two
+// batches (never in the middle of one), a resume of a paused rollout, an
+// abort at the next step boundary (then a rollback per the policy).
+type RolloutAction string
+
+// The rollout actions; they are stored.
+const (
+	RolloutActionPause  RolloutAction = "pause"
+	RolloutActionResume RolloutAction = "resume"
+	RolloutActionAbort  RolloutAction = "abort"
+)
+
+// PermRolloutControl is what pausing, resuming and aborting a rollout
+// need on the deploy's environment: the permission to cancel. They hold or
+// stop a deploy as a cancel does (an abort is a stop followed by the
+// rollback policy), and a resume after a pause is the decision of the same
+// people, who looked at the gates and judged.
+const PermRolloutControl = PermCancel
+
+// RolloutRequest is the request a person made of a deploy's rollout that
+// its workflow has not taken yet.
+type RolloutRequest struct {
+	Action RolloutAction
+	By     string
+	// Reason is the free text given with it (a pause's or an abort's
+	// reason, a resume's comment), checked as approval comments are.
+	Reason string
+	At     time.Time
+}
+
+// RolloutRequests records what people ask of running rollouts.
+type RolloutRequests interface {
+	// RequestRollout stores r for the RUNNING deploy id when the request
+	// pending (none is "") is one of from, with its audit entry (r's
+	// action, details) and a change event, in one transaction. ECONFLICT
+	// when the deploy is not RUNNING or another request is pending;
+	// ENOTFOUND.
+	RequestRollout(ctx context.Context, id string, r RolloutRequest, from []RolloutAction, details map[string]any) error
+}
+
+// The record of a pause of a rollout: an operation of the deploy
+// (StepKey{Step: StepPause, Pass: the wave, Batch: the pause's number in
+// the wave, from 1}: "pause[2/1]") of type StepTypeRollout, RUNNING while
+// paused. Its output says why, by whom (empty when the rollout paused
+// itself) and until when; its end says who resumed it, or why it aborted.
+// These are stored names.
+const (
+	StepPause         = "pause"
+	OutputPauseReason = "reason"
+	OutputPauseBy     = "by"
+	OutputPauseUntil  = "until"
+	OutputResumedBy   = "resumed_by"
+	OutputResumeNote  = "comment"
+)
+
+// RolloutAbortedBy is the error of a deploy whose rollout a person aborted:
+// "rollout aborted by token:ci: the error rate climbs".
+func RolloutAbortedBy(by, reason string) string {
+	msg := "rollout aborted"
+	if by != "" {
+		msg += " by " + by
+	}
+	if reason != "" {
+		msg += ": " + reason
+	}
+	return msg
+}
+
+// RolloutRefusal says why a rollout in state (its deploy in deployState,
+// a dry run or not, with the request pending, "" for none) does not allow
+// action now; "" when it does. The one home of the rule: the service
+// refuses by it (ECONFLICT), the APIs offer the actions by it.
+func RolloutRefusal(deployState State, dryRun bool, state RolloutState, pending, action RolloutAction) string {
+	switch {
+	case deployState != StatePending || dryRun:
+		return "its rollout is not running: " + string(deployState)
+	case pending == RolloutActionAbort:
+		return "an abort of its rollout is already asked"
+	}
+	switch action {
+	case RolloutActionPause:
+		if state == RolloutPaused {
+			return "its rollout is already paused"
+		}
+		if pending == RolloutActionPause {
+			return "a pause of its rollout is already asked: it takes effect after the batch in flight"
+		}
+	case RolloutActionResume:
+		if state != RolloutPaused {
+			return "its rollout is not paused: " + string(state)
+		}
+	case RolloutActionAbort:
+	default:
+		return "unknown rollout action " + string(action)
+	}
+	return ""
+}
+
+// RolloutReplaces is the pending requests a request of action replaces:
+// an abort any, a pause a resume not taken yet; a resume none.
+func RolloutReplaces(action RolloutAction) []RolloutAction {
+	switch action {
+	case RolloutActionAbort:
+		return []RolloutAction{"", RolloutActionPause, RolloutActionResume}
+	case RolloutActionPause:
+		return []RolloutAction{"", RolloutActionResume}
+	}
+	return []RolloutAction{""}
+}
+
+// The record of the approval a rollout asks before a wave with approval:
+// true: an operation of the deploy (StepKey{Step: StepApproval, Pass: the
+// wave}: "approval[3]") of type StepTypeRollout, RUNNING while it asks.
+// Its output holds what it asks (OutputApprovalRequired approvals, by
+// OutputApprovalGroups or Roles, until OutputApprovalExpires). These are
+// stored names.
+const (
+	StepApproval           = "approval"
+	OutputApprovalRequired = "required"
+	OutputApprovalGroups   = "groups"
+	OutputApprovalRoles    = "roles"
+	OutputApprovalExpires  = "expires_at"
+)
+
+// DefaultWaveApprovalExpiry is how long a wave waits for its approvals
+// when the environment's governance asks for none of the deploy itself.
+const DefaultWaveApprovalExpiry = 24 * time.Hour
+
+// WaveApprovalRequirement is what the approval before a wave asks: the
+// governance's approvals of the deploy (its count, groups, roles and
+// expiry), or, when the governance asks for none, one approval by another
+// identity than the requester holding deployment.approve, within
+// DefaultWaveApprovalExpiry.
+func WaveApprovalRequirement(deployRule *ApprovalRequirement) ApprovalRequirement {
+	if deployRule == nil || deployRule.Count < 1 {
+		return ApprovalRequirement{Count: 1, Expiry: DefaultWaveApprovalExpiry}
+	}
+	req := *deployRule
+	if req.Expiry <= 0 {
+		req.Expiry = DefaultWaveApprovalExpiry
+	}
+	return req
+}
+
+// The record of a wave deferred by a freeze window over one of its targets:
+// an operation of the deploy (StepKey{Step: StepDefer, Pass: the wave}:
+// "defer[2]") of type StepTypeRollout, RUNNING while it waits. Its output
+// names the window, when it ends, the targets it selects and when the
+// wait gives up (defer_timeout). These are stored names.
+const (
+	StepDefer           = "defer"
+	OutputDeferWindow   = "window"
+	OutputDeferUntil    = "until"
+	OutputDeferTargets  = "targets"
+	OutputDeferDeadline = "deadline"
+)

@@ -1,0 +1,96 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"manent.dev/manent/deploy"
+)
+
+// maxRolloutText caps a reason or a comment, as approval comments are.
+const maxRolloutText = 2048
+
+// PauseRollout asks the running rollout of a deploy to pause after the
+// batch in flight (never in the middle of one), before the next batch or
+// wave starts. ENOTFOUND, EFORBIDDEN, EUNPROCESSABLE (the reason),
+// ECONFLICT (no rollout running, already paused or a request pending).
+func (s *Service) PauseRollout(ctx context.Context, id, reason string) (*deploy.Deployment, error) {
+	return s.requestRollout(ctx, id, deploy.RolloutActionPause, reason)
+}
+
+// ResumeRollout resumes a paused rollout: it goes on with what follows the
+// pause (the next batch, the next wave), as if the gates that paused it
+// had passed; the audit entry keeps what they said. Same errors
+// (ECONFLICT when the rollout is not paused).
+func (s *Service) ResumeRollout(ctx context.Context, id, comment string) (*deploy.Deployment, error) {
+	return s.requestRollout(ctx, id, deploy.RolloutActionResume, comment)
+}
+
+// AbortRollout aborts a rollout at once: in a bake or a pause at once,
+// else once the step in flight ended; then the deploy fails and its
+// rollback policy compensates the batches done. Same errors.
+func (s *Service) AbortRollout(ctx context.Context, id, reason string) (*deploy.Deployment, error) {
+	return s.requestRollout(ctx, id, deploy.RolloutActionAbort, reason)
+}
+
+func (s *Service) requestRollout(ctx context.Context, id string, action deploy.RolloutAction, text string) (*deploy.Deployment, error) {
+	who := deploy.IdentityFrom(ctx)
+	d, err := s.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.require(who, resourceOf(d), deploy.PermRolloutControl); err != nil {
+		return nil, err
+	}
+	field := "reason"
+	if action == deploy.RolloutActionResume {
+		field = "comment"
+	}
+	if len(text) > maxRolloutText {
+		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "%s longer than %d characters", field, maxRolloutText)
+	}
+	// Free text shown in terminals and quoted in the deploy's error.
+	if why := deploy.UnsafeText(text, "\n\t"); why != "" {
+		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "%s must be text without control characters (other than new lines and tabs): %s", field, why)
+	}
+	st := d.RolloutStatus()
+	from, err := rolloutRequestFrom(d, st, action)
+	if err != nil {
+		return nil, err
+	}
+	details := map[string]any{field: text}
+	if st.CurrentWave != nil {
+		details["wave"] = *st.CurrentWave
+	}
+	if action == deploy.RolloutActionResume && st.Pause != nil {
+		// What the person saw when they decided to go on.
+		details["pause_reason"] = st.Pause.Reason
+		for _, w := range st.Waves {
+			if w.State == deploy.WavePaused && w.Gate != nil {
+				details["gate"] = w.Gate
+			}
+		}
+	}
+	req := deploy.RolloutRequest{Action: action, By: who.Subject, Reason: text, At: time.Now().UTC()}
+	if err := s.store.RequestRollout(ctx, id, req, from, details); err != nil {
+		return nil, err
+	}
+	s.engine.RolloutRequested(id)
+	return s.Get(ctx, id)
+}
+
+// rolloutRequestFrom is the pending requests action may replace, or why
+// the rollout of d does not allow it now (ECONFLICT).
+func rolloutRequestFrom(d *deploy.Deployment, st *deploy.RolloutStatus, action deploy.RolloutAction) ([]deploy.RolloutAction, error) {
+	if st == nil {
+		return nil, deploy.Errorf(deploy.ECONFLICT, "deployment %q has no rollout", d.ID)
+	}
+	var pending deploy.RolloutAction
+	if d.RolloutRequest != nil {
+		pending = d.RolloutRequest.Action
+	}
+	if why := deploy.RolloutRefusal(d.State, d.DryRun, st.State, pending, action); why != "" {
+		return nil, deploy.Errorf(deploy.ECONFLICT, "deployment %q: %s", d.ID, why)
+	}
+	return deploy.RolloutReplaces(action), nil
+}
