@@ -17,6 +17,16 @@ const (
 	OutputGateVerdict = "verdict"
 	// OutputGateChecks is the JSON list of the checks ([]RolloutGateCheck).
 	OutputGateChecks = "checks"
+	// OutputInService is the output of a checkpoint of activation that
+	// names the deploy in service when it was taken ("" for none): what
+	// its compensation gives the inventory back.
+	OutputInService = "manent:in_service"
+	// OutputInServiceVersion is the output of a checkpoint of activation
+	// that holds the version in service before the deploy, what its
+	// compensation brings the targets back to: "" when there was none (a
+	// first deploy); absent when the deploy itself was in service already
+	// (a later batch of a rollout: an earlier checkpoint holds it).
+	OutputInServiceVersion = "manent:in_service_version"
 )
 
 // RolloutStatus is where the rollout of d stands, built from the plan the
@@ -43,6 +53,7 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 		st.Waves = append(st.Waves, w)
 	}
 	started := false
+	restored := d.versionBefore()
 	for _, t := range plan.Targets {
 		ts := RolloutTargetStatus{Name: t.Name, Labels: t.Labels, Outcome: t.Outcome, State: StepSkipped}
 		if t.Outcome == OutcomeTargeted {
@@ -51,7 +62,7 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 			ts.State, ts.Error = b.state, optional(b.err)
 			started = started || b.started
 			if b.rolledBack {
-				ts.State = TargetRolledBack
+				ts.State, ts.Release = TargetRolledBack, restored
 			} else if b.activated {
 				version := d.Artifact.Version
 				ts.Release = &version
@@ -68,6 +79,29 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 		st.State = RolloutRunning
 	}
 	return st
+}
+
+// versionBefore is the version that was in service before d, which a
+// compensation of its activation brings the targets back to: the first
+// checkpoint of activation that recorded it (a later batch's finds d
+// itself in service and leaves it out); nil when none was in service.
+func (d Deployment) versionBefore() *string {
+	var first *Step
+	for i, s := range d.Steps {
+		if s.Name != StepActivation || s.Kind != KindCheckpoint || s.State != StepSuccess {
+			continue
+		}
+		if _, ok := s.Output[OutputInServiceVersion]; !ok {
+			continue
+		}
+		if first == nil || s.Pass < first.Pass || (s.Pass == first.Pass && s.Batch < first.Batch) {
+			first = &d.Steps[i]
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	return optional(first.Output[OutputInServiceVersion])
 }
 
 // rolloutView indexes the records of a deploy for its rollout's status.
