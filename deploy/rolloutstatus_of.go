@@ -73,7 +73,9 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 	switch {
 	case d.State == StateSuccess:
 		st.State = RolloutCompleted
-	case d.State.Terminal() && (started || d.StartedAt != nil):
+	case d.State.Terminal():
+		// Whenever it ended, also before its first batch (cancelled in
+		// the queue, rejected, expired): the rollout will not go on.
 		st.State = RolloutAborted
 	case started:
 		st.State = RolloutRunning
@@ -207,6 +209,14 @@ func (v rolloutView) batch(pass, batch int) batchView {
 		// Between two steps of the batch.
 		b.state = StepRunning
 	}
+	if b.state == StepPending && v.d.State.Terminal() {
+		// The deploy ended before the batch, with no record of it (it
+		// never started).
+		b.state = StepSkipped
+		if v.d.State == StateCancelled {
+			b.state = StepCancelled
+		}
+	}
 	if b.state == StepRunning || b.state == StepPending {
 		b.finishedAt = nil
 	}
@@ -252,7 +262,7 @@ func (v rolloutView) wave(p RolloutPass) RolloutWaveStatus {
 	terminal := v.d.State.Terminal()
 	switch {
 	case len(p.Batches) == 0:
-		w.State = WaveSkipped
+		w.State = WaveEmpty
 	case rolledBack > 0 && rolledBack == started:
 		w.State = WaveRolledBack
 	case gated && gate.State == StepError:
@@ -275,9 +285,10 @@ func (v rolloutView) wave(p RolloutPass) RolloutWaveStatus {
 		if !failed && done == len(p.Batches) && (!baked || bake.State == StepSuccess) && !gated && !v.hasGates() {
 			w.State = WavePassed
 		}
-	case w.Bake != nil && !baked:
-		// Its batches are done: the bake begins.
-		w.State = WaveBaking
+	case w.Bake != nil && !baked && !v.d.DryRun:
+		// Its batches are done and its bake is about to be recorded: until
+		// it is, there is no end to count down to.
+		w.State = WaveRunning
 	case v.hasGates() && !gated:
 		w.State = WaveGating
 	default:

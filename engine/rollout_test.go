@@ -144,7 +144,7 @@ func TestRolloutRunsBatchByBatch(t *testing.T) {
 		}
 		want := deploy.WavePassed
 		if w.Name == "mars" {
-			want = deploy.WaveSkipped
+			want = deploy.WaveEmpty
 		}
 		if w.State != want {
 			t.Errorf("wave %s: %s, want %s", w.Name, w.State, want)
