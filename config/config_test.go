@@ -307,6 +307,21 @@ pipeline:
 			},
 		},
 		{
+			name: "step names reserved for the records of a rollout's waves",
+			doc: `
+pipeline:
+  steps:
+    - {name: artifacts, mode: mandatory}
+    - {name: bake, mode: optional}
+    - {name: deploy, mode: mandatory}
+    - {name: gates, mode: optional}
+`,
+			want: []string{
+				"pipeline.steps[1].name: bake is reserved: it names the records of a rollout's waves (bake[2] is wave 2's); give the step another name",
+				"pipeline.steps[3].name: gates is reserved: it names the records of a rollout's waves (gates[2] is wave 2's); give the step another name",
+			},
+		},
+		{
 			name: "descriptor policy",
 			doc:  "pipeline: {descriptor_policy: {params: [LogLevel, '*'], step_params: {db-migrate: [x], deploy: ['a-b']}, rollback: yes}}\n",
 			want: []string{

@@ -170,7 +170,7 @@ func (c *Config) ParseEnvConfig(data []byte) (*EnvConfig, error) {
 		checkRollbackOn(&errs, "rollback.on", raw.Rollback.On, steps)
 	}
 	if raw.Rollout != nil {
-		raw.Rollout.Check(&errs, "rollout")
+		raw.Rollout.CheckEnvironment(&errs, "rollout")
 		if errs.Len() == 0 {
 			descriptor.CheckWaveOrder(&errs, "rollout.waves", raw.Rollout.Spec().Waves)
 		}

@@ -198,6 +198,31 @@ func TestEnvConfigRolloutErrors(t *testing.T) {
 			},
 		},
 		{
+			name: "a wave after one that takes 100% of the targets left",
+			doc:  "rollout:\n  waves: [{name: all, count: \"100%\"}, {name: never, select: {labels: {r: x}}}]\n",
+			errs: []string{"rollout.waves[1]: can never have a target: all (waves[0]) takes every target left; put the waves with select first"},
+		},
+		{
+			name: "gate hosts manent never calls: link-local and cloud metadata addresses",
+			doc: "rollout:\n  gates:\n" +
+				"    - {http: {url: \"http://169.254.169.254/latest/meta-data\"}}\n" +
+				"    - {http: {url: \"http://[fd00:ec2::254]/{{ .Target.Path }}\"}}\n" +
+				"    - {prometheus: {url: \"http://100.100.100.200:9090\", query: up, min: 1}}\n" +
+				"    - {prometheus: {url: \"https://u:pw@168.63.129.16/\", query: up, min: 1}}\n" +
+				"    - {http: {url: \"http://192.0.0.192/\"}}\n" +
+				"    - {http: {url: \"http://[::ffff:169.254.169.254]/\"}}\n" +
+				"    - {http: {url: \"http://{{ .Target.Host }}/\"}}\n" +
+				"    - {http: {url: \"http://10.0.0.1/\"}}\n",
+			errs: []string{
+				"rollout.gates[0].http.url: must not call 169.254.169.254: manent never calls link-local and cloud metadata addresses",
+				"rollout.gates[1].http.url: must not call fd00:ec2::254: manent never calls link-local and cloud metadata addresses",
+				"rollout.gates[2].prometheus.url: must not call 100.100.100.200: manent never calls link-local and cloud metadata addresses",
+				"rollout.gates[3].prometheus.url: must not call 168.63.129.16: manent never calls link-local and cloud metadata addresses",
+				"rollout.gates[4].http.url: must not call 192.0.0.192: manent never calls link-local and cloud metadata addresses",
+				"rollout.gates[5].http.url: must not call ::ffff:169.254.169.254: manent never calls link-local and cloud metadata addresses",
+			},
+		},
+		{
 			name: "an empty gates list, a query too long",
 			doc:  "rollout:\n  gates: []\n",
 			errs: []string{"rollout.gates: must list at least one gate: leave gates out for none"},
@@ -393,6 +418,11 @@ func TestDescriptorRollout(t *testing.T) {
 			"rollout.maxFailures: unknown field (did you mean max_failures?)",
 			"rollout.waves[0].batch: must be at least 1",
 		}},
+		// A descriptor lives in the application's repository: credentials
+		// belong to the environment configuration.
+		{"rollout: {gates: [{prometheus: {url: \"https://reader:password@metrics.example/\", query: up, min: 1}}]}\n", []string{
+			"rollout.gates[0].prometheus.url: must not hold credentials (user:password@) in a descriptor: give the gate in the environment configuration",
+		}},
 	} {
 		_, err := descriptor.Parse([]byte("apiVersion: manent/v1\napplication: hello\nenvironment: prod\n" +
 			"artifact: {type: application, name: hello, version: 1.0.0, source: file:hello.tgz}\n" + tt.doc))
@@ -409,5 +439,39 @@ func TestDescriptorPolicyRollout(t *testing.T) {
 	_, err := config.Parse([]byte("pipeline: {descriptor_policy: {rollout: some}}\n"), t.TempDir())
 	if err == nil || !strings.Contains(err.Error(), "pipeline.descriptor_policy.rollout: must be none, pacing or all") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestEnvConfigPrometheusGateWithCredentials: an environment
+// configuration's Prometheus gate may hold user info, sent as basic
+// authentication (docs/rollouts.md), http(s) only and without placeholders;
+// no error message repeats the password.
+func TestEnvConfigPrometheusGateWithCredentials(t *testing.T) {
+	tests := []struct {
+		name, url, err string
+	}{
+		{"user and password", "https://reader:password@metrics.example/prometheus", ""},
+		{"a user alone", "http://reader@127.0.0.1:9090", ""},
+		{"another scheme", "ftp://reader:password@metrics.example/", "must be an absolute http:// or https:// URL"},
+		{"a placeholder", "https://reader:password@{{ .Target.Host }}/", "placeholders are allowed only in the URL of an http gate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env, err := parseEnv(t, "rollout:\n  gates: [{prometheus: {url: \""+tt.url+"\", query: up, min: 1}}]\n")
+			got := strings.Join(rolloutErrors(err), "\n")
+			want := ""
+			if tt.err != "" {
+				want = "rollout.gates[0].prometheus.url: " + tt.err
+			}
+			if got != want {
+				t.Fatalf("errors %q, want %q", got, want)
+			}
+			if strings.Contains(got, "password") {
+				t.Errorf("an error shows the password: %s", got)
+			}
+			if tt.err == "" && env.Rollout.Gates[0].Prometheus.URL != tt.url {
+				t.Errorf("url %q, want %q kept for the gate", env.Rollout.Gates[0].Prometheus.URL, tt.url)
+			}
+		})
 	}
 }

@@ -29,6 +29,12 @@ var standardSteps = []string{
 	deploy.StepDeploy, deploy.StepPostTest, deploy.StepActivation,
 }
 
+// reservedSteps are names no step of pipeline.steps may take: the bake
+// and the gates of each wave of a rollout are recorded among the deploy's
+// steps under them (bake[2], gates[2]), and a step of the same name would
+// share their records.
+var reservedSteps = []string{deploy.StepBake, deploy.StepGates}
+
 // stepOrder lists pairs of steps where the first must come before the
 // second: each needs what the other produced (the downloaded artifact, a
 // verified artifact, a deployed release).
@@ -186,6 +192,8 @@ func (c *Config) validatePipeline(errs *yamltree.Errors) {
 			errs.Add(path+".name", "is required")
 		case s.Name == deploy.StepConfig || s.Name == deploy.StepCleanup:
 			errs.Add(path+".name", "%s always runs (config first, cleanup last) and cannot be listed", s.Name)
+		case slices.Contains(reservedSteps, s.Name):
+			errs.Add(path+".name", "%s is reserved: it names the records of a rollout's waves (%s[2] is wave 2's); give the step another name", s.Name, s.Name)
 		case !slices.Contains(standardSteps, s.Name):
 			errs.Add(path+".name", "unknown step: must be one of %s (custom steps are not supported yet)", strings.Join(standardSteps, ", "))
 		case position[s.Name] > 0:

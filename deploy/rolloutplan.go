@@ -27,7 +27,9 @@ type RolloutPass struct {
 	// Approval asks for approvals before the wave starts.
 	Approval bool `json:"approval,omitempty"`
 	// MaxFailures is the failed targets the wave tolerates, max_failures
-	// resolved against its targets (a percentage rounds down).
+	// resolved against its targets (a percentage rounds down), at most
+	// one less than its targets: a wave never passes with all of them
+	// failed.
 	MaxFailures int `json:"max_failures"`
 }
 
@@ -38,6 +40,25 @@ func (p RolloutPass) Targets() int {
 		n += len(b.Targets)
 	}
 	return n
+}
+
+// Select returns the targets of the pass among targets, in the order of
+// targets (what its gates check): one pass over each, for waves of
+// hundreds of targets.
+func (p RolloutPass) Select(targets []Target) []Target {
+	in := make(map[string]bool, p.Targets())
+	for _, b := range p.Batches {
+		for _, n := range b.Targets {
+			in[n] = true
+		}
+	}
+	out := make([]Target, 0, len(in))
+	for _, t := range targets {
+		if in[t.Name()] {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // RolloutBatch is the targets of a pass handled at once.

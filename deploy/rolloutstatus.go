@@ -75,8 +75,15 @@ const (
 	WavePassed           WaveState = "passed"
 	WaveFailed           WaveState = "failed"
 	WaveSkipped          WaveState = "skipped"
-	WaveRolledBack       WaveState = "rolled_back"
+	// WaveEmpty is a wave the plan gave no target: it has nothing to do,
+	// which is not skipped (nothing failed before it).
+	WaveEmpty      WaveState = "empty"
+	WaveRolledBack WaveState = "rolled_back"
 )
+
+// WaveStates are every state a wave may be in, for the clients' enums.
+var WaveStates = []WaveState{WavePending, WaveAwaitingApproval, WaveDeferred, WaveRunning, WaveBaking, WaveGating,
+	WavePaused, WavePassed, WaveFailed, WaveSkipped, WaveEmpty, WaveRolledBack}
 
 // RolloutBatchStatus is one batch of a wave.
 type RolloutBatchStatus struct {

@@ -19,6 +19,16 @@ const (
 	OutputGateVerdict = "verdict"
 	// OutputGateChecks is the JSON list of the checks ([]RolloutGateCheck).
 	OutputGateChecks = "checks"
+	// OutputInService is the output of a checkpoint of activation that
+	// names the deploy in service when it was taken ("" for none): what
+	// its compensation gives the inventory back.
+	OutputInService = "manent:in_service"
+	// OutputInServiceVersion is the output of a checkpoint of activation
+	// that holds the version in service before the deploy, what its
+	// compensation brings the targets back to: "" when there was none (a
+	// first deploy); absent when the deploy itself was in service already
+	// (a later batch of a rollout: an earlier checkpoint holds it).
+	OutputInServiceVersion = "manent:in_service_version"
 )
 
 // RolloutStatus is where the rollout of d stands, built from the plan the
@@ -46,6 +56,7 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 		st.Waves = append(st.Waves, w)
 	}
 	started := false
+	restored := d.versionBefore()
 	for _, t := range plan.Targets {
 		ts := RolloutTargetStatus{Name: t.Name, Labels: t.Labels, Outcome: t.Outcome, State: StepSkipped}
 		if t.Outcome == OutcomeTargeted {
@@ -58,7 +69,7 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 			ts.State, ts.Error = b.state, optional(b.err)
 			started = started || b.started
 			if b.rolledBack {
-				ts.State = TargetRolledBack
+				ts.State, ts.Release = TargetRolledBack, restored
 			} else if b.activated {
 				version := d.Artifact.Version
 				ts.Release = &version
@@ -69,7 +80,9 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 	switch {
 	case d.State == StateSuccess:
 		st.State = RolloutCompleted
-	case d.State.Terminal() && (started || d.StartedAt != nil):
+	case d.State.Terminal():
+		// Whenever it ended, also before its first batch (cancelled in
+		// the queue, rejected, expired): the rollout will not go on.
 		st.State = RolloutAborted
 	case v.paused() != nil:
 		st.State = RolloutPaused
@@ -219,6 +232,29 @@ func pauseStatus(s Step) *RolloutPauseStatus {
 	return p
 }
 
+// versionBefore is the version that was in service before d, which a
+// compensation of its activation brings the targets back to: the first
+// checkpoint of activation that recorded it (a later batch's finds d
+// itself in service and leaves it out); nil when none was in service.
+func (d Deployment) versionBefore() *string {
+	var first *Step
+	for i, s := range d.Steps {
+		if s.Name != StepActivation || s.Kind != KindCheckpoint || s.State != StepSuccess {
+			continue
+		}
+		if _, ok := s.Output[OutputInServiceVersion]; !ok {
+			continue
+		}
+		if first == nil || s.Pass < first.Pass || (s.Pass == first.Pass && s.Batch < first.Batch) {
+			first = &d.Steps[i]
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	return optional(first.Output[OutputInServiceVersion])
+}
+
 // rolloutView indexes the records of a deploy for its rollout's status.
 type rolloutView struct {
 	d *Deployment
@@ -322,6 +358,14 @@ func (v rolloutView) batch(pass, batch int) batchView {
 		// Between two steps of the batch.
 		b.state = StepRunning
 	}
+	if b.state == StepPending && v.d.State.Terminal() {
+		// The deploy ended before the batch, with no record of it (it
+		// never started).
+		b.state = StepSkipped
+		if v.d.State == StateCancelled {
+			b.state = StepCancelled
+		}
+	}
 	if b.state == StepRunning || b.state == StepPending {
 		b.finishedAt = nil
 	}
@@ -383,7 +427,7 @@ func (v rolloutView) wave(p RolloutPass) RolloutWaveStatus {
 	case asking != nil && asking.Pass == p.Index:
 		w.State = WaveAwaitingApproval
 	case len(p.Batches) == 0:
-		w.State = WaveSkipped
+		w.State = WaveEmpty
 	case rolledBack > 0 && rolledBack == started:
 		w.State = WaveRolledBack
 	case gated && gate.State == StepError && !v.resumed(p.Index):
@@ -407,9 +451,10 @@ func (v rolloutView) wave(p RolloutPass) RolloutWaveStatus {
 		if !failed && done == len(p.Batches) && (!baked || bake.State == StepSuccess) && !gated && !v.hasGates() {
 			w.State = WavePassed
 		}
-	case w.Bake != nil && !baked:
-		// Its batches are done: the bake begins.
-		w.State = WaveBaking
+	case w.Bake != nil && !baked && !v.d.DryRun:
+		// Its batches are done and its bake is about to be recorded: until
+		// it is, there is no end to count down to.
+		w.State = WaveRunning
 	case v.hasGates() && !gated:
 		w.State = WaveGating
 	default:

@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,6 +68,159 @@ func TestStatusRolloutJSON(t *testing.T) {
 			}
 			if strings.Contains(string(got), "Duration") {
 				t.Error("the bake's Go duration leaked into the JSON")
+			}
+		})
+	}
+}
+
+// TestRolloutStatusDryRunWaveNotBaking: a dry run of a rollout runs no bake
+// (docs/rollouts.md: "without bake or gates"), so no bake is ever recorded:
+// while the second wave of the dry run runs, the first wave, whose batches
+// all succeeded, reads passed, and the current wave is the second.
+func TestRolloutStatusDryRunWaveNotBaking(t *testing.T) {
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	later := at.Add(time.Second)
+	plan := &RolloutPlan{
+		Passes: []RolloutPass{
+			{Index: 1, Name: "one", Bake: time.Minute, Batches: []RolloutBatch{{Index: 1, Targets: []string{"a"}}}},
+			{Index: 2, Name: "two", Bake: time.Minute, Batches: []RolloutBatch{{Index: 1, Targets: []string{"b"}}}},
+		},
+		Targets: []PlannedTarget{
+			{Name: "a", Outcome: OutcomeTargeted, Pass: 1, Batch: 1},
+			{Name: "b", Outcome: OutcomeTargeted, Pass: 2, Batch: 1},
+		},
+	}
+	rec := func(step string, pass int, state StepState, finished bool) Step {
+		s := Step{Name: step, Pass: pass, Batch: 1, Kind: KindDryRun, State: state, StartedAt: &at}
+		if finished {
+			s.FinishedAt = &later
+		}
+		return s
+	}
+	d := Deployment{
+		State: StatePending, DryRun: true, StartedAt: &at,
+		Plan:      Plan{Steps: []PlannedStep{{Name: StepDeploy}, {Name: StepActivation}}},
+		Effective: Effective{RolloutPlan: plan, Rollout: &RolloutSpec{Bake: time.Minute}},
+		Steps: []Step{
+			rec(StepDeploy, 1, StepSuccess, true), rec(StepActivation, 1, StepSuccess, true),
+			rec(StepDeploy, 2, StepRunning, false),
+		},
+	}
+	st := d.RolloutStatus()
+	if got := st.Waves[0].State; got != WavePassed {
+		t.Errorf("wave one (dry run, its batch done, wave two running): %s, want passed", got)
+	}
+	if st.CurrentWave == nil || *st.CurrentWave != "two" {
+		t.Errorf("current_wave %q, want two", deref(st.CurrentWave))
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}
+
+// TestRolloutStatusOfDeployEndedBeforeStart: a deploy with a rollout that
+// ends before it starts (cancelled in the queue, rejected by an approver,
+// expired) is terminal, and so is its rollout: aborted, its waves skipped,
+// its targets cancelled (a cancel) or skipped, so a client waiting for the
+// rollout to end sees it end.
+func TestRolloutStatusOfDeployEndedBeforeStart(t *testing.T) {
+	plan := &RolloutPlan{
+		Passes: []RolloutPass{
+			{Index: 1, Name: "one", Batches: []RolloutBatch{{Index: 1, Targets: []string{"a"}}}},
+			{Index: 2, Name: "none", Batches: []RolloutBatch{}},
+		},
+		Targets: []PlannedTarget{{Name: "a", Outcome: OutcomeTargeted, Pass: 1, Batch: 1}, {Name: "m", Outcome: OutcomeExcluded}},
+	}
+	tests := []struct {
+		state  State
+		target StepState
+	}{
+		{StateCancelled, StepCancelled},
+		{StateRejected, StepSkipped},
+		{StateExpired, StepSkipped},
+		{StateDependencyFailed, StepSkipped},
+		{StateError, StepSkipped},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.state), func(t *testing.T) {
+			d := Deployment{State: tt.state, Plan: Plan{Steps: []PlannedStep{{Name: StepDeploy}, {Name: StepActivation}}, Rollout: plan}}
+			st := d.RolloutStatus()
+			if st.State != RolloutAborted {
+				t.Errorf("rollout %s, want aborted", st.State)
+			}
+			if got := []WaveState{st.Waves[0].State, st.Waves[1].State}; got[0] != WaveSkipped || got[1] != WaveEmpty {
+				t.Errorf("waves %v, want [skipped empty]", got)
+			}
+			if st.Waves[0].Batches[0].State != tt.target {
+				t.Errorf("batch %s, want %s", st.Waves[0].Batches[0].State, tt.target)
+			}
+			if got := []StepState{st.Targets[0].State, st.Targets[1].State}; got[0] != tt.target || got[1] != StepSkipped {
+				t.Errorf("targets %v, want [%s SKIPPED]", got, tt.target)
+			}
+		})
+	}
+}
+
+// TestRolloutStatusWaveAroundItsBake: in a real run, a wave whose batches
+// are done but whose bake is not recorded yet is still running (there is
+// no end to count down to), baking with its until once the bake is
+// recorded; a wave the plan gave no target is empty, not skipped.
+func TestRolloutStatusWaveAroundItsBake(t *testing.T) {
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	later := at.Add(time.Second)
+	plan := &RolloutPlan{
+		Passes: []RolloutPass{
+			{Index: 1, Name: "one", Bake: time.Minute, Batches: []RolloutBatch{{Index: 1, Targets: []string{"a"}}}},
+			{Index: 2, Name: "none", Batches: []RolloutBatch{}},
+			{Index: 3, Name: "two", Batches: []RolloutBatch{{Index: 1, Targets: []string{"b"}}}},
+		},
+		Targets: []PlannedTarget{
+			{Name: "a", Outcome: OutcomeTargeted, Pass: 1, Batch: 1},
+			{Name: "b", Outcome: OutcomeTargeted, Pass: 3, Batch: 1},
+		},
+	}
+	done := func(step string) Step {
+		return Step{Name: step, Pass: 1, Batch: 1, Kind: KindRun, State: StepSuccess, StartedAt: &at, FinishedAt: &later}
+	}
+	batch := []Step{done(StepDeploy), done(StepActivation)}
+	bake := Step{Name: StepBake, Pass: 1, Kind: KindRun, State: StepRunning, StartedAt: &later}
+	tests := []struct {
+		name  string
+		steps []Step
+		want  WaveState
+		until bool
+	}{
+		{"its batch done, its bake not recorded yet", batch, WaveRunning, false},
+		{"its bake recorded", append(slices.Clone(batch), bake), WaveBaking, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Deployment{
+				State: StatePending, StartedAt: &at,
+				Plan:      Plan{Steps: []PlannedStep{{Name: StepDeploy}, {Name: StepActivation}}},
+				Effective: Effective{RolloutPlan: plan, Rollout: &RolloutSpec{Bake: time.Minute}},
+				Steps:     tt.steps,
+			}
+			st := d.RolloutStatus()
+			w := st.Waves[0]
+			if w.State != tt.want {
+				t.Errorf("wave one: %s, want %s", w.State, tt.want)
+			}
+			if got := w.Bake != nil && w.Bake.Until != nil; got != tt.until {
+				t.Errorf("bake %+v: until set %v, want %v", w.Bake, got, tt.until)
+			}
+			if tt.until && !w.Bake.Until.Equal(later.Add(time.Minute)) {
+				t.Errorf("bake until %v, want %v", w.Bake.Until, later.Add(time.Minute))
+			}
+			if st.CurrentWave == nil || *st.CurrentWave != "one" {
+				t.Errorf("current wave %s, want one", deref(st.CurrentWave))
+			}
+			if st.Waves[1].State != WaveEmpty {
+				t.Errorf("the wave without target: %s, want empty", st.Waves[1].State)
 			}
 		})
 	}

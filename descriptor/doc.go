@@ -5,5 +5,5 @@
 // the same in a descriptor and an environment configuration, is checked
 // here for both.
 //
-// It imports deploy, internal/yamltree, internal/urltemplate (the URLs of gates), go.yaml.in/yaml/v3, github.com/robfig/cron/v3 and the standard library.
+// It imports deploy, internal/yamltree, internal/urltemplate (the URLs of gates), internal/safehttp (the addresses gates never call), go.yaml.in/yaml/v3, github.com/robfig/cron/v3 and the standard library.
 package descriptor

@@ -1,12 +1,15 @@
 package descriptor
 
 import (
+	"net/netip"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/internal/safehttp"
 	"manent.dev/manent/internal/urltemplate"
 	"manent.dev/manent/internal/yamltree"
 )
@@ -105,11 +108,20 @@ func ParseAmount(s string) (deploy.Amount, bool) {
 	return deploy.Amount{N: n, Percent: m[2] == "%"}, true
 }
 
-// Check records the problems of the rollout at path (rollout) that need
-// nothing but the section: keys, names, amounts, durations, gates, enums.
-// What depends on the order of the waves is CheckWaveOrder's, and whether
-// a descriptor may give the keys is for the merge.
-func (r *RolloutDoc) Check(errs *yamltree.Errors, path string) {
+// Check records the problems of a descriptor's rollout at path (rollout)
+// that need nothing but the section: keys, names, amounts, durations,
+// gates, enums. What depends on the order of the waves is CheckWaveOrder's,
+// and whether a descriptor may give the keys is for the merge. A
+// descriptor's gate URL never holds credentials: a descriptor lives in the
+// application's repository and travels with every deploy.
+func (r *RolloutDoc) Check(errs *yamltree.Errors, path string) { r.check(errs, path, false) }
+
+// CheckEnvironment is Check for an environment configuration's rollout,
+// where a Prometheus gate's URL may hold user info (basic authentication),
+// which manent sends and never shows.
+func (r *RolloutDoc) CheckEnvironment(errs *yamltree.Errors, path string) { r.check(errs, path, true) }
+
+func (r *RolloutDoc) check(errs *yamltree.Errors, path string, credentials bool) {
 	checkSelector(errs, path+".rule", r.Rule)
 	checkSelector(errs, path+".exclude", r.Exclude)
 	switch {
@@ -142,7 +154,7 @@ func (r *RolloutDoc) Check(errs *yamltree.Errors, path string) {
 	checkPercentages(errs, path+".percentages", r.Percentages)
 	checkBake(errs, path+".bake", r.Bake)
 	checkAmount(errs, path+".max_failures", r.MaxFailures, 0)
-	r.checkGates(errs, path+".gates")
+	r.checkGates(errs, path+".gates", credentials)
 	if r.NoData != "" && !oneOf(r.NoData, deploy.NoDataFail, deploy.NoDataPause, deploy.NoDataPass) {
 		errs.Add(path+".no_data", "must be fail, pause or pass")
 	}
@@ -231,7 +243,7 @@ func checkTTL(errs *yamltree.Errors, path string, d *time.Duration) {
 	}
 }
 
-func (r *RolloutDoc) checkGates(errs *yamltree.Errors, path string) {
+func (r *RolloutDoc) checkGates(errs *yamltree.Errors, path string, credentials bool) {
 	switch {
 	case r.Gates == nil || errs.Bad(path):
 		return
@@ -263,7 +275,7 @@ func (r *RolloutDoc) checkGates(errs *yamltree.Errors, path string) {
 		case g.HTTP != nil:
 			checkHTTPGate(errs, p+".http", g.HTTP)
 		default:
-			checkPromGate(errs, p+".prometheus", g.Prometheus)
+			checkPromGate(errs, p+".prometheus", g.Prometheus, credentials)
 		}
 	}
 }
@@ -292,32 +304,79 @@ func gateNames(gates []GateDoc) []string {
 }
 
 // checkGateURL checks a gate's URL as the gates will parse it: fields nil
-// allows no placeholder at all.
-func checkGateURL(errs *yamltree.Errors, path, raw string, fields, hostFields []string) {
+// allows no placeholder at all; credentials allows user info (a URL
+// without placeholders). A host written as an address manent never calls
+// (link-local, cloud metadata) is refused here rather than at every check.
+// No message repeats the URL, which may hold a password.
+func checkGateURL(errs *yamltree.Errors, path, raw string, fields, hostFields []string, credentials bool) {
 	switch {
 	case raw == "":
 		required(errs, path)
+		return
 	case len(raw) > MaxGateURL:
 		errs.Add(path, "must be at most %d bytes", MaxGateURL)
+		return
 	case fields == nil && strings.Contains(raw, "{{"):
 		errs.Add(path, "placeholders are allowed only in the URL of an http gate")
-	default:
-		if _, err := urltemplate.ParseHost(raw, fields, hostFields); err != nil {
-			errs.Add(path, "%s", err.Error())
+		return
+	}
+	checked := raw
+	if u, err := url.Parse(raw); err == nil && u.User != nil && fields == nil {
+		switch {
+		case !credentials:
+			errs.Add(path, "must not hold credentials (user:password@) in a descriptor: give the gate in the environment configuration")
+			return
+		case u.Scheme != "http" && u.Scheme != "https":
+			errs.Add(path, "must be an absolute http:// or https:// URL")
+			return
 		}
+		bare := *u
+		bare.User = nil
+		checked = bare.String()
+	}
+	if _, err := urltemplate.ParseHost(checked, fields, hostFields); err != nil {
+		errs.Add(path, "%s", err.Error())
+		return
+	}
+	if ip, ok := literalHost(raw); ok && safehttp.Refused(ip) {
+		errs.Add(path, "must not call %s: manent never calls link-local and cloud metadata addresses", ip)
 	}
 }
 
+// literalHost is the host of raw when it is written as an IP address (no
+// placeholder in it).
+func literalHost(raw string) (netip.Addr, bool) {
+	_, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return netip.Addr{}, false
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	if strings.Contains(rest, "{{") {
+		return netip.Addr{}, false
+	}
+	u, err := url.Parse("http://" + rest)
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	ip, err := netip.ParseAddr(u.Hostname())
+	return ip, err == nil
+}
+
 func checkHTTPGate(errs *yamltree.Errors, path string, g *HTTPGateDoc) {
-	checkGateURL(errs, path+".url", g.URL, deploy.GatePlaceholders, deploy.GateHostPlaceholders)
+	checkGateURL(errs, path+".url", g.URL, deploy.GatePlaceholders, deploy.GateHostPlaceholders, false)
 	if g.ExpectStatus != nil && (*g.ExpectStatus < 100 || *g.ExpectStatus > 599) {
 		errs.Add(path+".expect_status", "must be an HTTP status between 100 and 599")
 	}
 	checkGateTimeout(errs, path+".timeout", g.Timeout)
 }
 
-func checkPromGate(errs *yamltree.Errors, path string, g *PromGateDoc) {
-	checkGateURL(errs, path+".url", g.URL, nil, nil)
+func checkPromGate(errs *yamltree.Errors, path string, g *PromGateDoc, credentials bool) {
+	checkGateURL(errs, path+".url", g.URL, nil, nil, credentials)
 	switch {
 	case strings.TrimSpace(g.Query) == "":
 		required(errs, path+".query")
@@ -342,12 +401,14 @@ func checkGateTimeout(errs *yamltree.Errors, path string, d time.Duration) {
 }
 
 // CheckWaveOrder records the waves that can never have a target: those
-// after a wave that takes every target left (no select, no count). It
-// checks complete lists (an environment's, or a descriptor's that replaces
-// it), not a descriptor's changes to the environment's waves.
+// after a wave that takes every target left (no select, and no count or a
+// count of 100%). It checks complete lists (an environment's, or a
+// descriptor's that replaces it), not a descriptor's changes to the
+// environment's waves.
 func CheckWaveOrder(errs *yamltree.Errors, path string, waves []deploy.WaveSpec) {
 	for i, w := range waves {
-		if w.Select == nil && w.Count.IsZero() && i < len(waves)-1 {
+		all := w.Count.IsZero() || (w.Count.Percent && w.Count.N >= 100)
+		if w.Select == nil && all && i < len(waves)-1 {
 			errs.Add(yamltree.Index(path, i+1), "can never have a target: %s (waves[%d]) takes every target left; put the waves with select first", w.Name, i)
 			return
 		}

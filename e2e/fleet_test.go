@@ -156,12 +156,11 @@ func TestFleetDemo(t *testing.T) {
 	if want := []string{"rollback:activation[2/1]", "rollback:deploy[2/1]", "rollback:activation[1/1]", "rollback:deploy[1/1]"}; !slices.Equal(order, want) {
 		t.Errorf("rollback steps %v, want %v", order, want)
 	}
-	// The status does not know the release a target was brought back to
-	// (its release is null once rolled back): the targets' current links
-	// below say it.
+	// A rolled-back target shows the release it was brought back to, as
+	// the targets' current links below say.
 	checkFleetTargets(t, ro, func(wave int) (string, string) {
 		if wave < 2 {
-			return "ROLLED_BACK", ""
+			return "ROLLED_BACK", "1.0.0"
 		}
 		return "SKIPPED", ""
 	})

@@ -98,6 +98,7 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 	e.env = &steps.Env{
 		Config: o.Config, Plugins: map[string]deploy.Plugin{}, Secrets: map[string]deploy.SecretProvider{},
 		HTTP: safehttp.New(safehttp.Options{Timeout: 5 * time.Minute}), Log: o.Logger, History: o.Store,
+		Inventory: o.Store,
 	}
 	for _, p := range o.Plugins {
 		e.env.Plugins[p.Name()] = p

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -365,11 +364,7 @@ func (r *run) endWaveOp(ctx dbos.Context, o op, start time.Time, state deploy.St
 // it runs again.
 func (r *run) checkGates(ctx dbos.Context, pass int, p deploy.RolloutPass, spec *deploy.RolloutSpec) (gateRun, error) {
 	o := r.waveOp(stepNameGates, pass)
-	var names []string
-	for _, b := range p.Batches {
-		names = append(names, b.Targets...)
-	}
-	targets := slices.DeleteFunc(slices.Clone(r.eff.Targets), func(t deploy.Target) bool { return !slices.Contains(names, t.Name()) })
+	targets := p.Select(r.eff.Targets)
 	in := gates.WaveInput{Targets: targets, Version: r.eff.Artifact.Version, Application: r.eff.Application,
 		Environment: r.eff.Environment, Tenant: r.eff.Tenant}
 	g, err := dbos.RunAsStep(ctx, func(c context.Context) (gateRun, error) {

@@ -144,7 +144,7 @@ func TestRolloutRunsBatchByBatch(t *testing.T) {
 		}
 		want := deploy.WavePassed
 		if w.Name == "mars" {
-			want = deploy.WaveSkipped
+			want = deploy.WaveEmpty
 		}
 		if w.State != want {
 			t.Errorf("wave %s: %s, want %s", w.Name, w.State, want)
@@ -381,7 +381,7 @@ rollout:
 		if filepath.Base(tg.Name) == "d" {
 			want = deploy.StepSkipped
 		}
-		if tg.State != want || (want == deploy.TargetRolledBack && tg.Release != nil) {
+		if tg.State != want || (want == deploy.TargetRolledBack && (tg.Release == nil || *tg.Release != "1.0.0")) {
 			t.Errorf("target %s: %s (release %v), want %s", tg.Name, tg.State, tg.Release, want)
 		}
 	}
@@ -394,6 +394,67 @@ rollout:
 			t.Errorf("in service: %s, want first back", e.DeploymentID)
 		}
 	}
+}
+
+// TestRolloutRolledBackTargetShowsRelease: a target of a rolled-back batch
+// shows the release it was brought back to (docs/rollouts.md), the one in
+// service before the deploy, also in a later batch (whose checkpoint finds
+// the deploy itself in service); after a first deploy rolled back, none.
+func TestRolloutRolledBackTargetShowsRelease(t *testing.T) {
+	health := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		if q.Get("v") == "2.0.0" && strings.HasSuffix(q.Get("t"), "/z") {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}))
+	t.Cleanup(health.Close)
+	rest := fmt.Sprintf(`rollback: {enabled: true, on: [deploy, activation, post-test]}
+rollout:
+  waves: [{name: one, count: 1}, {name: two, batch: 1}]
+  gates: [{name: health, http: {url: %q}}]
+`, health.URL+"/health?v={{ .Version }}&t={{ .Target.Path }}")
+	tests := []struct {
+		name   string
+		before string // the version deployed first, "" for none
+		want   *string
+	}{
+		{"over a release", "1.0.0", ptr("1.0.0")},
+		{"a first deploy", "", nil},
+	}
+	f := newFleetEnv(t, "rrel", nil, nil, "")
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := fmt.Sprintf("rrel%d", i)
+			f.addFleet(env, []string{"x", "y", "z"}, rest)
+			if tt.before != "" {
+				f.submitTo(env+"-first", env, tt.before)
+				f.waitState(env+"-first", deploy.StateSuccess)
+			}
+			f.submitTo(env+"-second", env, "2.0.0")
+			d := f.waitState(env+"-second", deploy.StateError)
+			st := d.RolloutStatus()
+			if len(st.Targets) != 3 {
+				t.Fatalf("targets %+v", st.Targets)
+			}
+			for _, tg := range st.Targets {
+				if tg.State != deploy.TargetRolledBack {
+					t.Errorf("%s: %s, want ROLLED_BACK", tg.Name, tg.State)
+				}
+				if fmt.Sprint(deref(tg.Release)) != fmt.Sprint(deref(tt.want)) {
+					t.Errorf("%s was brought back to %s, but its release is %s", filepath.Base(tg.Name), deref(tt.want), deref(tg.Release))
+				}
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
 }
 
 // TestRolloutMaxFailures: a wave fails when more targets failed than
@@ -441,6 +502,39 @@ func TestRolloutMaxFailures(t *testing.T) {
 				if want == deploy.StepError && (tg.Error == nil || *tg.Error == "") {
 					t.Errorf("target %s: no error shown", short)
 				}
+			}
+		})
+	}
+}
+
+// TestRolloutWholeWaveFailureStopsRollout: max_failures tolerates some failed
+// targets in a wave, but a wave whose every target failed (a canary of one
+// under max_failures: 1, or any wave under max_failures: "100%") has shown
+// nothing but failure: the rollout must not go on to the next wave, and the
+// deploy must not end SUCCESS (the AWS CodeDeploy complaint the issue names:
+// "a deploy still succeeds when the last instance fails").
+func TestRolloutWholeWaveFailureStopsRollout(t *testing.T) {
+	tests := []struct {
+		name, rollout string
+	}{
+		{"a canary of one under max_failures 1", "rollout:\n  waves: [{name: canary, count: 1}, {name: rest}]\n  max_failures: 1\n"},
+		{"every target under max_failures 100%", "rollout:\n  waves: [{name: canary, count: 1}, {name: rest}]\n  max_failures: \"100%\"\n"},
+	}
+	f := newFleetEnv(t, "wf", nil, nil, "")
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := fmt.Sprintf("rwf%d", i)
+			dirs := f.addFleet(name, []string{"x", "y"}, tt.rollout)
+			// x, the canary, cannot be deployed to.
+			writeFile(t, dirs["x"], "not a directory\n")
+			id := "wf-" + name
+			f.submitTo(id, name, "1.0.0")
+			d := f.wait(id, func(d *deploy.Deployment) bool { return d.State.Terminal() })
+			if d.State == deploy.StateSuccess {
+				t.Errorf("deploy ended SUCCESS although its canary wave failed on every target")
+			}
+			if _, err := os.Stat(dirs["y"]); !os.IsNotExist(err) {
+				t.Errorf("the next wave ran after a wave whose every target failed (y touched: %v)", err)
 			}
 		})
 	}

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -35,11 +34,7 @@ func (r *run) deferTimeout() time.Duration {
 
 // waveTargets are the targets of pass, in the order written.
 func (r *run) waveTargets(pass int) []deploy.Target {
-	var names []string
-	for _, b := range r.eff.RolloutPlan.Passes[pass-1].Batches {
-		names = append(names, b.Targets...)
-	}
-	return slices.DeleteFunc(slices.Clone(r.eff.Targets), func(t deploy.Target) bool { return !slices.Contains(names, t.Name()) })
+	return r.eff.RolloutPlan.Passes[pass-1].Select(r.eff.Targets)
 }
 
 // frozenNow reads the calendar for pass's targets, as a step.

@@ -25,7 +25,7 @@ import (
 // inServiceKey is the key of the checkpoint of activation under which the
 // engine keeps the deploy in service before (an output of its own, apart
 // from the plugin's data).
-const inServiceKey = "manent:in_service"
+const inServiceKey = deploy.OutputInService
 
 // UndoInput is the input of the undo workflow.
 type UndoInput struct {

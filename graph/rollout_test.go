@@ -135,8 +135,7 @@ func TestToModelRollout(t *testing.T) {
 func TestRolloutEnumsCoverTheDomain(t *testing.T) {
 	rollouts := []deploy.RolloutState{deploy.RolloutPending, deploy.RolloutRunning, deploy.RolloutPaused,
 		deploy.RolloutAwaitingApproval, deploy.RolloutDeferred, deploy.RolloutCompleted, deploy.RolloutAborted}
-	waves := []deploy.WaveState{deploy.WavePending, deploy.WaveAwaitingApproval, deploy.WaveDeferred, deploy.WaveRunning,
-		deploy.WaveBaking, deploy.WaveGating, deploy.WavePaused, deploy.WavePassed, deploy.WaveFailed, deploy.WaveSkipped, deploy.WaveRolledBack}
+	waves := deploy.WaveStates
 	steps := []deploy.StepState{deploy.StepPending, deploy.StepRunning, deploy.StepSuccess, deploy.StepError,
 		deploy.StepSkipped, deploy.StepCancelled, deploy.TargetRolledBack}
 	gates := []deploy.GateResult{deploy.GatePass, deploy.GateFail, deploy.GateInconclusive, deploy.GateNoData}

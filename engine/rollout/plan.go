@@ -201,12 +201,15 @@ func (p *planner) pass(index int, name string, members []int, batch, maxFailures
 }
 
 // tolerated is max_failures for a wave of n targets: a percentage rounds
-// down, so "10%" of 5 targets tolerates none.
+// down, so "10%" of 5 targets tolerates none. It is at most n-1: a wave
+// whose every target failed has shown nothing but failure, so it never
+// passes, whatever max_failures says ("100%", or 1 for a canary of one).
 func tolerated(a deploy.Amount, n int) int {
+	t := min(a.N, n)
 	if a.Percent {
-		return a.N * n / 100
+		t = a.N * n / 100
 	}
-	return min(a.N, n)
+	return max(min(t, n-1), 0)
 }
 
 func labels(m map[string]string) string {

@@ -290,7 +290,9 @@ func TestPlanMaxFailures(t *testing.T) {
 		amount deploy.Amount
 		want   int
 	}{
-		{deploy.Amount{}, 0}, {count(2), 2}, {count(9), 5}, {percent(10), 0}, {percent(20), 1}, {percent(50), 2}, {percent(100), 5},
+		// A wave never passes with all its targets failed: at most 4 of 5.
+		{deploy.Amount{}, 0}, {count(2), 2}, {count(4), 4}, {count(5), 4}, {count(9), 4},
+		{percent(10), 0}, {percent(20), 1}, {percent(50), 2}, {percent(80), 4}, {percent(99), 4}, {percent(100), 4},
 	} {
 		got, err := rollout.Plan(targets, &deploy.RolloutSpec{MaxFailures: tt.amount})
 		if err != nil {
@@ -298,6 +300,36 @@ func TestPlanMaxFailures(t *testing.T) {
 		}
 		if n := got.Passes[0].MaxFailures; n != tt.want {
 			t.Errorf("max_failures %s of 5: %d, want %d", tt.amount, n, tt.want)
+		}
+	}
+}
+
+// TestPlanWaveNeverToleratesAllItsTargets: whatever max_failures says, a
+// wave of n targets tolerates at most n-1 failures (a canary of one none),
+// and an empty wave none.
+func TestPlanWaveNeverToleratesAllItsTargets(t *testing.T) {
+	targets := fleet("c:role=canary", "a", "b", "d")
+	for _, amount := range []deploy.Amount{count(1), count(3), count(100), percent(100), percent(75)} {
+		spec := &deploy.RolloutSpec{MaxFailures: amount, Waves: []deploy.WaveSpec{
+			{Name: "canary", Select: sel("role", "canary")},
+			{Name: "none", Select: sel("role", "none")},
+			{Name: "rest"},
+		}}
+		got, err := rollout.Plan(targets, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range got.Passes {
+			n := 0
+			for _, b := range p.Batches {
+				n += len(b.Targets)
+			}
+			if p.MaxFailures > max(n-1, 0) {
+				t.Errorf("max_failures %s: wave %s of %d targets tolerates %d", amount, p.Name, n, p.MaxFailures)
+			}
+		}
+		if got.Passes[0].MaxFailures != 0 {
+			t.Errorf("max_failures %s: a canary of one tolerates %d failures, want 0", amount, got.Passes[0].MaxFailures)
 		}
 	}
 }

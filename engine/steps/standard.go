@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -177,7 +178,50 @@ func (s pluginStep) Checkpoint(ctx context.Context, c *Context) (deploy.Checkpoi
 		return deploy.Checkpoint{}, deploy.Permanentf("checkpoint of %s: the plugin returned %d entries, more than %d",
 			c.Key.Step, len(cp.Data), deploy.MaxPluginOutputKeys)
 	}
+	// Entries under manent's prefix are the engine's: a plugin's would
+	// pass for them, and are dropped (as the undo of a deploy drops them).
+	maps.DeleteFunc(cp.Data, isEngineKey)
+	if c.Key.Step == deploy.StepActivation {
+		if err := recordVersionBefore(ctx, c, cp.Data); err != nil {
+			return deploy.Checkpoint{}, err
+		}
+	}
 	return cp, nil
+}
+
+// engineKeys prefixes the entries of a checkpoint that are manent's, not
+// the plugin's: they are never handed back to the plugin.
+const engineKeys = "manent:"
+
+func isEngineKey(k, _ string) bool { return strings.HasPrefix(k, engineKeys) }
+
+// recordVersionBefore keeps in data the version in service before the
+// deploy, which the status shows as the release of a rolled-back target
+// (deploy.OutputInServiceVersion): "" when none was; nothing when the
+// deploy is in service already (a later batch of a rollout, whose first
+// checkpoint recorded it). The queue runs one deploy of an environment at
+// a time, so the inventory does not change under the checkpoint.
+func recordVersionBefore(ctx context.Context, c *Context, data map[string]string) error {
+	if c.Env.Inventory == nil {
+		return nil
+	}
+	e := c.Effective
+	inv, err := c.Env.Inventory.Inventory(ctx, e.Tenant)
+	if err != nil {
+		return fmt.Errorf("read the release in service: %w", err)
+	}
+	version := ""
+	for _, in := range inv {
+		if in.Application != e.Application || in.Environment != e.Environment || in.DeploymentID == "" {
+			continue
+		}
+		if in.DeploymentID == c.Job.ID {
+			return nil
+		}
+		version = in.Artifact.Version
+	}
+	data[deploy.OutputInServiceVersion] = version
+	return nil
 }
 
 // Compensate implements Undoable: the plugin takes the step back to the
@@ -187,6 +231,9 @@ func (s pluginStep) Compensate(ctx context.Context, c *Context, cp deploy.Checkp
 	if err != nil {
 		return Result{}, err
 	}
+	data := maps.Clone(cp.Data)
+	maps.DeleteFunc(data, isEngineKey)
+	cp.Data = data
 	res, err := p.Rollback(ctx, req, cp)
 	if err != nil {
 		return Result{}, err

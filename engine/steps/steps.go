@@ -46,9 +46,18 @@ type Env struct {
 	// History is manent's record of the releases that succeeded, which
 	// the activation step hands its plugin (PluginRequest.Succeeded).
 	History deploy.SuccessHistory
+	// Inventory is manent's record of the releases in service, which the
+	// checkpoint of activation reads for the version its compensation
+	// brings back (deploy.OutputInServiceVersion).
+	Inventory Inventory
 	// Log is the server's log, for what operators need and readers of a
 	// deploy must not see (the reference of a missing secret).
 	Log *slog.Logger
+}
+
+// Inventory reads the releases in service.
+type Inventory interface {
+	Inventory(ctx context.Context, tenant string) ([]deploy.InventoryEntry, error)
 }
 
 // Context is one operation of a step as a kind sees it. It holds nothing a

@@ -3170,6 +3170,8 @@ enum WaveState {
   FAILED
   "Never started: an earlier wave failed or the rollout was aborted."
   SKIPPED
+  "The plan gave it no target: it has nothing to do (it has no batch)."
+  EMPTY
   "Its batches were compensated after a later wave failed."
   ROLLED_BACK
 }

@@ -1318,6 +1318,8 @@ const (
 	WaveStateFailed WaveState = "FAILED"
 	// Never started: an earlier wave failed or the rollout was aborted.
 	WaveStateSkipped WaveState = "SKIPPED"
+	// The plan gave it no target: it has nothing to do (it has no batch).
+	WaveStateEmpty WaveState = "EMPTY"
 	// Its batches were compensated after a later wave failed.
 	WaveStateRolledBack WaveState = "ROLLED_BACK"
 )
@@ -1333,12 +1335,13 @@ var AllWaveState = []WaveState{
 	WaveStatePassed,
 	WaveStateFailed,
 	WaveStateSkipped,
+	WaveStateEmpty,
 	WaveStateRolledBack,
 }
 
 func (e WaveState) IsValid() bool {
 	switch e {
-	case WaveStatePending, WaveStateAwaitingApproval, WaveStateDeferred, WaveStateRunning, WaveStateBaking, WaveStateGating, WaveStatePaused, WaveStatePassed, WaveStateFailed, WaveStateSkipped, WaveStateRolledBack:
+	case WaveStatePending, WaveStateAwaitingApproval, WaveStateDeferred, WaveStateRunning, WaveStateBaking, WaveStateGating, WaveStatePaused, WaveStatePassed, WaveStateFailed, WaveStateSkipped, WaveStateEmpty, WaveStateRolledBack:
 		return true
 	}
 	return false

@@ -74,9 +74,35 @@ func New(o Options) *http.Client {
 	}
 }
 
-// checkAddress refuses link-local addresses, which include the cloud
-// metadata endpoints (169.254.169.254, fd00:ec2::254 is unique-local but
-// AWS's IPv6 metadata address, refused explicitly).
+// metadataAddresses are the cloud metadata and host endpoints outside the
+// link-local ranges: link-local already holds AWS's, GCP's, Azure's IMDS,
+// DigitalOcean's, IBM's and OpenStack's 169.254.169.254 and Tencent's
+// 169.254.0.23.
+var metadataAddresses = []netip.Addr{
+	netip.MustParseAddr("fd00:ec2::254"),   // AWS, IPv6 (unique-local)
+	netip.MustParseAddr("100.100.100.200"), // Alibaba Cloud (shared address space)
+	netip.MustParseAddr("168.63.129.16"),   // Azure's WireServer (public)
+	netip.MustParseAddr("192.0.0.192"),     // Oracle Cloud (IETF protocol assignments)
+}
+
+// Refused reports whether manent never calls ip: a link-local address
+// (which holds most clouds' metadata endpoint), an unspecified one, or a
+// cloud metadata address of metadataAddresses. An IPv4-mapped IPv6 address
+// is judged as its IPv4 address.
+func Refused(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	if ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified() {
+		return true
+	}
+	for _, m := range metadataAddresses {
+		if ip == m {
+			return true
+		}
+	}
+	return false
+}
+
+// checkAddress refuses the addresses Refused names.
 func checkAddress(address string) error {
 	host, _, err := net.SplitHostPort(address)
 	if err != nil {
@@ -86,9 +112,7 @@ func checkAddress(address string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %s", ErrAddressRefused, address)
 	}
-	ip = ip.Unmap()
-	if ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified() ||
-		ip == netip.MustParseAddr("fd00:ec2::254") {
+	if Refused(ip) {
 		return fmt.Errorf("%w: %s", ErrAddressRefused, host)
 	}
 	return nil

@@ -23,6 +23,15 @@ func TestCheckAddress(t *testing.T) {
 		{"[fd00:ec2::254]:80", true},
 		{"0.0.0.0:80", true},
 		{"[::ffff:169.254.169.254]:80", true},
+		{"169.254.0.23:80", true},    // Tencent Cloud
+		{"100.100.100.200:80", true}, // Alibaba Cloud
+		{"168.63.129.16:80", true},   // Azure WireServer
+		{"192.0.0.192:80", true},     // Oracle Cloud
+		{"[::ffff:100.100.100.200]:80", true},
+		{"[::ffff:168.63.129.16]:80", true},
+		{"100.100.100.201:80", false}, // the shared address space otherwise
+		{"168.63.129.17:80", false},
+		{"192.0.0.193:80", false},
 	}
 	for _, tt := range tests {
 		err := checkAddress(tt.addr)

@@ -975,6 +975,8 @@ export type WaveState =
   | 'BAKING'
   /** Its targets are under a freeze window: it starts by itself when the window ends (deferredUntil). */
   | 'DEFERRED'
+  /** The plan gave it no target: it has nothing to do (it has no batch). */
+  | 'EMPTY'
   | 'FAILED'
   /** The bake is over; the gates are being checked. */
   | 'GATING'

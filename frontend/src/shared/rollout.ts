@@ -34,6 +34,7 @@ const waveStates: Record<WaveState, RolloutInfo> = {
   PASSED: { label: "Passed", tone: "success", glyph: "✓" },
   FAILED: { label: "Failed", tone: "danger", glyph: "✗" },
   SKIPPED: { label: "Skipped", tone: "neutral", glyph: "–" },
+  EMPTY: { label: "Empty", tone: "neutral", glyph: "◌" },
   ROLLED_BACK: { label: "Rolled back", tone: "neutral", glyph: "↺" },
 };
 
@@ -71,6 +72,18 @@ export const outcomeInfo = (s: TargetOutcome): RolloutInfo => outcomes[s] ?? unk
 
 /** Whether the rollout is over: nothing of it moves any more. */
 export const rolloutEnded = (s: RolloutState) => s === "COMPLETED" || s === "ABORTED";
+
+/**
+ * A gate's value as the status writes it, compactly: at most 4 significant
+ * digits, no trailing zeros, an exponent for the very small and very large
+ * ("0.0042", "1.2e-7", "1.235e+4", "200").
+ */
+export function formatGateValue(v: number): string {
+  if (!Number.isFinite(v)) return String(v);
+  const [mantissa = "", exp] = v.toPrecision(4).split("e");
+  const m = mantissa.includes(".") ? mantissa.replace(/\.?0+$/, "") : mantissa;
+  return exp === undefined ? m : `${m}e${exp}`;
+}
 
 /**
  * A countdown as a wall reads it from across a room: "1:40", "12:05",

@@ -140,6 +140,40 @@ describe("RolloutPanel", () => {
     expect(within(waveItem(/eu, Baking/)).getByText(/Approval before the wave: approved, 1 of 1 · from group sre/)).toBeInTheDocument();
   });
 
+  it("writes a gate's value compactly, the raw value in its tooltip", () => {
+    const r = baking();
+    r.waves[0]!.gate!.checks[0]!.value = 0.004237891;
+    r.waves[0]!.gate!.checks[1]!.value = 1.2e-7;
+    render(<RolloutPanel rollout={r} />);
+    const checks = within(waveItem(/canary/)).getByRole("list", { name: "Gates of wave canary" });
+    const [errors, health] = within(checks).getAllByRole("listitem");
+    expect(within(errors!).getByText("0.004238")).toHaveAttribute("title", "0.004237891");
+    expect(within(health!).getByText("1.2e-7")).toBeInTheDocument();
+  });
+
+  it("keeps the worked time of a wave with a batch still open ticking", () => {
+    const r = baking();
+    r.state = "PAUSED";
+    const eu = r.waves[1]!;
+    eu.state = "PAUSED";
+    eu.batches[1] = { ...eu.batches[1]!, state: "RUNNING", finishedAt: null };
+    render(<RolloutPanel rollout={r} />);
+    // 20 s of the first batch, 40 s of the second so far.
+    expect(within(waveItem(/eu, Paused/)).getByText("worked 1 min")).toBeInTheDocument();
+    tick(10_000);
+    expect(within(waveItem(/eu, Paused/)).getByText("worked 1 min 10 s")).toBeInTheDocument();
+  });
+
+  it("shows an empty wave as empty, not skipped", () => {
+    const r = baking();
+    r.waves.push(wave("none", [], { state: "EMPTY" }));
+    render(<RolloutPanel rollout={r} />);
+    const none = waveItem(/none, Empty/);
+    expect(none).toHaveAttribute("data-state", "EMPTY");
+    expect(within(none).getByText("No target: the rollout passes this wave by.")).toBeInTheDocument();
+    expect(within(none).queryByText(/Skipped/)).toBeNull();
+  });
+
   it("says why a failed wave failed: its gate and its failed targets", () => {
     const r = baking();
     r.state = "ABORTED";

@@ -1,7 +1,7 @@
 import { memo, useMemo, type ReactNode } from "react";
 import type { RolloutViewFragment } from "../../gql/graphql";
 import { formatDuration } from "../../shared/format";
-import { formatCountdown, gateResultInfo, outcomeInfo, rolloutLine, rolloutStateInfo, targetStateInfo, timeLeft, waveStateInfo, type RolloutInfo } from "../../shared/rollout";
+import { formatCountdown, formatGateValue, gateResultInfo, outcomeInfo, rolloutLine, rolloutStateInfo, targetStateInfo, timeLeft, waveStateInfo, type RolloutInfo } from "../../shared/rollout";
 import { formatAbsolute, formatClock, useNow } from "../../shared/time";
 import { cellLabel, groupRollout, rolloutTimes, waveWorkingMs, type BatchCells, type RolloutTarget, type WaveCells } from "./rollout";
 import styles from "./RolloutPanel.module.css";
@@ -105,7 +105,11 @@ function Gate({ w }: { w: WaveCells }) {
           <li key={`${c.name}-${i}`} className={styles.check} data-state={c.state}>
             <Sign info={gateResultInfo(c.state)} kind="check" />
             <span className={styles.checkName}>{c.name}</span>
-            {c.value != null && <span className={`${styles.value} m-mono`}>{c.value}</span>}
+            {c.value != null && (
+              <span className={`${styles.value} m-mono`} title={String(c.value)}>
+                {formatGateValue(c.value)}
+              </span>
+            )}
             {c.detail && <span className={styles.detail}>{c.detail}</span>}
           </li>
         ))}
@@ -128,9 +132,18 @@ function Approval({ w }: { w: WaveCells }) {
   );
 }
 
+/**
+ * The time a wave's batches ran: "working" while it runs them, "worked"
+ * after. It ticks either way, as a batch without an end (a pause, a deploy
+ * stopped in it) goes on counting against the clock.
+ */
+function Worked({ wave }: { wave: WaveCells["wave"] }) {
+  const verb = wave.state === "RUNNING" ? "working" : "worked";
+  return <Ticking>{(now) => <span className={styles.working}>{`${verb} ${formatDuration(waveWorkingMs(wave, now))}`}</span>}</Ticking>;
+}
+
 function Wave({ w, total }: { w: WaveCells; total: number }) {
   const state = waveStateInfo(w.wave.state);
-  const running = w.wave.state === "RUNNING";
   const started = w.wave.batches.some((b) => b.startedAt);
   const targets = w.batches.reduce((n, b) => n + b.cells.length, 0);
   return (
@@ -147,12 +160,7 @@ function Wave({ w, total }: { w: WaveCells; total: number }) {
         <span className={styles.waveMeta}>
           {w.wave.state === "DEFERRED" && w.wave.deferredUntil && <Deferred until={w.wave.deferredUntil} />}
           <Bake w={w} />
-          {started &&
-            (running ? (
-              <Ticking>{(now) => <span className={styles.working}>working {formatDuration(waveWorkingMs(w.wave, now))}</span>}</Ticking>
-            ) : (
-              <span className={styles.working}>worked {formatDuration(waveWorkingMs(w.wave, Date.now()))}</span>
-            ))}
+          {started && <Worked wave={w.wave} />}
         </span>
       </div>
       <Approval w={w} />
