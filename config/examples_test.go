@@ -140,7 +140,8 @@ func TestExampleSSHEnvironment(t *testing.T) {
 
 // TestExampleFleetEnvironment: hello/fleet rolls nine local targets out in
 // three waves, the canary alone, the rest of eu in one batch of two, us and
-// ap three at a time; ap-4, under maintenance, is excluded; a failed wave
+// ap three at a time once approved (the last wave alone asks an approval);
+// ap-4, under maintenance, is excluded; a failed wave
 // rolls back; the gate asks the demo server's fleet check, which tolerates
 // one broken target (examples/deploys/fleet-broken.yml depends on it).
 func TestExampleFleetEnvironment(t *testing.T) {
@@ -173,8 +174,11 @@ func TestExampleFleetEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := func(path string) string { return filepath.Base(path) }
-	var got []string
+	var got, approvals []string
 	for _, p := range plan.Passes {
+		if p.Approval {
+			approvals = append(approvals, p.Name)
+		}
 		for _, b := range p.Batches {
 			var names []string
 			for _, n := range b.Targets {
@@ -189,6 +193,9 @@ func TestExampleFleetEnvironment(t *testing.T) {
 	want := []string{"canary/1: eu-1", "eu/1: eu-2 eu-3", "rest/1: us-1 us-2 us-3", "rest/2: ap-1 ap-2 ap-3"}
 	if !slices.Equal(got, want) {
 		t.Errorf("plan %q, want %q", got, want)
+	}
+	if want := []string{"rest"}; !slices.Equal(approvals, want) {
+		t.Errorf("waves asking an approval %q, want %q: the demo approves before its last wave", approvals, want)
 	}
 	for _, pt := range plan.Targets {
 		if wantOut := deploy.OutcomeTargeted; name(pt.Name) == "ap-4" {

@@ -1,12 +1,19 @@
 package e2e
 
 import (
+	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -40,6 +47,14 @@ type rolloutJSON struct {
 				Detail string   `json:"detail"`
 			} `json:"checks"`
 		} `json:"gate"`
+		Approval *struct {
+			Status    string `json:"status"`
+			Required  int    `json:"required"`
+			Approvals []struct {
+				Identity string `json:"identity"`
+				Approved bool   `json:"approved"`
+			} `json:"approvals"`
+		} `json:"approval"`
 	} `json:"waves"`
 	Targets []struct {
 		Name    string  `json:"name"`
@@ -68,11 +83,13 @@ var (
 func fleetTarget(name string) string { return "../.manent/targets/hello/fleet/" + name }
 
 // TestFleetDemo is the walk-through of docs/rollouts.md with the real
-// binaries in dev mode: examples/deploys/fleet.yml rolls hello 1.0.0 out
-// over the demo's fleet in three waves to SUCCESS, ap-4 untouched; then
+// binaries in dev mode: examples/deploys/fleet.yml, deployed by demo-ci,
+// rolls hello 1.0.0 out over the demo's fleet in three waves and waits
+// before the last for an approval, which demo-ci, the requester, may not
+// give and demo-admin gives; then SUCCESS, ap-4 untouched. Then
 // examples/deploys/fleet-broken.yml passes the canary's gate, fails the eu
 // wave's, and rolls the eu wave then the canary back to 1.0.0, the rest
-// wave never touched.
+// wave never touched nor its approval asked.
 func TestFleetDemo(t *testing.T) {
 	serverBin, cliBin := binaries(t)
 	dir := t.TempDir()
@@ -101,9 +118,50 @@ func TestFleetDemo(t *testing.T) {
 		return st, code
 	}
 
-	good, code := deployFile("fleet.yml")
+	// The good release, followed as the walk-through does, waits before its
+	// last wave for another identity's approval.
+	deploying := deployBackground(cliBin, url, "demo-ci", "deploy", "-f", filepath.Join(dir, "examples/deploys/fleet.yml"), "-o", "json", "--timeout", "2m")
+	t.Cleanup(deploying.stop)
+	id := deploying.waitID(t)
+	waiting := waitFleet(t, url, id, "awaiting the approval of wave rest", func(st fleetStatus) bool {
+		return st.Rollout != nil && st.Rollout.State == "awaiting_approval"
+	})
+	if waiting.State != "PENDING" || deref(waiting.Rollout.CurrentWave) != "rest" {
+		t.Fatalf("awaiting approval: deploy %s, current wave %s, want PENDING before rest", waiting.State, deref(waiting.Rollout.CurrentWave))
+	}
+	checkFleetWaves(t, waiting.Rollout, []string{"passed", "passed", "awaiting_approval"}, "")
+	if a := waiting.Rollout.Waves[2].Approval; a == nil || a.Status != "waiting" || a.Required != 1 || len(a.Approvals) != 0 {
+		t.Errorf("approval of wave rest %+v, want waiting for 1, none given", a)
+	}
+	for _, n := range fleetWaves[2] {
+		if _, err := os.Stat(targetDir(n)); !os.IsNotExist(err) {
+			t.Errorf("%s, of the rest wave, was touched before the approval: %v", n, err)
+		}
+	}
+	// The pending wave is in demo-admin's inbox.
+	if out, errOut, code := cli(t, cliBin, url, "demo-admin", "approvals", "-o", "json"); code != 0 || !strings.Contains(out, `"`+id+`"`) {
+		t.Errorf("manent approvals as demo-admin: exit %d, %s%s, want %s listed", code, out, errOut, id)
+	}
+	// The requester may never approve a wave of its own deploy.
+	if out, errOut, code := cli(t, cliBin, url, "demo-ci", "approve", id); code != 3 || !strings.Contains(errOut, "permission denied") {
+		t.Errorf("manent approve as the requester demo-ci: exit %d, %s%s, want 3 and permission denied", code, out, errOut)
+	}
+	if st := fleetStatusOf(t, url, id); st.Rollout == nil || st.Rollout.State != "awaiting_approval" {
+		t.Fatalf("after the refused approval: %+v, want still awaiting approval", st.Rollout)
+	}
+	out, errOut, code := cli(t, cliBin, url, "demo-admin", "approve", id, "--comment", "canary and eu look fine")
+	// The answer shows the wave as the server had it: still waiting for the
+	// rollout to see the approval, or already past it.
+	if code != 0 || !strings.Contains(out, "approved wave rest; 1 of 1") && !strings.Contains(out, "approved the pending wave") {
+		t.Fatalf("manent approve as demo-admin: exit %d\n%s%s", code, out, errOut)
+	}
+	good, code := deploying.wait(t)
 	if code != 0 || good.State != "SUCCESS" {
 		t.Fatalf("fleet.yml: exit %d, state %s, error %s", code, good.State, good.errorText())
+	}
+	if a := good.Rollout.Waves[2].Approval; a == nil || a.Status != "approved" || len(a.Approvals) != 1 ||
+		a.Approvals[0].Identity != "token:demo-admin" || !a.Approvals[0].Approved {
+		t.Errorf("approval of wave rest %+v, want approved by token:demo-admin", a)
 	}
 	ro := good.Rollout
 	if ro.State != "completed" || ro.CurrentWave != nil {
@@ -135,6 +193,10 @@ func TestFleetDemo(t *testing.T) {
 		t.Errorf("rollout state %s, want aborted", ro.State)
 	}
 	checkFleetWaves(t, ro, []string{"rolled_back", "rolled_back", "skipped"}, "")
+	// The eu wave failed: the approval of the rest wave was never asked.
+	if a := ro.Waves[2].Approval; a == nil || a.Status != "pending" || len(a.Approvals) != 0 {
+		t.Errorf("approval of wave rest %+v, want pending: never asked", a)
+	}
 	if g := ro.Waves[0].Gate; g == nil || g.State != "pass" {
 		t.Errorf("canary gate %+v, want pass: the fleet absorbs one broken target", g)
 	}
@@ -280,4 +342,147 @@ func journalTime(t *testing.T, target, op string) time.Time {
 		t.Fatalf("%s: no %s in the journal", target, op)
 	}
 	return at
+}
+
+// followedDeploy is `manent deploy` following a deploy while the test goes
+// on, as a person's terminal does while another approves.
+type followedDeploy struct {
+	cmd      *exec.Cmd
+	stdout   bytes.Buffer
+	mu       sync.Mutex
+	stderr   bytes.Buffer
+	id       chan string
+	done     chan struct{}
+	code     int
+	startErr error
+}
+
+// deployBackground starts the CLI with the given arguments; its ID comes
+// from the line it writes on stderr once the deploy is submitted.
+func deployBackground(bin, serverURL, token string, args ...string) *followedDeploy {
+	f := &followedDeploy{id: make(chan string, 1), done: make(chan struct{})}
+	f.cmd = exec.Command(bin, args...)
+	f.cmd.Env = append(os.Environ(), "MANENT_SERVER="+serverURL, "MANENT_TOKEN="+token)
+	f.cmd.Stdout = &f.stdout
+	pr, pw := io.Pipe()
+	f.cmd.Stderr = pw
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			line := sc.Text()
+			f.mu.Lock()
+			f.stderr.WriteString(line + "\n")
+			f.mu.Unlock()
+			if rest, ok := strings.CutPrefix(line, "submitted deployment "); ok {
+				select {
+				case f.id <- strings.Fields(rest)[0]:
+				default:
+				}
+			}
+		}
+	}()
+	if f.startErr = f.cmd.Start(); f.startErr != nil {
+		_ = pw.Close()
+		close(f.done)
+		return f
+	}
+	go func() {
+		_ = f.cmd.Wait()
+		f.code = f.cmd.ProcessState.ExitCode()
+		_ = pw.Close()
+		close(f.done)
+	}()
+	return f
+}
+
+func (f *followedDeploy) stderrText() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.stderr.String()
+}
+
+// waitID is the ID of the deploy, once submitted.
+func (f *followedDeploy) waitID(t *testing.T) string {
+	t.Helper()
+	if f.startErr != nil {
+		t.Fatal(f.startErr)
+	}
+	select {
+	case id := <-f.id:
+		return id
+	case <-f.done:
+		t.Fatalf("manent deploy exited %d before it submitted:\n%s%s", f.code, f.stdout.String(), f.stderrText())
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("manent deploy submitted nothing in 2 minutes:\n%s", f.stderrText())
+	}
+	return ""
+}
+
+// wait is the final status JSON the command printed, and its exit code.
+func (f *followedDeploy) wait(t *testing.T) (fleetStatus, int) {
+	t.Helper()
+	select {
+	case <-f.done:
+	case <-time.After(3 * time.Minute):
+		t.Fatalf("manent deploy still following after 3 minutes:\n%s", f.stderrText())
+	}
+	var st fleetStatus
+	if err := json.Unmarshal(f.stdout.Bytes(), &st); err != nil || st.Rollout == nil {
+		t.Fatalf("manent deploy: exit %d, status JSON with its rollout: %v\nstdout:\n%s\nstderr:\n%s", f.code, err, f.stdout.String(), f.stderrText())
+	}
+	return st, f.code
+}
+
+// stop kills the command if it still runs.
+func (f *followedDeploy) stop() {
+	select {
+	case <-f.done:
+	default:
+		_ = f.cmd.Process.Kill()
+		<-f.done
+	}
+}
+
+// fleetStatusOf is the status JSON of a deploy, as demo-admin reads it
+// from GET /api/v1/deployments/{id}.
+func fleetStatusOf(t *testing.T, serverURL, id string) fleetStatus {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, serverURL+"/api/v1/deployments/"+id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer demo-admin")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET status of %s: %v", id, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET status of %s: %d %v %s", id, resp.StatusCode, err, body)
+	}
+	var st fleetStatus
+	if err := json.Unmarshal(body, &st); err != nil {
+		t.Fatalf("status JSON of %s: %v\n%s", id, err, body)
+	}
+	return st
+}
+
+// waitFleet reads the status of a deploy of the demo server at each of its
+// events until ok holds, and returns that status.
+func waitFleet(t *testing.T, serverURL, id, what string, ok func(fleetStatus) bool) fleetStatus {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var st fleetStatus
+	for range deploymentEvents(ctx, t, serverURL, "demo-admin", id) {
+		if st = fleetStatusOf(t, serverURL, id); ok(st) {
+			return st
+		}
+		if terminal(st.State) {
+			break
+		}
+	}
+	t.Fatalf("deploy %s: never %s (last seen %s, rollout %+v)", id, what, st.State, st.Rollout)
+	return fleetStatus{}
 }

@@ -344,20 +344,27 @@ type sseEvent struct {
 // ended, or the server went away) or ctx ends.
 func (r *rig) events(ctx context.Context, id string) <-chan sseEvent {
 	r.t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.srv.URL()+"/api/v1/deployments/"+id+"/events", nil)
+	return deploymentEvents(ctx, r.t, r.srv.URL(), tokenAdmin, id)
+}
+
+// deploymentEvents streams the events of a deploy from the server at
+// baseURL, read as token, until the stream or ctx ends.
+func deploymentEvents(ctx context.Context, t *testing.T, baseURL, token, id string) <-chan sseEvent {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+"/api/v1/deployments/"+id+"/events", nil)
 	if err != nil {
-		r.t.Fatal(err)
+		t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+tokenAdmin)
+	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Accept", "text/event-stream")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		r.t.Fatalf("events of %s: %v", id, err)
+		t.Fatalf("events of %s: %v", id, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		r.t.Fatalf("events of %s: %d %s", id, resp.StatusCode, b)
+		t.Fatalf("events of %s: %d %s", id, resp.StatusCode, b)
 	}
 	ch := make(chan sseEvent)
 	go readEvents(ctx, resp.Body, ch)

@@ -47,8 +47,12 @@ const descriptorText = (/** @type {string} */ env, /** @type {string} */ version
  * The environments of the rollout spec, written whole: `rollout`, four
  * targets, a canary wave of one with a bake of 6 s, then three batches of
  * one, each held 1.5 s in post-test (the grid can be watched changing);
- * `fleet500`, 500 targets in 10 waves of 50 with no health check, for a dry
- * run whose page the spec measures.
+ * `rollout-approve`, two targets, the second wave asking an approval (the
+ * governance of examples/ asks none of hello here: one by another identity
+ * than the requester); `rollout-abort`, two targets, a first wave that bakes
+ * ten minutes (the spec aborts it there, never waits it out), automatic
+ * rollback on; `fleet500`, 500 targets in 10 waves of 50 with no health
+ * check, for a dry run whose page the spec measures.
  */
 function rolloutEnvironments(/** @type {string} */ work, /** @type {string} */ healthURL) {
   const targets = (/** @type {string} */ env, /** @type {number} */ n, /** @type {(i: number) => string} */ labels) =>
@@ -57,11 +61,19 @@ function rolloutEnvironments(/** @type {string} */ work, /** @type {string} */ h
     `# Written by e2e/playwright/lib/harness.mjs\nplugin: local\ntargets:\n${targets("rollout", 4, (i) => `n: "${i + 1}"`)}` +
     `health:\n  - {url: "${healthURL}/delay", timeout: 4m}\n` +
     `rollout:\n  waves:\n    - {name: canary, select: {labels: {n: "1"}}, bake: 6s}\n    - {name: rest, batch: 1}\n`;
+  const pair = (/** @type {string} */ env) =>
+    `# Written by e2e/playwright/lib/harness.mjs\nplugin: local\ntargets:\n${targets(env, 2, (i) => `n: "${i + 1}"`)}` +
+    `health:\n  - {url: "${healthURL}/delay", timeout: 4m}\n`;
+  const rolloutApprove = pair("rollout-approve") + `rollout:\n  waves:\n    - {name: first, select: {labels: {n: "1"}}}\n    - {name: last, approval: true}\n`;
+  const rolloutAbort =
+    pair("rollout-abort") +
+    `rollout:\n  waves:\n    - {name: first, select: {labels: {n: "1"}}, bake: 10m}\n    - {name: last}\n` +
+    `rollback: {enabled: true, on: [post-test, activation]}\n`;
   const waves = Array.from({ length: 10 }, (_, i) => `    - {name: w${i + 1}, select: {labels: {w: "${i + 1}"}}}\n`).join("");
   const fleet500 =
     `# Written by e2e/playwright/lib/harness.mjs\nplugin: local\ntargets:\n${targets("fleet500", 500, (i) => `w: "${Math.floor(i / 50) + 1}"`)}` +
     `rollout:\n  waves:\n${waves}`;
-  return { rollout, fleet500 };
+  return { rollout, "rollout-approve": rolloutApprove, "rollout-abort": rolloutAbort, fleet500 };
 }
 
 /** The applications of examples/releases/shop.yml (all in staging) and their health check. */

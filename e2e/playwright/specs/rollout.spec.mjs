@@ -69,11 +69,97 @@ describe("rollout", () => {
     }
   });
 
-  // The actions come with the mutations of rollout control (pauseRollout,
-  // resumeRollout, abortRollout and the approval of a pending wave), which
-  // are not merged yet: the panel has no button to press.
-  test("approve and abort work for an allowed identity and are absent for a viewer", {
-    todo: "fixme: needs the rollout actions (approval between waves, abortRollout) on the deploy page",
+  test("approve and abort work for an allowed identity and are absent for a viewer", { timeout: 300_000 }, async () => {
+    const admin = await newPage();
+    const viewer = await newPage();
+    try {
+      await signIn(admin.page, "demo-admin");
+      await signIn(viewer.page, "demo-viewer");
+      /** The rollout card of a deploy's page, once it is in state. */
+      const card = async (/** @type {import("playwright-core").Page} */ page, /** @type {string} */ id, /** @type {string} */ state) => {
+        if (!page.url().endsWith(`/deployments/${id}`)) await page.goto(`/deployments/${id}`);
+        const c = page.locator(`section[data-rollout-state="${state}"]`);
+        await c.waitFor({ timeout: 120_000 });
+        return c;
+      };
+      const buttons = /\b(Pause|Resume|Abort|Approve|Reject)…/;
+
+      // Given a rollout whose last wave waits for an approval, submitted by demo-ci.
+      const approveID = await submitFile("rollout-approve.yml");
+      const awaiting = await card(admin.page, approveID, "AWAITING_APPROVAL");
+      await awaiting.locator('[data-approval-status="waiting"]').getByText("Approval before the wave: waiting, 0 of 1").waitFor();
+      // A viewer sees the rollout wait and none of its actions.
+      const viewed = await card(viewer.page, approveID, "AWAITING_APPROVAL");
+      await viewed.locator('[data-approval-status="waiting"]').waitFor();
+      assert.equal(await viewed.getByRole("button", { name: buttons }).count(), 0, "no rollout action for a viewer");
+      assert.equal(await viewed.getByRole("group", { name: "Rollout actions" }).count(), 0);
+      await viewer.screenshot("rollout-awaiting-approval-viewer");
+
+      // When demo-admin approves the pending wave on the card, the rollout goes on to its end.
+      await awaiting.getByRole("button", { name: "Approve…" }).click();
+      const approveDialog = admin.page.getByRole("dialog", { name: "Approve this deploy?" });
+      await approveDialog.getByLabel("Comment (kept in the audit log)").fill("the first wave looks fine");
+      await admin.screenshot("rollout-approve-dialog");
+      await approveDialog.getByRole("button", { name: "Approve deploy" }).click();
+      await card(admin.page, approveID, "COMPLETED");
+      assert.equal(await admin.page.evaluate(batchStates, "last"), "SUCCESS");
+      const approved = await status(approveID);
+      assert.equal(approved.state, "SUCCESS");
+      assert.deepEqual(
+        approved.rollout.waves[1].approval.approvals.map((/** @type {{identity: string, approved: boolean}} */ a) => [a.identity, a.approved]),
+        [["token:demo-admin", true]],
+      );
+      // The viewer's page, open all along, followed it without a reload.
+      await card(viewer.page, approveID, "COMPLETED");
+
+      // Given another rollout, baking its first wave for ten minutes.
+      const abortID = await submitFile("rollout-abort.yml");
+      const baking = await card(admin.page, abortID, "RUNNING");
+      await baking.locator("[data-bake-until]").waitFor({ timeout: 120_000 });
+      const viewedBake = await card(viewer.page, abortID, "RUNNING");
+      await viewedBake.locator("[data-bake-until]").waitFor({ timeout: 120_000 });
+      assert.equal(await viewedBake.getByRole("button", { name: buttons }).count(), 0, "no rollout action for a viewer");
+
+      // When demo-admin aborts it, a confirmation comes first: "Not now" changes nothing.
+      await baking.getByRole("button", { name: "Abort…" }).click();
+      const abortDialog = admin.page.getByRole("dialog", { name: "Abort this rollout?" });
+      await abortDialog.getByRole("button", { name: "Not now" }).click();
+      await abortDialog.waitFor({ state: "hidden" });
+      assert.equal((await status(abortID)).rollout.state, "running", "a dismissed abort changes nothing");
+      await baking.getByRole("button", { name: "Abort…" }).click();
+      await abortDialog.getByLabel("Reason (in the deploy's error and the audit log)").fill("Playwright: abort in the bake");
+      await abortDialog.getByRole("button", { name: "Abort rollout" }).click();
+
+      // Then the rollout ends aborted, its first wave rolled back, the last never started.
+      const aborted = await card(admin.page, abortID, "ABORTED");
+      await aborted.getByRole("listitem", { name: /^Wave 2 of 2: last, / }).waitFor();
+      await admin.page.locator('.m-badge[data-size="large"][data-state="ERROR"]').waitFor({ timeout: 60_000 });
+      assert.equal(await aborted.getByRole("button", { name: buttons }).count(), 0, "no action on an ended rollout");
+      await admin.screenshot("rollout-aborted");
+      const end = await eventually(
+        async () => {
+          const st = await status(abortID);
+          return st.rollback?.state === "completed" ? st : undefined;
+        },
+        { timeout: 120_000, message: `${abortID}: rollback completed` },
+      );
+      assert.equal(end.state, "ERROR");
+      assert.match(end.error, /rollout aborted by token:demo-admin: Playwright: abort in the bake/);
+      assert.equal(end.rollout.state, "aborted");
+      assert.deepEqual(
+        end.rollout.waves.map((/** @type {{name: string, state: string}} */ w) => [w.name, w.state]),
+        [
+          ["first", "rolled_back"],
+          ["last", "skipped"],
+        ],
+      );
+      await card(viewer.page, abortID, "ABORTED");
+      assert.deepEqual(admin.consoleErrors(), []);
+      assert.deepEqual(viewer.consoleErrors(), []);
+    } finally {
+      await admin.close();
+      await viewer.close();
+    }
   });
 
   test("renders 500 targets in 10 waves (prints the time, asserts none)", { timeout: 300_000 }, async (t) => {

@@ -1,4 +1,4 @@
-import { useEffect, useRef, type ReactNode } from "react";
+import { useEffect, useId, useRef, type ReactNode } from "react";
 
 export interface ConfirmDialogProps {
   open: boolean;
@@ -20,6 +20,9 @@ export interface ConfirmDialogProps {
  */
 export function ConfirmDialog({ open, title, children, confirmLabel, cancelLabel = "Keep it", danger, busy, onConfirm, onCancel }: ConfirmDialogProps) {
   const ref = useRef<HTMLDialogElement>(null);
+  // A page holds several dialogs (a rollout's actions and its wave's
+  // approval): a fixed id would name each after the first one's title.
+  const titleId = useId();
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
@@ -35,13 +38,13 @@ export function ConfirmDialog({ open, title, children, confirmLabel, cancelLabel
     <dialog
       ref={ref}
       className="m-dialog"
-      aria-labelledby="m-dialog-title"
+      aria-labelledby={titleId}
       onCancel={(e) => {
         e.preventDefault();
         if (!busy) onCancel();
       }}
     >
-      <h2 id="m-dialog-title">{title}</h2>
+      <h2 id={titleId}>{title}</h2>
       <div className="m-dialog-body">{children}</div>
       <div className="m-dialog-actions">
         <button type="button" className="m-button" onClick={onCancel} disabled={busy} autoFocus>
