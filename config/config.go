@@ -259,6 +259,10 @@ type Engine struct {
 	// AutoRecover makes workers take over the deploys of dead workers; off,
 	// only `manent-server admin recover` does.
 	AutoRecover *bool `yaml:"auto_recover"`
+	// GatesTimeLimit bounds the check of a wave's gates as a whole (each
+	// request has its own timeout, but an HTTP gate calls every target of
+	// the wave): past it the checks not done are inconclusive.
+	GatesTimeLimit time.Duration `yaml:"gates_time_limit"`
 }
 
 // AutoRecovering reports whether workers take over dead workers' deploys.
@@ -318,7 +322,8 @@ func Defaults(dir string) *Config {
 		},
 		Queues: Queues{PollInterval: 50 * time.Millisecond, WorkerConcurrency: 16},
 		Engine: Engine{ApplicationVersion: "manent-2", MaxRecoveryAttempts: 20,
-			HeartbeatInterval: 5 * time.Second, ExecutorTimeout: time.Minute},
+			HeartbeatInterval: 5 * time.Second, ExecutorTimeout: time.Minute,
+			GatesTimeLimit: deploy.DefaultGatesTimeLimit},
 		Chains:  Chains{PollInterval: 5 * time.Second},
 		Secrets: Secrets{FileRoot: dir, EnvPrefix: "MANENT_SECRET_"},
 		Plugins: Plugins{SSH: defaultSSHPlugin()},

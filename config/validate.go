@@ -75,6 +75,9 @@ func (c *Config) validate(errs *yamltree.Errors) {
 	if c.Engine.ExecutorTimeout < 3*c.Engine.HeartbeatInterval {
 		errs.Add("engine.executor_timeout", "must be at least three heartbeat intervals, or a slow worker is taken for dead")
 	}
+	if l := c.Engine.GatesTimeLimit; l < time.Second || l > 6*time.Hour {
+		errs.Add("engine.gates_time_limit", "must be between 1s and 6h")
+	}
 	if !envPrefixPattern.MatchString(c.Secrets.EnvPrefix) {
 		errs.Add("secrets.env_prefix", "must be upper-case letters, digits and _, starting with a letter (an empty prefix would expose every variable)")
 	}

@@ -190,6 +190,9 @@ const (
 	DefaultPauseTimeout = 24 * time.Hour
 	DefaultDeferTimeout = 24 * time.Hour
 	DefaultGateTimeout  = 10 * time.Second
+	// DefaultGatesTimeLimit bounds the check of a wave's gates as a whole
+	// (engine.gates_time_limit).
+	DefaultGatesTimeLimit = 10 * time.Minute
 )
 
 // WithDefaults returns a copy of s with the defaults of what it leaves

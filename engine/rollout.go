@@ -372,12 +372,27 @@ func (r *run) checkGates(ctx dbos.Context, pass int, p deploy.RolloutPass, spec 
 		start := time.Now().UTC()
 		r.e.logOp(o, "info", "wave %s: checking %d gate(s)", p.Name, len(spec.Gates))
 		checker := gates.Checker{Client: r.e.env.HTTP}
+		limit := r.e.cfg.Engine.GatesTimeLimit
+		if limit <= 0 {
+			limit = deploy.DefaultGatesTimeLimit
+		}
+		dc, cancel := context.WithTimeout(c, limit)
+		defer cancel()
 		var g gateRun
 		for _, gate := range spec.Gates {
-			g.Results = append(g.Results, checker.Check(c, gate, in))
+			g.Results = append(g.Results, checker.Check(dc, gate, in))
 		}
 		if err := c.Err(); err != nil {
 			return gateRun{}, fmt.Errorf("gates interrupted: %w", err)
+		}
+		if dc.Err() != nil {
+			// The wave's gates as a whole took too long: what was not
+			// judged in time is inconclusive, never a pass.
+			for i := range g.Results {
+				if g.Results[i].State == deploy.GateInconclusive {
+					g.Results[i].Detail = fmt.Sprintf("not judged within engine.gates_time_limit (%s)", limit)
+				}
+			}
 		}
 		g.Verdict = gates.Decide(g.Results, spec.NoData)
 		for _, res := range g.Results {

@@ -403,3 +403,40 @@ func TestPauseHoldsTheSlotAndCancels(t *testing.T) {
 	// ps2 runs now, and pauses on the same gate.
 	f.waitPaused("ps2")
 }
+
+// TestRolloutGatesTimeLimit: gates whose targets never answer are bounded
+// as a whole by engine.gates_time_limit, whatever each request's timeout:
+// what was not judged in time is inconclusive and pauses the rollout,
+// never a pass, and the wave after it is not touched.
+func TestRolloutGatesTimeLimit(t *testing.T) {
+	release := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(hang.Close)
+	t.Cleanup(func() { close(release) })
+	f := &fleetEnv{env: newEnvWith(t, envOptions{engineYAML: "engine: {gates_time_limit: 1s}"}), name: "glimit", targets: map[string]string{}}
+	for _, v := range []string{"1.0.0", "2.0.0"} {
+		writeRelease(t, f.dir, v)
+	}
+	dirs := f.addFleet("glimit", []string{"a", "b"}, fmt.Sprintf("rollout:\n  waves: [{name: one, count: 1}, {name: two}]\n"+
+		"  gates: [{name: slow, http: {url: %q, timeout: 5m}}]\n", hang.URL+"/health"))
+	f.submitTo("limited", "glimit", "1.0.0")
+	d := f.waitPaused("limited")
+	st := d.RolloutStatus()
+	one := st.Waves[0]
+	if one.Gate == nil || one.Gate.State != deploy.GateInconclusive || len(one.Gate.Checks) != 1 ||
+		!strings.Contains(one.Gate.Checks[0].Detail, "engine.gates_time_limit (1s)") {
+		t.Fatalf("wave one's gate %+v, want inconclusive past engine.gates_time_limit", one.Gate)
+	}
+	if _, err := os.Stat(dirs["b"]); !os.IsNotExist(err) {
+		t.Fatalf("wave two touched: %v", err)
+	}
+	if _, err := f.eng.AbortRollout(f.ctx, "limited", "gates too slow"); err != nil {
+		t.Fatal(err)
+	}
+	f.waitState("limited", deploy.StateError)
+}
