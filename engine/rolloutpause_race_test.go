@@ -9,12 +9,12 @@ import (
 	"manent.dev/manent/deploy"
 )
 
-// TestReviewPauseAskedInABakeThenGatePause: a person asks a pause during a
+// TestPauseAskedInABakeIsTakenByAGatePause: a person asks a pause during a
 // bake, and the gates after it cannot judge the wave: the rollout pauses by
 // itself. The person's pause must not be left pending on the row, else
 // the resume is refused ("a pause of its rollout is already asked") and
 // the only way out is an abort or pause_timeout.
-func TestReviewPauseAskedInABakeThenGatePause(t *testing.T) {
+func TestPauseAskedInABakeIsTakenByAGatePause(t *testing.T) {
 	prom := brokenOnce(t)
 	f := newFleetEnv(t, "rvbake", nil, []fleetTarget{{"a", "r: x"}, {"b", "r: y"}}, fmt.Sprintf(`rollout:
   waves: [{name: one, count: 1, bake: 3s}, {name: two}]
@@ -39,14 +39,14 @@ func TestReviewPauseAskedInABakeThenGatePause(t *testing.T) {
 	_ = d
 }
 
-// TestReviewStaleResumeEndsALaterPause: two resumes of one pause at once
+// TestStaleResumeNeverEndsALaterPause: two resumes of one pause at once
 // (a double click, a retried CLI call): both read the rollout paused, the
 // first is taken by the workflow when the pause ends, the second then
 // finds no request pending and is stored, on a running rollout. The store
 // checks nothing of the rollout under its lock, so the stale resume stays
 // on the row and ends the next pause (a gate that could not judge the next
 // wave) the moment it begins, with nobody having looked at it.
-func TestReviewStaleResumeEndsALaterPause(t *testing.T) {
+func TestStaleResumeNeverEndsALaterPause(t *testing.T) {
 	prom := prometheus(t)
 	f := newFleetEnv(t, "rvstale", nil, []fleetTarget{{"a", "r: x"}, {"b", "r: y"}, {"c", "r: z"}}, fmt.Sprintf(`rollout:
   waves: [{name: one, count: 1, bake: 3s}, {name: two, count: 1}, {name: three}]
