@@ -8,13 +8,13 @@ import (
 	"manent.dev/manent/deploy"
 )
 
-// TestReviewWaveApprovalAfterExpiryNeverCounts: the approval of a wave
+// TestWaveApprovalAfterExpiryNeverCounts: the approval of a wave
 // expires at expires_at, measured from its recorded start. An answer given
 // after that (while the worker was down, or before the workflow woke)
 // must not let the wave start: the store takes it as long as the record is
 // RUNNING, and the workflow counts the answers before it looks at the
 // clock.
-func TestReviewWaveApprovalAfterExpiryNeverCounts(t *testing.T) {
+func TestWaveApprovalAfterExpiryNeverCounts(t *testing.T) {
 	const expiry = 3 * time.Second
 	gov := &fakeGovernor{decide: func(in deploy.GovernanceInput) (deploy.Decision, error) {
 		return deploy.Decision{Rule: "fleet-approval", Requires: []string{"approvals"},
@@ -48,12 +48,12 @@ func TestReviewWaveApprovalAfterExpiryNeverCounts(t *testing.T) {
 	}
 }
 
-// TestReviewAbortedApprovalIsNotExpired: an abort of a rollout whose wave
+// TestAbortedApprovalIsNotExpired: an abort of a rollout whose wave
 // awaits approval ends the approval "cancelled" (docs/rollouts.md), whatever
 // the abort's free-text reason says; the status tells "expired" from the
 // word in the record's error, so a reason with "expired" in it is told as
 // an expiry that never happened.
-func TestReviewAbortedApprovalIsNotExpired(t *testing.T) {
+func TestAbortedApprovalIsNotExpired(t *testing.T) {
 	f := approvalFleet(t, 1, time.Hour)
 	f.addFleet("wabort", []string{"a", "b"}, approvalRollout)
 	f.submitTo("wab", "wabort", "1.0.0")
