@@ -9,12 +9,12 @@ import (
 	"manent.dev/manent/deploy"
 )
 
-// TestReviewFreezeStartingMidWaveDefersTheNextBatch: a freeze window over
+// TestFreezeStartingMidWaveDefersTheNextBatch: a freeze window over
 // region eu begins while the first batch of an eu wave runs. The next
 // batch of that wave puts a release on eu targets inside the window: it
 // must wait as a wave would (the calendar is read only before a wave's
 // first batch).
-func TestReviewFreezeStartingMidWaveDefersTheNextBatch(t *testing.T) {
+func TestFreezeStartingMidWaveDefersTheNextBatch(t *testing.T) {
 	from := time.Now().UTC().Add(3 * time.Second).Truncate(time.Second)
 	e := newEnvWith(t, envOptions{rules: true, engineYAML: fmt.Sprintf(`governance:
   freezes:
