@@ -10,12 +10,12 @@ import (
 	"manent.dev/manent/governance"
 )
 
-// TestReviewOverlappingTargetFreezesTellTheLatestEnd: two windows over the
+// TestOverlappingTargetFreezesTellTheLatestEnd: two windows over the
 // eu targets in force at once, the first ending at 14:00, the second at
 // 18:00. The wave is deferred until 18:00 at the earliest, which is what
 // deferred_until must say; FrozenTargets answers the first calendar's end,
 // so the status announces a start at 14:00 that will not happen.
-func TestReviewOverlappingTargetFreezesTellTheLatestEnd(t *testing.T) {
+func TestOverlappingTargetFreezesTellTheLatestEnd(t *testing.T) {
 	at := time.Date(2026, 12, 25, 12, 0, 0, 0, time.UTC)
 	eu := &config.FreezeTargets{Labels: map[string]string{"region": "eu"}}
 	cfg := config.Governance{Freezes: []config.FreezeRule{
