@@ -97,6 +97,9 @@ func RolloutRefusal(deployState State, dryRun bool, state RolloutState, pending,
 		if state != RolloutPaused {
 			return "its rollout is not paused: " + string(state)
 		}
+		if pending != "" {
+			return "a " + string(pending) + " of its rollout is already asked"
+		}
 	case RolloutActionAbort:
 	default:
 		return "unknown rollout action " + string(action)
@@ -128,6 +131,18 @@ const (
 	OutputApprovalGroups   = "groups"
 	OutputApprovalRoles    = "roles"
 	OutputApprovalExpires  = "expires_at"
+	// OutputApprovalEnd is how the approval ended, one of the ApprovalEnd
+	// values: what the status tells, never guessed from the error's text.
+	OutputApprovalEnd = "end"
+)
+
+// The ends of a wave's approval, as its record's OutputApprovalEnd stores
+// them and the status (StatusApproval.Status) tells them.
+const (
+	ApprovalEndApproved  = "approved"
+	ApprovalEndRejected  = "rejected"
+	ApprovalEndExpired   = "expired"
+	ApprovalEndCancelled = "cancelled"
 )
 
 // DefaultWaveApprovalExpiry is how long a wave waits for its approvals

@@ -182,9 +182,13 @@ func (v rolloutView) approval(p RolloutPass) *StatusApproval {
 		t = t.UTC()
 		a.ExpiresAt = &t
 	}
+	end := s.Output[OutputApprovalEnd]
 	switch {
 	case s.State == StepRunning && !v.d.State.Terminal():
 		a.Status = "waiting"
+	case end != "":
+		a.Status = end
+	// Records of earlier versions, without an end: told from their state.
 	case s.State == StepSuccess:
 		a.Status = "approved"
 	case rejected:

@@ -147,6 +147,8 @@ type run struct {
 	failedTargets map[int]int
 	// pauses counts the pauses of each pass so far: the next one's number.
 	pauses map[int]int
+	// defers counts the deferrals of each pass so far: the next one's.
+	defers map[int]int
 	// ran lists the runs that began, in order: what a rollback compensates.
 	ran []unit
 	// begunHere are the operations whose start this execution recorded
@@ -175,7 +177,7 @@ func (r *run) note(step, level, format string, args ...any) {
 func (e *Engine) newRun(in deploy.Job) *run {
 	return &run{e: e, in: in, eff: in.Effective, outputs: map[string]map[string]string{},
 		checkpoints: map[string]deploy.Checkpoint{}, inServiceBefore: map[string]string{},
-		failedTargets: map[int]int{}, pauses: map[int]int{}, begunHere: map[deploy.StepKey]bool{}}
+		failedTargets: map[int]int{}, pauses: map[int]int{}, defers: map[int]int{}, begunHere: map[deploy.StepKey]bool{}}
 }
 
 func (r *run) runKind() deploy.StepKind {

@@ -46,6 +46,10 @@ type Recorder interface {
 	// TakeRolloutRequest clears the deploy's pending rollout request when
 	// it is of action: the workflow took it (it paused, it resumed).
 	TakeRolloutRequest(ctx context.Context, q dbos.Querier, id string, action deploy.RolloutAction) error
+	// BeginPause clears, as a pause begins, the deploy's pending pause
+	// (which it returns, nil for none: the pause takes it, whoever began
+	// it) and any resume pending (stale: it answered an earlier pause).
+	BeginPause(ctx context.Context, q dbos.Querier, id string) (*deploy.RolloutRequest, error)
 	// SkipSteps records planned operations that will not run (SKIPPED or
 	// CANCELLED), leaving those that ended as they are.
 	SkipSteps(ctx context.Context, q dbos.Querier, id string, steps []deploy.Step) error

@@ -130,26 +130,28 @@ func (r *run) batch(key deploy.StepKey) (deploy.RolloutBatch, bool) {
 
 // beforeBatch runs what comes before next, the first operation of a batch
 // after u: a person's pause or abort; before a new wave, its deferral by a
-// freeze window, then its approvals (and a pause asked meanwhile).
+// freeze window, then its approvals (and a pause asked meanwhile); then,
+// before every batch, the calendar again: a window may have begun within
+// the wave, or while the rollout waited for its approvals or a resume.
 func (r *run) beforeBatch(ctx dbos.Context, u, next unit, done string) (*DeployResult, *failure, error) {
-	pass := next.key.Pass
+	pass, batch := next.key.Pass, next.key.Batch
 	if res, f, err := r.between(ctx, pass, done); err != nil || res != nil {
 		return res, f, err
 	}
-	if pass == u.key.Pass {
-		return nil, nil, nil
+	if pass != u.key.Pass && r.asksApproval(pass) {
+		// No approval is asked of a wave its calendar holds.
+		if res, f, err := r.deferWave(ctx, pass, batch, done); err != nil || res != nil {
+			return res, f, err
+		}
+		if res, f, err := r.awaitApproval(ctx, pass, done); err != nil || res != nil {
+			return res, f, err
+		}
+		// A pause asked while the wave waited holds it still.
+		if res, f, err := r.between(ctx, pass, done); err != nil || res != nil {
+			return res, f, err
+		}
 	}
-	if res, f, err := r.deferWave(ctx, pass, done); err != nil || res != nil {
-		return res, f, err
-	}
-	if !r.asksApproval(pass) {
-		return nil, nil, nil
-	}
-	if res, f, err := r.awaitApproval(ctx, pass, done); err != nil || res != nil {
-		return res, f, err
-	}
-	// A pause asked while the wave waited holds it still.
-	return r.between(ctx, pass, done)
+	return r.deferWave(ctx, pass, batch, done)
 }
 
 // isBoundary reports whether next (if more) is the first operation of a

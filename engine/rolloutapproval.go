@@ -81,10 +81,11 @@ func (r *run) awaitApproval(ctx dbos.Context, pass int, done string) (*DeployRes
 	until := asked.Start.Add(asked.Req.Expiry)
 	name := o.key.Name()
 	r.note(name, "info", "wave %s: waiting for %d approval(s) until %s", p.Name, asked.Req.Count, until.UTC().Format(time.RFC3339))
-	end := func(state deploy.StepState, n int, msg string) error {
+	end := func(state deploy.StepState, how string, n int, msg string) error {
 		out := map[string]string{deploy.OutputApprovalRequired: strconv.Itoa(asked.Req.Count),
 			deploy.OutputApprovalGroups: strings.Join(asked.Req.Groups, ","), deploy.OutputApprovalRoles: strings.Join(asked.Req.Roles, ","),
-			deploy.OutputApprovalExpires: until.Format(time.RFC3339Nano), "approved": strconv.Itoa(n)}
+			deploy.OutputApprovalExpires: until.Format(time.RFC3339Nano), "approved": strconv.Itoa(n),
+			deploy.OutputApprovalEnd: how}
 		return r.endRolloutOp(ctx, o, asked.Start, state, out, msg, "")
 	}
 	for {
@@ -94,10 +95,10 @@ func (r *run) awaitApproval(ctx dbos.Context, pass int, done string) (*DeployRes
 		if err != nil {
 			return nil, nil, fmt.Errorf("approval of wave %s: %w", p.Name, err)
 		}
-		var msg string
+		var msg, how string
 		switch {
 		case look.Cancelled:
-			if err := end(deploy.StepCancelled, look.Approved, ""); err != nil {
+			if err := end(deploy.StepCancelled, deploy.ApprovalEndCancelled, look.Approved, ""); err != nil {
 				return nil, nil, err
 			}
 			msg = deploy.CancelledAt(look.CancelledBy, done, name)
@@ -105,27 +106,29 @@ func (r *run) awaitApproval(ctx dbos.Context, pass int, done string) (*DeployRes
 			return &DeployResult{State: deploy.StateCancelled, Error: msg, CancelledBy: look.CancelledBy}, nil, nil
 		case look.Action == deploy.RolloutActionAbort:
 			res, f := r.aborted(look.By, look.Reason)
-			if err := end(deploy.StepError, look.Approved, res.Error); err != nil {
+			if err := end(deploy.StepError, deploy.ApprovalEndCancelled, look.Approved, res.Error); err != nil {
 				return nil, nil, err
 			}
 			return &res, f, nil
 		case look.RejectedBy != "":
+			how = deploy.ApprovalEndRejected
 			msg = fmt.Sprintf("wave %s rejected by %s", p.Name, look.RejectedBy)
 			if look.Comment != "" {
 				msg += ": " + look.Comment
 			}
 		case look.Approved >= asked.Req.Count:
-			if err := end(deploy.StepSuccess, look.Approved, ""); err != nil {
+			if err := end(deploy.StepSuccess, deploy.ApprovalEndApproved, look.Approved, ""); err != nil {
 				return nil, nil, err
 			}
 			r.note(name, "info", "wave %s: approved (%d of %d)", p.Name, look.Approved, asked.Req.Count)
 			return nil, nil, nil
 		case look.Left <= 0:
+			how = deploy.ApprovalEndExpired
 			msg = fmt.Sprintf("the approval of wave %s expired at %s with %d of %d approval(s)", p.Name,
 				until.UTC().Format(time.RFC3339), look.Approved, asked.Req.Count)
 		}
 		if msg != "" {
-			if err := end(deploy.StepError, look.Approved, msg); err != nil {
+			if err := end(deploy.StepError, how, look.Approved, msg); err != nil {
 				return nil, nil, err
 			}
 			r.note(name, "error", "%s: the rollout aborts", msg)
@@ -151,7 +154,9 @@ func (r *run) lookApprovals(c context.Context, pass int, until time.Time) (appro
 		l.Action, l.By, l.Reason = q.Action, q.By, q.Reason
 	}
 	for _, a := range d.WaveApprovals {
-		if a.Pass != pass || a.Identity == d.Requester {
+		// An answer after the deadline is too late, even when it was
+		// stored before the workflow woke to tell the expiry.
+		if a.Pass != pass || a.Identity == d.Requester || !a.Time.Before(until) {
 			continue
 		}
 		if !a.Approved && l.RejectedBy == "" {

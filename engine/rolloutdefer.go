@@ -13,15 +13,22 @@ import (
 
 // A wave one of whose targets a freeze window in force selects (by its
 // labels, governance.freezes[].targets) is deferred before its first
-// batch: an operation of its own (defer[N]), RUNNING while it waits, and a
+// batch, and a wave a window begins over while it runs before its next
+// batch (the calendar is read again at every batch, and after a wait for
+// approvals or a resume): an operation of its own (defer[N], then
+// defer[N/K] for the K-th of the wave), RUNNING while it waits, and a
 // durable timer to the window's end, when the calendar is read again (a
 // window may be followed by another). Past defer_timeout the rollout
 // aborts, as a failed wave; a cancel or an abort end the wait at once.
 
-// deferOp is the record of the deferral of pass.
-func (r *run) deferOp(pass int) op {
+// deferOp is the record of the seq-th deferral of pass: defer[N] for the
+// first (before the wave, as ever), defer[N/K] for the later.
+func (r *run) deferOp(pass, seq int) op {
 	pos := wavePosition + 2*(pass-1)
-	return op{deployID: r.in.ID, key: deploy.StepKey{Step: deploy.StepDefer, Pass: pass, Kind: deploy.KindRun},
+	if seq == 1 {
+		seq = 0
+	}
+	return op{deployID: r.in.ID, key: deploy.StepKey{Step: deploy.StepDefer, Pass: pass, Batch: seq, Kind: deploy.KindRun},
 		step: deploy.PlannedStep{Name: deploy.StepDefer, Type: stepTypeRollout}, pos: pos}
 }
 
@@ -32,14 +39,24 @@ func (r *run) deferTimeout() time.Duration {
 	return deploy.DefaultDeferTimeout
 }
 
-// waveTargets are the targets of pass, in the order written.
-func (r *run) waveTargets(pass int) []deploy.Target {
-	return r.eff.RolloutPlan.Passes[pass-1].Select(r.eff.Targets)
+// waveTargets are the targets of pass's batches from the batch-th on (1:
+// the whole wave), in the order written.
+func (r *run) waveTargets(pass, batch int) []deploy.Target {
+	p := r.eff.RolloutPlan.Passes[pass-1]
+	if batch <= 1 {
+		return p.Select(r.eff.Targets)
+	}
+	var ts []deploy.Target
+	for i := batch - 1; i < len(p.Batches); i++ {
+		ts = append(ts, p.Batches[i].Select(r.eff.Targets)...)
+	}
+	return ts
 }
 
-// frozenNow reads the calendar for pass's targets, as a step.
-func (r *run) frozenNow(ctx dbos.Context, pass int) (*deploy.Freeze, error) {
-	targets := r.waveTargets(pass)
+// frozenNow reads the calendar for the targets pass has left to deploy
+// from its batch-th batch, as a step.
+func (r *run) frozenNow(ctx dbos.Context, pass, batch int) (*deploy.Freeze, error) {
+	targets := r.waveTargets(pass, batch)
 	fr, err := readStep(ctx, stepRolloutDeferCheck, func(c context.Context) (*deploy.Freeze, error) {
 		return r.e.checks.WaveFrozen(c, r.in.Identity(), r.in.Descriptor, targets)
 	})
@@ -55,13 +72,13 @@ func deferOutput(fr *deploy.Freeze, deadline time.Time) map[string]string {
 }
 
 // deferWave holds pass while a freeze window is in force over one of its
-// targets; nil results when the wave may start.
-func (r *run) deferWave(ctx dbos.Context, pass int, done string) (*DeployResult, *failure, error) {
+// targets left from its batch-th batch; nil results when it may go on.
+func (r *run) deferWave(ctx dbos.Context, pass, batch int, done string) (*DeployResult, *failure, error) {
 	if r.in.Descriptor.DryRun {
 		return nil, nil, nil
 	}
 	p := r.eff.RolloutPlan.Passes[pass-1]
-	fr, err := r.frozenNow(ctx, pass)
+	fr, err := r.frozenNow(ctx, pass, batch)
 	if err != nil || fr == nil {
 		return nil, nil, err
 	}
@@ -70,7 +87,8 @@ func (r *run) deferWave(ctx dbos.Context, pass int, done string) (*DeployResult,
 			fr.Until.UTC().Format(time.RFC3339), strings.Join(fr.Targets, ", "), fr.Reason)
 		return nil, nil, nil
 	}
-	o := r.deferOp(pass)
+	r.defers[pass]++
+	o := r.deferOp(pass, r.defers[pass])
 	timeout := r.deferTimeout()
 	start, err := dbos.RunAsTransaction(ctx, r.e.ds, func(c context.Context, tx dbos.Tx) (time.Time, error) {
 		r.live = true
@@ -124,7 +142,7 @@ func (r *run) deferWave(ctx dbos.Context, pass int, done string) (*DeployResult,
 			}
 			continue
 		}
-		next, err := r.frozenNow(ctx, pass)
+		next, err := r.frozenNow(ctx, pass, batch)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -89,6 +89,14 @@ func (r *run) pauseOp(pass, seq int) op {
 		step: deploy.PlannedStep{Name: deploy.StepPause, Type: stepTypeRollout}, pos: pos}
 }
 
+// pauseBegun is what the start of a pause recorded: its start, and its
+// reason and author once a person's pending pause was taken with it.
+type pauseBegun struct {
+	Start  time.Time `json:"start"`
+	Reason string    `json:"reason"`
+	By     string    `json:"by,omitempty"`
+}
+
 func (r *run) pauseTimeout() time.Duration {
 	if s := r.eff.Rollout; s != nil && s.PauseTimeout > 0 {
 		return s.PauseTimeout
@@ -105,29 +113,41 @@ func (r *run) pause(ctx dbos.Context, pass int, reason, by, done string) (*Deplo
 	timeout := r.pauseTimeout()
 	// In a DBOS transaction: the start the status shows is the one the
 	// workflow keeps, even when it stops right after recording it.
-	start, err := dbos.RunAsTransaction(ctx, r.e.ds, func(c context.Context, tx dbos.Tx) (time.Time, error) {
+	begun, err := dbos.RunAsTransaction(ctx, r.e.ds, func(c context.Context, tx dbos.Tx) (pauseBegun, error) {
 		r.live = true
 		if err := r.e.unfenced(c); err != nil {
-			return time.Time{}, err
+			return pauseBegun{}, err
+		}
+		// Whoever begins the pause, it answers a person's pause pending:
+		// left on the row, that request would refuse the resume of this
+		// pause. A resume pending answered an earlier pause: it goes too.
+		asked, err := r.e.rec.BeginPause(c, tx, r.in.ID)
+		if err != nil {
+			return pauseBegun{}, restartable(err)
+		}
+		b := pauseBegun{Reason: reason, By: by}
+		if asked != nil && by == "" {
+			b.By = asked.By
+			b.Reason = reason + "; pause asked by " + asked.By
+			if asked.Reason != "" {
+				b.Reason += ": " + asked.Reason
+			}
 		}
 		rec := o.start()
 		at := rec.StartedAt.Truncate(time.Microsecond)
 		rec.StartedAt = &at
-		rec.Output = map[string]string{deploy.OutputPauseReason: reason, deploy.OutputPauseBy: by,
+		b.Start = at
+		rec.Output = map[string]string{deploy.OutputPauseReason: b.Reason, deploy.OutputPauseBy: b.By,
 			deploy.OutputPauseUntil: at.Add(timeout).Format(time.RFC3339Nano)}
 		if _, err := r.e.rec.Advance(c, tx, nil, deploy.StepEffects{}, rec, deploy.BeginOptions{}); err != nil {
-			return time.Time{}, restartable(err)
+			return pauseBegun{}, restartable(err)
 		}
-		if by != "" {
-			if err := r.e.rec.TakeRolloutRequest(c, tx, r.in.ID, deploy.RolloutActionPause); err != nil {
-				return time.Time{}, restartable(err)
-			}
-		}
-		return at, nil
+		return b, nil
 	}, r.e.txOptions(stepRolloutPause)...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("record the pause of the rollout: %w", err)
 	}
+	start, reason, by := begun.Start, begun.Reason, begun.By
 	until := start.Add(timeout)
 	name := o.key.Name()
 	r.note(name, "warn", "rollout paused: %s; resume or abort it before %s", reason, until.UTC().Format(time.RFC3339))

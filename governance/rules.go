@@ -140,34 +140,46 @@ func (r *Rules) frozen(in deploy.GovernanceInput) *deploy.Freeze {
 	return nil
 }
 
-// FrozenTargets implements deploy.TargetFreezes: the first matching
-// calendar narrowed to targets that selects one of targets and has a
-// window in force at in.Time, with the end of its windows in force and
-// the targets it selects; Overridden as Frozen sets it.
+// FrozenTargets implements deploy.TargetFreezes: of the matching
+// calendars narrowed to targets that select one of targets and have a
+// window in force at in.Time, the one ending last (its name and end: the
+// wave waits for every one of them), with every target they select, in
+// the order of targets; Overridden as Frozen sets it.
 func (r *Rules) FrozenTargets(_ context.Context, in deploy.GovernanceInput, targets []deploy.Target) (*deploy.Freeze, error) {
+	var latest *deploy.Freeze
+	frozen := map[string]bool{}
 	for _, cal := range r.freezes {
 		if cal.rule.Targets == nil || !freezeMatches(cal.rule.Match, in) {
 			continue
 		}
-		var selected []string
-		for _, t := range targets {
-			if cal.rule.Targets.Selects(t.Labels) {
-				selected = append(selected, t.Name())
-			}
-		}
-		if len(selected) == 0 {
+		f := cal.inForce(in.Time)
+		if f == nil {
 			continue
 		}
-		if f := cal.inForce(in.Time); f != nil {
-			f.Targets = selected
-			f.Overridden = in.FreezeOverride != ""
-			if f.Overridden {
-				f.Reason = in.FreezeOverride
+		selects := false
+		for _, t := range targets {
+			if cal.rule.Targets.Selects(t.Labels) {
+				selects, frozen[t.Name()] = true, true
 			}
-			return f, nil
+		}
+		if selects && (latest == nil || f.Until.After(latest.Until)) {
+			latest = f
 		}
 	}
-	return nil, nil
+	if latest == nil {
+		return nil, nil
+	}
+	for _, t := range targets {
+		if frozen[t.Name()] {
+			latest.Targets = append(latest.Targets, t.Name())
+			frozen[t.Name()] = false
+		}
+	}
+	latest.Overridden = in.FreezeOverride != ""
+	if latest.Overridden {
+		latest.Reason = in.FreezeOverride
+	}
+	return latest, nil
 }
 
 // inForce is the freeze of the calendar at t, nil when none of its windows

@@ -188,19 +188,29 @@ func (s *Store) EnqueueWaiting(ctx context.Context, id string, enqueue func(tx a
 func (s *Store) addWaveApproval(ctx context.Context, a deploy.Approval) error {
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var state string
-		var asking bool
-		err := tx.QueryRowContext(ctx, `SELECT d.state, EXISTS (SELECT 1 FROM manent.deployment_steps
-				WHERE deployment_id = d.id AND name = ? AND pass = ? AND kind = ? AND state = ?)
-			FROM manent.deployments d WHERE d.id = ? FOR UPDATE`,
-			deploy.StepApproval, a.Pass, deploy.KindRun, deploy.StepRunning, a.DeploymentID).Scan(&state, &asking)
+		err := tx.QueryRowContext(ctx, `SELECT state FROM manent.deployments WHERE id = ? FOR UPDATE`, a.DeploymentID).Scan(&state)
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFound(a.DeploymentID)
 		}
 		if err != nil {
 			return err
 		}
+		// Read under the lock (a fresh snapshot), with its deadline: the
+		// record stays RUNNING past expires_at until the workflow wakes (or
+		// a worker takes it up again), and an answer then is too late.
+		var expires string
+		err = tx.QueryRowContext(ctx, `SELECT COALESCE(output->>?, '') FROM manent.deployment_steps
+			WHERE deployment_id = ? AND name = ? AND pass = ? AND kind = ? AND state = ?`,
+			deploy.OutputApprovalExpires, a.DeploymentID, deploy.StepApproval, a.Pass, deploy.KindRun, deploy.StepRunning).Scan(&expires)
+		asking := err == nil
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
 		if deploy.State(state) != deploy.StatePending || !asking {
 			return deploy.Errorf(deploy.ECONFLICT, "deployment %q has no wave awaiting approval: %s", a.DeploymentID, state)
+		}
+		if until, err := time.Parse(time.RFC3339Nano, expires); err == nil && !time.Now().Before(until) {
+			return deploy.Errorf(deploy.ECONFLICT, "the approval of wave %d of deployment %q expired at %s", a.Pass, a.DeploymentID, until.UTC().Format(time.RFC3339))
 		}
 		row := approvalRow{DeploymentID: a.DeploymentID, Pass: a.Pass, Identity: a.Identity, Approved: a.Approved,
 			Comment: a.Comment, Time: micro(a.Time)}

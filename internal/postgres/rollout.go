@@ -19,6 +19,9 @@ var _ deploy.RolloutRequests = (*Store)(nil)
 
 // RequestRollout implements deploy.RolloutRequests. The row lock makes two
 // requests at once take turns: the second sees the first's and conflicts.
+// Whether a pause is in force is read under that lock, in a statement of
+// its own (a fresh snapshot): the service's read is older, and a resume
+// stored while no pause runs would end the next pause the moment it began.
 func (s *Store) RequestRollout(ctx context.Context, id string, r deploy.RolloutRequest, from []deploy.RolloutAction, details map[string]any) error {
 	return wrap("request rollout "+string(r.Action), s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var state, pending string
@@ -32,6 +35,18 @@ func (s *Store) RequestRollout(ctx context.Context, id string, r deploy.RolloutR
 		}
 		if deploy.State(state) != deploy.StatePending {
 			return deploy.Errorf(deploy.ECONFLICT, "deployment %q is not running its rollout: %s", id, state)
+		}
+		var paused bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM manent.deployment_steps
+			WHERE deployment_id = ? AND name = ? AND kind = ? AND state = ?)`,
+			id, deploy.StepPause, deploy.KindRun, deploy.StepRunning).Scan(&paused); err != nil {
+			return err
+		}
+		switch {
+		case r.Action == deploy.RolloutActionResume && !paused:
+			return deploy.Errorf(deploy.ECONFLICT, "deployment %q: its rollout is not paused", id)
+		case r.Action == deploy.RolloutActionPause && paused:
+			return deploy.Errorf(deploy.ECONFLICT, "deployment %q: its rollout is already paused", id)
 		}
 		allowed := false
 		for _, a := range from {
@@ -65,4 +80,35 @@ func (r *Recorder) TakeRolloutRequest(ctx context.Context, q dbos.Querier, id st
 		rollout_request_reason = '', rollout_request_at = NULL, updated_at = now()
 		WHERE id = $1 AND rollout_request = $2`, id, string(action))
 	return wrap("take rollout request", err)
+}
+
+// BeginPause implements the engine's Recorder: a pause begins, and takes
+// the person's pause pending (it returns it, nil for none) and any resume
+// left over, which answered an earlier pause and must not end this one.
+func (r *Recorder) BeginPause(ctx context.Context, q dbos.Querier, id string) (*deploy.RolloutRequest, error) {
+	// The row lock, taken whatever is pending, makes a request at once
+	// wait for this pause's record, and then see it.
+	var action, by, reason string
+	var at *time.Time
+	err := q.QueryRow(ctx, `SELECT rollout_request, rollout_request_by, rollout_request_reason, rollout_request_at
+		FROM manent.deployments WHERE id = $1 FOR UPDATE`, id).Scan(&action, &by, &reason, &at)
+	if err != nil {
+		return nil, wrap("begin pause", err)
+	}
+	switch deploy.RolloutAction(action) {
+	case deploy.RolloutActionPause, deploy.RolloutActionResume:
+	default:
+		return nil, nil
+	}
+	if err := r.TakeRolloutRequest(ctx, q, id, deploy.RolloutAction(action)); err != nil {
+		return nil, err
+	}
+	if deploy.RolloutAction(action) != deploy.RolloutActionPause {
+		return nil, nil
+	}
+	req := &deploy.RolloutRequest{Action: deploy.RolloutActionPause, By: by, Reason: reason}
+	if at != nil {
+		req.At = at.UTC()
+	}
+	return req, nil
 }
