@@ -3,7 +3,6 @@ package config_test
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -16,10 +15,9 @@ import (
 
 func TestPluginsSSH(t *testing.T) {
 	dir := t.TempDir()
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Skip("no home directory to resolve ~/ against")
-	}
+	// A home of its own, so ~/ always resolves, wherever the test runs.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
 	tests := []struct {
 		name string
 		doc  string

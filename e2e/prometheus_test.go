@@ -82,19 +82,23 @@ func TestPrometheusGate(t *testing.T) {
 	expect(check("gate_error_ratio[1m]"), deploy.GateInconclusive, math.NaN(), "range vector")
 }
 
-// requirePrometheus skips the test only where Prometheus is missing and
-// cannot be installed (not root); as root, make test installs it, so its
-// absence is a failure.
+// allowSkipPrometheus lets the Prometheus tests skip where the binary is
+// missing; without it their absence fails, as sshd's does, so CI can never
+// pass without running them.
+const allowSkipPrometheus = "MANENT_E2E_ALLOW_SKIP_PROMETHEUS"
+
+// requirePrometheus fails t when Prometheus is missing (make test installs
+// it as root), unless allowSkipPrometheus is 1.
 func requirePrometheus(t *testing.T) {
 	t.Helper()
 	if _, err := os.Stat(prometheusBin); err == nil {
 		return
 	}
-	if os.Geteuid() != 0 {
-		t.Skipf("%s is missing and cannot be installed without root: "+
-			"apt-get install prometheus (make prometheus, which make test runs, does it as root)", prometheusBin)
+	if os.Getenv(allowSkipPrometheus) == "1" {
+		t.Skipf("skipped (%s=1): %s is missing", allowSkipPrometheus, prometheusBin)
 	}
-	t.Fatalf("%s is missing: run make prometheus (make test does), which installs Debian's prometheus package", prometheusBin)
+	t.Fatalf("%s is missing: run make prometheus as root (make test does), which installs Debian's prometheus package, "+
+		"or set %s=1 to skip the tests that need it", prometheusBin, allowSkipPrometheus)
 }
 
 // exporter serves a gauge per target in Prometheus's text format.
