@@ -185,6 +185,15 @@ type PlannedStep struct {
 	Timeout    time.Duration `json:"timeout"`
 	// Mandatory steps cannot be turned off by a descriptor.
 	Mandatory bool `json:"mandatory"`
+	// Spec is a custom step's specification as the plan captured it; only
+	// the worker reads it: what the API, validate and the web show of a
+	// custom step is its type and SpecHash, never commands or URLs.
+	Spec *CustomSpec `json:"spec,omitempty"`
+	// SpecHash is the SHA-256 of Spec's canonical form, in hex.
+	SpecHash string `json:"spec_hash,omitempty"`
+	// Signature is the HMAC-SHA256 of Spec's canonical form under the first
+	// of pipeline.custom.spec_key_refs, when keys are configured.
+	Signature string `json:"signature,omitempty"`
 }
 
 // Plan is the ordered list of steps computed at submission and stored as the
