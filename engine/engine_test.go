@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -165,6 +166,10 @@ type envOptions struct {
 	rules bool
 	// steps replaces the pipeline's steps (YAML flow mappings, one per line).
 	steps []string
+	// plugins are added to the test and local plugins.
+	plugins []deploy.Plugin
+	// workerConcurrency is queues.worker_concurrency (16 unless set).
+	workerConcurrency int
 }
 
 func newEnvWith(t *testing.T, o envOptions) *env {
@@ -192,8 +197,8 @@ pipeline:
   retry_max_interval: 20ms
   steps:
 %s
-queues: {poll_interval: 20ms, environments: {"demo/app/qa": 2}}
-`, filepath.Join(dir, "work", o.executorID), o.executorID, o.engineYAML, pipelineSteps(o.steps))
+queues: {poll_interval: 20ms, worker_concurrency: %d, environments: {"demo/app/qa": 2}}
+`, filepath.Join(dir, "work", o.executorID), o.executorID, o.engineYAML, pipelineSteps(o.steps), cmp.Or(o.workerConcurrency, 16))
 	cfg, err := config.Parse([]byte(cfgText), dir)
 	if err != nil {
 		t.Fatalf("config: %v", err)
@@ -230,7 +235,7 @@ queues: {poll_interval: 20ms, environments: {"demo/app/qa": 2}}
 	if plugin == nil {
 		plugin = newTestPlugin()
 	}
-	plugins := []deploy.Plugin{plugin, local.New(dir)}
+	plugins := append([]deploy.Plugin{plugin, local.New(dir)}, o.plugins...)
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})).With("executor", o.executorID)
 	svc, err := service.New(service.Options{Config: cfg, Store: store, Authorizer: az, Governor: o.governor,
 		Changes: o.changes, Plugins: plugins, Logger: logger})
