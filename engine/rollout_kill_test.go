@@ -607,7 +607,7 @@ func startKillChild(t *testing.T, phase, dir, url, control string) *killChild {
 	t.Cleanup(func() {
 		if !c.done {
 			_ = cmd.Process.Kill()
-			<-c.exited
+			_ = <-c.exited
 		}
 	})
 	return c
@@ -810,8 +810,11 @@ func (p *killPlugin) report(ctx context.Context, ev killEvent) (string, error) {
 	}
 	defer func() { _ = resp.Body.Close() }()
 	answer, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("control server: %d %s %v", resp.StatusCode, answer, err)
+	if err != nil {
+		return "", fmt.Errorf("control server: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("control server: %d %s", resp.StatusCode, answer)
 	}
 	return string(answer), nil
 }
