@@ -217,14 +217,17 @@ func (w *LineWriter) endLine(end int) {
 // (an escape can write a secret: \t for a tab), and cut to the limit.
 func (w *LineWriter) render() string {
 	m, limit := w.m, w.run.limits.Line
-	line := w.line
+	raw := string(w.line)
 	if w.over > 0 {
-		// The kept part can end inside a character of a secret: as U+FFFD
-		// it would no longer read as the start of that secret, and the
-		// cut below would leave what came before it.
-		line = line[:completeRunes(line)]
+		// The kept part of a longer line can end inside a secret's form,
+		// whose start must not show; it is found before masking, as a
+		// shorter secret at the start of a longer one would be masked and
+		// hide it. Without a secret there, the cut still keeps whole
+		// characters.
+		raw = raw[:m.partialStart(raw)]
+		raw = raw[:completeRunes(raw)]
 	}
-	s := m.String(string(line))
+	s := m.String(raw)
 	t := deploy.EscapeText(strings.ToValidUTF8(s, "\uFFFD"))
 	if t != s {
 		t = m.String(t)
@@ -240,25 +243,25 @@ func (w *LineWriter) render() string {
 		t = t[:keep]
 	}
 	// What the cut leaves at the end could be the start of a secret that
-	// went on after it: it goes too.
+	// went on after it (one the escapes wrote): it goes too.
 	t = t[:m.partialStart(t)]
 	// The marker cannot bring a secret together with the text before it,
 	// but a secret could be anything.
 	return m.String(t + marker)
 }
 
-// completeRunes is the length of b without the start of a character it
+// completeRunes is the length of s without the start of a character it
 // ends with, if it does.
-func completeRunes(b []byte) int {
-	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(b[i]) {
-			if !utf8.FullRune(b[i:]) {
+func completeRunes(s string) int {
+	for i := len(s) - 1; i >= 0 && i >= len(s)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(s[i]) {
+			if !utf8.FullRuneInString(s[i:]) {
 				return i
 			}
 			break
 		}
 	}
-	return len(b)
+	return len(s)
 }
 
 // size is n bytes written for a person.

@@ -137,33 +137,54 @@ func TestLimits(t *testing.T) {
 }
 
 // A line cut at its limit never shows the start of a secret that goes on
-// after the cut, wherever the secret is, in any of its forms.
+// after the cut, wherever the secret is, in any of its forms: after dots,
+// where the cut is the line's limit, and after secrets, which masking
+// shrinks so much that the cut is where the line stops being kept. A
+// shorter secret at the start of the one cut does not hide it.
 func TestLimitsNeverCutASecret(t *testing.T) {
-	const secret = "s3cr3t-P@ss/w+rd-€-\t-x"
-	m, err := New(map[string]string{"k": secret})
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name    string
+		secrets map[string]string
+		sought  string
+	}{
+		{"one secret", map[string]string{"k": "s3cr3t-P@ss/w+rd-€-\t-x"}, "s3cr3t-P@ss/w+rd-€-\t-x"},
+		{"one the start of another", map[string]string{"short": "pass-w0rd-", "long": "pass-w0rd-and-more"}, "pass-w0rd-and-more"},
 	}
-	limits := Limits{Line: 100}
-	for _, f := range allForms(secret) {
-		if strings.ContainsAny(f.text, ".*") {
-			t.Fatalf("the %s form %q holds the filler", f.name, f.text)
-		}
-		// From well before the cut to beyond what a line keeps.
-		for at := 0; at < limits.Line+m.maxForm+10; at++ {
-			stream := strings.Repeat(".", at) + f.text + strings.Repeat(".", 300) + "\n"
-			lines := writeChunks(t, m, limits, stream, func(i int) int { return 1 + i%13 })
-			if len(lines) != 1 {
-				t.Fatalf("%s at %d: lines %q", f.name, at, lines)
+	limits := Limits{Line: 200}
+	// fill is n bytes of unit repeated, then dots.
+	fill := func(unit string, n int) string {
+		s := strings.Repeat(unit, n/len(unit))
+		return s + strings.Repeat(".", n-len(s))
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := New(tt.secrets)
+			if err != nil {
+				t.Fatal(err)
 			}
-			shown, ok := strings.CutSuffix(lines[0], fmt.Sprintf(" …(line cut at 100 bytes, %d bytes in all)", len(stream)-1))
-			if !ok || len(lines[0]) > limits.Line {
-				t.Fatalf("%s at %d: %q is not a cut line", f.name, at, lines[0])
+			for _, f := range allForms(tt.sought) {
+				if strings.ContainsAny(f.text, ".*") {
+					t.Fatalf("the %s form %q holds the filler", f.name, f.text)
+				}
+				for _, unit := range []string{".", tt.sought, tt.sought + "."} {
+					// From well before the cut to beyond what a line keeps.
+					for at := 0; at < limits.Line+m.maxForm+10; at++ {
+						stream := fill(unit, at) + f.text + strings.Repeat(".", 300) + "\n"
+						lines := writeChunks(t, m, limits, stream, func(i int) int { return 1 + i%13 })
+						if len(lines) != 1 {
+							t.Fatalf("%s at %d: lines %q", f.name, at, lines)
+						}
+						shown, ok := strings.CutSuffix(lines[0], fmt.Sprintf(" …(line cut at 200 bytes, %d bytes in all)", len(stream)-1))
+						if !ok || len(lines[0]) > limits.Line {
+							t.Fatalf("%s at %d: %q is not a cut line", f.name, at, lines[0])
+						}
+						if strings.Trim(shown, ".*") != "" {
+							t.Fatalf("%s at %d after %q: the cut line shows %q", f.name, at, unit, shown)
+						}
+					}
+				}
 			}
-			if strings.Trim(shown, ".*") != "" {
-				t.Fatalf("%s at %d: the cut line shows %q", f.name, at, shown)
-			}
-		}
+		})
 	}
 }
 
