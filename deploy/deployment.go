@@ -1,6 +1,9 @@
 package deploy
 
 import (
+	"net"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -25,16 +28,28 @@ type Target struct {
 	Labels map[string]string `json:"labels,omitempty"`
 }
 
-// Name is how logs and outputs refer to a target.
+// Name is how logs, outputs, the rollout plan and its status refer to a
+// target, and what tells two targets apart: [user@]host[:port][:path].
+// Two logins of one host, or one host on two ports, are two machines or
+// two accounts, so they are two targets. A target without user or port
+// keeps the name it always had (host, host:path or path); without a host,
+// user and port address nothing and are left out.
 func (t Target) Name() string {
-	switch {
-	case t.Host != "" && t.Path != "":
-		return t.Host + ":" + t.Path
-	case t.Host != "":
-		return t.Host
-	default:
+	if t.Host == "" {
 		return t.Path
 	}
+	name := t.Host
+	if t.Port != 0 {
+		host := strings.TrimSuffix(strings.TrimPrefix(t.Host, "["), "]")
+		name = net.JoinHostPort(host, strconv.Itoa(t.Port))
+	}
+	if t.User != "" {
+		name = t.User + "@" + name
+	}
+	if t.Path != "" {
+		name += ":" + t.Path
+	}
+	return name
 }
 
 // Descriptor is a parsed and validated manent/v1 Deployment descriptor.

@@ -126,7 +126,10 @@ func (l ArchiveLimits) OrDefault() ArchiveLimits {
 // TargetKey is the idempotency key of one target of the request. It
 // names the target by all that makes it one: two logins of one host, or
 // one login on two ports, are two targets (user@host:port[:path]); a
-// target with a host or a path only is named as Name names it.
+// target with a host or a path only is named as Name names it. The form
+// differs from Name's where a port has no user (@host:port) and stays so:
+// the keys are written in the targets' journals, and a retried step must
+// find the key its first attempt wrote.
 func (r PluginRequest) TargetKey(t Target) string {
 	if t.User == "" && t.Port == 0 {
 		return r.IdempotencyKey + ":" + t.Name()

@@ -284,6 +284,62 @@ func TestPlanTargets(t *testing.T) {
 	}
 }
 
+// Targets on one host are told apart by their login and port: two SSH
+// targets behind one bastion are two machines, each deployed once and
+// selected into its own batch; the same login on the same port twice is
+// still one target given twice.
+func TestPlanTargetsOnOneHost(t *testing.T) {
+	tests := []struct {
+		name    string
+		targets []deploy.Target
+		want    string
+		errs    []string
+	}{
+		{
+			name:    "two ports",
+			targets: []deploy.Target{{Host: "bastion", Port: 2201}, {Host: "bastion", Port: 2202}},
+			want:    "all#1[bastion:2201][bastion:2202]",
+		},
+		{
+			name:    "two logins",
+			targets: []deploy.Target{{Host: "bastion", User: "app"}, {Host: "bastion", User: "ops"}},
+			want:    "all#1[app@bastion][ops@bastion]",
+		},
+		{
+			name:    "a login on a port and the host alone",
+			targets: []deploy.Target{{Host: "bastion", User: "app", Port: 2201}, {Host: "bastion"}},
+			want:    "all#1[app@bastion:2201][bastion]",
+		},
+		{
+			name:    "the same login and port twice",
+			targets: []deploy.Target{{Host: "bastion", User: "app", Port: 2201}, {Host: "bastion", User: "app", Port: 2201}},
+			want:    "all#1[app@bastion:2201][app@bastion:2201]",
+			errs:    []string{"targets[1]: app@bastion:2201 is also targets[0]: each target is deployed once"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := rollout.Plan(tt.targets, &deploy.RolloutSpec{Waves: []deploy.WaveSpec{{Name: "all", Batch: count(1)}}})
+			if l := layout(got); l != tt.want {
+				t.Errorf("plan %s\nwant %s", l, tt.want)
+			}
+			if errs := fieldsOf(err); strings.Join(errs, "\n") != strings.Join(tt.errs, "\n") {
+				t.Errorf("errors %q\nwant   %q", errs, tt.errs)
+			}
+			if err != nil {
+				return
+			}
+			// Each batch gives its plugin step its own target.
+			for _, b := range got.Passes[0].Batches {
+				sel := b.Select(tt.targets)
+				if len(sel) != 1 || sel[0].Name() != b.Targets[0] {
+					t.Errorf("batch %d selects %+v, want the target %s alone", b.Index, sel, b.Targets[0])
+				}
+			}
+		})
+	}
+}
+
 func TestPlanMaxFailures(t *testing.T) {
 	targets := fleet("a", "b", "c", "d", "e")
 	for _, tt := range []struct {
