@@ -228,6 +228,13 @@ func checkLiteral(s string) error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.User != nil {
 		return errors.New("must be an absolute http:// or https:// URL without credentials")
 	}
+	// url.Parse takes any digits for a port: a URL that could never be
+	// called is refused where it is written, not when it is first called.
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return errors.New("must have a port between 1 and 65535")
+		}
+	}
 	return nil
 }
 

@@ -14,6 +14,7 @@ func TestParseAndRender(t *testing.T) {
 		want      string
 	}{
 		{"no placeholder", "http://127.0.0.1:8080/health", nil, "http://127.0.0.1:8080/health"},
+		{"the last port", "http://h:65535/health", nil, "http://h:65535/health"},
 		{"in the path", "http://h/releases/{{ .Version }}/index.html", map[string]string{"Version": "1.0.0"}, "http://h/releases/1.0.0/index.html"},
 		{"escaped in the path", "http://h/r/{{.Version}}", map[string]string{"Version": "a/b c"}, "http://h/r/a%2Fb%20c"},
 		{"escaped in the query", "http://h/x?v={{ .Version }}&a={{ .Application }}", map[string]string{"Version": "1&2", "Application": "web"}, "http://h/x?v=1%262&a=web"},
@@ -43,6 +44,10 @@ func TestParseRefuses(t *testing.T) {
 		"ftp://h/x",
 		"http://user:pw@h/x",
 		"not a url",
+		"http://h:0/x",
+		"http://h:65536/x",
+		"https://h:99999/{{ .Version }}",
+		"http://[::1]:0/x",
 	} {
 		if _, err := Parse(raw, fields); err == nil {
 			t.Errorf("Parse(%q) accepted", raw)
@@ -108,6 +113,8 @@ func TestParseHostRefuses(t *testing.T) {
 		"http://{{ .Target }}/",                     // not a field of the list
 		"ftp://{{ .Target.Host }}/",                 // scheme
 		"http://{{ .Target.Host }}:{{ .Version }}/", // a port from a non-host field
+		"http://{{ .Target.Host }}:0/",              // a literal port out of range
+		"http://{{ .Target.Host }}:70000/",          // a literal port out of range
 	} {
 		if _, err := ParseHost(raw, targetFields, hostFields); err == nil {
 			t.Errorf("ParseHost(%q) accepted", raw)
