@@ -210,6 +210,9 @@ type DescriptorPolicy struct {
 	// Rollout is what a descriptor's rollout may change: one of the
 	// RolloutPolicy* values, "" for RolloutPolicyNone.
 	Rollout string `yaml:"rollout"`
+	// GateURLs are the prefixes of the URLs a descriptor's gates may call
+	// besides its targets: the worker calls them from inside the network.
+	GateURLs []string `yaml:"gate_urls"`
 }
 
 // What descriptor_policy.rollout lets a descriptor change.

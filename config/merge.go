@@ -49,6 +49,9 @@ func Merge(d *deploy.Descriptor, env *EnvConfig, policy DescriptorPolicy, defaul
 	}
 	var errs yamltree.Errors
 	eff.Targets = mergeTargets(&errs, d.Deploy.Targets, env.Targets, policy.Targets)
+	if len(d.Deploy.Targets) > 0 && policy.Targets {
+		checkTargetLabels(&errs, d.Deploy.Targets, env.Rollout, policy.Rollout)
+	}
 	eff.Params = mergeParams(&errs, "deploy.params", d.Deploy.Params, env.Params, policy.AllowsParam)
 	for _, step := range unionKeys(d.StepParams, env.StepParams) {
 		allowed := func(name string) bool { return policy.AllowsStepParam(step, name) }
@@ -61,7 +64,7 @@ func Merge(d *deploy.Descriptor, env *EnvConfig, policy DescriptorPolicy, defaul
 		}
 	}
 	eff.Rollback = mergeRollback(&errs, d.Rollback, env, policy.Rollback)
-	eff.Rollout = mergeRollout(&errs, d.Rollout, env.Rollout, policy.Rollout)
+	eff.Rollout = mergeRollout(&errs, d.Rollout, env.Rollout, policy)
 	if errs.Len() > 0 {
 		return deploy.Effective{}, &deploy.Error{
 			Code:    deploy.EUNPROCESSABLE,

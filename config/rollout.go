@@ -11,9 +11,9 @@ import (
 // mergeRollout decides the rollout of a deploy: the environment's, as a
 // descriptor changes it where descriptor_policy.rollout allows, with the
 // defaults applied; nil when neither gives one.
-func mergeRollout(errs *yamltree.Errors, o *deploy.RolloutOverride, env *deploy.RolloutSpec, policy string) *deploy.RolloutSpec {
+func mergeRollout(errs *yamltree.Errors, o *deploy.RolloutOverride, env *deploy.RolloutSpec, pol DescriptorPolicy) *deploy.RolloutSpec {
 	var merged deploy.RolloutSpec
-	switch {
+	switch policy := pol.Rollout; {
 	case o == nil && env == nil:
 		return nil
 	case o == nil:
@@ -24,6 +24,7 @@ func mergeRollout(errs *yamltree.Errors, o *deploy.RolloutOverride, env *deploy.
 	case policy == RolloutPolicyPacing:
 		merged = pace(errs, o, *env)
 	case policy == RolloutPolicyAll:
+		checkDescriptorGates(errs, o.Gates, pol.GateURLs)
 		merged = replaceRollout(errs, o, env)
 	default:
 		errs.Add("rollout", "forbidden: the descriptor policy does not let descriptors change the rollout (descriptor_policy.rollout is none)")

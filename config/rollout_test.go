@@ -491,3 +491,215 @@ func TestEnvConfigPrometheusGateWithCredentials(t *testing.T) {
 		})
 	}
 }
+
+// TestDescriptorTargetLabelsCannotSteerTheRollout: the labels of a
+// descriptor's targets that a selector of the environment's rollout reads
+// are refused where the policy keeps that selector the environment's, so a
+// descriptor cannot put every target in the canary wave (leaving the wave
+// with an approval empty) or pass a Windows host through the linux rule.
+func TestDescriptorTargetLabelsCannotSteerTheRollout(t *testing.T) {
+	const envRollout = `rollout:
+  rule: {labels: {os: linux}}
+  exclude: {labels: {maintenance: "true"}}
+  waves:
+    - {name: canary, select: {labels: {ring: canary}}}
+    - {name: rest, approval: true}
+`
+	const steering = `deploy:
+  targets:
+    - {host: win-1, labels: {os: linux, ring: canary}}
+    - {host: web-2, port: 2202, labels: {ring: canary, team: web}}
+    - {host: web-3, labels: {maintenance: "false"}}
+`
+	tests := []struct {
+		name    string
+		env     string
+		desc    string
+		policy  string
+		wantErr []string
+	}{
+		{
+			name: "none: the rule, the exclude and the waves are the environment's",
+			env:  envRollout, desc: steering, policy: config.RolloutPolicyNone,
+			wantErr: []string{
+				"deploy.targets[0].labels.os: win-1: forbidden: rollout.rule of the environment configuration reads this label, and whether a target passes the rule is the environment configuration's to decide, not the descriptor's (descriptor_policy.rollout is none)",
+				"deploy.targets[0].labels.ring: win-1: forbidden: rollout.waves[0].select of the environment configuration reads this label, and which wave a target is in is the environment configuration's to decide, not the descriptor's (descriptor_policy.rollout is none)",
+				"deploy.targets[1].labels.ring: web-2:2202: forbidden: rollout.waves[0].select of the environment configuration reads this label, and which wave a target is in is the environment configuration's to decide, not the descriptor's (descriptor_policy.rollout is none)",
+				"deploy.targets[2].labels.maintenance: web-3: forbidden: rollout.exclude of the environment configuration reads this label, and whether a target is excluded is the environment configuration's to decide, not the descriptor's (descriptor_policy.rollout is none)",
+			},
+		},
+		{
+			name: "pacing: the same",
+			env:  envRollout, desc: steering, policy: config.RolloutPolicyPacing,
+			wantErr: []string{
+				"deploy.targets[0].labels.os: win-1: forbidden: rollout.rule of the environment configuration reads this label, and whether a target passes the rule is the environment configuration's to decide, not the descriptor's (descriptor_policy.rollout is pacing)",
+				"deploy.targets[0].labels.ring: win-1: forbidden: rollout.waves[0].select of the environment configuration reads this label, and which wave a target is in is the environment configuration's to decide, not the descriptor's (descriptor_policy.rollout is pacing)",
+				"deploy.targets[1].labels.ring: web-2:2202: forbidden: rollout.waves[0].select of the environment configuration reads this label, and which wave a target is in is the environment configuration's to decide, not the descriptor's (descriptor_policy.rollout is pacing)",
+				"deploy.targets[2].labels.maintenance: web-3: forbidden: rollout.exclude of the environment configuration reads this label, and whether a target is excluded is the environment configuration's to decide, not the descriptor's (descriptor_policy.rollout is pacing)",
+			},
+		},
+		{
+			name: "the default policy is none",
+			env:  envRollout, desc: "deploy:\n  targets: [{host: web-1, labels: {ring: canary}}]\n",
+			wantErr: []string{
+				"deploy.targets[0].labels.ring: web-1: forbidden: rollout.waves[0].select of the environment configuration reads this label, and which wave a target is in is the environment configuration's to decide, not the descriptor's (descriptor_policy.rollout is none)",
+			},
+		},
+		{
+			name: "all: the waves may be the descriptor's, the rule and exclude stand",
+			env:  envRollout, desc: steering, policy: config.RolloutPolicyAll,
+			wantErr: []string{
+				"deploy.targets[0].labels.os: win-1: forbidden: rollout.rule of the environment configuration reads this label, and whether a target passes the rule is the environment configuration's to decide, not the descriptor's (the environment's rule and exclude always stand)",
+				"deploy.targets[2].labels.maintenance: web-3: forbidden: rollout.exclude of the environment configuration reads this label, and whether a target is excluded is the environment configuration's to decide, not the descriptor's (the environment's rule and exclude always stand)",
+			},
+		},
+		{
+			name: "all, with a rule of the descriptor's own",
+			env:  "rollout:\n  waves: [{name: canary, select: {labels: {ring: canary}}}, {name: rest}]\n",
+			desc: "rollout: {rule: {labels: {os: linux}}}\ndeploy:\n  targets: [{host: web-1, labels: {os: linux, ring: canary}}]\n", policy: config.RolloutPolicyAll,
+		},
+		{
+			name: "labels no selector of the environment reads",
+			env:  envRollout, desc: "deploy:\n  targets: [{host: web-1, labels: {team: web, region: eu}}, {host: web-2}]\n", policy: config.RolloutPolicyNone,
+		},
+		{
+			name: "an environment without rollout",
+			desc: steering, policy: config.RolloutPolicyNone,
+		},
+		{
+			name: "percentages read no label",
+			env:  "rollout: {percentages: [50, 100]}\n", desc: steering, policy: config.RolloutPolicyPacing,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := config.Parse(nil, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			env, err := c.ParseEnvConfig([]byte("plugin: local\n" + tt.env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = config.Merge(parseDescriptor(t, tt.desc), env, config.DescriptorPolicy{Targets: true, Rollout: tt.policy}, "demo")
+			if got := rolloutErrors(err); strings.Join(got, "\n") != strings.Join(tt.wantErr, "\n") {
+				t.Errorf("errors\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(tt.wantErr, "\n  "))
+			}
+			if tt.wantErr == nil && err != nil {
+				t.Errorf("merge: %v", err)
+			}
+		})
+	}
+}
+
+// An environment's own targets carry the labels its rollout reads: the
+// environment configuration gives both.
+func TestEnvTargetLabelsSteerItsRollout(t *testing.T) {
+	c, err := config.Parse(nil, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := c.ParseEnvConfig([]byte("plugin: local\ntargets: [{path: /srv/a, labels: {ring: canary, os: linux}}, {path: /srv/b, labels: {os: linux}}]\n" +
+		"rollout:\n  rule: {labels: {os: linux}}\n  waves: [{name: canary, select: {labels: {ring: canary}}}, {name: rest}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eff, err := config.Merge(parseDescriptor(t, ""), env, config.DescriptorPolicy{Targets: true}, "demo")
+	if err != nil || len(eff.Targets) != 2 {
+		t.Fatalf("merge = %+v, %v", eff.Targets, err)
+	}
+}
+
+// TestDescriptorGatesCallTheirTargetsOrTheAllowList: under
+// descriptor_policy.rollout: all, a descriptor's gate may make the worker
+// call its targets or the URLs the platform lists in gate_urls, never an
+// internal address of the descriptor's choosing (whose answers' codes the
+// status would show).
+func TestDescriptorGatesCallTheirTargetsOrTheAllowList(t *testing.T) {
+	allowList := []string{"https://metrics.example/prometheus/", "http://127.0.0.1:9090/", "https://status.example/api/"}
+	const msgHTTP = "forbidden: a descriptor's http gate calls its targets ({{ .Target.Host }} as the whole host) or a URL under pipeline.descriptor_policy.gate_urls, no other host"
+	const msgProm = "forbidden: a descriptor's prometheus gate must be under one of pipeline.descriptor_policy.gate_urls: give the gate in the environment configuration, or ask for its Prometheus to be listed"
+	tests := []struct {
+		name    string
+		gate    string
+		allowed []string
+		err     string
+	}{
+		{name: "an internal address", gate: `{http: {url: "http://10.0.0.5:8500/v1/kv/secret?recurse=true", expect_status: 200}}`, allowed: allowList, err: "rollout.gates[0].http.url: " + msgHTTP},
+		{name: "the targets", gate: `{http: {url: "https://{{ .Target.Host }}:{{ .Target.Port }}/health"}}`},
+		{name: "the targets on a port of the descriptor's", gate: `{http: {url: "http://{{ .Target.Host }}:8080/health?v={{ .Version }}"}}`},
+		{name: "a host built around the target's", gate: `{http: {url: "https://{{ .Target.Host }}.evil.example/h"}}`, allowed: allowList, err: "rollout.gates[0].http.url: " + msgHTTP},
+		{name: "the target's host in the path", gate: `{http: {url: "https://10.0.0.5/{{ .Target.Host }}"}}`, err: "rollout.gates[0].http.url: " + msgHTTP},
+		{name: "an http gate under gate_urls", gate: `{http: {url: "https://status.example/api/{{ .Target.Host }}"}}`, allowed: allowList},
+		{name: "an http gate climbing out of gate_urls", gate: `{http: {url: "https://status.example/api/../admin"}}`, allowed: allowList, err: "rollout.gates[0].http.url: " + msgHTTP},
+		{name: "an encoded climb", gate: `{http: {url: "https://status.example/api/%2E%2e/admin"}}`, allowed: allowList, err: "rollout.gates[0].http.url: " + msgHTTP},
+		{name: "another spelling of an allowed host", gate: `{http: {url: "https://STATUS.example/api/x"}}`, allowed: allowList, err: "rollout.gates[0].http.url: " + msgHTTP},
+		{name: "prometheus without gate_urls", gate: `{prometheus: {url: "http://127.0.0.1:9090", query: up, min: 1}}`, err: "rollout.gates[0].prometheus.url: " + msgProm},
+		{name: "prometheus under gate_urls", gate: `{prometheus: {url: "https://metrics.example/prometheus/", query: up, min: 1}}`, allowed: allowList},
+		{name: "prometheus elsewhere", gate: `{prometheus: {url: "http://10.0.0.5:9090", query: up, min: 1}}`, allowed: allowList, err: "rollout.gates[0].prometheus.url: " + msgProm},
+		{name: "prometheus on a host that starts as an allowed one", gate: `{prometheus: {url: "https://metrics.example.evil/prometheus/", query: up, min: 1}}`, allowed: allowList, err: "rollout.gates[0].prometheus.url: " + msgProm},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env, err := parseEnv(t, "rollout:\n  waves: [{name: one}]\n")
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := parseDescriptor(t, "rollout:\n  gates: ["+tt.gate+"]\n")
+			eff, err := config.Merge(d, env, config.DescriptorPolicy{Rollout: config.RolloutPolicyAll, GateURLs: tt.allowed}, "demo")
+			if got := strings.Join(rolloutErrors(err), "\n"); got != tt.err {
+				t.Fatalf("errors %q\nwant   %q", got, tt.err)
+			}
+			if tt.err == "" && (err != nil || len(eff.Rollout.Gates) != 1) {
+				t.Fatalf("merge = %+v, %v", eff.Rollout, err)
+			}
+		})
+	}
+}
+
+// An environment configuration's gates are the platform's own: they call
+// what it writes, with or without gate_urls.
+func TestEnvGatesCallAnyHost(t *testing.T) {
+	env, err := parseEnv(t, "rollout:\n  gates: [{http: {url: \"http://10.0.0.5:8500/health\"}}, {prometheus: {url: \"http://10.0.0.6:9090\", query: up, min: 1}}]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, policy := range []string{config.RolloutPolicyNone, config.RolloutPolicyAll} {
+		if _, err := config.Merge(parseDescriptor(t, ""), env, config.DescriptorPolicy{Rollout: policy}, "demo"); err != nil {
+			t.Errorf("%s: %v", policy, err)
+		}
+	}
+}
+
+func TestDescriptorPolicyGateURLs(t *testing.T) {
+	_, err := config.Parse([]byte(`pipeline:
+  descriptor_policy:
+    rollout: all
+    gate_urls:
+      - https://metrics.example/prometheus/
+      - "http://127.0.0.1:"
+      - https://metrics.example
+      - file:metrics
+      - https://reader:pw@metrics.example/
+      - https://{{ .Target.Host }}/
+      - ftp://metrics.example/
+`), t.TempDir())
+	want := []string{
+		"pipeline.descriptor_policy.gate_urls[2]: must end the host with / or : (https://repo.example.com/ or http://127.0.0.1:), or it would match other hosts",
+		"pipeline.descriptor_policy.gate_urls[3]: must start with http:// or https://: a gate calls an HTTP server",
+		"pipeline.descriptor_policy.gate_urls[4]: must be a URL prefix without credentials",
+		"pipeline.descriptor_policy.gate_urls[5]: must be a URL prefix without placeholders",
+		"pipeline.descriptor_policy.gate_urls[6]: must start with http:// or https://: a gate calls an HTTP server",
+	}
+	var ce *config.Error
+	if !errors.As(err, &ce) {
+		t.Fatalf("Parse: %v, want a *config.Error", err)
+	}
+	got := make([]string, len(ce.Fields))
+	for i, f := range ce.Fields {
+		got[i] = f.String()
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("errors\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}

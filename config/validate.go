@@ -252,6 +252,22 @@ func (c *Config) validatePolicy(errs *yamltree.Errors, position map[string]int) 
 	if pol.Rollout != "" && !slices.Contains([]string{RolloutPolicyNone, RolloutPolicyPacing, RolloutPolicyAll}, pol.Rollout) {
 		errs.Add("pipeline.descriptor_policy.rollout", "must be none, pacing or all")
 	}
+	for i, u := range pol.GateURLs {
+		path := yamltree.Index("pipeline.descriptor_policy.gate_urls", i)
+		switch {
+		case errs.Bad(path):
+		case !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://"):
+			errs.Add(path, "must start with http:// or https://: a gate calls an HTTP server")
+		case prefixProblem(u) != "":
+			errs.Add(path, "%s", prefixProblem(u))
+		case strings.Contains(u, "{{"):
+			errs.Add(path, "must be a URL prefix without placeholders")
+		default:
+			if parsed, err := url.Parse(u); err != nil || parsed.User != nil {
+				errs.Add(path, "must be a URL prefix without credentials")
+			}
+		}
+	}
 	for _, step := range sortedKeys(pol.StepParams) {
 		path := yamltree.Key("pipeline.descriptor_policy.step_params", step)
 		if position[step] == 0 {

@@ -134,6 +134,31 @@ func place(before, field string, hostFields []string) (part, error) {
 	return part{field: field, where: inHost, bare: rest == ""}, nil
 }
 
+// HostIs reports whether the URL's host is the value of field and nothing
+// more (https://{{ .Target.Host }}:8080/health, http://[{{ .Target.Host }}]/),
+// so that whoever wrote the template chose no host of its own: not
+// https://{{ .Target.Host }}.example.net/ nor https://h/{{ .Target.Host }}.
+func (t *Template) HostIs(field string) bool {
+	j := slices.IndexFunc(t.parts, func(p part) bool { return p.where == inHost })
+	if j < 1 || t.parts[j].field != field || t.parts[j-1].field != "" {
+		return false
+	}
+	p, before := t.parts[j], t.parts[j-1].text
+	end := ":/?#"
+	switch {
+	case p.bare && strings.HasSuffix(before, "://"):
+	case p.bracketed && strings.HasSuffix(before, "://["):
+		end = "]"
+	default:
+		return false
+	}
+	if j == len(t.parts)-1 {
+		return !p.bracketed
+	}
+	after := t.parts[j+1]
+	return after.field == "" && after.text != "" && strings.ContainsRune(end, rune(after.text[0]))
+}
+
 // String is the template as written.
 func (t *Template) String() string { return t.raw }
 

@@ -168,3 +168,39 @@ func TestRenderRefusesValuesLeavingTheHost(t *testing.T) {
 		})
 	}
 }
+
+// HostIs tells a URL whose host is a target's own from one whose writer
+// chose the host, or a part of it.
+func TestHostIs(t *testing.T) {
+	tests := []struct {
+		raw  string
+		want bool
+	}{
+		{"https://{{ .Target.Host }}/health", true},
+		{"https://{{.Target.Host}}:8080/health", true},
+		{"http://{{ .Target.Host }}:{{ .Target.Port }}/health?v={{ .Version }}", true},
+		{"http://{{ .Target.Host }}", true},
+		{"http://{{ .Target.Host }}?x=1", true},
+		{"http://[{{ .Target.Host }}]:8080/", true},
+		{"https://{{ .Target.Host }}.evil.example/h", false},
+		{"https://a{{ .Target.Host }}/h", false},
+		{"https://a.{{ .Target.Host }}/h", false},
+		{"https://10.0.0.5:8500/{{ .Target.Host }}", false},
+		{"https://10.0.0.5:{{ .Target.Port }}/", false},
+		{"https://10.0.0.5:8500/v1/kv", false},
+		{"http://{{ .Target.Host }}{{ .Target.Port }}/", false},
+		{"http://{{ .Target.Port }}/", false},
+	}
+	for _, tt := range tests {
+		tpl, err := ParseHost(tt.raw, targetFields, hostFields)
+		if err != nil {
+			if tt.want {
+				t.Errorf("ParseHost(%q): %v", tt.raw, err)
+			}
+			continue
+		}
+		if got := tpl.HostIs("Target.Host"); got != tt.want {
+			t.Errorf("HostIs(%q) = %v, want %v", tt.raw, got, tt.want)
+		}
+	}
+}
