@@ -9,9 +9,11 @@ import (
 )
 
 func TestParseAndLookup(t *testing.T) {
+	dec := json.NewDecoder(strings.NewReader(`{"result": {"id": "p-1", "n": 42, "items": [{"x": 1}, {"x": 2}]},
+		"a.b": "dotted", "it's": "quoted", "k-1": true, "e": null, "q\"uote": "dq", "nl\n": "escaped"}`))
+	dec.UseNumber()
 	var doc any
-	if err := json.Unmarshal([]byte(`{"result": {"id": "p-1", "items": [{"x": 1}, {"x": 2}]},
-		"a.b": "dotted", "it's": "quoted", "k-1": true, "e": null}`), &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -20,14 +22,21 @@ func TestParseAndLookup(t *testing.T) {
 		found bool
 	}{
 		{"$.result.id", "p-1", true},
-		{"$.result.items[1].x", 2.0, true},
+		{"$.result.n", json.Number("42"), true},
+		{"$.result.items[1].x", json.Number("2"), true},
+		{"$.result.items[-1].x", json.Number("2"), true},
+		{`$["result"]['id']`, "p-1", true},
 		{`$["a.b"]`, "dotted", true},
 		{`$['it\'s']`, "quoted", true},
-		{`$.k-1`, true, true},
+		{`$["q\"uote"]`, "dq", true},
+		{`$["nl\n"]`, "escaped", true},
+		{`$["k-1"]`, true, true},
 		{`$.e`, nil, true},
 		{`$.result.items[2]`, nil, false},
+		{`$.result.items[-3]`, nil, false},
 		{`$.result.id.more`, nil, false},
 		{`$.result[0]`, nil, false},
+		{`$.result.items.x`, nil, false},
 		{`$.missing`, nil, false},
 	}
 	for _, tt := range tests {
@@ -45,24 +54,38 @@ func TestParseAndLookup(t *testing.T) {
 			}
 		})
 	}
-	if p, _ := jsonpath.Parse("$"); p.String() != "$" {
-		t.Fatal("$ alone is the whole response")
+	p, err := jsonpath.Parse("$")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := p.Lookup("whole"); !ok || v != "whole" {
+		t.Fatalf("$ on a scalar document: %v %v", v, ok)
+	}
+	if v, ok := (jsonpath.Path{}).Lookup(doc); ok {
+		t.Fatalf("the zero Path names %v", v)
 	}
 }
 
 func TestParseRefuses(t *testing.T) {
+	const notOne = "must name one value"
 	tests := map[string]string{
 		"result.id":                     "must start with $",
-		"$..id":                         "byte 2: expected a member name",
-		"$.*":                           "byte 2: expected a member name",
-		"$.1a":                          "byte 2: expected a member name",
-		"$[-1]":                         "byte 2: expected an index",
-		"$[01]":                         "leading zeros",
-		"$[?(@.x)]":                     "byte 2: expected an index",
-		`$["a"`:                         "expected ] after the quoted name",
-		`$["a]`:                         "not closed",
-		`$["a\n"]`:                      `\ escapes only`,
-		"$.a b":                         "byte 3: expected . or [",
+		"":                              "must start with $",
+		"$..id":                         notOne,
+		"$.*":                           notOne,
+		"$[*]":                          notOne,
+		"$.a[0:2]":                      notOne,
+		"$[?@.x]":                       notOne,
+		"$['a','b']":                    notOne,
+		"$.1a":                          "is not a JSON path",
+		"$.k-1":                         "is not a JSON path",
+		"$[01]":                         "is not a JSON path",
+		"$[+1]":                         "is not a JSON path",
+		`$["a"`:                         "is not a JSON path",
+		`$["a]`:                         "is not a JSON path",
+		"$.a b":                         "is not a JSON path",
+		"$.":                            "is not a JSON path",
+		"$x":                            "is not a JSON path",
 		"$" + strings.Repeat(".a", 300): "longer than 512 bytes",
 	}
 	for path, want := range tests {
