@@ -135,7 +135,12 @@ func checkPattern(errs *yamltree.Errors, p, pattern string) *regexp.Regexp {
 		}
 		return nil
 	}
-	re, err := deploy.CompilePattern(pattern)
+	// The pattern alone, for an error that quotes what was written.
+	_, err := regexp.Compile(pattern)
+	re, aerr := deploy.CompilePattern(pattern)
+	if err == nil {
+		err = aerr
+	}
 	if err != nil {
 		errs.Add(p, "must be a regular expression (RE2 syntax): %s", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 		return nil
