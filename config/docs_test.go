@@ -20,7 +20,21 @@ func TestDocEnvConfigExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := config.Parse(nil, t.TempDir())
+	// The full example sets the parameter of a custom step.
+	c, err := config.Parse([]byte(`pipeline:
+  steps:
+    - {name: secrets, mode: mandatory}
+    - {name: artifacts, mode: mandatory}
+    - {name: qa, mode: mandatory}
+    - {name: deploy, mode: mandatory}
+    - {name: post-test, mode: optional}
+    - {name: activation, mode: optional}
+    - name: db-migrate
+      mode: optional
+      type: http
+      params: {database: {pattern: "[a-z][a-z0-9_]{0,62}"}}
+      run: {url: "https://ops.example.com/migrate"}
+`), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func (s *CustomSpec) ResolveParams(values map[string]string) (map[string]string,
 		p, ok := s.Params[name]
 		switch {
 		case !ok:
-			errs = append(errs, ParamError{Name: name, Given: true, Message: undeclared(s)})
+			errs = append(errs, ParamError{Name: name, Given: true, Message: s.Undeclared()})
 		case !p.Matches(values[name]):
 			errs = append(errs, ParamError{Name: name, Given: true,
 				Message: fmt.Sprintf("does not match the pattern step %s declares for it", s.Name)})
@@ -74,7 +74,8 @@ func (s *CustomSpec) ResolveParams(values map[string]string) (map[string]string,
 	return out, errs
 }
 
-func undeclared(s *CustomSpec) string {
+// Undeclared is the error of a parameter the step does not declare.
+func (s *CustomSpec) Undeclared() string {
 	if len(s.Params) == 0 {
 		return fmt.Sprintf("undeclared parameter: step %s declares no parameters", s.Name)
 	}

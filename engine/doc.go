@@ -6,7 +6,7 @@
 // service back through Checks; the kinds of steps live in engine/steps.
 //
 // It may import deploy, chains, config, engine/steps, engine/gates, engine/plugins,
-// engine/secrets, internal/dberr, internal/crontick, internal/safehttp, DBOS,
+// engine/secrets, internal/dberr, internal/crontick, internal/safehttp, internal/specsig, DBOS,
 // pgx and the standard library; never service, server, graph or
 // internal/postgres.
 package engine

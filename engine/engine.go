@@ -18,6 +18,7 @@ import (
 	"manent.dev/manent/engine/secrets"
 	"manent.dev/manent/engine/steps"
 	"manent.dev/manent/internal/safehttp"
+	"manent.dev/manent/internal/specsig"
 )
 
 // Options wires an Engine.
@@ -37,6 +38,9 @@ type Options struct {
 	Changes map[string]deploy.ChangeConnector
 	// Worker makes this process dequeue and run deploys (roles all and worker).
 	Worker bool
+	// Specs checks the specifications of custom steps before they run;
+	// nil accepts unsigned ones and revokes none.
+	Specs  *specsig.Keyring
 	Logger *slog.Logger
 }
 
@@ -98,7 +102,7 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 	e.env = &steps.Env{
 		Config: o.Config, Plugins: map[string]deploy.Plugin{}, Secrets: map[string]deploy.SecretProvider{},
 		HTTP: safehttp.New(safehttp.Options{Timeout: 5 * time.Minute}), Log: o.Logger, History: o.Store,
-		Inventory: o.Store,
+		Inventory: o.Store, Specs: o.Specs,
 	}
 	for _, p := range o.Plugins {
 		e.env.Plugins[p.Name()] = p

@@ -36,7 +36,8 @@ func Recover(ctx context.Context, c Config, executorIDs []string, force bool) (_
 	if err != nil {
 		return nil, err
 	}
-	_, eng, err := newCore(ctx, cfg, db, s.databaseURL, plugins, false, s.log)
+	// It runs no step: the keys that check specifications are the workers'.
+	_, eng, err := newCore(ctx, cfg, db, s.databaseURL, plugins, nil, false, s.log)
 	if err != nil {
 		return nil, err
 	}

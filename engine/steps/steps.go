@@ -11,6 +11,7 @@ import (
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/engine/secrets"
+	"manent.dev/manent/internal/specsig"
 )
 
 // Kind is one kind of step. Run and DryRun make one attempt; an error is
@@ -53,6 +54,10 @@ type Env struct {
 	// Log is the server's log, for what operators need and readers of a
 	// deploy must not see (the reference of a missing secret).
 	Log *slog.Logger
+	// Specs checks the specification of a custom step before any of its
+	// operations (the engine does, before it calls the kind): its hash,
+	// its signature, the revoked hashes. Nil accepts unsigned ones.
+	Specs *specsig.Keyring
 }
 
 // Inventory reads the releases in service.
