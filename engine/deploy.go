@@ -239,9 +239,10 @@ func (r *run) op(u unit) op {
 	}
 	o.do = func(ctx context.Context, attempt int) (steps.Result, error) {
 		// A custom step runs only the specification its plan captured, as
-		// signed, and never a revoked one: whoever can write the stored
-		// plan cannot make it run something else.
-		if u.step.Spec != nil || u.step.Kind() != u.step.Name {
+		// signed, and never a revoked one: its kinds (engine/custom) verify
+		// it before every attempt, and audit a refusal as any failure.
+		// A specification on a step of another kind is refused here.
+		if u.step.Spec != nil && u.step.Kind() == u.step.Name {
 			if err := r.e.env.Specs.Verify(u.step); err != nil {
 				return steps.Result{}, err
 			}

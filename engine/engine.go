@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/engine/custom"
 	"manent.dev/manent/engine/plugins/local"
 	"manent.dev/manent/engine/secrets"
 	"manent.dev/manent/engine/steps"
@@ -40,8 +42,12 @@ type Options struct {
 	Worker bool
 	// Specs checks the specifications of custom steps before they run;
 	// nil accepts unsigned ones and revokes none.
-	Specs  *specsig.Keyring
-	Logger *slog.Logger
+	Specs *specsig.Keyring
+	// RootCAs, when set, are the certificate authorities the steps' outbound
+	// requests trust instead of the system's (health checks, downloads,
+	// HTTP steps): a private CA, a test server's certificate.
+	RootCAs *x509.CertPool
+	Logger  *slog.Logger
 }
 
 // Engine runs deploys, waits, releases and schedules as DBOS workflows.
@@ -101,7 +107,7 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 	e.abortCtx, e.abort = context.WithCancel(context.Background())
 	e.env = &steps.Env{
 		Config: o.Config, Plugins: map[string]deploy.Plugin{}, Secrets: map[string]deploy.SecretProvider{},
-		HTTP: safehttp.New(safehttp.Options{Timeout: 5 * time.Minute}), Log: o.Logger, History: o.Store,
+		HTTP: safehttp.New(safehttp.Options{Timeout: 5 * time.Minute, RootCAs: o.RootCAs}), Log: o.Logger, History: o.Store,
 		Inventory: o.Store, Specs: o.Specs,
 	}
 	for _, p := range o.Plugins {
@@ -111,6 +117,7 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 		e.env.Secrets[s.Scheme()] = s
 	}
 	e.kinds = steps.Standard()
+	custom.Register(e.kinds, custom.Options{Audit: o.Store, Log: o.Logger})
 	e.logs = newLogWriter(o.Store, o.Logger, e.shown)
 	if err := e.setupDBOS(ctx, o.DatabaseURL); err != nil {
 		return nil, err

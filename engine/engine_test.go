@@ -3,6 +3,7 @@ package engine_test
 import (
 	"cmp"
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -170,6 +171,9 @@ type envOptions struct {
 	plugins []deploy.Plugin
 	// workerConcurrency is queues.worker_concurrency (16 unless set).
 	workerConcurrency int
+	// rootCAs are trusted by the steps' outbound requests (a TLS test
+	// server's certificate).
+	rootCAs *x509.CertPool
 }
 
 func newEnvWith(t *testing.T, o envOptions) *env {
@@ -244,7 +248,7 @@ queues: {poll_interval: 20ms, worker_concurrency: %d, environments: {"demo/app/q
 	}
 	eng, err := engine.New(ctx, engine.Options{
 		Config: cfg, Store: store, Recorder: postgres.NewRecorder(), DatabaseURL: url, Worker: true, Changes: o.changes,
-		Plugins: plugins, Logger: logger,
+		Plugins: plugins, Logger: logger, RootCAs: o.rootCAs,
 	})
 	if err != nil {
 		t.Fatal(err)

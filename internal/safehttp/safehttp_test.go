@@ -94,7 +94,8 @@ func TestDoTrustsRootCAsAndRefusesRedirects(t *testing.T) {
 		_, _ = io.WriteString(w, r.Method+" "+r.Header.Get("User-Agent"))
 	}))
 	defer srv.Close()
-	if _, err := Get(context.Background(), New(Options{}), srv.URL, 100); err == nil {
+	if resp, err := Get(context.Background(), New(Options{}), srv.URL, 100); err == nil {
+		_ = resp.Body.Close()
 		t.Fatal("the system roots trusted the test server's certificate")
 	}
 	pool := x509.NewCertPool()
@@ -112,7 +113,10 @@ func TestDoTrustsRootCAsAndRefusesRedirects(t *testing.T) {
 	}
 	following := &http.Client{Transport: c.Transport}
 	req, _ = http.NewRequestWithContext(context.Background(), http.MethodPost, srv.URL+"/moved?token=x", strings.NewReader("{}"))
-	_, err = Do(following, req, 100)
+	resp, err = Do(following, req, 100)
+	if err == nil {
+		_ = resp.Body.Close()
+	}
 	var re *RedirectError
 	if !errors.As(err, &re) || re.Status != http.StatusTemporaryRedirect || strings.Contains(re.URL, "token") {
 		t.Fatalf("redirect: %v", err)
