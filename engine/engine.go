@@ -21,6 +21,7 @@ import (
 	"manent.dev/manent/engine/steps"
 	"manent.dev/manent/internal/safehttp"
 	"manent.dev/manent/internal/specsig"
+	"manent.dev/manent/internal/sshexec"
 )
 
 // Options wires an Engine.
@@ -52,11 +53,13 @@ type Options struct {
 
 // Engine runs deploys, waits, releases and schedules as DBOS workflows.
 type Engine struct {
-	cfg     *config.Config
-	store   Store
-	rec     Recorder
-	checks  Checks
-	kinds   *steps.Registry
+	cfg    *config.Config
+	store  Store
+	rec    Recorder
+	checks Checks
+	kinds  *steps.Registry
+	// sshPool holds the connections of command steps.
+	sshPool *sshexec.Pool
 	env     *steps.Env
 	changes map[string]deploy.ChangeConnector
 	log     *slog.Logger
@@ -117,7 +120,11 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 		e.env.Secrets[s.Scheme()] = s
 	}
 	e.kinds = steps.Standard()
-	custom.Register(e.kinds, custom.Options{Audit: o.Store, Log: o.Logger})
+	// The connections of command steps are their own: the host keys are
+	// checked against pipeline.custom.known_hosts, not the ssh plugin's.
+	e.sshPool = sshexec.NewPool(sshexec.Options{KnownHosts: o.Config.Pipeline.Custom.KnownHosts,
+		InsecureIgnoreHostKey: o.Config.Pipeline.Custom.InsecureIgnoreHostKey})
+	custom.Register(e.kinds, custom.Options{Audit: o.Store, SSH: e.sshPool, Log: o.Logger})
 	e.logs = newLogWriter(o.Store, o.Logger, e.shown)
 	if err := e.setupDBOS(ctx, o.DatabaseURL); err != nil {
 		return nil, err
@@ -298,6 +305,9 @@ func (e *Engine) shutdown(timeout time.Duration) error {
 	}
 	if e.pool != nil {
 		e.pool.Close()
+	}
+	if e.sshPool != nil {
+		_ = e.sshPool.Close()
 	}
 	return err
 }

@@ -174,6 +174,8 @@ type envOptions struct {
 	// rootCAs are trusted by the steps' outbound requests (a TLS test
 	// server's certificate).
 	rootCAs *x509.CertPool
+	// custom is pipeline.custom, a YAML flow mapping.
+	custom string
 }
 
 func newEnvWith(t *testing.T, o envOptions) *env {
@@ -199,10 +201,12 @@ artifacts: {sources: ["file:"], file_root: artifacts}
 pipeline:
   retry_interval: 10ms
   retry_max_interval: 20ms
+  custom: %s
   steps:
 %s
 queues: {poll_interval: 20ms, worker_concurrency: %d, environments: {"demo/app/qa": 2}}
-`, filepath.Join(dir, "work", o.executorID), o.executorID, o.engineYAML, pipelineSteps(o.steps), cmp.Or(o.workerConcurrency, 16))
+`, filepath.Join(dir, "work", o.executorID), o.executorID, o.engineYAML, cmp.Or(o.custom, "{}"), pipelineSteps(o.steps),
+		cmp.Or(o.workerConcurrency, 16))
 	cfg, err := config.Parse([]byte(cfgText), dir)
 	if err != nil {
 		t.Fatalf("config: %v", err)
