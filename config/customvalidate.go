@@ -43,6 +43,10 @@ var managedHeaders = []string{
 	"Trailer", "Upgrade", "Expect", "Accept-Encoding",
 }
 
+// ManagedHeader reports whether run.headers may not set the header name:
+// the check at start-up, and the HTTP steps' again on a stored plan.
+func ManagedHeader(name string) bool { return managedHeader(name) }
+
 func managedHeader(name string) bool {
 	return slices.ContainsFunc(managedHeaders, func(h string) bool { return strings.EqualFold(h, name) })
 }

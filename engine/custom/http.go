@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/engine/steps"
 	"manent.dev/manent/internal/placeholder"
@@ -30,11 +31,6 @@ const MaxResponse = 1 << 20
 
 // DefaultPollInterval is poll.interval when the step does not say.
 const DefaultPollInterval = 10 * time.Second
-
-// managedHeaders are the headers manent writes itself: run.headers may not
-// set them (the configuration refuses them; a stored plan is checked again).
-var managedHeaders = []string{"Host", "Content-Type", "Content-Length", "Transfer-Encoding", "Connection",
-	"Idempotency-Key", "Authorization", "User-Agent", "Accept", "Te", "Trailer", "Upgrade", "Proxy-Authorization"}
 
 // httpKind is the kind of type: http, a request sent from the worker.
 type httpKind struct{ k *kinds }
@@ -173,7 +169,7 @@ func (h httpKind) request(ctx context.Context, cl *call, method string, u *url.U
 	}
 	for _, name := range sortedKeys(cl.run.Headers) {
 		canonical := textproto.CanonicalMIMEHeaderKey(name)
-		if slices.Contains(managedHeaders, canonical) {
+		if config.ManagedHeader(canonical) {
 			return nil, deploy.Permanentf("step %s: header %s is set by manent, not by run.headers", step, canonical)
 		}
 		v, err := placeholder.Header(cl.run.Headers[name], cl.values)
@@ -188,8 +184,13 @@ func (h httpKind) request(ctx context.Context, cl *call, method string, u *url.U
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", "manent")
+	// An API that wants another Accept or User-Agent gets the step's.
+	if req.Header.Get("Accept") == "" {
+		req.Header.Set("Accept", "application/json")
+	}
+	if req.Header.Get("User-Agent") == "" {
+		req.Header.Set("User-Agent", "manent")
+	}
 	req.Header.Set("Idempotency-Key", idempotencyKey(cl.c))
 	return req, nil
 }
@@ -211,7 +212,7 @@ func (cl *call) authenticate(req *http.Request) error {
 		req.SetBasicAuth(a.Username, v)
 	case "header":
 		name := textproto.CanonicalMIMEHeaderKey(a.Header)
-		if name == "" || slices.Contains(managedHeaders, name) && name != "Authorization" {
+		if name == "" || config.ManagedHeader(name) && name != "Authorization" {
 			return deploy.Permanentf("step %s: auth.header %q cannot carry the credential", cl.c.Key.Step, a.Header)
 		}
 		req.Header.Set(name, v)

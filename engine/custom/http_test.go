@@ -427,3 +427,35 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// TestManagedHeaders: a stored plan that sets a header manent writes
+// itself is refused before anything is sent; Accept and User-Agent are
+// manent's unless the step gives its own.
+func TestManagedHeaders(t *testing.T) {
+	var got atomic.Pointer[http.Request]
+	f := newFixture(t, func(w http.ResponseWriter, r *http.Request) { got.Store(r) })
+	for _, h := range []string{"Content-Type", "idempotency-key", "Authorization", "Host", "Transfer-Encoding"} {
+		spec := f.spec("/")
+		spec.Run.Headers = map[string]string{h: "x"}
+		if _, err := f.run(spec); err == nil || !deploy.IsPermanent(err) || !strings.Contains(err.Error(), "set by manent") {
+			t.Errorf("%s: %v", h, err)
+		}
+	}
+	if got.Load() != nil {
+		t.Fatal("a request was sent")
+	}
+	spec := f.spec("/")
+	if _, err := f.run(spec); err != nil {
+		t.Fatal(err)
+	}
+	if r := got.Load(); r.Header.Get("Accept") != "application/json" || r.Header.Get("User-Agent") != "manent" {
+		t.Fatalf("headers %v", r.Header)
+	}
+	spec.Run.Headers = map[string]string{"Accept": "application/vnd.api+json", "User-Agent": "deployer/1"}
+	if _, err := f.run(spec); err != nil {
+		t.Fatal(err)
+	}
+	if r := got.Load(); r.Header.Get("Accept") != "application/vnd.api+json" || r.Header.Get("User-Agent") != "deployer/1" {
+		t.Fatalf("headers %v", r.Header)
+	}
+}
