@@ -314,7 +314,7 @@ func TestCustomStepErrors(t *testing.T) {
 				"pipeline.steps[2].dry_run.secrets[0]: must be the name of a secret of the environment configuration (1 to 63 characters of a-z, 0-9, _ and -, starting with a letter)",
 				"pipeline.steps[2].dry_run.auth.secret: must be one of the dry run's secrets (dry_run.secrets): a dry run never receives those of the run",
 				"pipeline.steps[3].run.poll.interval: must be between 1s and the poll's timeout (1m0s)",
-				"pipeline.steps[3].run.poll.until.path: must be a JSON path such as $.a.b[0] or $[\"a.b\"]: byte 2: expected a member name after . (letters, digits, _ and -, not starting with a digit or -; write others as [\"name\"])",
+				"pipeline.steps[3].run.poll.until.path: must be a JSON path such as $.a.b[0] or $[\"a.b\"]: must name one value: member names and indexes only ($.a.b[0], $[\"a.b\"]), no wildcard, slice, filter or descendant (..)",
 			},
 		},
 		{
