@@ -29,8 +29,8 @@ type SpecUse struct {
 	// schedule's; Workflow the DBOS workflow holding the plan (workflows
 	// only) and Status its DBOS status (SpecUseActive for a schedule).
 	Kind, ID, Workflow, Status string
-	Application, Environment  string
-	Step                      string
+	Application, Environment   string
+	Step                       string
 	// SpecHash is the hash the plan records; Mismatch says the captured
 	// specification does not hash to it (the plan was altered).
 	SpecHash string

@@ -105,7 +105,11 @@ func TestSealAndVerify(t *testing.T) {
 		{name: "revoked without keys", revoked: []string{hash}, want: specsig.ErrRevoked,
 			step: func(t *testing.T) deploy.PlannedStep { return sealed(t, nil) }},
 		{name: "the command changed, hash kept", keys: [][]byte{oldKey}, want: specsig.ErrTampered,
-			step: func(t *testing.T) deploy.PlannedStep { s := signedOld(t); s.Spec.Run.URL = "https://evil.example.com/"; return s }},
+			step: func(t *testing.T) deploy.PlannedStep {
+				s := signedOld(t)
+				s.Spec.Run.URL = "https://evil.example.com/"
+				return s
+			}},
 		{name: "changed and rehashed, without keys to tell", keys: [][]byte{oldKey}, want: specsig.ErrBadSignature,
 			step: func(t *testing.T) deploy.PlannedStep {
 				s := signedOld(t)
@@ -116,7 +120,9 @@ func TestSealAndVerify(t *testing.T) {
 		{name: "the planned step says other than its specification", keys: [][]byte{oldKey}, want: specsig.ErrTampered,
 			step: func(t *testing.T) deploy.PlannedStep { s := signedOld(t); s.MaxRetries = 100; return s }},
 		{name: "no specification", want: specsig.ErrNoSpec,
-			step: func(t *testing.T) deploy.PlannedStep { return deploy.PlannedStep{Name: "x", Type: deploy.StepTypeCommand} }},
+			step: func(t *testing.T) deploy.PlannedStep {
+				return deploy.PlannedStep{Name: "x", Type: deploy.StepTypeCommand}
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
