@@ -20,6 +20,7 @@ import (
 	"manent.dev/manent/internal/authz"
 	"manent.dev/manent/internal/pgtest"
 	"manent.dev/manent/internal/postgres"
+	"manent.dev/manent/internal/specsig"
 	"manent.dev/manent/service"
 )
 
@@ -165,6 +166,11 @@ type envOptions struct {
 	rules bool
 	// steps replaces the pipeline's steps (YAML flow mappings, one per line).
 	steps []string
+	// specs checks the custom steps' specifications (service and engine).
+	specs *specsig.Keyring
+	// noWorker starts a process that only submits: what it enqueues stays
+	// in DBOS until a worker takes it.
+	noWorker bool
 }
 
 func newEnvWith(t *testing.T, o envOptions) *env {
@@ -233,13 +239,13 @@ queues: {poll_interval: 20ms, environments: {"demo/app/qa": 2}}
 	plugins := []deploy.Plugin{plugin, local.New(dir)}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})).With("executor", o.executorID)
 	svc, err := service.New(service.Options{Config: cfg, Store: store, Authorizer: az, Governor: o.governor,
-		Changes: o.changes, Plugins: plugins, Logger: logger})
+		Changes: o.changes, Plugins: plugins, Specs: o.specs, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
 	eng, err := engine.New(ctx, engine.Options{
-		Config: cfg, Store: store, Recorder: postgres.NewRecorder(), DatabaseURL: url, Worker: true, Changes: o.changes,
-		Plugins: plugins, Logger: logger,
+		Config: cfg, Store: store, Recorder: postgres.NewRecorder(), DatabaseURL: url, Worker: !o.noWorker, Changes: o.changes,
+		Plugins: plugins, Specs: o.specs, Logger: logger,
 	})
 	if err != nil {
 		t.Fatal(err)
