@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -67,8 +68,8 @@ func (e *Engine) SpecUses(ctx context.Context, match func(hash string) bool) ([]
 		return nil, fmt.Errorf("list schedules: %w", err)
 	}
 	for _, sc := range scheds {
-		var tmpl deploy.Job
-		if err := json.Unmarshal(sc.Template, &tmpl); err != nil {
+		tmpl, err := scheduleTemplate(sc.Template)
+		if err != nil {
 			return nil, fmt.Errorf("schedule %s: read its template: %w", sc.Name, err)
 		}
 		base := SpecUse{Kind: SpecUseSchedule, ID: sc.Name, Status: SpecUseActive,
@@ -76,6 +77,25 @@ func (e *Engine) SpecUses(ctx context.Context, match func(hash string) bool) ([]
 		out = append(out, specUses(base, tmpl.Plan, match)...)
 	}
 	return out, nil
+}
+
+// scheduleTemplate reads a schedule's template. Schedules created before
+// the store kept it as JSON hold a JSON string of its base64.
+func scheduleTemplate(raw []byte) (deploy.Job, error) {
+	var tmpl deploy.Job
+	if len(raw) > 0 && raw[0] == '"' {
+		var enc string
+		if err := json.Unmarshal(raw, &enc); err != nil {
+			return tmpl, err
+		}
+		b, err := base64.StdEncoding.DecodeString(enc)
+		if err != nil {
+			return tmpl, err
+		}
+		raw = b
+	}
+	err := json.Unmarshal(raw, &tmpl)
+	return tmpl, err
 }
 
 // planOf reads the job in a workflow's input, which DBOS gives back as the
