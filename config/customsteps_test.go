@@ -394,6 +394,14 @@ func TestCustomStepErrors(t *testing.T) {
 	}
 }
 
+func TestCustomStepNUL(t *testing.T) {
+	_, err := config.Parse([]byte("pipeline:\n  steps:\n    - {name: artifacts, mode: mandatory}\n    - {name: deploy, mode: mandatory}\n"+
+		"    - {name: notify, mode: optional, type: http, run: {url: \"https://a.example.com/\", json: {a: \"x\\0y\"}}}\n"), t.TempDir())
+	if got := problems(t, err); !reflect.DeepEqual(got, []string{"pipeline.steps[2]: holds a NUL character (U+0000) in one of its strings: a plan cannot store it"}) {
+		t.Errorf("problems = %v", got)
+	}
+}
+
 func TestCustomStepAllowHTTP(t *testing.T) {
 	doc := func(custom string) string {
 		return "pipeline:\n  custom: {" + custom + "}\n  steps:\n    - {name: artifacts, mode: mandatory}\n    - {name: deploy, mode: mandatory}\n" +

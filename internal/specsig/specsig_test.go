@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,7 @@ func spec() *deploy.CustomSpec {
 		Secrets: []string{"cdn-token"},
 		Params:  map[string]deploy.ParamSpec{"zone": {Pattern: "[a-f0-9]{32}", Required: true}, "tag": {Pattern: ".*", Default: &def}},
 		Run: deploy.CustomRun{Method: "POST", URL: "https://api.example.com/zones/{{ .Params.zone }}/purge?a=<b>&c",
-			JSON: map[string]any{"z": []any{1.0, 1e21, 0.1, -0.0, 123456789.0, "é\u2028<"}, "a": map[string]any{}, "n": nil, "t": true}},
+			JSON: map[string]any{"z": []any{1.0, 1e21, 0.1, math.Copysign(0, -1), 123456789.0, "é\u2028<"}, "a": map[string]any{}, "n": nil, "t": true}},
 	}
 }
 
