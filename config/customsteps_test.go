@@ -54,7 +54,7 @@ pipeline:
         method: POST
         url: "https://api.cdn.example.com/zones/{{ .Params.zone }}/purge"
         auth: {type: bearer, secret: cdn-token}
-        json: {tags: ["{{ .Application }}"], applied: "{{ .Outputs.db-migrate.applied }}", max: 100, ratio: 0.5}
+        json: {tags: ["{{ .Application }}"], applied: '{{ index .Outputs "db-migrate" "applied" }}', max: 100, ratio: 0.5}
         poll:
           url: "https://api.cdn.example.com/purges/{{ .Response.result.id }}"
           until: {path: "$.status", in: [done]}
@@ -86,7 +86,7 @@ func TestParseCustomSteps(t *testing.T) {
 		Run: deploy.CustomRun{
 			Method: "POST", URL: "https://api.cdn.example.com/zones/{{ .Params.zone }}/purge",
 			Auth: &deploy.HTTPAuth{Type: "bearer", Secret: "cdn-token"},
-			JSON: map[string]any{"tags": []any{"{{ .Application }}"}, "applied": "{{ .Outputs.db-migrate.applied }}", "max": 100.0, "ratio": 0.5},
+			JSON: map[string]any{"tags": []any{"{{ .Application }}"}, "applied": `{{ index .Outputs "db-migrate" "applied" }}`, "max": 100.0, "ratio": 0.5},
 			// The defaults are in the specification, so its hash covers them.
 			Poll: &deploy.HTTPPoll{URL: "https://api.cdn.example.com/purges/{{ .Response.result.id }}",
 				Interval: 10 * time.Second, Timeout: ten,
@@ -318,6 +318,43 @@ func TestCustomStepErrors(t *testing.T) {
 			},
 		},
 		{
+			name: "placeholders, against the step's parameters and the outputs of the steps above",
+			steps: `    - name: first
+      mode: optional
+      type: http
+      outputs: {id: {pattern: "[a-z]+", path: "$.id"}}
+      run:
+        url: "https://a.example.com/{{ .Outputs.later.key }}"
+        poll: {url: "https://a.example.com/{{ .Response.id }}", until: {path: "$.s", in: [done]}}
+    - name: cmd
+      mode: optional
+      type: command
+      ssh: {key_secret: k}
+      params: {db: {pattern: "[a-z]+"}}
+      run: {command: ["migrate", "{{ .Params.db }}", "{{ .Params.other }}", "{{ .Foo }}", "{{ .Response.id }}"]}
+      dry_run: {command: ["/opt/{{ .Params.db }}"]}
+    - name: later
+      mode: optional
+      type: http
+      outputs: {key: {pattern: "[a-z]+", path: "$.key"}}
+      params: {db: {pattern: "[a-z]+"}}
+      run:
+        url: "http://{{ .Params.db }}.example.com/x?id={{ index .Outputs \"first\" \"id\" }}"
+        headers: {X-Db: "{{ .Params.db }}", X-Bad: "{{ printf \"%s\" .Version }}"}
+        json: {a: ["{{ .Params.db }}", "{{ .Outputs.first.nope }}"], "{{ .Version }}": 1}
+        poll: {url: "https://a.example.com/{{ .Response.id }}?v={{ .Params.x }}", until: {path: "$.s", in: [done]}}
+`,
+			want: []string{
+				`pipeline.steps[2].run.url: {{.Outputs.later.key}}: no step "later" with outputs runs before this one`,
+				"pipeline.steps[3].run.command[0]: the program must be an absolute path (/opt/tools/migrate): the command is never looked up in $PATH",
+				"pipeline.steps[3].dry_run.command[0]: the program must be written without placeholders",
+				"pipeline.steps[4].run.url: {{.Params.db}}: a placeholder cannot stand in the scheme, the host or the port: write them in full",
+				`pipeline.steps[4].run.headers.X-Bad: {{printf "%s" .Version}}: function printf is not allowed: only placeholders such as {{ .Version }} and {{ index .Outputs "step" "key" }}`,
+				`pipeline.steps[4].run.json.a[1]: {{.Outputs.first.nope}}: step "first" declares no output "nope"`,
+				`pipeline.steps[4].run.poll.url: {{.Params.x}}: the step declares no parameter "x"`,
+			},
+		},
+		{
 			name:  "pipeline.custom",
 			extra: "  custom:\n    spec_key_refs: [\"vault:secret/k\", \"env:MANENT_SECRET_K\", \"env:MANENT_SECRET_K\", \"env:HOME\"]\n    revoked_specs: [abc, \"" + strings.Repeat("A", 64) + "\", \"" + strings.Repeat("a", 64) + "\", \"" + strings.Repeat("a", 64) + "\"]\n    known_hosts: \"\"\n    secrets_dir: /dev/shm/../tmp\n    allow_http: maybe\n",
 			want: []string{
@@ -354,5 +391,27 @@ func TestCustomStepErrors(t *testing.T) {
 				t.Errorf("problems:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
 			}
 		})
+	}
+}
+
+func TestCustomStepNUL(t *testing.T) {
+	_, err := config.Parse([]byte("pipeline:\n  steps:\n    - {name: artifacts, mode: mandatory}\n    - {name: deploy, mode: mandatory}\n"+
+		"    - {name: notify, mode: optional, type: http, run: {url: \"https://a.example.com/\", json: {a: \"x\\0y\"}}}\n"), t.TempDir())
+	if got := problems(t, err); !reflect.DeepEqual(got, []string{"pipeline.steps[2]: holds a NUL character (U+0000) in one of its strings: a plan cannot store it"}) {
+		t.Errorf("problems = %v", got)
+	}
+}
+
+func TestCustomStepAllowHTTP(t *testing.T) {
+	doc := func(custom string) string {
+		return "pipeline:\n  custom: {" + custom + "}\n  steps:\n    - {name: artifacts, mode: mandatory}\n    - {name: deploy, mode: mandatory}\n" +
+			"    - {name: notify, mode: optional, type: http, run: {url: \"http://hooks.internal/deploys\"}}\n"
+	}
+	_, err := config.Parse([]byte(doc("allow_http: false")), t.TempDir())
+	if got := problems(t, err); !reflect.DeepEqual(got, []string{"pipeline.steps[2].run.url: the URL must use https (http needs pipeline.custom.allow_http)"}) {
+		t.Errorf("problems = %v", got)
+	}
+	if _, err := config.Parse([]byte(doc("allow_http: true")), t.TempDir()); err != nil {
+		t.Errorf("with allow_http: %v", err)
 	}
 }

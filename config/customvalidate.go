@@ -1,6 +1,8 @@
 package config
 
 import (
+	"bytes"
+	"encoding/json"
 	"path"
 	"regexp"
 	"slices"
@@ -97,6 +99,10 @@ func (c *Config) validateCustomStep(errs *yamltree.Errors, p string, s StepConfi
 		c.checkRun(errs, p+".dry_run", s, s.DryRun, true)
 	}
 	c.checkStepTemplates(errs, p, s, before)
+	// The plan is stored in jsonb, which cannot hold U+0000 in a string.
+	if raw, err := json.Marshal(s.Spec()); err == nil && bytes.Contains(raw, []byte(`\u0000`)) {
+		errs.Add(p, "holds a NUL character (U+0000) in one of its strings: a plan cannot store it")
+	}
 }
 
 func checkSecretNames(errs *yamltree.Errors, p string, names []string) {

@@ -22,6 +22,7 @@ import (
 	"manent.dev/manent/internal/authz"
 	"manent.dev/manent/internal/pgtest"
 	"manent.dev/manent/internal/postgres"
+	"manent.dev/manent/internal/specsig"
 	"manent.dev/manent/service"
 )
 
@@ -176,6 +177,11 @@ type envOptions struct {
 	rootCAs *x509.CertPool
 	// custom is pipeline.custom, a YAML flow mapping.
 	custom string
+	// specs checks the custom steps' specifications (service and engine).
+	specs *specsig.Keyring
+	// noWorker starts a process that only submits: what it enqueues stays
+	// in DBOS until a worker takes it.
+	noWorker bool
 }
 
 func newEnvWith(t *testing.T, o envOptions) *env {
@@ -246,13 +252,13 @@ queues: {poll_interval: 20ms, worker_concurrency: %d, environments: {"demo/app/q
 	plugins := append([]deploy.Plugin{plugin, local.New(dir)}, o.plugins...)
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})).With("executor", o.executorID)
 	svc, err := service.New(service.Options{Config: cfg, Store: store, Authorizer: az, Governor: o.governor,
-		Changes: o.changes, Plugins: plugins, Logger: logger})
+		Changes: o.changes, Plugins: plugins, Specs: o.specs, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
 	eng, err := engine.New(ctx, engine.Options{
-		Config: cfg, Store: store, Recorder: postgres.NewRecorder(), DatabaseURL: url, Worker: true, Changes: o.changes,
-		Plugins: plugins, Logger: logger, RootCAs: o.rootCAs,
+		Config: cfg, Store: store, Recorder: postgres.NewRecorder(), DatabaseURL: url, Worker: !o.noWorker, Changes: o.changes,
+		Plugins: plugins, Specs: o.specs, Logger: logger, RootCAs: o.rootCAs,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 // object's members sorted by key (byte order), no white space, strings as
 // encoding/json writes them without HTML escaping, and every number in
 // the shortest form that reads back as the same 64-bit float (1.0 and 1e0
-// are 1). It is the same before and after a round trip of the plan
+// are 1, and -0 is 0). It is the same before and after a round trip of the plan
 // through JSON, DBOS's records or PostgreSQL's jsonb: none of them changes
 // a key, a string or the float a number stands for.
 func Canonical(spec *deploy.CustomSpec) ([]byte, error) {
@@ -76,6 +76,10 @@ func write(b *bytes.Buffer, v any) error {
 		f, err := strconv.ParseFloat(string(v), 64)
 		if err != nil || math.IsInf(f, 0) {
 			return fmt.Errorf("number %s is not a 64-bit float", v)
+		}
+		if f == 0 {
+			// PostgreSQL's jsonb keeps no negative zero: -0 is 0.
+			f = 0
 		}
 		// encoding/json writes a float64 as ECMAScript does: the shortest
 		// form that reads back as the same float.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,7 @@ func spec() *deploy.CustomSpec {
 		Secrets: []string{"cdn-token"},
 		Params:  map[string]deploy.ParamSpec{"zone": {Pattern: "[a-f0-9]{32}", Required: true}, "tag": {Pattern: ".*", Default: &def}},
 		Run: deploy.CustomRun{Method: "POST", URL: "https://api.example.com/zones/{{ .Params.zone }}/purge?a=<b>&c",
-			JSON: map[string]any{"z": []any{1.0, 1e21, 0.1, -0.0, 123456789.0, "é\u2028<"}, "a": map[string]any{}, "n": nil, "t": true}},
+			JSON: map[string]any{"z": []any{1.0, 1e21, 0.1, math.Copysign(0, -1), 123456789.0, "é\u2028<"}, "a": map[string]any{}, "n": nil, "t": true}},
 	}
 }
 
@@ -105,7 +106,11 @@ func TestSealAndVerify(t *testing.T) {
 		{name: "revoked without keys", revoked: []string{hash}, want: specsig.ErrRevoked,
 			step: func(t *testing.T) deploy.PlannedStep { return sealed(t, nil) }},
 		{name: "the command changed, hash kept", keys: [][]byte{oldKey}, want: specsig.ErrTampered,
-			step: func(t *testing.T) deploy.PlannedStep { s := signedOld(t); s.Spec.Run.URL = "https://evil.example.com/"; return s }},
+			step: func(t *testing.T) deploy.PlannedStep {
+				s := signedOld(t)
+				s.Spec.Run.URL = "https://evil.example.com/"
+				return s
+			}},
 		{name: "changed and rehashed, without keys to tell", keys: [][]byte{oldKey}, want: specsig.ErrBadSignature,
 			step: func(t *testing.T) deploy.PlannedStep {
 				s := signedOld(t)
@@ -116,7 +121,9 @@ func TestSealAndVerify(t *testing.T) {
 		{name: "the planned step says other than its specification", keys: [][]byte{oldKey}, want: specsig.ErrTampered,
 			step: func(t *testing.T) deploy.PlannedStep { s := signedOld(t); s.MaxRetries = 100; return s }},
 		{name: "no specification", want: specsig.ErrNoSpec,
-			step: func(t *testing.T) deploy.PlannedStep { return deploy.PlannedStep{Name: "x", Type: deploy.StepTypeCommand} }},
+			step: func(t *testing.T) deploy.PlannedStep {
+				return deploy.PlannedStep{Name: "x", Type: deploy.StepTypeCommand}
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
