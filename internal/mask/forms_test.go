@@ -110,14 +110,18 @@ func base64TestForms(secret string) []form {
 	return fs
 }
 
-// allForms are every form of secret, and of each line of it of MinLen
-// bytes or more.
+// allForms are every form of secret and of secret without its final line
+// break, and the forms as written, URL-encoded and JSON-escaped of each of
+// its lines of MinLen bytes or more.
 func allForms(secret string) []form {
 	fs := append(textForms(secret), base64TestForms(secret)...)
+	if trimmed := strings.TrimRight(secret, "\r\n"); trimmed != secret {
+		fs = append(fs, textForms(trimmed)...)
+		fs = append(fs, base64TestForms(trimmed)...)
+	}
 	for _, line := range strings.FieldsFunc(secret, func(r rune) bool { return r == '\n' || r == '\r' }) {
 		if line != secret && len(line) >= MinLen {
 			fs = append(fs, textForms(line)...)
-			fs = append(fs, base64TestForms(line)...)
 		}
 	}
 	return fs

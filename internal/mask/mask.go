@@ -66,21 +66,26 @@ func New(secrets map[string]string) (*Masker, error) {
 	return nil, fmt.Errorf("secrets %s: %w", strings.Join(short, ", "), ErrTooShort)
 }
 
-// secretValues are what shows a secret, as it is: the secret, and when it
-// holds line breaks (a key, a certificate) each of its lines of MinLen
-// bytes or more, since a line of the log holds at most one of them.
+// secretValues are the values that show a secret: the secret, as it is
+// and in base64, and the same without a final line break (a file's, a
+// vault value's), which scripts strip. When it holds more line breaks (a
+// key, a certificate), each of its lines of MinLen bytes or more too, since
+// a line of the log holds at most one of them; not in base64, which a
+// script would write of the whole secret, and which would make a key cost
+// fifty secrets.
 func secretValues(secret string) []string {
-	plain := []string{secret}
-	if strings.ContainsAny(secret, "\r\n") {
-		for _, line := range strings.FieldsFunc(secret, func(r rune) bool { return r == '\n' || r == '\r' }) {
-			if len(line) >= MinLen {
-				plain = append(plain, line)
-			}
-		}
+	whole := []string{secret}
+	if trimmed := strings.TrimRight(secret, "\r\n"); trimmed != secret {
+		whole = append(whole, trimmed)
 	}
-	values := slices.Clone(plain)
-	for _, p := range plain {
-		values = append(values, base64Forms(p)...)
+	values := slices.Clone(whole)
+	for _, v := range whole {
+		values = append(values, base64Forms(v)...)
+	}
+	for _, line := range strings.FieldsFunc(secret, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		if len(line) >= MinLen && !slices.Contains(whole, line) {
+			values = append(values, line)
+		}
 	}
 	return values
 }

@@ -87,6 +87,8 @@ func TestString(t *testing.T) {
 			"Basic " + b64([]byte("admin:hunter2hunter2")), "Basic YWRtaW46***"},
 		{"base64 of the secret two bytes into a group", map[string]string{"k": "hunter2hunter2"},
 			"Basic " + b64([]byte("root:hunter2hunter2")), "Basic cm9vdDp***"},
+		{"a value with a final line break, in base64 without it", map[string]string{"k": "token-value-1\n"},
+			"echo " + b64([]byte("token-value-1")) + " | base64 -d", "echo *** | base64 -d"},
 		{"each line of a key", map[string]string{"key": "-----BEGIN KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nshort\n-----END KEY-----\n"},
 			"MIIEvQIBADANBgkqhkiG9w0BAQEFAASC and short", "*** and short"},
 		{"a multi-line secret JSON-escaped", map[string]string{"key": "line one\nline two"},
