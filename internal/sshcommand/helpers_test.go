@@ -25,8 +25,13 @@ type host struct {
 	scratch string
 	// secretsDir is the SecretsDir of the runs.
 	secretsDir string
-	// uid is the login's.
-	uid int
+	// signals: the host reports a command killed by a signal as such
+	// (OpenSSH under a ForceCommand, as the fleet's, reports the status
+	// 128+n of the login shell that ran it).
+	signals bool
+	// uid and home are the login's: its commands run in its home.
+	uid  int
+	home string
 	// commands lists every command line the login's clients sent, when
 	// the host can tell.
 	commands func() []string
@@ -90,6 +95,14 @@ func (p *place) fifo(name string) string {
 	if err := os.Chmod(path, 0o666); err != nil {
 		p.t.Fatal(err)
 	}
+	// A command cut off by the test (a crash, a lost connection) may
+	// still wait on the target: let it end with the test.
+	p.t.Cleanup(func() {
+		if f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			_, _ = f.WriteString("go\n") // nobody may be reading any more
+			_ = f.Close()
+		}
+	})
 	return path
 }
 

@@ -60,7 +60,9 @@ func newInProcess(t *testing.T) *inProcess {
 		},
 		scratch:    t.TempDir(),
 		secretsDir: filepath.Join(t.TempDir(), "manent"),
+		signals:    true,
 		uid:        os.Getuid(),
+		home:       u.Home,
 		commands: func() []string {
 			mu.Lock()
 			defer mu.Unlock()

@@ -124,8 +124,7 @@ func Run(ctx context.Context, req Request) (map[string]string, error) {
 type attempt struct {
 	req    Request
 	target string
-	base   string // <SecretsDir>/<deploy>/<step>
-	dir    string // base/<random>
+	dir    string // <SecretsDir>/<deploy>/<step>/<random>
 	// limit is how long the command may run (remoteLimit), fixed when
 	// the attempt starts.
 	limit   time.Duration
@@ -161,8 +160,7 @@ func newAttempt(req Request) (*attempt, error) {
 	if _, err := rand.Read(random); err != nil {
 		return nil, fmt.Errorf("name the attempt's directory: %w", err)
 	}
-	a.base = path.Join(a.req.SecretsDir, req.DeploymentID, req.Step)
-	a.dir = path.Join(a.base, hex.EncodeToString(random))
+	a.dir = path.Join(a.req.SecretsDir, req.DeploymentID, req.Step, hex.EncodeToString(random))
 	return a, nil
 }
 

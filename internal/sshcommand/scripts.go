@@ -8,12 +8,16 @@ package sshcommand
 // The layout on the target is <secrets_dir>/<deploy>/<step>/<attempt>/
 // with env (the contract, sourced by the run script), output (the
 // command's $MANENT_OUTPUT) and secrets/<name> ($MANENT_SECRETS_DIR).
-// secrets_dir and <deploy> are shared by the logins of the host (two steps
-// of a deploy may log in as two users): they are made 1777, as /tmp is,
-// and must be a directory of the login's or root's, never a symbolic link,
-// writable by others only with the sticky bit, so that nobody else can
-// move what the login puts in them. <step> and below are the login's,
-// 0700, and their files 0600.
+// <step> and below are the login's, 0700, and their files 0600.
+// secrets_dir and <deploy> may be shared by the logins of a host (the
+// steps of a deploy may log in as different users): they are made 1777,
+// as /tmp is, and must be a directory of the login's or root's, never a
+// symbolic link, writable by others only with the sticky bit. A directory
+// another user owns is refused: its owner could move the login's
+// directories and put its own in their place, to read the secrets written
+// there or to change the environment file the run sources. So the levels
+// go again once empty (secrets_dir when it is the login's), and an
+// operator whose host has several logins makes secrets_dir root's, 1777.
 
 // The exit statuses of the prepare script: a refusal that trying again
 // cannot change (its reason on stderr), and a program whose SHA-256 is not
@@ -49,7 +53,7 @@ uid=$(id -u) || refuse "id -u failed"
 shared() {
 	if [ ! -d "$1" ] && [ ! -L "$1" ]; then
 		mkdir -m 1777 -- "$1" 2>/dev/null || [ -d "$1" ] ||
-			refuse "cannot create $1 (its parent directory must exist)"
+			refuse "cannot create $1 (its parent directory must exist and let the login write)"
 	fi
 	set -- "$1" $(LC_ALL=C ls -ldn -- "$1" 2>/dev/null)
 	[ $# -ge 4 ] || refuse "cannot read the mode of $1"
@@ -57,7 +61,8 @@ shared() {
 	d*) ;;
 	*) refuse "$1 is not a directory (a symbolic link?): remove it" ;;
 	esac
-	[ "$4" = "$uid" ] || [ "$4" = 0 ] || refuse "$1 belongs to another user (uid $4)"
+	[ "$4" = "$uid" ] || [ "$4" = 0 ] ||
+		refuse "$1 belongs to another user (uid $4), who could replace what this login writes there; when several logins run command steps on a host, make secrets_dir root's, mode 1777"
 	case $2 in
 	?????w*|????????w*)
 		case $2 in
@@ -86,8 +91,17 @@ if [ -n "$sum" ]; then
 	fi
 	[ "${got%% *}" = "$sum" ] || exit 66
 fi
+# The last run of another deploy may remove the shared levels, empty,
+# between the checks and the mkdir: they are made again.
+tries=0
+until mkdir -- "$sd" 2>/dev/null; do
+	tries=$((tries + 1))
+	[ "$tries" -lt 3 ] || refuse "cannot create $sd"
+	shared "$base"
+	shared "$base/$deployment"
+done
 dir=$sd/$attempt
-mkdir -- "$sd" "$dir" "$dir/secrets" || refuse "cannot create $dir"
+mkdir -- "$dir" "$dir/secrets" || refuse "cannot create $dir"
 : >"$dir/env" && : >"$dir/output" || refuse "cannot create the files of $dir"
 for name do
 	: >"$dir/secrets/$name" || refuse "cannot create the file of the secret $name"
@@ -142,6 +156,17 @@ if [ "$read" = 1 ]; then
 	fi
 fi
 rm -rf -- "$dir" || exit 1
-rmdir -- "${dir%/*}" "${dir%/*/*}" 2>/dev/null
+# secrets_dir goes too when it is the login's and empty, so that the next
+# login to run a step on the host can make it its own; one of root's
+# (made by an operator, see prepare) stays.
+if rmdir -- "${dir%/*}" "${dir%/*/*}" 2>/dev/null; then
+	base=${dir%/*/*/*}
+	uid=$(id -u)
+	set -f
+	set -- $(LC_ALL=C ls -ldn -- "$base" 2>/dev/null)
+	if [ "$uid" != 0 ] && [ "${3:-}" = "$uid" ]; then
+		rmdir -- "$base" 2>/dev/null
+	fi
+fi
 exit 0
 `

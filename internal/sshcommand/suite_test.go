@@ -58,7 +58,8 @@ func testDirectoryAndContract(t *testing.T, h *host) {
 stat -c '%a %u %n' "$d" "$d/env" "$MANENT_OUTPUT" "$MANENT_SECRETS_DIR" "$MANENT_SECRETS_DIR"/* | sed "s|$d|DIR|" >"$here/modes"
 for f in "$MANENT_SECRETS_DIR"/*; do printf '%s\0' "${f##*/}"; cat "$f"; printf '\0'; done >"$here/secrets"
 cat /proc/$$/environ >"$here/environ"
-printf '%s' "$d" >"$here/dir"`)
+printf '%s' "$d" >"$here/dir"
+stat -c '%a' "$d/../.." "$d/../../.." >"$here/shared"`)
 	req := h.request(t, prog)
 	req.Secrets = map[string]string{
 		"db-admin": "p'a\"s$(s)`w`\nord\n",
@@ -117,13 +118,18 @@ printf '%s' "$d" >"$here/dir"`)
 			t.Errorf("%s is in the command's environment, which the contract does not have", k)
 		}
 	}
+	if got := strings.Fields(p.read("shared")); !slices.Equal(got, []string{"1777", "1777"}) {
+		t.Errorf("the deploy's directory and secrets_dir were %v, want 1777 (shared by the logins, as /tmp)", got)
+	}
 	for _, gone := range []string{dir, stepDir(req), filepath.Dir(stepDir(req))} {
 		if exists(t, gone) {
 			t.Errorf("%s is still there after the run", gone)
 		}
 	}
-	if fi, err := os.Stat(h.secretsDir); err != nil || fi.Mode()&os.ModePerm != 0o777 || fi.Mode()&os.ModeSticky == 0 {
-		t.Errorf("secrets_dir %s: %v %v, want a directory 1777 (shared by the logins, as /tmp)", h.secretsDir, fi.Mode(), err)
+	// secrets_dir goes when it is the login's, so that another login
+	// can make it its own; root's stays.
+	if exists(t, h.secretsDir) != (h.uid == 0) {
+		t.Errorf("secrets_dir there after the run: %v, want %v for uid %d", exists(t, h.secretsDir), h.uid == 0, h.uid)
 	}
 }
 
@@ -147,10 +153,9 @@ func testArgv(t *testing.T, h *host) {
 	if got := p.read("argv"); got != want {
 		t.Errorf("argv\n%q\nwant\n%q", got, want)
 	}
-	// The commands run in the login's home; nothing there, in the
-	// program's directory or the current one may be created by an
-	// argument.
-	for _, d := range []string{p.dir, "."} {
+	// The commands run in the login's home: nothing there or in the
+	// program's directory may be created by an argument.
+	for _, d := range []string{p.dir, h.home} {
 		matches, _ := filepath.Glob(filepath.Join(d, "pwned*"))
 		if len(matches) > 0 {
 			t.Errorf("an argument ran as shell code: %v", matches)
@@ -158,16 +163,19 @@ func testArgv(t *testing.T, h *host) {
 	}
 }
 
+// exitCase is a program that ends so, and what Run says of it.
+type exitCase struct {
+	name      string
+	body      string
+	ok        bool
+	permanent bool
+	code      int
+	want      string
+}
+
 func testExitStatuses(t *testing.T, h *host) {
 	secret := unique(t, "s3cr3t-")
-	tests := []struct {
-		name      string
-		body      string
-		ok        bool
-		permanent bool
-		code      int
-		want      string
-	}{
+	tests := []exitCase{
 		{name: "0 is success", body: "exit 0", ok: true},
 		{name: "75 is temporary", body: "exit 75", code: 75, want: "exited with status 75"},
 		{name: "1 is permanent", body: "exit 1", permanent: true, code: 1, want: "exited with status 1 on"},
@@ -176,7 +184,12 @@ func testExitStatuses(t *testing.T, h *host) {
 		{name: "127 is permanent", body: "exit 127", permanent: true, code: 127, want: "exited with status 127"},
 		{name: "the secret on stderr stays out of the error", body: `cat "$MANENT_SECRETS_DIR/token" >&2; echo >&2; exit 3`,
 			permanent: true, code: 3, want: "exited with status 3"},
-		{name: "a signal is temporary", body: "kill -9 $$", want: "killed by signal"},
+	}
+	if h.signals {
+		tests = append(tests, exitCase{name: "a signal is temporary", body: "kill -9 $$", want: "was killed by signal KILL"})
+	} else {
+		tests = append(tests, exitCase{name: "a signal a shell reports as 128+n is an exit status", body: "kill -9 $$",
+			permanent: true, code: 137, want: "exited with status 137"})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -471,6 +484,13 @@ func testRefusals(t *testing.T, h *host) {
 	if err := os.Symlink(h.secretsDir, link); err != nil {
 		t.Fatal(err)
 	}
+	foreign := filepath.Join(p.dir, "foreign")
+	if err := os.Mkdir(foreign, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(foreign, 54321, 54321); err != nil {
+		t.Fatal(err)
+	}
 	open := filepath.Join(p.dir, "open")
 	if err := os.Mkdir(open, 0o777); err != nil {
 		t.Fatal(err)
@@ -487,6 +507,7 @@ func testRefusals(t *testing.T, h *host) {
 		{"a program that is not there", func(r *Request) { r.Argv = []string{"/nonexistent/tool"} }, "/nonexistent/tool is not an executable file"},
 		{"secrets_dir is a symbolic link", func(r *Request) { r.SecretsDir = link }, link + " is not a directory (a symbolic link?)"},
 		{"secrets_dir is writable by all without the sticky bit", func(r *Request) { r.SecretsDir = open }, open + " is writable by other users without the sticky bit"},
+		{"secrets_dir belongs to another user", func(r *Request) { r.SecretsDir = foreign }, foreign + " belongs to another user (uid 54321)"},
 		{"the parent of secrets_dir is missing", func(r *Request) { r.SecretsDir = filepath.Join(p.dir, "no/such") }, "its parent directory must exist"},
 	}
 	for _, tt := range tests {
