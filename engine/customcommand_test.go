@@ -231,3 +231,30 @@ func TestCommandDryRunInAFreeze(t *testing.T) {
 		t.Fatalf("planned %q: the dry run on each target, with its own secret only", p)
 	}
 }
+
+// TestCommandStepRunOnceInARollout: a run_once step between deploy and
+// activation runs once per batch, on the batch's first target, and each
+// batch's run is audited with its target.
+func TestCommandStepRunOnceInARollout(t *testing.T) {
+	s := newSSHTargets(t)
+	prog := s.program(t, "warm", `echo "$MANENT_TARGET" >> $here/ran
+echo "host=$MANENT_TARGET" | tr -d . > "$MANENT_OUTPUT"`)
+	e := commandEnv(t, s, `{name: warm, mode: mandatory, type: command, ssh: {key_secret: ssh-key}, `+
+		`outputs: {host: {pattern: "[a-z0-9]+"}}, run: {run_once: true, command: ["`+prog+`"]}}`, "", envOptions{})
+	writeFile(t, filepath.Join(e.dir, "envconfig/demo/app/prod.yml"), `plugin: test
+targets: `+s.targets+`
+rollout: {waves: [{name: all, batch: 1}]}
+secrets:
+  - {name: ssh-key, ref: "env:MANENT_SECRET_SSH_KEY"}
+`)
+	e.submit("cm-6", "app", "prod")
+	e.waitState("cm-6", deploy.StateSuccess)
+	if ran := s.read(t, "ran"); ran != "127.0.0.1\nlocalhost\n" {
+		t.Fatalf("ran %q: once per batch, on each batch's first target", ran)
+	}
+	a := e.customAudit("cm-6")
+	if len(a) != 2 || toJSON(a[0]["targets"]) != `["127.0.0.1"]` || toJSON(a[1]["targets"]) != `["localhost"]` ||
+		a[0]["operation"] != "warm[1/1]" {
+		t.Fatalf("audit %+v", a)
+	}
+}
