@@ -258,3 +258,26 @@ secrets:
 		t.Fatalf("audit %+v", a)
 	}
 }
+
+// TestCommandStepChecksHostKeys: the targets' host keys are checked
+// against pipeline.custom.known_hosts: a target it does not list is
+// refused, permanently, and nothing runs there.
+func TestCommandStepChecksHostKeys(t *testing.T) {
+	s := newSSHTargets(t)
+	prog := s.program(t, "warm", `echo ran >> $here/ran`)
+	other := sshtest.Start(t)
+	if err := os.WriteFile(s.knownHosts, []byte(strings.Replace(other.KnownHostsLine(),
+		fmt.Sprint(other.Port()), fmt.Sprint(s.srv.Port()), 1)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := commandEnv(t, s, `{name: warm, mode: mandatory, type: command, max_retries: 2, ssh: {key_secret: ssh-key}, `+
+		`run: {command: ["`+prog+`"]}}`, "", envOptions{})
+	e.submit("cm-7", "app", "prod")
+	d := e.waitState("cm-7", deploy.StateError)
+	if st := step(d, "warm"); st.Attempts != 1 || !strings.Contains(strings.ToLower(st.Error), "host key") {
+		t.Fatalf("warm %+v", st)
+	}
+	if ran := s.read(t, "ran"); ran != "" {
+		t.Fatalf("ran %q on a host whose key is not the one known", ran)
+	}
+}

@@ -43,8 +43,7 @@ func (h httpKind) DryRun(ctx context.Context, c *steps.Context) (steps.Result, e
 	return h.k.operate(ctx, c, true, nil, h.send)
 }
 
-// exchange is one request of a step and what it needs to be sent again
-// (a poll repeats the run's headers and authentication).
+// answer is what one request of the step got back.
 type answer struct {
 	status int
 	// doc is the decoded JSON of the body; nil when it was not read.
