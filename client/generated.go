@@ -1104,10 +1104,17 @@ func (v *Plan) GetSteps() []PlannedStep { return v.Steps }
 func (v *Plan) GetRollout() *RolloutPlan { return v.Rollout }
 
 // PlannedStep includes the requested fields of the GraphQL type PlannedStep.
+// The GraphQL type's documentation follows.
+//
+// A step of the plan. A custom step shows its type (http, command) and the hash of the specification the plan
+// captured, never the specification itself (its commands and URLs).
 type PlannedStep struct {
-	Name       string `json:"name"`
-	Type       string `json:"type"`
-	MaxRetries int    `json:"maxRetries"`
+	Name string `json:"name"`
+	// standard for the built-in steps; http or command for a custom step.
+	Type string `json:"type"`
+	// The SHA-256 of a custom step's specification as the plan captured it (spec_hash); null for a standard step.
+	SpecHash   *string `json:"specHash"`
+	MaxRetries int     `json:"maxRetries"`
 	// Time limit of one run, in seconds.
 	TimeoutSeconds int  `json:"timeoutSeconds"`
 	Mandatory      bool `json:"mandatory"`
@@ -1118,6 +1125,9 @@ func (v *PlannedStep) GetName() string { return v.Name }
 
 // GetType returns PlannedStep.Type, and is useful for accessing the field via an interface.
 func (v *PlannedStep) GetType() string { return v.Type }
+
+// GetSpecHash returns PlannedStep.SpecHash, and is useful for accessing the field via an interface.
+func (v *PlannedStep) GetSpecHash() *string { return v.SpecHash }
 
 // GetMaxRetries returns PlannedStep.MaxRetries, and is useful for accessing the field via an interface.
 func (v *PlannedStep) GetMaxRetries() int { return v.MaxRetries }
@@ -4401,6 +4411,7 @@ mutation SubmitDeployment ($descriptor: String!, $validateOnly: Boolean!) {
 				steps {
 					name
 					type
+					specHash
 					maxRetries
 					timeoutSeconds
 					mandatory

@@ -160,6 +160,9 @@ type Pipeline struct {
 	RetryInterval    time.Duration    `yaml:"retry_interval"`
 	RetryMaxInterval time.Duration    `yaml:"retry_max_interval"`
 	DescriptorPolicy DescriptorPolicy `yaml:"descriptor_policy"`
+	// Custom is what every custom step shares: the keys that sign their
+	// specifications, the revoked ones, the SSH and HTTP rules.
+	Custom Custom `yaml:"custom"`
 }
 
 // Step modes: a descriptor may turn an optional step on or off, never a
@@ -169,13 +172,23 @@ const (
 	ModeOptional  = "optional"
 )
 
-// StepConfig is one entry of pipeline.steps.
+// StepConfig is one entry of pipeline.steps: a standard step, or a custom
+// one when Type is set (the keys after Type are custom steps' only).
 type StepConfig struct {
 	Name       string        `yaml:"name"`
 	Mode       string        `yaml:"mode"`
 	Enabled    bool          `yaml:"enabled"`
 	MaxRetries int           `yaml:"max_retries"`
 	Timeout    time.Duration `yaml:"timeout"`
+
+	// Type is deploy.StepTypeHTTP or deploy.StepTypeCommand.
+	Type    string                  `yaml:"type"`
+	Secrets []string                `yaml:"secrets"`
+	Params  map[string]ParamConfig  `yaml:"params"`
+	Outputs map[string]OutputConfig `yaml:"outputs"`
+	SSH     *StepSSHConfig          `yaml:"ssh"`
+	Run     *RunConfig              `yaml:"run"`
+	DryRun  *RunConfig              `yaml:"dry_run"`
 }
 
 // Step defaults.
@@ -322,6 +335,7 @@ func Defaults(dir string) *Config {
 			RetryInterval:    time.Second,
 			RetryMaxInterval: time.Minute,
 			DescriptorPolicy: DescriptorPolicy{Targets: true},
+			Custom:           Custom{KnownHosts: DefaultSSHKnownHosts, SecretsDir: DefaultSecretsDir},
 		},
 		Queues: Queues{PollInterval: 50 * time.Millisecond, WorkerConcurrency: 16},
 		Engine: Engine{ApplicationVersion: "manent-2", MaxRecoveryAttempts: 20,
@@ -445,5 +459,6 @@ func (c *Config) resolvePaths() {
 	c.Artifacts.FileRoot = c.resolve(c.Artifacts.FileRoot)
 	c.Secrets.FileRoot = c.resolve(c.Secrets.FileRoot)
 	c.Governance.Rego = c.resolve(c.Governance.Rego)
-	c.resolveKnownHosts()
+	c.Plugins.SSH.KnownHosts = c.resolveHome(c.Plugins.SSH.KnownHosts)
+	c.Pipeline.Custom.KnownHosts = c.resolveHome(c.Pipeline.Custom.KnownHosts)
 }

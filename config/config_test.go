@@ -136,12 +136,17 @@ pipeline:
     - {name: artifacts, mode: mandatory, max_retries: 0, timeout: 30s}
     - {name: deploy, mode: mandatory}
     - {name: activation, mode: optional, enabled: false}
+    - name: notify
+      mode: optional
+      type: http
+      params: {channel: {pattern: "[a-z]+"}}
+      run: {url: "https://hooks.example.com/deploys"}
   retry_interval: 2s
   retry_max_interval: 30s
   descriptor_policy:
     targets: false
     params: [log_level]
-    step_params: {deploy: ["*"]}
+    step_params: {notify: ["*"]}
     rollback: true
 queues:
   poll_interval: 10ms
@@ -164,6 +169,9 @@ secrets: {file_root: /run/secrets, env_prefix: SHOP_}
 		{Name: "artifacts", Mode: "mandatory", Enabled: true, MaxRetries: 0, Timeout: 30 * time.Second},
 		{Name: "deploy", Mode: "mandatory", Enabled: true, MaxRetries: 2, Timeout: 10 * time.Minute},
 		{Name: "activation", Mode: "optional", Enabled: false, MaxRetries: 2, Timeout: 10 * time.Minute},
+		{Name: "notify", Mode: "optional", Enabled: true, MaxRetries: 2, Timeout: 10 * time.Minute, Type: "http",
+			Params: map[string]config.ParamConfig{"channel": {Pattern: "[a-z]+"}},
+			Run:    &config.RunConfig{URL: "https://hooks.example.com/deploys"}},
 	}
 	if !reflect.DeepEqual(c.Pipeline.Steps, steps) {
 		t.Errorf("steps = %+v", c.Pipeline.Steps)
@@ -183,7 +191,7 @@ secrets: {file_root: /run/secrets, env_prefix: SHOP_}
 	if got := c.Auth.Tokens[0]; got.Name != "ci" || !reflect.DeepEqual(got.Groups, []string{"ci", "deployers"}) {
 		t.Errorf("token = %+v", got)
 	}
-	if !c.Pipeline.DescriptorPolicy.AllowsStepParam("deploy", "anything") || c.Pipeline.DescriptorPolicy.AllowsParam("other") ||
+	if !c.Pipeline.DescriptorPolicy.AllowsStepParam("notify", "anything") || c.Pipeline.DescriptorPolicy.AllowsParam("other") ||
 		!c.Pipeline.DescriptorPolicy.Rollback {
 		t.Errorf("policy = %+v", c.Pipeline.DescriptorPolicy)
 	}
@@ -293,7 +301,7 @@ pipeline:
 `,
 			want: []string{
 				"pipeline.steps[0].name: config always runs (config first, cleanup last) and cannot be listed",
-				"pipeline.steps[1].name: unknown step: must be one of secrets, artifacts, qa, deploy, post-test, activation (custom steps are not supported yet)",
+				"pipeline.steps[1].name: unknown step: must be one of secrets, artifacts, qa, deploy, post-test, activation, or a custom step with a type (http or command)",
 				"pipeline.steps[3].mode: must be mandatory or optional",
 				"pipeline.steps[4].name: deploy is listed twice",
 				"pipeline.steps[5].enabled: a mandatory step always runs: make it optional, or remove it",
@@ -328,6 +336,7 @@ pipeline:
 				"pipeline.descriptor_policy.rollback: must be true or false",
 				"pipeline.descriptor_policy.params[0]: must be * or a parameter name (a-z, 0-9 and _, starting with a letter)",
 				"pipeline.descriptor_policy.step_params.db-migrate: no such step in pipeline.steps",
+				"pipeline.descriptor_policy.step_params.deploy: deploy is a standard step: only custom steps declare parameters",
 				"pipeline.descriptor_policy.step_params.deploy[0]: must be * or a parameter name (a-z, 0-9 and _, starting with a letter)",
 			},
 		},

@@ -20,7 +20,21 @@ func TestDocEnvConfigExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := config.Parse(nil, t.TempDir())
+	// The full example sets the parameter of a custom step.
+	c, err := config.Parse([]byte(`pipeline:
+  steps:
+    - {name: secrets, mode: mandatory}
+    - {name: artifacts, mode: mandatory}
+    - {name: qa, mode: mandatory}
+    - {name: deploy, mode: mandatory}
+    - {name: post-test, mode: optional}
+    - {name: activation, mode: optional}
+    - name: db-migrate
+      mode: optional
+      type: http
+      params: {database: {pattern: "[a-z][a-z0-9_]{0,62}"}}
+      run: {url: "https://ops.example.com/migrate"}
+`), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,5 +101,44 @@ func TestDocRolloutExamples(t *testing.T) {
 		if _, err := config.Merge(d, env, c.Pipeline.DescriptorPolicy, "demo"); err != nil {
 			t.Errorf("%v\n%s", err, o)
 		}
+	}
+}
+
+// TestDocCustomStepExamples parses the manent.yml examples of custom steps
+// (the blocks that start with "# manent.yml") in docs/custom-steps.md and
+// docs/manent-yml.md, and the environment configurations of
+// docs/custom-steps.md against the first of them: no page may show what the
+// server refuses at start-up.
+func TestDocCustomStepExamples(t *testing.T) {
+	found, envs := 0, 0
+	for _, page := range []string{"../docs/custom-steps.md", "../docs/manent-yml.md"} {
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var first *config.Config
+		for i, m := range yamlBlock.FindAllStringSubmatch(string(text), -1) {
+			doc := m[1]
+			switch {
+			case strings.HasPrefix(doc, "# manent.yml"):
+				found++
+				c, err := config.Parse([]byte(doc), t.TempDir())
+				if err != nil {
+					t.Errorf("%s block %d: %v\n%s", page, i, err, doc)
+					continue
+				}
+				if first == nil {
+					first = c
+				}
+			case strings.HasPrefix(doc, "# envconfig/") && first != nil && strings.HasSuffix(page, "custom-steps.md"):
+				envs++
+				if _, err := first.ParseEnvConfig([]byte(doc)); err != nil {
+					t.Errorf("%s block %d: %v\n%s", page, i, err, doc)
+				}
+			}
+		}
+	}
+	if found < 5 || envs < 1 {
+		t.Errorf("found %d manent.yml examples of custom steps, %d environment configurations", found, envs)
 	}
 }

@@ -160,7 +160,11 @@ func (c *Config) ParseEnvConfig(data []byte) (*EnvConfig, error) {
 	}
 	descriptor.CheckTargets(&errs, "targets", raw.Targets)
 	descriptor.CheckParams(&errs, "params", raw.Params)
+	before := errs.Len()
 	descriptor.CheckStepParams(&errs, "step_params", raw.StepParams)
+	if errs.Len() == before {
+		c.checkEnvStepParams(&errs, raw.StepParams)
+	}
 	c.checkSecrets(&errs, raw.Secrets)
 	checkSSHLogin(&errs, raw.Plugin, raw.SSH, raw.Secrets)
 	checkHealth(&errs, raw.Health)

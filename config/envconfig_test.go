@@ -16,7 +16,21 @@ import (
 
 func TestLoadEnvConfig(t *testing.T) {
 	dir := t.TempDir()
-	c, err := config.Parse([]byte("secrets: {file_root: /run/secrets}\n"), dir)
+	c, err := config.Parse([]byte(`secrets: {file_root: /run/secrets}
+pipeline:
+  steps:
+    - {name: secrets, mode: mandatory}
+    - {name: artifacts, mode: mandatory}
+    - {name: qa, mode: mandatory}
+    - {name: deploy, mode: mandatory}
+    - {name: post-test, mode: optional}
+    - {name: activation, mode: optional}
+    - name: prune
+      mode: optional
+      type: http
+      params: {keep_releases: {pattern: "[0-9]{1,3}"}}
+      run: {url: "https://ops.example.com/prune"}
+`), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +41,7 @@ targets:
   - {host: web1.example.com, port: 22, user: deploy, path: /srv/hello}
 params: {log_level: info}
 step_params:
-  deploy: {keep_releases: "5"}
+  prune: {keep_releases: "5"}
 secrets:
   - {name: api-key, ref: env:MANENT_SECRET_API_KEY}
   - {name: tls, ref: file:tls/key.pem}
@@ -52,7 +66,7 @@ rollback:
 			{Host: "web1.example.com", Port: 22, User: "deploy", Path: "/srv/hello"},
 		},
 		Params:     map[string]string{"log_level": "info"},
-		StepParams: map[string]map[string]string{"deploy": {"keep_releases": "5"}},
+		StepParams: map[string]map[string]string{"prune": {"keep_releases": "5"}},
 		Secrets: []deploy.SecretRef{
 			{Name: "api-key", Ref: "env:MANENT_SECRET_API_KEY"},
 			{Name: "tls", Ref: "file:tls/key.pem"},
@@ -62,7 +76,7 @@ rollback:
 			{URL: "https://hello.example.com/"},
 		},
 		Rollback:      deploy.RollbackPolicy{Enabled: true, On: []string{"deploy", "post-test", "activation"}},
-		PipelineSteps: []string{"secrets", "artifacts", "qa", "deploy", "post-test", "activation"},
+		PipelineSteps: []string{"secrets", "artifacts", "qa", "deploy", "post-test", "activation", "prune"},
 		Source:        "shop/hello/prod.yml",
 		Revision:      hex.EncodeToString(sum[:]),
 	}

@@ -9,7 +9,9 @@ import (
 const StepTypeStandard = "standard"
 
 // Plan returns the steps a deploy of d runs, in order: config, the enabled
-// steps of pipeline.steps, cleanup. The descriptor's steps map turns
+// steps of pipeline.steps, cleanup. A custom step carries its whole
+// specification (Spec), which the service seals (its hash and signature)
+// before the plan is stored. The descriptor's steps map turns
 // optional steps on or off; turning off a mandatory step, or naming a step
 // the pipeline does not have, is EUNPROCESSABLE with the path steps.<name>.
 func (c *Config) Plan(d *deploy.Descriptor) (deploy.Plan, error) {
@@ -42,10 +44,14 @@ func (c *Config) Plan(d *deploy.Descriptor) (deploy.Plan, error) {
 			on = s.Enabled
 		}
 		if on {
-			plan.Steps = append(plan.Steps, deploy.PlannedStep{
+			ps := deploy.PlannedStep{
 				Name: s.Name, Type: StepTypeStandard, MaxRetries: s.MaxRetries,
 				Timeout: s.Timeout, Mandatory: s.Mandatory(),
-			})
+			}
+			if s.Custom() {
+				ps.Type, ps.Spec = s.Type, s.Spec()
+			}
+			plan.Steps = append(plan.Steps, ps)
 		}
 	}
 	plan.Steps = append(plan.Steps, implicitStep(deploy.StepCleanup))

@@ -75,19 +75,18 @@ func (c *Config) validatePlugins(errs *yamltree.Errors) {
 	}
 }
 
-// resolveKnownHosts makes known_hosts absolute: ~/ against the home of the
-// server's user, any other relative path against manent.yml's directory.
-// Without a home, ~/ stays as it is: the ssh plugin then says it cannot
-// read the file.
-func (c *Config) resolveKnownHosts() {
-	p := c.Plugins.SSH.KnownHosts
+// resolveHome makes a known_hosts file absolute: ~/ against the home of
+// the server's user, any other relative path against manent.yml's
+// directory. Without a home, ~/ stays as it is: whoever reads the file
+// then says it cannot.
+func (c *Config) resolveHome(p string) string {
 	if rest, ok := strings.CutPrefix(p, "~/"); ok {
 		if home, err := os.UserHomeDir(); err == nil {
-			c.Plugins.SSH.KnownHosts = filepath.Join(home, rest)
+			return filepath.Join(home, rest)
 		}
-		return
+		return p
 	}
-	c.Plugins.SSH.KnownHosts = c.resolve(p)
+	return c.resolve(p)
 }
 
 // rawSSHLogin is the ssh section of an environment configuration.

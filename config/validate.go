@@ -188,6 +188,9 @@ func prefixProblem(prefix string) string {
 func (c *Config) validatePipeline(errs *yamltree.Errors) {
 	p := &c.Pipeline
 	position := map[string]int{}
+	// outputs are the declared outputs of the custom steps seen so far:
+	// what the placeholders of the next ones may name.
+	outputs := map[string]map[string]bool{}
 	for i, s := range p.Steps {
 		path := yamltree.Index("pipeline.steps", i)
 		switch {
@@ -197,8 +200,12 @@ func (c *Config) validatePipeline(errs *yamltree.Errors) {
 			errs.Add(path+".name", "%s always runs (config first, cleanup last) and cannot be listed", s.Name)
 		case slices.Contains(reservedSteps, s.Name):
 			errs.Add(path+".name", "%s is reserved: it names the records of a rollout's waves (%s[2] is wave 2's); give the step another name", s.Name, s.Name)
-		case !slices.Contains(standardSteps, s.Name):
-			errs.Add(path+".name", "unknown step: must be one of %s (custom steps are not supported yet)", strings.Join(standardSteps, ", "))
+		case s.Custom() && slices.Contains(standardSteps, s.Name):
+			errs.Add(path+".name", "%s is a standard step: a custom step needs a name of its own", s.Name)
+		case s.Custom() && !descriptor.ValidStepName(s.Name):
+			errs.Add(path+".name", "must be 1 to 63 characters of a-z, 0-9 and -, starting with a letter")
+		case !s.Custom() && !slices.Contains(standardSteps, s.Name):
+			errs.Add(path+".name", "unknown step: must be one of %s, or a custom step with a type (http or command)", strings.Join(standardSteps, ", "))
 		case position[s.Name] > 0:
 			errs.Add(path+".name", "%s is listed twice", s.Name)
 		default:
@@ -218,6 +225,10 @@ func (c *Config) validatePipeline(errs *yamltree.Errors) {
 		if s.Timeout < minStepTimeout || s.Timeout > maxStepTimeout {
 			errs.Add(path+".timeout", "must be between 1s and 6h")
 		}
+		c.validateCustomStep(errs, path, s, outputs)
+		if s.Custom() && len(s.Outputs) > 0 {
+			outputs[s.Name] = outputKeys(s.Outputs)
+		}
 	}
 	listBad := errs.Bad("pipeline.steps")
 	for _, name := range []string{deploy.StepArtifacts, deploy.StepDeploy} {
@@ -236,6 +247,7 @@ func (c *Config) validatePipeline(errs *yamltree.Errors) {
 	if p.RetryMaxInterval < p.RetryInterval {
 		errs.Add("pipeline.retry_max_interval", "must be at least retry_interval")
 	}
+	c.validateCustom(errs)
 	c.validatePolicy(errs, position)
 }
 
@@ -270,10 +282,22 @@ func (c *Config) validatePolicy(errs *yamltree.Errors, position map[string]int) 
 	}
 	for _, step := range sortedKeys(pol.StepParams) {
 		path := yamltree.Key("pipeline.descriptor_policy.step_params", step)
-		if position[step] == 0 {
+		cs, custom := c.customStep(step)
+		switch {
+		case position[step] == 0:
 			errs.Add(path, "no such step in pipeline.steps")
+		case !custom:
+			errs.Add(path, "%s is a standard step: only custom steps declare parameters", step)
 		}
 		checkNames(path, pol.StepParams[step])
+		if !custom {
+			continue
+		}
+		for i, n := range pol.StepParams[step] {
+			if _, ok := cs.Params[n]; !ok && n != "*" && descriptor.ValidParamName(n) {
+				errs.Add(yamltree.Index(path, i), "%s", cs.Spec().Undeclared())
+			}
+		}
 	}
 }
 

@@ -65,10 +65,12 @@ type StatusArtifact struct {
 }
 
 // StatusStep is one step of the status JSON: a run of a planned step (or
-// its dry run), or the checkpoint taken before it.
+// its dry run), or the checkpoint taken before it. A custom step shows its
+// type and the hash of its specification, never the specification.
 type StatusStep struct {
 	Name       string            `json:"name"`
 	Type       string            `json:"type"`
+	SpecHash   string            `json:"spec_hash,omitempty"`
 	Kind       StepKind          `json:"kind"`
 	State      StepState         `json:"state"`
 	Attempts   int               `json:"attempts"`
@@ -138,7 +140,7 @@ func NewStatus(d *Deployment) Status {
 			out = map[string]string{}
 		}
 		st.Steps = append(st.Steps, StatusStep{
-			Name: s.Key().Name(), Type: s.Type, Kind: s.Key().Kind, State: s.State, Attempts: s.Attempts,
+			Name: s.Key().Name(), Type: s.Type, SpecHash: d.specHashAt(s.Position), Kind: s.Key().Kind, State: s.State, Attempts: s.Attempts,
 			StartedAt: utc(s.StartedAt), FinishedAt: utc(s.FinishedAt),
 			Output: out, Error: optional(s.Error),
 		})
@@ -148,6 +150,15 @@ func NewStatus(d *Deployment) Status {
 		st.Rollback = newRollbackStatus(d)
 	}
 	return st
+}
+
+// specHashAt is the spec_hash of the planned step at pos, "" for a
+// standard step or a position outside the plan.
+func (d *Deployment) specHashAt(pos int) string {
+	if pos < 0 || pos >= len(d.Plan.Steps) {
+		return ""
+	}
+	return d.Plan.Steps[pos].SpecHash
 }
 
 func utc(t *time.Time) *time.Time {

@@ -112,3 +112,31 @@ func TestDependencyStateJSON(t *testing.T) {
 		}
 	}
 }
+
+// A custom step's status shows its type and spec_hash, on its run and its
+// PENDING placeholder alike, and nothing of its specification.
+func TestStatusOfCustomSteps(t *testing.T) {
+	spec := &CustomSpec{Name: "db-migrate", Type: StepTypeCommand, Run: CustomRun{Command: []string{"/opt/tools/migrate-9c"}}}
+	d := &Deployment{ID: "d", State: StatePending, Plan: Plan{Steps: []PlannedStep{
+		{Name: "config", Type: StepTypeStandard},
+		{Name: "db-migrate", Type: StepTypeCommand, Spec: spec, SpecHash: "h1", Signature: "sig-9c"},
+		{Name: "notify", Type: StepTypeHTTP, Spec: &CustomSpec{Run: CustomRun{URL: "https://hooks-9c.example.com/"}}, SpecHash: "h2"},
+	}}, Steps: []Step{{Name: "db-migrate", Position: 1, Type: StepTypeCommand, Kind: KindRun, State: StepRunning}}}
+	st := NewStatus(d)
+	var got []string
+	for _, s := range st.Steps {
+		got = append(got, s.Name+" "+s.Type+" "+s.SpecHash)
+	}
+	if strings.Join(got, ", ") != "config standard , db-migrate command h1, notify http h2" {
+		t.Errorf("steps = %v", got)
+	}
+	raw, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"9c", `"spec"`, "signature"} {
+		if strings.Contains(string(raw), s) {
+			t.Errorf("the status shows %q: %s", s, raw)
+		}
+	}
+}

@@ -81,6 +81,12 @@ func ValidParamName(s string) bool { return paramPattern.MatchString(s) }
 // ValidStepName reports whether s is a valid step name.
 func ValidStepName(s string) bool { return stepPattern.MatchString(s) }
 
+// ValidUser reports whether s is a valid login name on a target.
+func ValidUser(s string) bool { return userPattern.MatchString(s) }
+
+// MsgUser says what ValidUser accepts.
+const MsgUser = msgUserPattern
+
 // ValidPluginName reports whether s is a valid plugin or artifact type name.
 func ValidPluginName(s string) bool { return typePattern.MatchString(s) }
 

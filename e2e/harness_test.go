@@ -100,6 +100,8 @@ type server struct {
 	config string
 	dbURL  string
 	port   int
+	// role is --role of serve; "" for the configuration's.
+	role   string
 	cmd    *exec.Cmd
 	log    *bytes.Buffer
 	mu     *sync.Mutex
@@ -122,7 +124,11 @@ func (s *server) URL() string { return fmt.Sprintf("http://127.0.0.1:%d", s.port
 // start runs the server and waits until /readyz answers.
 func (s *server) start() {
 	s.t.Helper()
-	s.cmd = exec.Command(s.bin, "serve", "-c", s.config, "--listen", fmt.Sprintf("127.0.0.1:%d", s.port))
+	args := []string{"serve", "-c", s.config, "--listen", fmt.Sprintf("127.0.0.1:%d", s.port)}
+	if s.role != "" {
+		args = append(args, "--role", s.role)
+	}
+	s.cmd = exec.Command(s.bin, args...)
 	s.cmd.Env = append(os.Environ(), "DATABASE_URL="+s.dbURL)
 	w := lockedWriter{s.mu, s.log}
 	s.cmd.Stdout, s.cmd.Stderr = w, w

@@ -238,6 +238,15 @@ func (r *run) op(u unit) op {
 		o.begin.ReadInService = u.key.Step == deploy.StepActivation
 	}
 	o.do = func(ctx context.Context, attempt int) (steps.Result, error) {
+		// A custom step runs only the specification its plan captured, as
+		// signed, and never a revoked one: its kinds (engine/custom) verify
+		// it before every attempt, and audit a refusal as any failure.
+		// A specification on a step of another kind is refused here.
+		if u.step.Spec != nil && u.step.Kind() == u.step.Name {
+			if err := r.e.env.Specs.Verify(u.step); err != nil {
+				return steps.Result{}, err
+			}
+		}
 		kind, ok := r.e.kinds.Lookup(u.step)
 		if !ok {
 			return steps.Result{}, deploy.Permanentf("unknown kind of step %q", u.step.Kind())

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,10 +15,13 @@ import (
 
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/engine/custom"
 	"manent.dev/manent/engine/plugins/local"
 	"manent.dev/manent/engine/secrets"
 	"manent.dev/manent/engine/steps"
 	"manent.dev/manent/internal/safehttp"
+	"manent.dev/manent/internal/specsig"
+	"manent.dev/manent/internal/sshexec"
 )
 
 // Options wires an Engine.
@@ -37,16 +41,25 @@ type Options struct {
 	Changes map[string]deploy.ChangeConnector
 	// Worker makes this process dequeue and run deploys (roles all and worker).
 	Worker bool
-	Logger *slog.Logger
+	// Specs checks the specifications of custom steps before they run;
+	// nil accepts unsigned ones and revokes none.
+	Specs *specsig.Keyring
+	// RootCAs, when set, are the certificate authorities the steps' outbound
+	// requests trust instead of the system's (health checks, downloads,
+	// HTTP steps): a private CA, a test server's certificate.
+	RootCAs *x509.CertPool
+	Logger  *slog.Logger
 }
 
 // Engine runs deploys, waits, releases and schedules as DBOS workflows.
 type Engine struct {
-	cfg     *config.Config
-	store   Store
-	rec     Recorder
-	checks  Checks
-	kinds   *steps.Registry
+	cfg    *config.Config
+	store  Store
+	rec    Recorder
+	checks Checks
+	kinds  *steps.Registry
+	// sshPool holds the connections of command steps.
+	sshPool *sshexec.Pool
 	env     *steps.Env
 	changes map[string]deploy.ChangeConnector
 	log     *slog.Logger
@@ -97,8 +110,8 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 	e.abortCtx, e.abort = context.WithCancel(context.Background())
 	e.env = &steps.Env{
 		Config: o.Config, Plugins: map[string]deploy.Plugin{}, Secrets: map[string]deploy.SecretProvider{},
-		HTTP: safehttp.New(safehttp.Options{Timeout: 5 * time.Minute}), Log: o.Logger, History: o.Store,
-		Inventory: o.Store,
+		HTTP: safehttp.New(safehttp.Options{Timeout: 5 * time.Minute, RootCAs: o.RootCAs}), Log: o.Logger, History: o.Store,
+		Inventory: o.Store, Specs: o.Specs,
 	}
 	for _, p := range o.Plugins {
 		e.env.Plugins[p.Name()] = p
@@ -107,6 +120,11 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 		e.env.Secrets[s.Scheme()] = s
 	}
 	e.kinds = steps.Standard()
+	// The connections of command steps are their own: the host keys are
+	// checked against pipeline.custom.known_hosts, not the ssh plugin's.
+	e.sshPool = sshexec.NewPool(sshexec.Options{KnownHosts: o.Config.Pipeline.Custom.KnownHosts,
+		InsecureIgnoreHostKey: o.Config.Pipeline.Custom.InsecureIgnoreHostKey})
+	custom.Register(e.kinds, custom.Options{Audit: o.Store, SSH: e.sshPool, Log: o.Logger})
 	e.logs = newLogWriter(o.Store, o.Logger, e.shown)
 	if err := e.setupDBOS(ctx, o.DatabaseURL); err != nil {
 		return nil, err
@@ -287,6 +305,9 @@ func (e *Engine) shutdown(timeout time.Duration) error {
 	}
 	if e.pool != nil {
 		e.pool.Close()
+	}
+	if e.sshPool != nil {
+		_ = e.sshPool.Close()
 	}
 	return err
 }

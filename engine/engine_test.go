@@ -3,6 +3,7 @@ package engine_test
 import (
 	"cmp"
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -21,6 +22,7 @@ import (
 	"manent.dev/manent/internal/authz"
 	"manent.dev/manent/internal/pgtest"
 	"manent.dev/manent/internal/postgres"
+	"manent.dev/manent/internal/specsig"
 	"manent.dev/manent/service"
 )
 
@@ -170,6 +172,16 @@ type envOptions struct {
 	plugins []deploy.Plugin
 	// workerConcurrency is queues.worker_concurrency (16 unless set).
 	workerConcurrency int
+	// rootCAs are trusted by the steps' outbound requests (a TLS test
+	// server's certificate).
+	rootCAs *x509.CertPool
+	// custom is pipeline.custom, a YAML flow mapping.
+	custom string
+	// specs checks the custom steps' specifications (service and engine).
+	specs *specsig.Keyring
+	// noWorker starts a process that only submits: what it enqueues stays
+	// in DBOS until a worker takes it.
+	noWorker bool
 }
 
 func newEnvWith(t *testing.T, o envOptions) *env {
@@ -195,10 +207,12 @@ artifacts: {sources: ["file:"], file_root: artifacts}
 pipeline:
   retry_interval: 10ms
   retry_max_interval: 20ms
+  custom: %s
   steps:
 %s
 queues: {poll_interval: 20ms, worker_concurrency: %d, environments: {"demo/app/qa": 2}}
-`, filepath.Join(dir, "work", o.executorID), o.executorID, o.engineYAML, pipelineSteps(o.steps), cmp.Or(o.workerConcurrency, 16))
+`, filepath.Join(dir, "work", o.executorID), o.executorID, o.engineYAML, cmp.Or(o.custom, "{}"), pipelineSteps(o.steps),
+		cmp.Or(o.workerConcurrency, 16))
 	cfg, err := config.Parse([]byte(cfgText), dir)
 	if err != nil {
 		t.Fatalf("config: %v", err)
@@ -238,13 +252,13 @@ queues: {poll_interval: 20ms, worker_concurrency: %d, environments: {"demo/app/q
 	plugins := append([]deploy.Plugin{plugin, local.New(dir)}, o.plugins...)
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})).With("executor", o.executorID)
 	svc, err := service.New(service.Options{Config: cfg, Store: store, Authorizer: az, Governor: o.governor,
-		Changes: o.changes, Plugins: plugins, Logger: logger})
+		Changes: o.changes, Plugins: plugins, Specs: o.specs, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
 	eng, err := engine.New(ctx, engine.Options{
-		Config: cfg, Store: store, Recorder: postgres.NewRecorder(), DatabaseURL: url, Worker: true, Changes: o.changes,
-		Plugins: plugins, Logger: logger,
+		Config: cfg, Store: store, Recorder: postgres.NewRecorder(), DatabaseURL: url, Worker: !o.noWorker, Changes: o.changes,
+		Plugins: plugins, Specs: o.specs, Logger: logger, RootCAs: o.rootCAs,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -75,6 +75,11 @@ type Checks interface {
 	// WaveFrozen returns the freeze window in force now over one of the
 	// targets (a wave's), by their labels; nil when none.
 	WaveFrozen(ctx context.Context, who deploy.Identity, d deploy.Descriptor, targets []deploy.Target) (*deploy.Freeze, error)
+	// FreezeInForce returns the freeze window in force now over the
+	// deploy's environment or one of targets, in a dry run too (the custom
+	// command steps of a dry run are skipped in one); Overridden when the
+	// descriptor's freezeOverride is accepted. nil when none.
+	FreezeInForce(ctx context.Context, who deploy.Identity, d deploy.Descriptor, targets []deploy.Target) (*deploy.Freeze, error)
 	// SubmitMember submits a deploy of a release with the identity in ctx.
 	SubmitMember(ctx context.Context, d deploy.Descriptor, opts deploy.SubmitOptions) (*deploy.Submission, error)
 	// RollbackMember submits the rollback of a deploy of a release.

@@ -175,7 +175,7 @@ func toModelPlan(p deploy.Plan) *model.Plan {
 	steps := make([]model.PlannedStep, len(p.Steps))
 	for i, s := range p.Steps {
 		steps[i] = model.PlannedStep{
-			Name: s.Name, Type: s.Type, MaxRetries: s.MaxRetries,
+			Name: s.Name, Type: s.Type, SpecHash: optional(s.SpecHash), MaxRetries: s.MaxRetries,
 			TimeoutSeconds: int(s.Timeout / time.Second), Mandatory: s.Mandatory,
 		}
 	}

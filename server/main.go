@@ -20,6 +20,7 @@ import (
 	"manent.dev/manent/internal/authz"
 	"manent.dev/manent/internal/embeddedpg"
 	"manent.dev/manent/internal/postgres"
+	"manent.dev/manent/internal/specsig"
 	"manent.dev/manent/internal/tokens"
 	"manent.dev/manent/service"
 )
@@ -44,6 +45,10 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 		return nil, err
 	}
 	if err := checkDev(cfg, c.Dev); err != nil {
+		return nil, err
+	}
+	specs, err := specKeyring(ctx, cfg, c.Logger)
+	if err != nil {
 		return nil, err
 	}
 	ownWorkDir, err := cfg.UseDataDir(c.DataDir)
@@ -71,7 +76,7 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	svc, eng, err := newCore(ctx, cfg, db, s.databaseURL, plugins, role != RoleAPI, s.log)
+	svc, eng, err := newCore(ctx, cfg, db, s.databaseURL, plugins, specs, role != RoleAPI, s.log)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +144,7 @@ func Migrate(ctx context.Context, c Config) (err error) {
 // newCore builds the application service and the engine on one database,
 // each with the port of the other.
 func newCore(ctx context.Context, cfg *config.Config, db *postgres.DB, url string, plugins []deploy.Plugin,
-	worker bool, log *slog.Logger) (*service.Service, *engine.Engine, error) {
+	specs *specsig.Keyring, worker bool, log *slog.Logger) (*service.Service, *engine.Engine, error) {
 	store := postgres.NewStore(db)
 	az, err := authz.New(cfg.RBAC.Model, cfg.RBAC.Policy)
 	if err != nil {
@@ -154,7 +159,7 @@ func newCore(ctx context.Context, cfg *config.Config, db *postgres.DB, url strin
 		return nil, nil, err
 	}
 	svc, err := service.New(service.Options{Config: cfg, Store: store, Authorizer: az, Governor: gov,
-		Changes: changes, Plugins: plugins, Logger: log})
+		Changes: changes, Plugins: plugins, Specs: specs, Logger: log})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -166,7 +171,7 @@ func newCore(ctx context.Context, cfg *config.Config, db *postgres.DB, url strin
 		Secrets: []deploy.SecretProvider{
 			secrets.Env{Prefix: cfg.Secrets.EnvPrefix}, secrets.File{Root: cfg.Secrets.FileRoot},
 		},
-		Changes: changes, Worker: worker, Logger: log,
+		Changes: changes, Worker: worker, Specs: specs, Logger: log,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("create engine: %w", err)

@@ -79,9 +79,13 @@ type planned struct {
 	Status    deploy.Status    `json:"status"`
 }
 
+// plannedStep is a step of the plan as readers see it: a custom step's
+// type and spec_hash, never its specification (commands, URLs) nor its
+// signature.
 type plannedStep struct {
 	Name           string `json:"name"`
 	Type           string `json:"type"`
+	SpecHash       string `json:"spec_hash,omitempty"`
 	MaxRetries     int    `json:"max_retries"`
 	TimeoutSeconds int64  `json:"timeout_seconds"`
 	Mandatory      bool   `json:"mandatory"`
@@ -194,7 +198,7 @@ func toPlanned(d *deploy.Deployment) planned {
 		out.Effective.StepParams = map[string]map[string]string{}
 	}
 	for i, s := range d.Plan.Steps {
-		out.Plan[i] = plannedStep{Name: s.Name, Type: s.Type, MaxRetries: s.MaxRetries,
+		out.Plan[i] = plannedStep{Name: s.Name, Type: s.Type, SpecHash: s.SpecHash, MaxRetries: s.MaxRetries,
 			TimeoutSeconds: int64(s.Timeout.Seconds()), Mandatory: s.Mandatory}
 	}
 	for i, t := range e.Targets {

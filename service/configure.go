@@ -142,6 +142,45 @@ func (s *Service) WaveFrozen(ctx context.Context, who deploy.Identity, d deploy.
 	return fr, nil
 }
 
+// FreezeInForce returns the freeze window in force now over the deploy's
+// environment or one of targets, in a dry run as in a deploy: a dry run is
+// not held by governance, but the custom steps that act on targets are
+// skipped in one (docs/custom-steps.md). Overridden says the descriptor's
+// freezeOverride would be accepted (its requester holds the permission).
+// nil without governance or when no window is in force.
+func (s *Service) FreezeInForce(ctx context.Context, who deploy.Identity, d deploy.Descriptor, targets []deploy.Target) (*deploy.Freeze, error) {
+	if s.gov == nil {
+		return nil, nil
+	}
+	in, err := s.governanceInput(ctx, who, &d, time.Now().UTC())
+	if err != nil {
+		return nil, err
+	}
+	if d.FreezeOverride != nil {
+		res := deploy.Resource{Tenant: d.Tenant, Application: d.Application, Environment: d.Environment}
+		if ok, err := s.authz.Allowed(who, res, deploy.PermFreezeOverride); err != nil {
+			return nil, fmt.Errorf("authorize: %w", err)
+		} else if !ok {
+			in.FreezeOverride = ""
+		}
+	}
+	fr, err := s.gov.Frozen(ctx, in)
+	if err != nil {
+		return nil, fmt.Errorf("check freeze windows: %w", err)
+	}
+	if fr == nil {
+		if tf, ok := s.gov.(deploy.TargetFreezes); ok && len(targets) > 0 {
+			if fr, err = tf.FrozenTargets(ctx, in, targets); err != nil {
+				return nil, fmt.Errorf("check freeze windows: %w", err)
+			}
+		}
+	}
+	if fr != nil {
+		fr.Overridden = in.FreezeOverride != ""
+	}
+	return fr, nil
+}
+
 // SubmitMember submits a deploy of a release with the identity in ctx (the
 // release's requester): the release's workflow queues its deploys with it.
 func (s *Service) SubmitMember(ctx context.Context, d deploy.Descriptor, opts deploy.SubmitOptions) (*deploy.Submission, error) {

@@ -5,6 +5,6 @@
 // Engine port, in the transaction that stores it.
 //
 // It imports deploy, chains, config, descriptor, engine/rollout (the pure
-// planner, which the engine shares), internal/crontick and the
+// planner, which the engine shares), internal/crontick, internal/specsig and the
 // standard library; never engine, internal/postgres, graph or server.
 package service

@@ -9,6 +9,7 @@ import (
 
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/internal/specsig"
 )
 
 // Store is what the service reads and writes, by role.
@@ -66,7 +67,10 @@ type Options struct {
 	Changes map[string]deploy.ChangeConnector
 	// Plugins check the targets of a submission.
 	Plugins []deploy.Plugin
-	Logger  *slog.Logger
+	// Specs seals the specifications of custom steps in every plan (their
+	// hash, and their signature when it has keys); nil hashes them only.
+	Specs  *specsig.Keyring
+	Logger *slog.Logger
 }
 
 // Service is the application service: every method authorizes the
@@ -80,6 +84,7 @@ type Service struct {
 	changes map[string]deploy.ChangeConnector
 	plugins map[string]deploy.Plugin
 	engine  Engine
+	specs   *specsig.Keyring
 	log     *slog.Logger
 }
 
@@ -94,7 +99,7 @@ func New(o Options) (*Service, error) {
 		o.Logger = slog.Default()
 	}
 	s := &Service{cfg: o.Config, store: o.Store, authz: o.Authorizer, gov: o.Governor, changes: o.Changes,
-		plugins: map[string]deploy.Plugin{}, log: o.Logger}
+		plugins: map[string]deploy.Plugin{}, specs: o.Specs, log: o.Logger}
 	for _, p := range o.Plugins {
 		s.plugins[p.Name()] = p
 	}

@@ -58,6 +58,12 @@ func (s *Service) submitDescriptor(ctx context.Context, d *deploy.Descriptor, op
 	if err != nil {
 		return nil, err
 	}
+	if err := config.ResolveCustomSteps(plan, d, &eff); err != nil {
+		return nil, err
+	}
+	if err := s.specs.Seal(&plan); err != nil {
+		return nil, fmt.Errorf("seal the plan: %w", err)
+	}
 	if plan.Rollout, err = planRollout(eff); err != nil {
 		return nil, err
 	}

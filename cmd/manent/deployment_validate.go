@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -95,9 +96,12 @@ type artifactView struct {
 	SHA256  string `json:"sha256,omitempty"`
 }
 
+// plannedStepView is a step of the plan; a custom step shows its type and
+// spec_hash, what pipeline.custom.revoked_specs takes.
 type plannedStepView struct {
 	Name           string `json:"name"`
 	Type           string `json:"type"`
+	SpecHash       string `json:"spec_hash,omitempty"`
 	MaxRetries     int    `json:"max_retries"`
 	TimeoutSeconds int    `json:"timeout_seconds"`
 	Mandatory      bool   `json:"mandatory"`
@@ -182,7 +186,7 @@ func toValidateView(d *client.SubmittedDeployment) validateView {
 		Governance: governanceView{Rule: d.Decision.Rule, Requires: nonNilStrings(d.Decision.Requires), Reason: d.Decision.Reason},
 	}
 	for _, s := range d.Plan.Steps {
-		v.Plan = append(v.Plan, plannedStepView{Name: s.Name, Type: s.Type, MaxRetries: s.MaxRetries,
+		v.Plan = append(v.Plan, plannedStepView{Name: s.Name, Type: s.Type, SpecHash: valueOf(s.SpecHash), MaxRetries: s.MaxRetries,
 			TimeoutSeconds: s.TimeoutSeconds, Mandatory: s.Mandatory})
 	}
 	for _, t := range d.Effective.Targets {
@@ -247,10 +251,21 @@ func (v validateView) table(w io.Writer) error {
 		return err
 	}
 	tw = newTable(w)
-	row(tw, "  #", "STEP", "TYPE", "RETRIES", "TIMEOUT", "MANDATORY")
+	// The hash column only when a custom step has one: it is what
+	// pipeline.custom.revoked_specs takes.
+	custom := slices.ContainsFunc(v.Plan, func(s plannedStepView) bool { return s.SpecHash != "" })
+	head := []string{"  #", "STEP", "TYPE", "RETRIES", "TIMEOUT", "MANDATORY"}
+	if custom {
+		head = append(head, "SPEC HASH")
+	}
+	row(tw, head...)
 	for i, s := range v.Plan {
-		row(tw, fmt.Sprintf("  %d", i+1), s.Name, s.Type, fmt.Sprint(s.MaxRetries),
-			seconds(s.TimeoutSeconds), pick(s.Mandatory, "yes", "no"))
+		cells := []string{fmt.Sprintf("  %d", i+1), s.Name, s.Type, fmt.Sprint(s.MaxRetries),
+			seconds(s.TimeoutSeconds), pick(s.Mandatory, "yes", "no")}
+		if custom {
+			cells = append(cells, s.SpecHash)
+		}
+		row(tw, cells...)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -259,4 +274,12 @@ func (v validateView) table(w io.Writer) error {
 		return v.Rollout.table(w)
 	}
 	return nil
+}
+
+// valueOf is *s, "" for nil.
+func valueOf(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

@@ -261,6 +261,41 @@ Plan
 	}
 }
 
+// TestValidateViewOfCustomSteps: validate shows a custom step's type and
+// its spec_hash (what pipeline.custom.revoked_specs takes), in a column
+// of its own only when the plan has one.
+func TestValidateViewOfCustomSteps(t *testing.T) {
+	h := strings.Repeat("3b0f", 16)
+	d := &client.SubmittedDeployment{
+		DeploymentDetail: *fixedDeployment(),
+		Plan: client.Plan{Steps: []client.PlannedStep{
+			{Name: "config", Type: "standard", TimeoutSeconds: 60, Mandatory: true},
+			{Name: "db-migrate", Type: "command", SpecHash: &h, TimeoutSeconds: 900},
+			{Name: "deploy", Type: "standard", MaxRetries: 3, TimeoutSeconds: 600, Mandatory: true},
+		}},
+	}
+	v := toValidateView(d)
+	var buf bytes.Buffer
+	if err := writeJSON(&buf, v); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"type": "command",`+"\n      \"spec_hash\": \""+h+`"`) || strings.Count(buf.String(), "spec_hash") != 1 {
+		t.Errorf("json:\n%s", buf.String())
+	}
+	buf.Reset()
+	if err := v.table(&buf); err != nil {
+		t.Fatal(err)
+	}
+	want := "Plan\n" +
+		"  #  STEP        TYPE      RETRIES  TIMEOUT  MANDATORY  SPEC HASH\n" +
+		"  1  config      standard  0        1m00s    yes        -\n" +
+		"  2  db-migrate  command   0        15m00s   no         " + h + "\n" +
+		"  3  deploy      standard  3        10m00s   yes        -\n"
+	if !strings.HasSuffix(buf.String(), want) {
+		t.Errorf("table:\n%s\nwant it to end with:\n%s", buf.String(), want)
+	}
+}
+
 func TestDurations(t *testing.T) {
 	tests := []struct {
 		d    time.Duration

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/engine/plugins/local"
 	"manent.dev/manent/internal/safehttp"
@@ -22,7 +23,8 @@ import (
 // configStep reads the environment configuration valid now and merges it
 // with the descriptor again, so a deploy that waited runs with today's
 // configuration, and runs governance again; its output records which file
-// and revision were used.
+// and revision were used. The parameters of the custom steps are resolved
+// there (Effective.StepParams), against the plan's specifications.
 type configStep struct{}
 
 func (configStep) Run(ctx context.Context, c *Context) (Result, error) {
@@ -30,6 +32,11 @@ func (configStep) Run(ctx context.Context, c *Context) (Result, error) {
 	eff, out, err := c.Env.Checks.Configure(ctx, who, c.Job.Descriptor)
 	if err != nil {
 		return Result{}, err
+	}
+	// The custom steps run the specifications the plan captured: their
+	// parameters are held to those, not to today's manent.yml.
+	if err := config.ResolveCustomSteps(c.Job.Plan, &c.Job.Descriptor, &eff); err != nil {
+		return Result{}, deploy.Permanent(err)
 	}
 	note, err := c.Env.Checks.Recheck(ctx, who, c.Job.Descriptor)
 	if err != nil {
@@ -264,7 +271,7 @@ func pluginRequest(c *Context) (deploy.Plugin, deploy.PluginRequest, error) {
 		ArtifactPath: c.artifactPath(), SHA256: c.SHA256, Limits: c.Env.Config.Artifacts.ArchiveLimits(),
 		Targets: c.Effective.Targets, Params: c.Effective.Params, SSH: c.Effective.SSH,
 		DryRun: d.DryRun,
-		Secret: c.secret,
+		Secret: c.Secret,
 		Log: func(format string, args ...any) {
 			c.logf("info", format, args...)
 		},

@@ -11,6 +11,7 @@ import (
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/engine/secrets"
+	"manent.dev/manent/internal/specsig"
 )
 
 // Kind is one kind of step. Run and DryRun make one attempt; an error is
@@ -33,6 +34,10 @@ type Undoable interface {
 type Checks interface {
 	Configure(ctx context.Context, who deploy.Identity, d deploy.Descriptor) (deploy.Effective, map[string]string, error)
 	Recheck(ctx context.Context, who deploy.Identity, d deploy.Descriptor) (note string, err error)
+	// FreezeInForce returns the freeze window in force now over the
+	// deploy's environment or one of targets, dry run or not; Overridden
+	// when the descriptor's freezeOverride is accepted. nil when none.
+	FreezeInForce(ctx context.Context, who deploy.Identity, d deploy.Descriptor, targets []deploy.Target) (*deploy.Freeze, error)
 }
 
 // Env is what kinds use beside the operation itself, the same for every
@@ -53,6 +58,10 @@ type Env struct {
 	// Log is the server's log, for what operators need and readers of a
 	// deploy must not see (the reference of a missing secret).
 	Log *slog.Logger
+	// Specs checks the specification of a custom step before any of its
+	// operations (the engine does, before it calls the kind): its hash,
+	// its signature, the revoked hashes. Nil accepts unsigned ones.
+	Specs *specsig.Keyring
 }
 
 // Inventory reads the releases in service.
@@ -173,8 +182,10 @@ func (c *Context) logf(level, format string, args ...any) {
 
 func (c *Context) resolver() secrets.Resolver { return secrets.Resolver(c.Env.Secrets) }
 
-// secret resolves a logical secret name of the environment configuration.
-func (c *Context) secret(ctx context.Context, name string) (string, error) {
+// Secret resolves a logical secret name of the environment configuration:
+// a permanent error when the configuration does not declare it or its
+// provider says it is missing, a temporary one when it cannot be read now.
+func (c *Context) Secret(ctx context.Context, name string) (string, error) {
 	for _, s := range c.Effective.Secrets {
 		if s.Name == name {
 			return c.resolve(ctx, s)

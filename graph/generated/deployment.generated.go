@@ -2722,6 +2722,29 @@ func (ec *executionContext) fieldContext_PlannedStep_type(_ context.Context, fie
 	return graphql.NewScalarFieldContext("PlannedStep", field, false, false, "String")
 }
 
+func (ec *executionContext) _PlannedStep_specHash(ctx context.Context, field graphql.CollectedField, obj *model.PlannedStep) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlannedStep_specHash(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SpecHash, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PlannedStep_specHash(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlannedStep", field, false, false, "String")
+}
+
 func (ec *executionContext) _PlannedStep_maxRetries(ctx context.Context, field graphql.CollectedField, obj *model.PlannedStep) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4433,6 +4456,11 @@ func (ec *executionContext) _PlannedStep(ctx context.Context, sel ast.SelectionS
 		case "type":
 			out.Values[i] = ec._PlannedStep_type(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "specHash":
+			out.Values[i] = ec._PlannedStep_specHash(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "maxRetries":

@@ -256,6 +256,7 @@ type ComplexityRoot struct {
 		Mandatory      func(childComplexity int) int
 		MaxRetries     func(childComplexity int) int
 		Name           func(childComplexity int) int
+		SpecHash       func(childComplexity int) int
 		TimeoutSeconds func(childComplexity int) int
 		Type           func(childComplexity int) int
 	}
@@ -1474,6 +1475,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PlannedStep.Name(childComplexity), true
+	case "PlannedStep.specHash":
+		if e.ComplexityRoot.PlannedStep.SpecHash == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlannedStep.SpecHash(childComplexity), true
 	case "PlannedStep.timeoutSeconds":
 		if e.ComplexityRoot.PlannedStep.TimeoutSeconds == nil {
 			break
@@ -2624,9 +2631,16 @@ type Target {
   name: String!
 }
 
+"""
+A step of the plan. A custom step shows its type (http, command) and the hash of the specification the plan
+captured, never the specification itself (its commands and URLs).
+"""
 type PlannedStep {
   name: String!
+  "standard for the built-in steps; http or command for a custom step."
   type: String!
+  "The SHA-256 of a custom step's specification as the plan captured it (spec_hash); null for a standard step."
+  specHash: String
   maxRetries: Int!
   "Time limit of one run, in seconds."
   timeoutSeconds: Int!
@@ -3835,6 +3849,8 @@ func (ec *executionContext) childFields_PlannedStep(ctx context.Context, field g
 		return ec.fieldContext_PlannedStep_name(ctx, field)
 	case "type":
 		return ec.fieldContext_PlannedStep_type(ctx, field)
+	case "specHash":
+		return ec.fieldContext_PlannedStep_specHash(ctx, field)
 	case "maxRetries":
 		return ec.fieldContext_PlannedStep_maxRetries(ctx, field)
 	case "timeoutSeconds":

@@ -289,10 +289,15 @@ type Plan struct {
 	Rollout *RolloutPlan `json:"rollout,omitempty"`
 }
 
+// A step of the plan. A custom step shows its type (http, command) and the hash of the specification the plan
+// captured, never the specification itself (its commands and URLs).
 type PlannedStep struct {
-	Name       string `json:"name"`
-	Type       string `json:"type"`
-	MaxRetries int    `json:"maxRetries"`
+	Name string `json:"name"`
+	// standard for the built-in steps; http or command for a custom step.
+	Type string `json:"type"`
+	// The SHA-256 of a custom step's specification as the plan captured it (spec_hash); null for a standard step.
+	SpecHash   *string `json:"specHash,omitempty"`
+	MaxRetries int     `json:"maxRetries"`
 	// Time limit of one run, in seconds.
 	TimeoutSeconds int  `json:"timeoutSeconds"`
 	Mandatory      bool `json:"mandatory"`

@@ -38,6 +38,7 @@ var thirdParty = map[string][]string{
 	"gqlparser":         {"github.com/vektah/gqlparser/v2"},
 	"opa":               {"github.com/open-policy-agent/opa"},
 	"pgx":               {"github.com/jackc/pgx/v5"},
+	"theory/jsonpath":   {"github.com/theory/jsonpath"},
 	"x/term":            {"golang.org/x/term"},
 	"yaml":              {"go.yaml.in/yaml/v3"},
 }

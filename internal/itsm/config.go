@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/internal/jsonpath"
 )
 
 // Config is one connector of manent.yml's governance.connectors.<name>.
@@ -242,7 +243,7 @@ func (v *validator) jsonPath(path, p string, required bool) {
 		}
 		return
 	}
-	if _, err := parseJSONPath(p); err != nil {
+	if _, err := jsonpath.Parse(p); err != nil {
 		v.add(path, "invalid JSON path (such as $.result.sys_id): %v", err)
 	}
 }

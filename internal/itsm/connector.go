@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/internal/jsonpath"
 	"manent.dev/manent/internal/safehttp"
 )
 
@@ -57,9 +58,9 @@ type Connector struct {
 	client    *http.Client
 	openBody  *bodyTemplate
 	closeBody *bodyTemplate
-	idPath    jsonPath
-	number    *jsonPath
-	state     jsonPath
+	idPath    jsonpath.Path
+	number    *jsonpath.Path
+	state     jsonpath.Path
 }
 
 // New checks cfg and returns its connector. resolve turns cfg.Auth.Secret
@@ -90,12 +91,12 @@ func New(cfg Config, resolve func(ctx context.Context, ref string) (string, erro
 	if cfg.Close.Body != "" {
 		c.closeBody, _ = parseBody(cfg.Close.Body, closeVars)
 	}
-	c.idPath, _ = parseJSONPath(cfg.Open.IDPath)
+	c.idPath, _ = jsonpath.Parse(cfg.Open.IDPath)
 	if cfg.Open.NumberPath != "" {
-		p, _ := parseJSONPath(cfg.Open.NumberPath)
+		p, _ := jsonpath.Parse(cfg.Open.NumberPath)
 		c.number = &p
 	}
-	c.state, _ = parseJSONPath(cfg.Status.StatePath)
+	c.state, _ = jsonpath.Parse(cfg.Status.StatePath)
 	return c, nil
 }
 
@@ -121,7 +122,7 @@ func (c *Connector) Open(ctx context.Context, ch Change) (Ticket, error) {
 	if err != nil {
 		return Ticket{}, fmt.Errorf("open change ticket: %w", err)
 	}
-	v, found := c.idPath.lookup(doc)
+	v, found := c.idPath.Lookup(doc)
 	id, scalar := scalarString(v)
 	if !found || !scalar || id == "" {
 		return Ticket{}, deploy.Permanentf("open change ticket: the answer has no ticket id at %s", c.idPath)
@@ -129,7 +130,7 @@ func (c *Connector) Open(ctx context.Context, ch Change) (Ticket, error) {
 	t := Ticket{ID: id}
 	if c.number != nil {
 		// The ticket exists by now: a missing number is not worth losing it for.
-		if v, ok := c.number.lookup(doc); ok {
+		if v, ok := c.number.Lookup(doc); ok {
 			t.Number, _ = scalarString(v)
 		}
 	}
@@ -148,7 +149,7 @@ func (c *Connector) Status(ctx context.Context, ticketID string) (State, error) 
 	if err != nil {
 		return "", fmt.Errorf("change ticket %s status: %w", ticketID, err)
 	}
-	v, found := c.state.lookup(doc)
+	v, found := c.state.Lookup(doc)
 	s, scalar := scalarString(v)
 	if !found || !scalar {
 		return "", deploy.Permanentf("change ticket %s status: the answer has no state at %s", ticketID, c.state)

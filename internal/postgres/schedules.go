@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -14,22 +15,24 @@ import (
 type scheduleRow struct {
 	bun.BaseModel `bun:"table:manent.schedules,alias:sc"`
 
-	Name           string     `bun:"name,pk"`
-	Tenant         string     `bun:"tenant,notnull"`
-	Application    string     `bun:"application,notnull"`
-	Environment    string     `bun:"environment,notnull"`
-	Cron           string     `bun:"cron,notnull"`
-	TimeZone       string     `bun:"timezone,notnull"`
-	Requester      string     `bun:"requester,notnull"`
-	State          string     `bun:"state,notnull"`
-	Generation     int        `bun:"generation,notnull"`
-	Template       []byte     `bun:"template,type:jsonb,notnull"`
-	CreatedAt      time.Time  `bun:"created_at,nullzero,notnull,default:current_timestamp"`
-	UpdatedAt      time.Time  `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
-	LastTick       *time.Time `bun:"last_tick"`
-	NextTick       *time.Time `bun:"next_tick"`
-	LastDeployment string     `bun:"last_deployment,notnull"`
-	LastError      string     `bun:"last_error,notnull"`
+	Name        string `bun:"name,pk"`
+	Tenant      string `bun:"tenant,notnull"`
+	Application string `bun:"application,notnull"`
+	Environment string `bun:"environment,notnull"`
+	Cron        string `bun:"cron,notnull"`
+	TimeZone    string `bun:"timezone,notnull"`
+	Requester   string `bun:"requester,notnull"`
+	State       string `bun:"state,notnull"`
+	Generation  int    `bun:"generation,notnull"`
+	// Template is the engine's JSON, stored as it is (bun would store a
+	// []byte as a JSON string of its base64).
+	Template       json.RawMessage `bun:"template,type:jsonb,notnull"`
+	CreatedAt      time.Time       `bun:"created_at,nullzero,notnull,default:current_timestamp"`
+	UpdatedAt      time.Time       `bun:"updated_at,nullzero,notnull,default:current_timestamp"`
+	LastTick       *time.Time      `bun:"last_tick"`
+	NextTick       *time.Time      `bun:"next_tick"`
+	LastDeployment string          `bun:"last_deployment,notnull"`
+	LastError      string          `bun:"last_error,notnull"`
 }
 
 func fromScheduleRow(r *scheduleRow) deploy.RecurringSchedule {

@@ -2,6 +2,8 @@ package safehttp
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +20,9 @@ type Options struct {
 	Timeout time.Duration
 	// AllowLinkLocal permits link-local and metadata addresses (development only).
 	AllowLinkLocal bool
+	// RootCAs, when set, are the only certificate authorities trusted
+	// instead of the system's: a private CA, a test server's certificate.
+	RootCAs *x509.CertPool
 }
 
 // ErrRedirect is returned for a 3xx answer: redirects are never followed.
@@ -64,6 +69,9 @@ func New(o Options) *http.Client {
 		ResponseHeaderTimeout: o.Timeout,
 		MaxIdleConnsPerHost:   4,
 		IdleConnTimeout:       30 * time.Second,
+	}
+	if o.RootCAs != nil {
+		transport.TLSClientConfig = &tls.Config{RootCAs: o.RootCAs, MinVersion: tls.VersionTLS12}
 	}
 	return &http.Client{
 		Transport: transport,
@@ -126,8 +134,19 @@ func Get(ctx context.Context, c *http.Client, url string, maxBytes int64) (*http
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("User-Agent", "manent")
-	resp, err := c.Do(req)
+	return Do(c, req, maxBytes)
+}
+
+// Do sends req as Get does: a User-Agent unless req has one, its answer's
+// body limited to maxBytes, a 3xx a *RedirectError (whatever c's own
+// CheckRedirect says: the client's of a caller may follow them).
+func Do(c *http.Client, req *http.Request, maxBytes int64) (*http.Response, error) {
+	if req.Header.Get("User-Agent") == "" {
+		req.Header.Set("User-Agent", "manent")
+	}
+	noRedirect := *c
+	noRedirect.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := noRedirect.Do(req)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package safehttp
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"io"
 	"net/http"
@@ -78,5 +79,46 @@ func TestGetRefusesRedirectsAndCapsSize(t *testing.T) {
 	defer resp.Body.Close()
 	if b, err := io.ReadAll(resp.Body); err != nil || len(b) != 100 {
 		t.Fatalf("exact body: %d bytes, %v", len(b), err)
+	}
+}
+
+// TestDoTrustsRootCAsAndRefusesRedirects: a client with RootCAs talks to a
+// TLS server whose certificate they hold, and Do refuses a redirect of a
+// POST even through a client that would follow it.
+func TestDoTrustsRootCAsAndRefusesRedirects(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/moved" {
+			http.Redirect(w, r, "/there", http.StatusTemporaryRedirect)
+			return
+		}
+		_, _ = io.WriteString(w, r.Method+" "+r.Header.Get("User-Agent"))
+	}))
+	defer srv.Close()
+	if resp, err := Get(context.Background(), New(Options{}), srv.URL, 100); err == nil {
+		_ = resp.Body.Close()
+		t.Fatal("the system roots trusted the test server's certificate")
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(srv.Certificate())
+	c := New(Options{RootCAs: pool})
+	req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, srv.URL+"/ok", strings.NewReader("{}"))
+	resp, err := Do(c, req, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if string(b) != "POST manent" {
+		t.Fatalf("answer %q", b)
+	}
+	following := &http.Client{Transport: c.Transport}
+	req, _ = http.NewRequestWithContext(context.Background(), http.MethodPost, srv.URL+"/moved?token=x", strings.NewReader("{}"))
+	resp, err = Do(following, req, 100)
+	if err == nil {
+		_ = resp.Body.Close()
+	}
+	var re *RedirectError
+	if !errors.As(err, &re) || re.Status != http.StatusTemporaryRedirect || strings.Contains(re.URL, "token") {
+		t.Fatalf("redirect: %v", err)
 	}
 }

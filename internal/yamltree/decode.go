@@ -27,7 +27,8 @@ type decoder struct {
 // their `yaml` tags; a key without a field is an unknown field. An integer
 // field tagged `yaml:"name,bytes"` also takes sizes such as 512MiB (see
 // ParseSize); time.Duration fields take Go durations (10m); float fields
-// take integers and finite decimals. Null leaves
+// take integers and finite decimals; an any field takes a JSON value (see
+// jsonValue). Null leaves
 // the zero value, so a pointer field tells absent from zero. Any plain
 // scalar decodes into a string as written (version: 1.10 stays "1.10");
 // booleans and integers must be written as such. Every problem is recorded
@@ -79,6 +80,13 @@ func (d *decoder) value(n *yaml.Node, path string, rv reflect.Value) {
 		d.integer(n, path, rv)
 	case reflect.Float32, reflect.Float64:
 		d.float(n, path, rv)
+	case reflect.Interface:
+		if rv.NumMethod() > 0 {
+			panic("yamltree: cannot decode into " + rv.Type().String())
+		}
+		if v, ok := d.jsonValue(n, path); ok && v != nil {
+			rv.Set(reflect.ValueOf(v))
+		}
 	default:
 		panic("yamltree: cannot decode into " + rv.Type().String())
 	}

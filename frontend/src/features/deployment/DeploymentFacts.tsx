@@ -140,6 +140,13 @@ export function DeploymentFacts({ deployment: d }: { deployment: DeploymentViewF
                 <td>
                   <span className={styles.planName}>{s.name}</span>
                   {s.type !== s.name && s.type !== "standard" && <span className="m-muted"> {s.type}</span>}
+                  {s.specHash && (
+                    // The specification the plan captured is known by its hash only:
+                    // commands and URLs never reach the browser.
+                    <code className={styles.specHash} title={`spec_hash ${s.specHash}`} aria-label={`spec_hash ${s.specHash}`}>
+                      {s.specHash.slice(0, 12)}…
+                    </code>
+                  )}
                 </td>
                 <td>{s.maxRetries}</td>
                 <td>{formatDuration(s.timeoutSeconds * 1000)}</td>

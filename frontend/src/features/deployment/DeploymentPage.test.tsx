@@ -26,7 +26,7 @@ function op(name: string, kind: StepViewFragment["kind"], position: number, stat
   };
 }
 
-const planned = (name: string) => ({ name, type: "standard", maxRetries: 1, timeoutSeconds: 60, mandatory: true });
+const planned = (name: string) => ({ name, type: "standard", specHash: null as string | null, maxRetries: 1, timeoutSeconds: 60, mandatory: true });
 
 /** hello 1.1.0 to prod, whose post-test failed: rollback on, being decided. */
 function deployment(patch: Partial<DeploymentViewFragment>): DeploymentViewFragment {
@@ -270,5 +270,16 @@ describe("DeploymentPage", () => {
       expect(d).toHaveTextContent(raw);
     }
     expect(document.querySelectorAll("details")).toHaveLength(2);
+  });
+
+  it("shows a custom step of the plan by its type and spec_hash", async () => {
+    const hash = "3b0f4c00112233445566778899aabbccddeeff00112233445566778899aae91a";
+    const steps = [planned("config"), { ...planned("db-migrate"), type: "command", specHash: hash }, planned("deploy")];
+    renderPage(deployment({ plan: { steps } }));
+    const plan = await screen.findByRole("region", { name: "Plan" });
+    const row = within(plan).getByText("db-migrate").closest("tr") as HTMLElement;
+    expect(row).toHaveTextContent("command");
+    expect(within(row).getByLabelText(`spec_hash ${hash}`)).toHaveTextContent("3b0f4c001122…");
+    expect(within(within(plan).getByText("deploy").closest("tr") as HTMLElement).queryByLabelText(/spec_hash/)).toBeNull();
   });
 });

@@ -31,6 +31,7 @@ export const DeploymentViewFragment = graphql(`
       steps {
         name
         type
+        specHash
         maxRetries
         timeoutSeconds
         mandatory
