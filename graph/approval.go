@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -82,7 +83,7 @@ func toModelApproval(a *deploy.StatusApproval) *model.ApprovalStatus {
 // Reading the list is costly (every deploy awaiting approval, each read in
 // full) and every inbox sees the events of every deploy, so the list is read
 // again only when an event can change it: its deploy was in the last list,
-// or it awaits approval now (one Get tells).
+// or it (or a wave of its rollout) awaits approval now (one Get tells).
 func (l Live) PendingApprovals(ctx context.Context) (<-chan []deploy.Deployment, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	// Subscribe before the first read: a change in between is not lost.
@@ -135,8 +136,9 @@ func (l Live) PendingApprovals(ctx context.Context) (<-chan []deploy.Deployment,
 }
 
 // mayChangeInbox tells whether the events of a burst can change the list:
-// one of their deploys was listed (it may have left), or awaits approval now
-// (it may have entered, or its answers changed). A deploy the caller may not
+// one of their deploys was listed (it may have left), or awaits approval now,
+// itself or a wave of its rollout (it may have entered, or its answers
+// changed). A deploy the caller may not
 // read cannot enter the list.
 func (l Live) mayChangeInbox(ctx context.Context, byID map[string]map[deploy.EventKind]bool, listed map[string]bool) bool {
 	for id := range byID {
@@ -157,7 +159,9 @@ func (l Live) mayChangeInbox(ctx context.Context, byID map[string]map[deploy.Eve
 			}
 			continue
 		}
-		if d.State == deploy.StateAwaitingApproval {
+		// A wave of its rollout may await approval while the deploy runs
+		// (PENDING): the inbox lists it as it does a deploy awaiting one.
+		if d.State == deploy.StateAwaitingApproval || d.State == deploy.StatePending && d.WaveAwaitingApproval() > 0 {
 			return true
 		}
 	}
@@ -173,7 +177,8 @@ func idSet(ds []deploy.Deployment) map[string]bool {
 }
 
 // fingerprint tells two lists apart by what the inbox shows: which deploys,
-// in which state, with how many answers.
+// in which state, with how many answers (to the deploy and to each wave of
+// its rollout: a wave's answer changes neither its state nor updated_at).
 func fingerprint(ds []deploy.Deployment) string {
 	var b strings.Builder
 	for _, d := range ds {
@@ -185,6 +190,9 @@ func fingerprint(ds []deploy.Deployment) string {
 		for _, a := range d.Approvals {
 			b.WriteByte(' ')
 			b.WriteString(a.Identity)
+		}
+		for _, a := range d.WaveApprovals {
+			fmt.Fprintf(&b, " %d:%s:%t", a.Pass, a.Identity, a.Approved)
 		}
 		b.WriteByte('\n')
 	}

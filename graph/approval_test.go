@@ -182,6 +182,8 @@ type approvalInbox struct {
 	mu     sync.Mutex
 	byUser map[string][]deploy.Deployment
 	states map[string]deploy.State
+	// full are the deploys a fake Get reads whole, before states.
+	full map[string]*deploy.Deployment
 	// reads receives a value after each list read, gets the ID of each Get
 	// (without blocking them); listReads counts the list reads.
 	reads     chan struct{}
@@ -191,7 +193,7 @@ type approvalInbox struct {
 
 func newApprovalInbox() *approvalInbox {
 	return &approvalInbox{byUser: map[string][]deploy.Deployment{}, states: map[string]deploy.State{},
-		reads: make(chan struct{}, 16), gets: make(chan string, 16)}
+		full: map[string]*deploy.Deployment{}, reads: make(chan struct{}, 16), gets: make(chan string, 16)}
 }
 
 func (b *approvalInbox) set(subject string, ds ...deploy.Deployment) {
@@ -204,6 +206,12 @@ func (b *approvalInbox) setState(id string, st deploy.State) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.states[id] = st
+}
+
+func (b *approvalInbox) setFull(d *deploy.Deployment) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.full[d.ID] = d
 }
 
 func (b *approvalInbox) readCount() int {
@@ -230,6 +238,10 @@ func (b *approvalInbox) service() *fakeService {
 			select {
 			case b.gets <- id:
 			default:
+			}
+			if d, ok := b.full[id]; ok {
+				c := *d
+				return &c, nil
 			}
 			st, ok := b.states[id]
 			if !ok {
@@ -348,6 +360,69 @@ func TestPendingApprovalsSubscription(t *testing.T) {
 	case id := <-inbox.gets:
 		t.Errorf("Get(%s) of a listed deploy", id)
 	default:
+	}
+}
+
+// TestPendingApprovalsSubscriptionWaveAwaitingApproval: a running deploy
+// (PENDING) whose rollout starts to wait for the approval of a wave enters
+// the inbox live, as a deploy AWAITING_APPROVAL does; a running deploy
+// whose rollout waits for nothing does not read the list.
+func TestPendingApprovalsSubscriptionWaveAwaitingApproval(t *testing.T) {
+	inbox := newApprovalInbox()
+	running := rolloutAt(false)
+	running.ID = "fleet-1"
+	running.Steps = running.Steps[:len(running.Steps)-1]
+	inbox.setFull(running)
+	events := newFakeEvents()
+	srv := newTestServer(t, inbox.service(), events)
+	c, err := dialWS(t, srv, map[string]any{"Authorization": "Bearer admin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.send(wsMessage{Type: "subscribe", ID: "1", Payload: mustJSON(map[string]any{
+		"query": `subscription { pendingApprovals { id state rollout { state } } }`,
+	})})
+	list := func() string {
+		t.Helper()
+		r := c.next()
+		if r == nil || len(r.Errors) > 0 {
+			t.Fatalf("next = %+v", r)
+		}
+		return string(r.Data["pendingApprovals"])
+	}
+	if got := list(); got != "[]" {
+		t.Fatalf("first list = %s", got)
+	}
+	inbox.awaitRead(t)
+
+	// Its first wave runs: one Get, no read of the list.
+	events.Publish(deploy.Event{Kind: deploy.EventStep, DeploymentID: "fleet-1"})
+	inbox.awaitGet(t, "fleet-1")
+
+	// Its second wave asks an approval: the list is read and sent.
+	asking := rolloutAt(false)
+	asking.ID = "fleet-1"
+	inbox.setFull(asking)
+	inbox.set("token:admin", *asking)
+	events.Publish(deploy.Event{Kind: deploy.EventStep, DeploymentID: "fleet-1"})
+	if got, want := list(), `[{"id":"fleet-1","state":"PENDING","rollout":{"state":"AWAITING_APPROVAL"}}]`; got != want {
+		t.Fatalf("after the wave asked = %s, want %s", got, want)
+	}
+	if got := inbox.readCount(); got != 2 {
+		t.Errorf("%d reads of the list, want 2", got)
+	}
+
+	// Another identity answers the wave: the deploy's updated_at stays, the
+	// list is sent again with the answer.
+	answered := *asking
+	answered.WaveApprovals = []deploy.Approval{{DeploymentID: "fleet-1", Pass: 2, Identity: "token:ops", Approved: true, Time: time.Now()}}
+	inbox.set("token:admin", answered)
+	events.Publish(deploy.Event{Kind: deploy.EventDeployment, DeploymentID: "fleet-1"})
+	if got, want := list(), `[{"id":"fleet-1","state":"PENDING","rollout":{"state":"AWAITING_APPROVAL"}}]`; got != want {
+		t.Fatalf("after token:ops answered = %s, want %s", got, want)
+	}
+	if got := inbox.readCount(); got != 3 {
+		t.Errorf("%d reads of the list, want 3", got)
 	}
 }
 

@@ -94,7 +94,8 @@ func waveLine(w deploy.RolloutWaveStatus) string {
 }
 
 // liveLines are the lines of the live block: the summary, then one line
-// per wave with its state, its bake's countdown and a mark per batch.
+// per wave with its state, its bake's countdown and a mark per batch, and
+// a pause with the time it has left.
 func (rp *rolloutProgress) liveLines(now time.Time) []string {
 	r := rp.r
 	if r == nil {
@@ -121,7 +122,7 @@ func (rp *rolloutProgress) liveLines(now time.Time) []string {
 		lines = append(lines, strings.TrimRight(l, " "))
 	}
 	if p := r.Pause; p != nil {
-		lines = append(lines, "  paused: "+p.Reason)
+		lines = append(lines, "  paused: "+p.Reason+"; "+pauseLeft(p, now))
 	}
 	return lines
 }

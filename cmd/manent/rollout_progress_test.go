@@ -62,4 +62,12 @@ rollout paused: paused by token:ci; aborts at 2025-01-03T03:07:01Z unless resume
 			t.Errorf("live block %q lacks %q", out, want)
 		}
 	}
+
+	// A pause in the live block counts down to its abort, as the bake does.
+	buf.Reset()
+	paused := newProgress(&buf, true, 120, func() time.Time { return time.Date(2025, 1, 2, 5, 25, 51, 0, time.UTC) })
+	paused.Update(rolloutEvent(client.DeploymentStatePending, wavesPaused))
+	if want := "  paused: paused by token:ci; aborts in 21h41m, at 2025-01-03T03:07:01Z"; !strings.Contains(buf.String(), want) {
+		t.Errorf("live block %q lacks %q", buf.String(), want)
+	}
 }

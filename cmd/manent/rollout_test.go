@@ -65,7 +65,7 @@ func TestRolloutCommands(t *testing.T) {
 		{name: "status shows the pause", args: []string{"rollout", "status", "hello-1"},
 			stdout: "Rollout: paused, wave eu (2 of 2), 1/2 targets\n", op: "GetDeployment"},
 		{name: "status names who may resume", args: []string{"rollout", "status", "hello-1"},
-			stdout: "Paused: check the canary, since 2025-01-02T03:04:05Z; aborts at 2025-01-03T03:04:05Z; paused by token:ci; may resume or abort: role:deployer\n"},
+			stdout: "Paused: check the canary, since 2025-01-02T03:04:05Z; aborts in 24h00m, at 2025-01-03T03:04:05Z; paused by token:ci; may resume or abort: role:deployer\n"},
 		{name: "status json is the rollout section", args: []string{"rollout", "status", "hello-1", "-o", "json"},
 			stdout: "{\n  \"state\": \"paused\",\n  \"current_wave\": \"eu\""},
 		{name: "status without rollout", args: []string{"rollout", "status", "plain"},

@@ -29,7 +29,7 @@ func statusRollout(status json.RawMessage) (*deploy.RolloutStatus, error) {
 // rolloutTable prints where a rollout stands: a summary line, then one line
 // per wave (state, targets done of its targets, what is left of its bake,
 // its gate), the targets it leaves out, and why it is paused. now is the
-// clock the bake's end is counted against.
+// clock the ends of the bake and of a pause are counted against.
 func rolloutTable(w io.Writer, r *deploy.RolloutStatus, now time.Time) error {
 	if _, err := fmt.Fprintf(w, "Rollout: %s\n", deploy.EscapeText(rolloutSummary(r))); err != nil {
 		return err
@@ -59,7 +59,7 @@ func rolloutTable(w io.Writer, r *deploy.RolloutStatus, now time.Time) error {
 		return err
 	}
 	if p := r.Pause; p != nil {
-		line := fmt.Sprintf("Paused: %s, since %s; aborts at %s", p.Reason, timestamp(p.Since), timestamp(p.Until))
+		line := fmt.Sprintf("Paused: %s, since %s; %s", p.Reason, timestamp(p.Since), pauseLeft(p, now))
 		if p.By != nil {
 			line += "; paused by " + *p.By
 		}
@@ -111,13 +111,26 @@ func bakeLeft(w deploy.RolloutWaveStatus, now time.Time) string {
 		return ""
 	}
 	if w.State == deploy.WaveBaking && b.Until != nil {
-		left := max(0, b.Until.Sub(now)).Truncate(time.Second)
-		if left < time.Minute {
-			return fmt.Sprintf("%ds left", int(left.Seconds()))
-		}
-		return duration(left) + " left"
+		return countdown(*b.Until, now) + " left"
 	}
 	return seconds(b.Seconds)
+}
+
+// pauseLeft is the time a pause has left before it times out into an
+// abort, counted from the server's until as a bake is, and that time:
+// "aborts in 23h41m, at 2025-01-03T03:04:05Z".
+func pauseLeft(p *deploy.RolloutPauseStatus, now time.Time) string {
+	return fmt.Sprintf("aborts in %s, at %s", countdown(p.Until, now), timestamp(p.Until))
+}
+
+// countdown is what is left until t by now's clock, never below zero (the
+// server's clock and ours may disagree): "4s", "1m40s", "23h41m".
+func countdown(t, now time.Time) string {
+	left := max(0, t.Sub(now)).Truncate(time.Second)
+	if left < time.Minute {
+		return fmt.Sprintf("%ds", int(left.Seconds()))
+	}
+	return duration(left)
 }
 
 // gateText is the gate's result, with the detail of the first check that

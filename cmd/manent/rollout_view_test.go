@@ -95,8 +95,37 @@ func TestRolloutTable(t *testing.T) {
 			},
 			want: []string{
 				"Rollout: paused, wave eu (2 of 3), 3/5 targets\n",
-				"Paused: paused by oidc:ana, since 2025-01-02T03:04:05Z; aborts at 2025-01-03T03:04:05Z; paused by oidc:ana; may resume or abort: role:deployer, group:sre\n",
+				"Paused: paused by oidc:ana, since 2025-01-02T03:04:05Z; aborts in 24h00m, at 2025-01-03T03:04:05Z; paused by oidc:ana; may resume or abort: role:deployer, group:sre\n",
 			},
+		},
+		{
+			// The time left is counted from the server's until, as the bake's.
+			name: "a pause's time left",
+			now:  t0.Add(2*time.Hour + 18*time.Minute + 50*time.Second),
+			change: func(r *deploy.RolloutStatus) {
+				r.State, r.Waves[1].State = deploy.RolloutPaused, deploy.WavePaused
+				r.Pause = &deploy.RolloutPauseStatus{Reason: "gate errors was inconclusive", Since: *at(0), Until: *at(86400)}
+			},
+			want: []string{"Paused: gate errors was inconclusive, since 2025-01-02T03:04:05Z; aborts in 21h41m, at 2025-01-03T03:04:05Z\n"},
+		},
+		{
+			name: "a pause's last seconds",
+			now:  t0.Add(86390500 * time.Millisecond),
+			change: func(r *deploy.RolloutStatus) {
+				r.State, r.Waves[1].State = deploy.RolloutPaused, deploy.WavePaused
+				r.Pause = &deploy.RolloutPauseStatus{Reason: "gate errors was inconclusive", Since: *at(0), Until: *at(86400)}
+			},
+			want: []string{"; aborts in 9s, at 2025-01-03T03:04:05Z\n"},
+		},
+		{
+			// Past its end by our clock: the server has not aborted it yet.
+			name: "a pause already over by our clock",
+			now:  t0.Add(25 * time.Hour),
+			change: func(r *deploy.RolloutStatus) {
+				r.State, r.Waves[1].State = deploy.RolloutPaused, deploy.WavePaused
+				r.Pause = &deploy.RolloutPauseStatus{Reason: "gate errors was inconclusive", Since: *at(0), Until: *at(86400)}
+			},
+			want: []string{"; aborts in 0s, at 2025-01-03T03:04:05Z\n"},
 		},
 		{
 			name: "a deferred wave and its targets",

@@ -95,6 +95,22 @@ describe("rollout", () => {
       assert.equal(await viewed.getByRole("group", { name: "Rollout actions" }).count(), 0);
       await viewer.screenshot("rollout-awaiting-approval-viewer");
 
+      // The pending wave is in demo-admin's Approvals inbox too: counted in the badge, named, with its buttons.
+      const nav = admin.page.getByRole("navigation", { name: "Main" });
+      await nav.getByTestId("nav-badge-approvals").filter({ hasText: /^[1-9]/ }).waitFor({ timeout: 30_000 });
+      await nav.getByRole("link", { name: /Approvals/ }).click();
+      await admin.page.waitForURL(/\/approvals$/);
+      const inboxItem = admin.page.locator(`li[data-deployment-id="${approveID}"]`);
+      await inboxItem.waitFor({ timeout: 30_000 });
+      assert.equal(await inboxItem.getAttribute("data-approval-wave"), "last");
+      await inboxItem.getByText("Wave last (2 of 2) of the rollout waits for approval before it starts.").waitFor();
+      await inboxItem.getByText("0 of 1 approved so far; 1 more approval needed.").waitFor();
+      assert.equal(await inboxItem.getByRole("button", { name: "Approve…" }).count(), 1, "Approve in the inbox");
+      assert.equal(await inboxItem.getByRole("button", { name: "Reject…" }).count(), 1, "Reject in the inbox");
+      await admin.screenshot("rollout-approval-inbox");
+      // Back to the deploy's page, where the card answers it.
+      await card(admin.page, approveID, "AWAITING_APPROVAL");
+
       // When demo-admin approves the pending wave on the card, the rollout goes on to its end.
       await awaiting.getByRole("button", { name: "Approve…" }).click();
       const approveDialog = admin.page.getByRole("dialog", { name: "Approve this deploy?" });
@@ -111,6 +127,10 @@ describe("rollout", () => {
       );
       // The viewer's page, open all along, followed it without a reload.
       await card(viewer.page, approveID, "COMPLETED");
+      // The answered wave has left the inbox.
+      await admin.page.goto("/approvals");
+      await admin.page.getByRole("heading", { name: "Approvals", level: 1 }).waitFor();
+      await admin.page.locator(`li[data-deployment-id="${approveID}"]`).waitFor({ state: "detached", timeout: 30_000 });
 
       // Given another rollout, baking its first wave for ten minutes.
       const abortID = await submitFile("rollout-abort.yml");

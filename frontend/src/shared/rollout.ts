@@ -118,16 +118,27 @@ export interface RolloutSummaryLike {
     bake: { until: string | null } | null;
     batches: ReadonlyArray<{ state: RolloutStepState }>;
   }>;
+  /** Null unless paused; until is when the pause times out into an abort. */
+  pause: { until: string } | null;
+}
+
+/**
+ * A pause and the time left before it aborts: "paused · aborts in
+ * 23:41:10", counted from the server's until as a bake is.
+ */
+function pausedActivity(r: RolloutSummaryLike, now: number): string {
+  const left = timeLeft(r.pause?.until, now);
+  return left === null ? "paused" : `paused · aborts in ${formatCountdown(left)}`;
 }
 
 /**
  * Where the current wave stands, in a few words: "baking 1:40", "batch 2 of
- * 3", "awaiting approval", "deferred 12:00", "paused"; null when there is
- * nothing to add to the wave's place.
+ * 3", "awaiting approval", "deferred 12:00", "paused · aborts in 23:41:10";
+ * null when there is nothing to add to the wave's place.
  */
 export function waveActivity(r: RolloutSummaryLike, now: number): string | null {
   const wave = r.waves.find((w) => w.name === r.currentWave);
-  if (r.state === "PAUSED") return "paused";
+  if (r.state === "PAUSED") return pausedActivity(r, now);
   if (r.state === "AWAITING_APPROVAL" || wave?.state === "AWAITING_APPROVAL") return "awaiting approval";
   if (!wave) return null;
   switch (wave.state) {
@@ -142,7 +153,7 @@ export function waveActivity(r: RolloutSummaryLike, now: number): string | null 
     case "GATING":
       return "checking gates";
     case "PAUSED":
-      return "paused";
+      return pausedActivity(r, now);
     case "RUNNING": {
       const n = wave.batches.length;
       const i = wave.batches.findIndex((b) => b.state === "RUNNING" || b.state === "PENDING");

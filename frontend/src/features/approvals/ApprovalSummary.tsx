@@ -1,5 +1,5 @@
 import { Time } from "../../shared/time";
-import { approvalStatusLabel, approvalStatusTone, explainDecision, type ApprovalItem } from "./inbox";
+import { approvalStatusLabel, approvalStatusTone, explainDecision, type ApprovalItem, type ApprovalLike, type AskingWave } from "./inbox";
 
 /** The approval status as the server words it, coloured by its tone; a word, never colour alone. */
 export function ApprovalStatusBadge({ status }: { status: string }) {
@@ -14,24 +14,27 @@ export function ApprovalStatusBadge({ status }: { status: string }) {
 /**
  * The governance decision explained, and who answered, when and why. The
  * status is shown unless the caller lists only deploys that wait (the inbox).
+ * With wave, the approval is that of the wave of the deploy's rollout.
  */
 export function ApprovalSummary({
   deployment: d,
   showStatus = true,
+  wave = null,
 }: {
-  deployment: Pick<ApprovalItem, "decision" | "approval">;
+  deployment: { decision: ApprovalItem["decision"]; approval: ApprovalLike | null };
   showStatus?: boolean;
+  wave?: AskingWave | null;
 }) {
   const a = d.approval;
   return (
-    <div className="m-approval-summary" data-approval-status={a?.status}>
+    <div className="m-approval-summary" data-approval-status={a?.status} data-approval-wave={wave?.name}>
       {showStatus && a && (
         <p className="m-approval-status">
           Approval <ApprovalStatusBadge status={a.status} />
         </p>
       )}
       <ul className="m-approval-explained">
-        {explainDecision(d).map((line) => (
+        {explainDecision(d, wave).map((line) => (
           <li key={line}>{line}</li>
         ))}
         {a?.expiresAt && (a.status === "waiting" || a.status === "expired") && (

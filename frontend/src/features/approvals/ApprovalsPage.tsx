@@ -6,7 +6,7 @@ import { StateBadge } from "../../shared/StateBadge";
 import { Time } from "../../shared/time";
 import { ApprovalActions } from "./ApprovalActions";
 import { ApprovalSummary } from "./ApprovalSummary";
-import { badgeCount, canAnswer, sortInbox } from "./inbox";
+import { askedApproval, badgeCount, canAnswer, sortInbox } from "./inbox";
 import { usePendingApprovals } from "./PendingApprovals";
 
 /** The deploys awaiting the viewer's approval, live, each with its decision explained. */
@@ -21,13 +21,19 @@ export function ApprovalsPage() {
       />
       {error && <ErrorMessage error={error} context="Loading the approvals" onRetry={refetch} />}
       {!loaded && !error && <Loading label="Loading the approvals…" />}
-      {loaded && items.length === 0 && <Empty title="Nothing awaits your approval.">Deploys that need your approval appear here as soon as they are submitted.</Empty>}
+      {loaded && items.length === 0 && (
+        <Empty title="Nothing awaits your approval.">Deploys, and waves of a rollout, that need your approval appear here as soon as they ask it.</Empty>
+      )}
       {items.length > 0 && (
         <ul className="m-approval-list" aria-label="Deploys awaiting approval">
           {sortInbox(items).map((d) => {
+            // A deploy whose wave awaits approval is PENDING: what it asks
+            // is the wave's approval, not its own (answered before it ran).
+            const asked = askedApproval(d);
+            const wave = asked?.wave ?? null;
             const title = `${d.application} → ${d.environment}`;
             return (
-              <li key={d.id} className="m-card m-card-pad m-approval-item" data-deployment-id={d.id}>
+              <li key={d.id} className="m-card m-card-pad m-approval-item" data-deployment-id={d.id} data-approval-wave={wave?.name}>
                 <div className="m-approval-head">
                   <h2 className="m-approval-title">
                     <Link to={`/deployments/${encodeURIComponent(d.id)}`}>{title}</Link>
@@ -38,8 +44,8 @@ export function ApprovalsPage() {
                   <span className="m-mono">{d.id}</span> · tenant <strong>{d.tenant}</strong> · {d.artifact.name} <strong>{d.artifact.version}</strong> ·
                   requested by <span className="m-mono">{d.requester}</span> <Time iso={d.createdAt} />
                 </p>
-                <ApprovalSummary deployment={d} showStatus={false} />
-                <ApprovalActions id={d.id} title={title} visible={canAnswer(d)} onAnswered={refetch} />
+                <ApprovalSummary deployment={{ decision: d.decision, approval: asked ? asked.approval : d.approval }} wave={wave} showStatus={false} />
+                <ApprovalActions id={d.id} title={wave ? `${title}, wave ${wave.name}` : title} visible={canAnswer(d)} onAnswered={refetch} />
               </li>
             );
           })}

@@ -1,6 +1,18 @@
 import { describe, expect, it } from "vitest";
-import type { DeploymentState } from "../../gql/graphql";
-import { approvalStatusLabel, approvalStatusTone, approvedCount, badgeCount, badgeText, canAnswer, explainDecision, missingApprovals, sortInbox, type ApprovalItem } from "./inbox";
+import type { DeploymentState, RolloutState, WaveState } from "../../gql/graphql";
+import {
+  approvalStatusLabel,
+  approvalStatusTone,
+  approvedCount,
+  askedApproval,
+  badgeCount,
+  badgeText,
+  canAnswer,
+  explainDecision,
+  missingApprovals,
+  sortInbox,
+  type ApprovalItem,
+} from "./inbox";
 
 function item(id: string, over: Partial<ApprovalItem> = {}, state: DeploymentState = "AWAITING_APPROVAL"): ApprovalItem {
   return {
@@ -26,8 +38,51 @@ function item(id: string, over: Partial<ApprovalItem> = {}, state: DeploymentSta
       promotionSatisfiedBy: "hello-1",
     },
     approval: { status: "waiting", required: 2, groups: [], expiresAt: "2026-12-01T09:00:00Z", approvals: [] },
+    rollout: null,
     ...over,
   };
+}
+
+type Rollout = NonNullable<ApprovalItem["rollout"]>;
+type WaveApproval = Rollout["waves"][number]["approval"];
+
+/** A rollout of canary, eu and rest; rest in the state given, with its approval. */
+function rolloutOf(state: RolloutState, rest: WaveState, approval: WaveApproval = null): Rollout {
+  return {
+    state,
+    currentWave: "rest",
+    waves: [
+      { name: "canary", state: "PASSED", approval: null },
+      { name: "eu", state: "PASSED", approval: null },
+      { name: "rest", state: rest, approval },
+    ],
+  };
+}
+
+const waveWaiting: WaveApproval = {
+  status: "waiting",
+  required: 1,
+  groups: ["sre"],
+  roles: ["approver"],
+  expiresAt: "2026-11-30T12:00:00Z",
+  approvals: [],
+};
+
+/**
+ * hello to fleet, whose rollout waits for the approval of its wave rest: the
+ * deploy is PENDING (it keeps its slot), its own approval long answered.
+ */
+function waveItem(id: string, over: Partial<ApprovalItem> = {}): ApprovalItem {
+  return item(
+    id,
+    {
+      environment: "fleet",
+      approval: { status: "approved", required: 1, groups: [], expiresAt: "2026-11-30T10:00:00Z", approvals: [{ identity: "token:a", approved: true, comment: "", time: "2026-11-30T09:01:00Z" }] },
+      rollout: rolloutOf("AWAITING_APPROVAL", "AWAITING_APPROVAL", waveWaiting),
+      ...over,
+    },
+    "PENDING",
+  );
 }
 
 describe("approvals inbox", () => {
@@ -56,13 +111,40 @@ describe("approvals inbox", () => {
   });
 
   it.each([
-    ["waiting and allowed", true, "AWAITING_APPROVAL", true],
-    ["not allowed (the requester, answered, no permission)", false, "AWAITING_APPROVAL", false],
-    ["approved and enqueued", true, "ENQUEUED", false],
-    ["rejected", true, "REJECTED", false],
-    ["expired", true, "EXPIRED", false],
-  ] as const)("shows the buttons when %s: %s", (_, canApprove, state, want) => {
-    expect(canAnswer({ canApprove, state })).toBe(want);
+    ["waiting and allowed", true, "AWAITING_APPROVAL", null, true],
+    ["not allowed (the requester, answered, no permission)", false, "AWAITING_APPROVAL", null, false],
+    ["approved and enqueued", true, "ENQUEUED", null, false],
+    ["rejected", true, "REJECTED", null, false],
+    ["expired", true, "EXPIRED", null, false],
+    ["a wave awaits approval, allowed", true, "PENDING", rolloutOf("AWAITING_APPROVAL", "AWAITING_APPROVAL", waveWaiting), true],
+    ["a wave awaits approval, not allowed", false, "PENDING", rolloutOf("AWAITING_APPROVAL", "AWAITING_APPROVAL", waveWaiting), false],
+    ["the rollout runs its wave", true, "PENDING", rolloutOf("RUNNING", "RUNNING"), false],
+    ["the rollout is paused", true, "PENDING", rolloutOf("PAUSED", "PAUSED"), false],
+    ["the deploy ended while the wave waited", true, "ERROR", rolloutOf("AWAITING_APPROVAL", "AWAITING_APPROVAL", waveWaiting), false],
+  ] as const)("shows the buttons when %s: %s", (_, canApprove, state, rollout, want) => {
+    expect(canAnswer({ canApprove, state, rollout })).toBe(want);
+  });
+
+  it("counts a wave awaiting approval in the badge, as the server lists it", () => {
+    expect(badgeCount([waveItem("w")])).toBe(1);
+    expect(badgeCount([waveItem("w"), item("a"), waveItem("x", { canApprove: false })])).toBe(2);
+  });
+
+  it("reads the approval asked: the deploy's own, or the wave's", () => {
+    expect(askedApproval(item("a"))).toEqual({ wave: null, approval: item("a").approval });
+    expect(askedApproval(waveItem("w"))).toEqual({ wave: { name: "rest", index: 3, total: 3 }, approval: waveWaiting });
+    expect(askedApproval(item("b", { rollout: rolloutOf("RUNNING", "RUNNING") }, "PENDING"))).toBeNull();
+  });
+
+  it("explains a wave's approval: the wave, the rule, what the wave needs, and not the deploy's conditions", () => {
+    const d = waveItem("w", { decision: { ...item("w").decision, change: "servicenow", freeze: "sunday" } });
+    const asked = askedApproval(d)!;
+    expect(explainDecision({ decision: d.decision, approval: asked.approval }, asked.wave)).toEqual([
+      "Wave rest (3 of 3) of the rollout waits for approval before it starts.",
+      "Rule prod-approval matched.",
+      "Requires 1 approval by an identity other than the requester, from group sre or role approver.",
+      "0 of 1 approved so far; 1 more approval needed.",
+    ]);
   });
 
   it("counts one identity's approvals once and a rejection never", () => {
@@ -115,5 +197,8 @@ describe("approvals inbox", () => {
     const soon = item("soon", { approval: { ...item("x").approval!, expiresAt: "2026-12-01T00:00:00Z" } });
     const never = item("never", { approval: null });
     expect(sortInbox([never, late, soon]).map((d) => d.id)).toEqual(["soon", "late", "never"]);
+    // A wave's approval expires when the wave's says, not when the deploy's did.
+    const wave = waveItem("wave", { rollout: rolloutOf("AWAITING_APPROVAL", "AWAITING_APPROVAL", { ...waveWaiting!, expiresAt: "2026-12-03T00:00:00Z" }) });
+    expect(sortInbox([late, wave, soon]).map((d) => d.id)).toEqual(["soon", "late", "wave"]);
   });
 });

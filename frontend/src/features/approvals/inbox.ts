@@ -1,7 +1,48 @@
-import type { ApprovalViewFragment } from "../../gql/graphql";
+import type { ApprovalViewFragment, DeploymentState, RolloutState, WaveState } from "../../gql/graphql";
 import type { Tone } from "../../shared/states";
 
 export type ApprovalItem = ApprovalViewFragment;
+
+/** An approval as the inbox explains it: a deploy's own, or a wave's (which also names roles). */
+export type ApprovalLike = NonNullable<ApprovalItem["approval"]> & { roles?: readonly string[] };
+
+/** The wave of a rollout that asks an approval, and its place among the waves. */
+export interface AskingWave {
+  name: string;
+  /** From 1. */
+  index: number;
+  total: number;
+}
+
+/** The least of a deploy that tells whether a wave of its rollout awaits approval. */
+export interface RolloutAsking<W extends { name: string; state: WaveState }> {
+  state: DeploymentState;
+  rollout: { state: RolloutState; waves: readonly W[] } | null;
+}
+
+/**
+ * The wave whose approval the deploy waits for, as the server's canApprove
+ * reads it: the deploy PENDING (it keeps its slot), its rollout awaiting
+ * approval, and the wave that does; null otherwise.
+ */
+export function waveAwaitingApproval<W extends { name: string; state: WaveState }>(d: RolloutAsking<W>): { wave: W; index: number; total: number } | null {
+  const r = d.rollout;
+  if (d.state !== "PENDING" || !r || r.state !== "AWAITING_APPROVAL") return null;
+  const i = r.waves.findIndex((w) => w.state === "AWAITING_APPROVAL");
+  const wave = r.waves[i];
+  return wave ? { wave, index: i + 1, total: r.waves.length } : null;
+}
+
+/**
+ * The approval the deploy asks now: its own while AWAITING_APPROVAL, or
+ * that of the wave awaiting approval; null when it asks none.
+ */
+export function askedApproval(d: Pick<ApprovalItem, "state" | "approval" | "rollout">): { wave: AskingWave | null; approval: ApprovalLike | null } | null {
+  if (d.state === "AWAITING_APPROVAL") return { wave: null, approval: d.approval };
+  const w = waveAwaitingApproval(d);
+  if (!w) return null;
+  return { wave: { name: w.wave.name, index: w.index, total: w.total }, approval: w.wave.approval };
+}
 
 /** The number on the Approvals link: the deploys waiting for the viewer's answer. */
 export function badgeCount(items: readonly ApprovalItem[]): number {
@@ -16,10 +57,11 @@ export function badgeText(count: number): string | undefined {
 
 /**
  * Whether Approve and Reject are shown: the server's canApprove (permission,
- * not the requester, no answer yet), while the deploy still waits.
+ * not the requester, no answer yet), while the deploy, or a wave of its
+ * rollout, still waits.
  */
-export function canAnswer(d: Pick<ApprovalItem, "canApprove" | "state">): boolean {
-  return d.canApprove && d.state === "AWAITING_APPROVAL";
+export function canAnswer(d: Pick<ApprovalItem, "canApprove" | "state" | "rollout">): boolean {
+  return d.canApprove && (d.state === "AWAITING_APPROVAL" || waveAwaitingApproval(d) !== null);
 }
 
 /**
@@ -65,25 +107,32 @@ function plural(n: number, one: string, many = one + "s"): string {
 /**
  * The governance decision in sentences, in the order a reviewer asks: why
  * it waits, what it needs, where it stands. Expiry is shown by the caller
- * (a live relative time).
+ * (a live relative time). For the approval of a wave (d.approval is then
+ * the wave's), what it needs is the wave's: the change ticket, the
+ * promotion and the freeze were the deploy's conditions to start, already
+ * met, and are left out.
  */
-export function explainDecision(d: Pick<ApprovalItem, "decision" | "approval">): string[] {
+export function explainDecision(d: { decision: ApprovalItem["decision"]; approval: ApprovalLike | null }, wave: AskingWave | null = null): string[] {
   const out: string[] = [];
   const dec = d.decision;
+  if (wave) out.push(`Wave ${wave.name} (${wave.index} of ${wave.total}) of the rollout waits for approval before it starts.`);
   if (dec.rule) out.push(`Rule ${dec.rule} matched${dec.reason ? `: ${dec.reason}` : "."}`);
   else if (dec.reason) out.push(dec.reason);
-  const required = d.approval?.required ?? dec.approvalsRequired ?? 0;
+  const required = d.approval?.required ?? (wave ? 0 : (dec.approvalsRequired ?? 0));
   if (required > 0) {
-    const groups = d.approval?.groups.length ? d.approval.groups : (dec.approvalGroups ?? []);
+    const groups = d.approval?.groups.length ? d.approval.groups : wave ? [] : (dec.approvalGroups ?? []);
+    const from = [...groups.map((g) => `group ${g}`), ...(d.approval?.roles ?? []).map((r) => `role ${r}`)];
     let need = `Requires ${plural(required, "approval")} by ${required === 1 ? "an identity" : "identities"} other than the requester`;
-    if (groups.length > 0) need += `, from ${groups.length === 1 ? "group" : "groups"} ${groups.join(", ")}`;
+    if (from.length > 0) need += `, from ${from.join(" or ")}`;
     out.push(need + ".");
   }
-  if (dec.change) out.push(`Requires an approved change ticket (${dec.change}).`);
-  if (dec.promotionFrom) {
-    out.push(`Promotion from ${dec.promotionFrom} satisfied${dec.promotionSatisfiedBy ? ` by ${dec.promotionSatisfiedBy}` : ""}.`);
+  if (!wave) {
+    if (dec.change) out.push(`Requires an approved change ticket (${dec.change}).`);
+    if (dec.promotionFrom) {
+      out.push(`Promotion from ${dec.promotionFrom} satisfied${dec.promotionSatisfiedBy ? ` by ${dec.promotionSatisfiedBy}` : ""}.`);
+    }
+    if (dec.freeze) out.push(`Accepted during freeze window ${dec.freeze} with an override.`);
   }
-  if (dec.freeze) out.push(`Accepted during freeze window ${dec.freeze} with an override.`);
   if (d.approval) {
     const missing = missingApprovals(d);
     let so = `${approvedCount(d)} of ${d.approval.required} approved so far`;
@@ -93,8 +142,8 @@ export function explainDecision(d: Pick<ApprovalItem, "decision" | "approval">):
   return out;
 }
 
-/** The inbox's order: the deploy that expires first comes first, then the oldest. */
+/** The inbox's order: the approval that expires first comes first (a deploy's or a wave's), then the oldest deploy. */
 export function sortInbox(items: readonly ApprovalItem[]): ApprovalItem[] {
-  const key = (d: ApprovalItem) => d.approval?.expiresAt ?? "\uffff";
+  const key = (d: ApprovalItem) => askedApproval(d)?.approval?.expiresAt ?? "\uffff";
   return [...items].sort((a, b) => key(a).localeCompare(key(b)) || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
 }

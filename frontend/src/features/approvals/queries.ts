@@ -1,6 +1,10 @@
 import { graphql } from "../../gql";
 
-/** What the inbox and the deploy page show of the approval of a deploy. */
+/**
+ * What the inbox and the deploy page show of the approval of a deploy: its
+ * own, and the one a wave of its rollout asks (a deploy whose wave awaits
+ * approval is PENDING, and is listed in pendingApprovals all the same).
+ */
 export const ApprovalViewFragment = graphql(`
   fragment ApprovalView on Deployment {
     id
@@ -39,6 +43,27 @@ export const ApprovalViewFragment = graphql(`
       }
     }
     canApprove
+    rollout {
+      state
+      currentWave
+      waves {
+        name
+        state
+        approval {
+          status
+          required
+          groups
+          roles
+          expiresAt
+          approvals {
+            identity
+            approved
+            comment
+            time
+          }
+        }
+      }
+    }
   }
 `);
 

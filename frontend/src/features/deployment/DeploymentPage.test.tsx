@@ -140,9 +140,12 @@ describe("DeploymentPage", () => {
       state: "AWAITING_APPROVAL",
       currentWave: "canary",
     });
-    push(deployment({ updatedAt: "2026-11-30T10:01:05Z", rollout: awaiting, canApprove: true, canPauseRollout: true, canAbortRollout: true }));
+    // The deploy's own approval, given before it ran, offers no second Approve.
+    const own = { status: "approved", required: 1, groups: [], expiresAt: null, approvals: [{ identity: "token:ops", approved: true, comment: "", time: "2026-11-30T09:59:00Z" }] };
+    push(deployment({ updatedAt: "2026-11-30T10:01:05Z", rollout: awaiting, approval: own, canApprove: true, canPauseRollout: true, canAbortRollout: true }));
     expect(await within(panel).findByRole("button", { name: "Approve…" })).toBeInTheDocument();
     expect(within(panel).getByRole("button", { name: "Pause…" })).toBeInTheDocument();
+    expect(screen.getAllByRole("button", { name: "Approve…" })).toHaveLength(1);
 
     // A viewer: the same rollout, no action.
     push(deployment({ updatedAt: "2026-11-30T10:01:09Z", rollout: awaiting }));

@@ -11,7 +11,7 @@ import { StartsAt } from "../../shared/time";
 import { isFailed, isFinal } from "../../shared/states";
 import { ApprovalActions } from "../approvals/ApprovalActions";
 import { ApprovalSummary } from "../approvals/ApprovalSummary";
-import { canAnswer } from "../approvals/inbox";
+import { waveAwaitingApproval } from "../approvals/inbox";
 import { CancelDeployment } from "./CancelDeployment";
 import { Exports, WaitedOnBy, WaitsFor } from "./DeploymentChain";
 import { DeploymentFacts } from "./DeploymentFacts";
@@ -86,6 +86,8 @@ function DeploymentView({ id }: { id: string }) {
 
   const final = isFinal(d.state);
   const title = `${d.application} → ${d.environment}`;
+  // The wave whose approval the deploy waits for: its buttons are on the Rollout card.
+  const asking = waveAwaitingApproval(d);
   return (
     <article className={styles.page} aria-labelledby="deployment-title">
       <nav aria-label="Breadcrumb" className={styles.crumbs}>
@@ -128,7 +130,7 @@ function DeploymentView({ id }: { id: string }) {
             Approval
           </h2>
           <ApprovalSummary deployment={d} />
-          <ApprovalActions id={d.id} title={title} visible={canAnswer(d)} />
+          <ApprovalActions id={d.id} title={title} visible={d.canApprove && d.state === "AWAITING_APPROVAL"} />
         </section>
       )}
       <div className={styles.grid}>
@@ -153,11 +155,7 @@ function DeploymentView({ id }: { id: string }) {
                     canAbort={d.canAbortRollout && !final}
                   />
                   {/* A wave awaiting approval is answered as a deploy's approval is. */}
-                  <ApprovalActions
-                    id={d.id}
-                    title={`${title}, wave ${d.rollout.currentWave ?? ""}`}
-                    visible={d.canApprove && d.state === "PENDING" && d.rollout.state === "AWAITING_APPROVAL"}
-                  />
+                  <ApprovalActions id={d.id} title={`${title}, wave ${asking?.wave.name ?? ""}`} visible={d.canApprove && asking !== null} />
                 </>
               }
             />

@@ -200,9 +200,13 @@ describe("RolloutPanel", () => {
     const note = screen.getByRole("status");
     expect(note).toHaveTextContent("Paused since");
     expect(note).toHaveTextContent("gate errors was inconclusive: Prometheus unreachable");
-    expect(note).toHaveTextContent("It aborts at");
+    expect(note).toHaveTextContent("It aborts in 23:59:30 (at");
     expect(note).toHaveTextContent("May resume or abort: role:deployer, group:sre");
-    expect(screen.getByText("wave 2 of 3 · 4/6 targets · paused")).toBeInTheDocument();
+    expect(screen.getByText("wave 2 of 3 · 4/6 targets · paused · aborts in 23:59:30")).toBeInTheDocument();
+    // Both count down, as a bake does.
+    tick(1000);
+    expect(note).toHaveTextContent("It aborts in 23:59:29 (at");
+    expect(screen.getByText("wave 2 of 3 · 4/6 targets · paused · aborts in 23:59:29")).toBeInTheDocument();
   });
 
   it("shows a deferred wave with the end of its freeze, counting down", () => {

@@ -187,11 +187,24 @@ function Wave({ w, total }: { w: WaveCells; total: number }) {
   );
 }
 
+/**
+ * Why the rollout is paused, and the time left before the pause times out
+ * into an abort: a countdown from the server's until, as the bake's.
+ */
 function Pause({ pause }: { pause: NonNullable<RolloutViewFragment["pause"]> }) {
+  const until = pause.until;
   return (
     <div className={styles.pause} role="status">
       <strong>Paused</strong> since {formatClock(pause.since)}: {pause.reason}
-      {pause.by && <> (by <span className="m-mono">{pause.by}</span>)</>}. It aborts at <time dateTime={pause.until}>{formatAbsolute(pause.until)}</time> unless resumed.
+      {pause.by && <> (by <span className="m-mono">{pause.by}</span>)</>}. It aborts in{" "}
+      <Ticking>
+        {(now) => (
+          <span className={styles.countdown} data-pause-until={until}>
+            {formatCountdown(timeLeft(until, now) ?? 0)}
+          </span>
+        )}
+      </Ticking>{" "}
+      (at <time dateTime={until}>{formatAbsolute(until)}</time>) unless resumed.
       {pause.mayResume.length > 0 && (
         <>
           {" "}

@@ -115,6 +115,18 @@ describe("the rollout line", () => {
     ["awaiting approval", wave("eu", [["b"]], { state: "AWAITING_APPROVAL" }), { state: "AWAITING_APPROVAL" as const }, "wave 2 of 3 · 2/4 targets · awaiting approval"],
     ["deferred", wave("eu", [["b"]], { state: "DEFERRED", deferredUntil: at(3600) }), { state: "DEFERRED" as const }, "wave 2 of 3 · 2/4 targets · deferred 1:00:00"],
     ["paused", wave("eu", [["b"]], { state: "PAUSED" }), { state: "PAUSED" as const }, "wave 2 of 3 · 2/4 targets · paused"],
+    [
+      "paused, with the time left before it aborts",
+      wave("eu", [["b"]], { state: "PAUSED" }),
+      { state: "PAUSED" as const, pause: { reason: "paused by oidc:ana", since: at(-60), until: at(85_270), by: "oidc:ana", mayResume: [] } },
+      "wave 2 of 3 · 2/4 targets · paused · aborts in 23:41:10",
+    ],
+    [
+      "paused past its end by this clock",
+      wave("eu", [["b"]], { state: "PAUSED" }),
+      { state: "PAUSED" as const, pause: { reason: "gate errors was inconclusive", since: at(-90), until: at(-5), by: null, mayResume: [] } },
+      "wave 2 of 3 · 2/4 targets · paused · aborts in 0:00",
+    ],
     ["checking gates", wave("eu", [["b"]], { state: "GATING" }), {}, "wave 2 of 3 · 2/4 targets · checking gates"],
   ])("%s", (_, current, patch, want) => {
     const r = rollout(three(current), targets, { currentWave: "eu", ...patch });

@@ -112,6 +112,7 @@ describe("WallPage rollouts", () => {
       { name: "eu", state: "BAKING", deferredUntil: null, bake: { until: at(100) }, batches: [{ state: "SUCCESS" }, { state: "SUCCESS" }] },
       { name: "rest", state: "PENDING", deferredUntil: null, bake: null, batches: [{ state: "PENDING" }] },
     ],
+    pause: null,
     ...patch,
   });
 
@@ -138,7 +139,8 @@ describe("WallPage rollouts", () => {
   });
 
   it.each([
-    ["paused", { state: "PAUSED" as const }, "wave 2 of 3 · 5/9 targets · paused"],
+    // 23 h 41 min 10 s before the pause times out into an abort.
+    ["paused", { state: "PAUSED" as const, pause: { until: at(85_270) } }, "wave 2 of 3 · 5/9 targets · paused · aborts in 23:41:10"],
     [
       "awaiting the approval of its last wave",
       { state: "AWAITING_APPROVAL" as const, currentWave: "rest", targetsDone: 6 },
@@ -147,6 +149,14 @@ describe("WallPage rollouts", () => {
   ])("says so when %s", async (_, patch, want) => {
     await renderWall(deploy({ id: "fleet-1", rollout: rolling(patch) }));
     expect(card("fleet-1").querySelector("[data-rollout-state]")).toHaveTextContent(want);
+  });
+
+  it("counts down the time a pause has left before it aborts", async () => {
+    await renderWall(deploy({ id: "fleet-1", rollout: rolling({ state: "PAUSED", pause: { until: at(65) } }) }));
+    const line = card("fleet-1").querySelector("[data-rollout-state]");
+    expect(line).toHaveTextContent("wave 2 of 3 · 5/9 targets · paused · aborts in 1:05");
+    act(() => vi.advanceTimersByTime(1005));
+    expect(line).toHaveTextContent("wave 2 of 3 · 5/9 targets · paused · aborts in 1:04");
   });
 
   it("follows the rollout live", async () => {

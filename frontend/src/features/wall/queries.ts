@@ -49,6 +49,9 @@ export const WallDeploymentFragment = graphql(`
           state
         }
       }
+      pause {
+        until
+      }
     }
   }
 `);
