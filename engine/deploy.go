@@ -241,7 +241,7 @@ func (r *run) op(u unit) op {
 		// A custom step runs only the specification its plan captured, as
 		// signed, and never a revoked one: whoever can write the stored
 		// plan cannot make it run something else.
-		if u.step.Spec != nil || u.step.Kind() != u.step.Name {
+		if u.step.Custom() {
 			if err := r.e.env.Specs.Verify(u.step); err != nil {
 				return steps.Result{}, err
 			}
