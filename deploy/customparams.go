@@ -7,6 +7,15 @@ import (
 	"strings"
 )
 
+// Custom reports whether the planned step is a custom one: it carries a
+// specification, or its kind is a custom step's. The worker checks the
+// specification of every such step before it runs it, so a stored plan
+// cannot reach the kinds of custom steps by another name or type.
+func (p PlannedStep) Custom() bool {
+	k := p.Kind()
+	return p.Spec != nil || k == StepTypeHTTP || k == StepTypeCommand
+}
+
 // CompilePattern compiles the pattern of a declared parameter or output:
 // the whole value must match it, so it is anchored at both ends whatever
 // it says ("[a-z]+" never matches "x; rm -rf /"). Configuration and

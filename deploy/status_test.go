@@ -140,3 +140,23 @@ func TestStatusOfCustomSteps(t *testing.T) {
 		}
 	}
 }
+
+func TestPlannedStepCustom(t *testing.T) {
+	tests := []struct {
+		step PlannedStep
+		want bool
+	}{
+		{PlannedStep{Name: "deploy", Type: StepTypeStandard}, false},
+		{PlannedStep{Name: "deploy"}, false},
+		{PlannedStep{Name: "notify", Type: StepTypeHTTP}, true},
+		{PlannedStep{Name: "db-migrate", Type: StepTypeCommand, Spec: &CustomSpec{}}, true},
+		// A stored plan altered to reach a custom kind by a standard name.
+		{PlannedStep{Name: "http", Type: StepTypeStandard}, true},
+		{PlannedStep{Name: "command"}, true},
+	}
+	for _, tt := range tests {
+		if got := tt.step.Custom(); got != tt.want {
+			t.Errorf("%+v: Custom() = %v", tt.step, got)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package service_test
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -249,6 +250,17 @@ func TestSubmitSealsTheSpecifications(t *testing.T) {
 	}
 	if body := custom[1].Spec.Run.JSON.(map[string]any); body["ttl"] != 1.5 || body["batch"] != 1000.0 || body["id"] != 123456789012.0 {
 		t.Errorf("body = %v", body)
+	}
+	// The submission's audit entry names the hashes.
+	var details string
+	if err := c.db.SQL().QueryRowContext(ctx, `SELECT details->>'spec_hashes' FROM manent.audit
+		WHERE action = 'deployment.submit' AND target = 'shop-1'`).Scan(&details); err != nil {
+		t.Fatal(err)
+	}
+	var audited map[string]string
+	if err := json.Unmarshal([]byte(details), &audited); err != nil || audited["db-migrate"] != custom[0].SpecHash ||
+		audited["cdn-purge"] != custom[1].SpecHash || len(audited) != 2 {
+		t.Errorf("audited spec_hashes = %s (%v)", details, err)
 	}
 	// The validation's plan is the one a submission stores.
 	v, err := c.svc.Submit(ctx, shopDescriptor("shop-2", "steps: {db-migrate: true}\nstepParams:\n  db-migrate: {database: shop}\n"), deploy.SubmitOptions{ValidateOnly: true})

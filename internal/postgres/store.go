@@ -145,6 +145,19 @@ func (s *Store) CreateDeployment(ctx context.Context, d deploy.Deployment, enque
 	if d.Decision.Rule != "" {
 		details["governance"] = d.Decision
 	}
+	// The hashes of the custom steps' specifications, what revoked_specs
+	// takes: the audit says which definition a deploy was submitted with.
+	for _, s := range d.Plan.Steps {
+		if s.SpecHash == "" {
+			continue
+		}
+		hashes, _ := details["spec_hashes"].(map[string]string)
+		if hashes == nil {
+			hashes = map[string]string{}
+			details["spec_hashes"] = hashes
+		}
+		hashes[s.Name] = s.SpecHash
+	}
 	if err := insertAudit(ctx, tx, deploy.AuditEntry{Actor: d.Requester, Action: "deployment.submit", Target: d.ID, Details: details}); err != nil {
 		return nil, false, wrap("audit submission", err)
 	}
