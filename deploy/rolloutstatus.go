@@ -20,6 +20,9 @@ type RolloutStatus struct {
 	// Request is what a person asked of the rollout that it has not done
 	// yet (a pause waits for the batch in flight); nil for none.
 	Request *RolloutRequestStatus `json:"request,omitempty"`
+	// control is what RolloutRefusal decides by, read with the rest: the
+	// same facts refuse a request and hide its button.
+	control rolloutControl
 }
 
 // RolloutRequestStatus is a person's request of a rollout, pending.

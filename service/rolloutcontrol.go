@@ -54,9 +54,8 @@ func (s *Service) requestRollout(ctx context.Context, id string, action deploy.R
 		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "%s must be text without control characters (other than new lines and tabs): %s", field, why)
 	}
 	st := d.RolloutStatus()
-	from, err := rolloutRequestFrom(d, st, action)
-	if err != nil {
-		return nil, err
+	if why := deploy.RolloutRefusal(st, action); why != "" {
+		return nil, deploy.Errorf(deploy.ECONFLICT, "deployment %q: %s", d.ID, why)
 	}
 	details := map[string]any{field: text}
 	if st.CurrentWave != nil {
@@ -72,25 +71,9 @@ func (s *Service) requestRollout(ctx context.Context, id string, action deploy.R
 		}
 	}
 	req := deploy.RolloutRequest{Action: action, By: who.Subject, Reason: text, At: time.Now().UTC()}
-	if err := s.store.RequestRollout(ctx, id, req, from, details); err != nil {
+	if err := s.store.RequestRollout(ctx, id, req, deploy.RolloutReplaces(action), details); err != nil {
 		return nil, err
 	}
 	s.engine.RolloutRequested(id)
 	return s.Get(ctx, id)
-}
-
-// rolloutRequestFrom is the pending requests action may replace, or why
-// the rollout of d does not allow it now (ECONFLICT).
-func rolloutRequestFrom(d *deploy.Deployment, st *deploy.RolloutStatus, action deploy.RolloutAction) ([]deploy.RolloutAction, error) {
-	if st == nil {
-		return nil, deploy.Errorf(deploy.ECONFLICT, "deployment %q has no rollout", d.ID)
-	}
-	var pending deploy.RolloutAction
-	if d.RolloutRequest != nil {
-		pending = d.RolloutRequest.Action
-	}
-	if why := deploy.RolloutRefusal(d.State, d.DryRun, st.State, pending, action); why != "" {
-		return nil, deploy.Errorf(deploy.ECONFLICT, "deployment %q: %s", d.ID, why)
-	}
-	return deploy.RolloutReplaces(action), nil
 }
