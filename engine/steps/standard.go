@@ -264,7 +264,7 @@ func pluginRequest(c *Context) (deploy.Plugin, deploy.PluginRequest, error) {
 		ArtifactPath: c.artifactPath(), SHA256: c.SHA256, Limits: c.Env.Config.Artifacts.ArchiveLimits(),
 		Targets: c.Effective.Targets, Params: c.Effective.Params, SSH: c.Effective.SSH,
 		DryRun: d.DryRun,
-		Secret: c.secret,
+		Secret: c.Secret,
 		Log: func(format string, args ...any) {
 			c.logf("info", format, args...)
 		},

@@ -173,8 +173,9 @@ func (c *Context) logf(level, format string, args ...any) {
 
 func (c *Context) resolver() secrets.Resolver { return secrets.Resolver(c.Env.Secrets) }
 
-// secret resolves a logical secret name of the environment configuration.
-func (c *Context) secret(ctx context.Context, name string) (string, error) {
+// Secret resolves a logical secret name of the environment configuration:
+// what a plugin's request and a rollout's gates are given.
+func (c *Context) Secret(ctx context.Context, name string) (string, error) {
 	for _, s := range c.Effective.Secrets {
 		if s.Name == name {
 			return c.resolve(ctx, s)

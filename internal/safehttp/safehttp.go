@@ -126,6 +126,12 @@ func Get(ctx context.Context, c *http.Client, url string, maxBytes int64) (*http
 	if err != nil {
 		return nil, err
 	}
+	return Do(c, req, maxBytes)
+}
+
+// Do sends req as Get does (its headers as given: a caller's credentials),
+// with the same limits.
+func Do(c *http.Client, req *http.Request, maxBytes int64) (*http.Response, error) {
 	req.Header.Set("User-Agent", "manent")
 	resp, err := c.Do(req)
 	if err != nil {
