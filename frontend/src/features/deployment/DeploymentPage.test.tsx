@@ -1,4 +1,5 @@
 import { act, render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
 import { MemoryRouter, Route, Routes } from "react-router";
 import { describe, expect, it, vi } from "vitest";
 import type { DeploymentViewFragment, StepViewFragment } from "../../gql/graphql";
@@ -143,6 +144,12 @@ describe("DeploymentPage", () => {
     push(deployment({ updatedAt: "2026-11-30T10:01:05Z", rollout: awaiting, canApprove: true, canPauseRollout: true, canAbortRollout: true }));
     expect(await within(panel).findByRole("button", { name: "Approve…" })).toBeInTheDocument();
     expect(within(panel).getByRole("button", { name: "Pause…" })).toBeInTheDocument();
+    // Its confirmation is about the wave, not the deploy.
+    const user = userEvent.setup();
+    await user.click(within(panel).getByRole("button", { name: "Approve…" }));
+    const dialog = screen.getByRole("dialog", { name: "Approve wave canary of hello-1.1.0?" });
+    expect(within(dialog).getByRole("button", { name: "Approve wave canary" })).toBeInTheDocument();
+    await user.click(within(dialog).getByRole("button", { name: "Not now" }));
 
     // A viewer: the same rollout, no action.
     push(deployment({ updatedAt: "2026-11-30T10:01:09Z", rollout: awaiting }));

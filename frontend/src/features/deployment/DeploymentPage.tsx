@@ -155,7 +155,8 @@ function DeploymentView({ id }: { id: string }) {
                   {/* A wave awaiting approval is answered as a deploy's approval is. */}
                   <ApprovalActions
                     id={d.id}
-                    title={`${title}, wave ${d.rollout.currentWave ?? ""}`}
+                    title={title}
+                    wave={{ name: d.rollout.currentWave ?? "", release: `${d.artifact.name}-${d.artifact.version}` }}
                     visible={d.canApprove && d.state === "PENDING" && d.rollout.state === "AWAITING_APPROVAL"}
                   />
                 </>
