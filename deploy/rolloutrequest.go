@@ -34,6 +34,32 @@ type RolloutRequest struct {
 	// reason, a resume's comment), checked as approval comments are.
 	Reason string
 	At     time.Time
+	// Pause is the pause a resume answers, the name of its record
+	// (PauseName): a resume ends that pause and no other. Empty for a
+	// pause or an abort, and for a resume stored before it was named.
+	Pause string
+}
+
+// PauseName is the name of the record of the seq-th pause of pass, which
+// the status shows (RolloutPauseStatus.Step) and a resume names:
+// "pause[2/1]".
+func PauseName(pass, seq int) string {
+	return StepKey{Step: StepPause, Pass: pass, Batch: seq}.Name()
+}
+
+// StaleResume says why a resume of the pause named cannot be taken while
+// the pause current is in force ("" for none, and named "" for the one in
+// force); "" when it can. A resume written for a pause that ended, read
+// while the rollout has paused again, would end a pause nobody looked at.
+func StaleResume(named, current string) string {
+	switch {
+	case current == "":
+		return "its rollout is not paused"
+	case named != "" && named != current:
+		return "the pause its resume answers (" + named + ") has ended, and its rollout is paused again (" + current +
+			"): look at why, then resume that pause"
+	}
+	return ""
 }
 
 // RolloutRequests records what people ask of running rollouts.

@@ -142,6 +142,9 @@ type RolloutTargetStatus struct {
 
 // RolloutPauseStatus is why a rollout is paused.
 type RolloutPauseStatus struct {
+	// Step is the name of the pause's record ("pause[2/1]"): what a
+	// resume names so that it never ends another pause.
+	Step   string    `json:"step"`
 	Reason string    `json:"reason"`
 	Since  time.Time `json:"since"`
 	// Until is when the pause times out into an abort (pause_timeout).

@@ -197,7 +197,7 @@ func (v rolloutView) resumed(pass int) bool {
 // pauseStatus reads the record of a pause; MayResume is the service's to
 // fill in.
 func pauseStatus(s Step) *RolloutPauseStatus {
-	p := &RolloutPauseStatus{Reason: s.Output[OutputPauseReason], MayResume: []string{}}
+	p := &RolloutPauseStatus{Step: PauseName(s.Pass, s.Batch), Reason: s.Output[OutputPauseReason], MayResume: []string{}}
 	if s.StartedAt != nil {
 		p.Since = s.StartedAt.UTC()
 	}

@@ -136,7 +136,7 @@ func toModelRolloutPause(p *deploy.RolloutPauseStatus) *model.RolloutPause {
 		return nil
 	}
 	return &model.RolloutPause{
-		Reason: p.Reason, Since: p.Since.UTC(), Until: p.Until.UTC(), By: p.By, MayResume: nonNilStrings(p.MayResume),
+		Step: p.Step, Reason: p.Reason, Since: p.Since.UTC(), Until: p.Until.UTC(), By: p.By, MayResume: nonNilStrings(p.MayResume),
 	}
 }
 

@@ -171,26 +171,26 @@ func TestRolloutEnumsCoverTheDomain(t *testing.T) {
 // rolloutFakes are the rollout actions of fakeService: each records its
 // call and answers as set.
 type rolloutFakes struct {
-	rolloutAction func(ctx context.Context, action deploy.RolloutAction, id, text string) (*deploy.Deployment, error)
+	rolloutAction func(ctx context.Context, action deploy.RolloutAction, id, text, pause string) (*deploy.Deployment, error)
 }
 
-func (f *rolloutFakes) act(ctx context.Context, a deploy.RolloutAction, id, text string) (*deploy.Deployment, error) {
+func (f *rolloutFakes) act(ctx context.Context, a deploy.RolloutAction, id, text, pause string) (*deploy.Deployment, error) {
 	if f.rolloutAction == nil {
 		return nil, errNotFaked
 	}
-	return f.rolloutAction(ctx, a, id, text)
+	return f.rolloutAction(ctx, a, id, text, pause)
 }
 
 func (f *rolloutFakes) PauseRollout(ctx context.Context, id, reason string) (*deploy.Deployment, error) {
-	return f.act(ctx, deploy.RolloutActionPause, id, reason)
+	return f.act(ctx, deploy.RolloutActionPause, id, reason, "")
 }
 
-func (f *rolloutFakes) ResumeRollout(ctx context.Context, id, comment string) (*deploy.Deployment, error) {
-	return f.act(ctx, deploy.RolloutActionResume, id, comment)
+func (f *rolloutFakes) ResumeRollout(ctx context.Context, id, comment, pause string) (*deploy.Deployment, error) {
+	return f.act(ctx, deploy.RolloutActionResume, id, comment, pause)
 }
 
 func (f *rolloutFakes) AbortRollout(ctx context.Context, id, reason string) (*deploy.Deployment, error) {
-	return f.act(ctx, deploy.RolloutActionAbort, id, reason)
+	return f.act(ctx, deploy.RolloutActionAbort, id, reason, "")
 }
 
 // rolloutAt is hello-7, a deploy in prod whose rollout of two waves has
@@ -234,8 +234,8 @@ func rolloutAt(at string) *deploy.Deployment {
 // state that allows it and to whom holds the permission.
 func TestRolloutActions(t *testing.T) {
 	type call struct {
-		action           deploy.RolloutAction
-		id, text, viewer string
+		action                  deploy.RolloutAction
+		id, text, pause, viewer string
 	}
 	var calls []call
 	svc := &fakeService{
@@ -245,8 +245,8 @@ func TestRolloutActions(t *testing.T) {
 			return who == "token:admin" && (perm == deploy.PermCancel || perm == deploy.PermApprove)
 		},
 	}
-	svc.rolloutAction = func(ctx context.Context, a deploy.RolloutAction, id, text string) (*deploy.Deployment, error) {
-		calls = append(calls, call{a, id, text, deploy.IdentityFrom(ctx).Subject})
+	svc.rolloutAction = func(ctx context.Context, a deploy.RolloutAction, id, text, pause string) (*deploy.Deployment, error) {
+		calls = append(calls, call{a, id, text, pause, deploy.IdentityFrom(ctx).Subject})
 		switch id {
 		case "running":
 			return nil, deploy.Errorf(deploy.ECONFLICT, `deployment "running": its rollout is not paused: running`)
@@ -262,8 +262,8 @@ func TestRolloutActions(t *testing.T) {
 	mutations := []struct {
 		name, query, field, code string
 	}{
-		{name: "pause", field: "pauseRollout", query: `mutation { pauseRollout(id: "hello-7", reason: "look") { id rollout { state pause { reason by } } } }`},
-		{name: "resume", field: "resumeRollout", query: `mutation { resumeRollout(id: "hello-7", comment: "fine") { id } }`},
+		{name: "pause", field: "pauseRollout", query: `mutation { pauseRollout(id: "hello-7", reason: "look") { id rollout { state pause { step reason by } } } }`},
+		{name: "resume", field: "resumeRollout", query: `mutation { resumeRollout(id: "hello-7", comment: "fine", pause: "pause[2/1]") { id } }`},
 		{name: "abort", field: "abortRollout", query: `mutation { abortRollout(id: "hello-7") { id } }`},
 		{name: "conflict", field: "resumeRollout", code: "CONFLICT", query: `mutation { resumeRollout(id: "running") { id } }`},
 		{name: "forbidden", field: "pauseRollout", code: "FORBIDDEN", query: `mutation { pauseRollout(id: "viewed") { id } }`},
@@ -280,10 +280,14 @@ func TestRolloutActions(t *testing.T) {
 			if len(resp.Errors) > 0 || !strings.Contains(string(resp.Data[tt.field]), `"id":"hello-7"`) {
 				t.Fatalf("got %s %+v", resp.Data[tt.field], resp.Errors)
 			}
+			// The pause is named as a resume names it.
+			if tt.name == "pause" && !strings.Contains(string(resp.Data[tt.field]), `"pause":{"step":"pause[2/1]"`) {
+				t.Errorf("pause not named: %s", resp.Data[tt.field])
+			}
 		})
 	}
-	want := []call{{deploy.RolloutActionPause, "hello-7", "look", "token:admin"}, {deploy.RolloutActionResume, "hello-7", "fine", "token:admin"},
-		{deploy.RolloutActionAbort, "hello-7", "", "token:admin"}}
+	want := []call{{deploy.RolloutActionPause, "hello-7", "look", "", "token:admin"}, {deploy.RolloutActionResume, "hello-7", "fine", "pause[2/1]", "token:admin"},
+		{deploy.RolloutActionAbort, "hello-7", "", "", "token:admin"}}
 	if len(calls) != 5 || !reflect.DeepEqual(calls[:3], want) {
 		t.Fatalf("calls %+v, want %+v first", calls, want)
 	}

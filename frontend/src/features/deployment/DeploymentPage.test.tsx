@@ -128,7 +128,7 @@ describe("DeploymentPage", () => {
     const paused = rollout([wave("canary", [["eu-1"]], { state: "PAUSED" })], [target("eu-1", { wave: "canary", batch: 1, state: "SUCCESS" })], {
       state: "PAUSED",
       currentWave: "canary",
-      pause: { reason: "wave canary could not be judged by its gates", since: "2026-11-30T10:00:05Z", until: "2026-12-01T10:00:05Z", by: null, mayResume: ["role:deployer"] },
+      pause: { step: "pause[1/1]", reason: "wave canary could not be judged by its gates", since: "2026-11-30T10:00:05Z", until: "2026-12-01T10:00:05Z", by: null, mayResume: ["role:deployer"] },
     });
     const { push } = renderPage(deployment({ rollout: paused, canResumeRollout: true, canAbortRollout: true }));
     const panel = await screen.findByRole("region", { name: "Rollout" });

@@ -179,6 +179,7 @@ export const RolloutViewFragment = graphql(`
       error
     }
     pause {
+      step
       reason
       since
       until
@@ -202,8 +203,8 @@ export const PauseRolloutMutation = graphql(`
 `);
 
 export const ResumeRolloutMutation = graphql(`
-  mutation ResumeRollout($id: ID!, $comment: String) {
-    resumeRollout(id: $id, comment: $comment) {
+  mutation ResumeRollout($id: ID!, $comment: String, $pause: String) {
+    resumeRollout(id: $id, comment: $comment, pause: $pause) {
       ...DeploymentView
     }
   }
