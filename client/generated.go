@@ -1344,7 +1344,10 @@ var AllReleaseState = []ReleaseState{
 
 // ResumeRolloutResponse is returned by ResumeRollout on success.
 type ResumeRolloutResponse struct {
-	// Resume a paused rollout: it goes on with what follows the pause, as if the gates that paused it had passed (CONFLICT when not paused).
+	// Resume a paused rollout: it goes on with what follows the pause, as if the gates that paused it had passed
+	// (CONFLICT when not paused). pause names the pause answered (Rollout.pause.step): when the rollout has paused
+	// again since, the resume is refused (CONFLICT) rather than end a pause nobody looked at. Without it, the pause in
+	// force when the request is read.
 	ResumeRollout DeploymentDetail `json:"resumeRollout"`
 }
 

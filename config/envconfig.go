@@ -175,6 +175,7 @@ func (c *Config) ParseEnvConfig(data []byte) (*EnvConfig, error) {
 	}
 	if raw.Rollout != nil {
 		raw.Rollout.CheckEnvironment(&errs, "rollout")
+		checkGateSecrets(&errs, raw.Rollout, raw.Secrets)
 		if errs.Len() == 0 {
 			descriptor.CheckWaveOrder(&errs, "rollout.waves", raw.Rollout.Spec().Waves)
 		}

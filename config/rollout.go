@@ -2,6 +2,7 @@ package config
 
 import (
 	"maps"
+	"slices"
 
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/descriptor"
@@ -191,4 +192,26 @@ func replaceRollout(errs *yamltree.Errors, o *deploy.RolloutOverride, env *deplo
 		out.DeferTimeout = *o.DeferTimeout
 	}
 	return out
+}
+
+// checkGateSecrets records the Prometheus gates of an environment's rollout
+// whose credentials name no secret of its secrets section: the worker
+// resolves them by that name when it checks the gate, as the plugins do.
+func checkGateSecrets(errs *yamltree.Errors, r *descriptor.RolloutDoc, secrets []rawSecret) {
+	declared := func(name string) bool {
+		return slices.ContainsFunc(secrets, func(s rawSecret) bool { return s.Name == name })
+	}
+	for i, g := range r.Gates {
+		p := g.Prometheus
+		if p == nil {
+			continue
+		}
+		path := yamltree.Index("rollout.gates", i) + ".prometheus"
+		if a := p.BasicAuth; a != nil && a.PasswordSecret != "" && !declared(a.PasswordSecret) {
+			errs.Add(path+".basic_auth.password_secret", "must name a secret of the secrets section (%s is not one)", a.PasswordSecret)
+		}
+		if p.BearerSecret != "" && !declared(p.BearerSecret) {
+			errs.Add(path+".bearer_secret", "must name a secret of the secrets section (%s is not one)", p.BearerSecret)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -208,7 +209,7 @@ func TestEnvConfigRolloutErrors(t *testing.T) {
 				"    - {http: {url: \"http://169.254.169.254/latest/meta-data\"}}\n" +
 				"    - {http: {url: \"http://[fd00:ec2::254]/{{ .Target.Path }}\"}}\n" +
 				"    - {prometheus: {url: \"http://100.100.100.200:9090\", query: up, min: 1}}\n" +
-				"    - {prometheus: {url: \"https://u:pw@168.63.129.16/\", query: up, min: 1}}\n" +
+				"    - {prometheus: {url: \"https://168.63.129.16/\", query: up, min: 1}}\n" +
 				"    - {http: {url: \"http://192.0.0.192/\"}}\n" +
 				"    - {http: {url: \"http://[::ffff:169.254.169.254]/\"}}\n" +
 				"    - {http: {url: \"http://{{ .Target.Host }}/\"}}\n" +
@@ -435,9 +436,16 @@ func TestDescriptorRollout(t *testing.T) {
 			"rollout.waves[0].batch: must be at least 1",
 		}},
 		// A descriptor lives in the application's repository: credentials
-		// belong to the environment configuration.
-		{"rollout: {gates: [{prometheus: {url: \"https://reader:password@metrics.example/\", query: up, min: 1}}]}\n", []string{
-			"rollout.gates[0].prometheus.url: must not hold credentials (user:password@) in a descriptor: give the gate in the environment configuration",
+		// belong to the environment configuration, and a secret of the
+		// environment is never sent where a descriptor says.
+		{"rollout: {gates: [{prometheus: {url: \"https://reader:pa55w0rd@metrics.example/\", query: up, min: 1}}]}\n", []string{
+			"rollout.gates[0].prometheus.url: must not hold credentials (user:password@) in a descriptor: give the gate in the environment configuration, with basic_auth naming a secret of its secrets section",
+		}},
+		{"rollout: {gates: [{prometheus: {url: \"https://metrics.example/\", query: up, min: 1, basic_auth: {username: reader, password_secret: db}}}]}\n", []string{
+			"rollout.gates[0].prometheus.basic_auth: forbidden in a descriptor: a gate that sends a secret is given in the environment configuration",
+		}},
+		{"rollout: {gates: [{prometheus: {url: \"https://metrics.example/\", query: up, min: 1, bearer_secret: db}}]}\n", []string{
+			"rollout.gates[0].prometheus.bearer_secret: forbidden in a descriptor: a gate that sends a secret is given in the environment configuration",
 		}},
 	} {
 		_, err := descriptor.Parse([]byte("apiVersion: manent/v1\napplication: hello\nenvironment: prod\n" +
@@ -458,35 +466,59 @@ func TestDescriptorPolicyRollout(t *testing.T) {
 	}
 }
 
-// TestEnvConfigPrometheusGateWithCredentials: an environment
-// configuration's Prometheus gate may hold user info, sent as basic
-// authentication (docs/rollouts.md), http(s) only and without placeholders;
-// no error message repeats the password.
-func TestEnvConfigPrometheusGateWithCredentials(t *testing.T) {
+// TestEnvConfigPrometheusGateCredentials: an environment configuration's
+// Prometheus gate authenticates with basic_auth (a user name and a secret
+// of the secrets section holding the password) or bearer_secret; user info
+// in the URL is refused, pointing to basic_auth, since it would be stored
+// in clear with every deploy; no error message repeats the password.
+func TestEnvConfigPrometheusGateCredentials(t *testing.T) {
+	const secrets = "secrets: [{name: prom, ref: \"file:prom-password\"}]\n"
+	const gate = "rollout:\n  gates: [{prometheus: {url: \"https://metrics.example/prometheus\", query: up, min: 1, %s}}]\n"
 	tests := []struct {
-		name, url, err string
+		name, doc string
+		errs      []string
+		want      *deploy.PrometheusGate
 	}{
-		{"user and password", "https://reader:password@metrics.example/prometheus", ""},
-		{"a user alone", "http://reader@127.0.0.1:9090", ""},
-		{"another scheme", "ftp://reader:password@metrics.example/", "must be an absolute http:// or https:// URL"},
-		{"a placeholder", "https://reader:password@{{ .Target.Host }}/", "placeholders are allowed only in the URL of an http gate"},
+		{name: "basic_auth with a declared secret", doc: secrets + fmt.Sprintf(gate, "basic_auth: {username: reader, password_secret: prom}"),
+			want: &deploy.PrometheusGate{URL: "https://metrics.example/prometheus", BasicAuth: &deploy.GateBasicAuth{Username: "reader", PasswordSecret: "prom"}}},
+		{name: "bearer_secret with a declared secret", doc: secrets + fmt.Sprintf(gate, "bearer_secret: prom"),
+			want: &deploy.PrometheusGate{URL: "https://metrics.example/prometheus", BearerSecret: "prom"}},
+		{name: "user and password in the url", doc: "rollout:\n  gates: [{prometheus: {url: \"https://reader:pa55w0rd@metrics.example/prometheus\", query: up, min: 1}}]\n",
+			errs: []string{"rollout.gates[0].prometheus.url: must not hold credentials (user:password@): give them as basic_auth: {username: ..., password_secret: ...} (or bearer_secret), naming a secret of the secrets section"}},
+		{name: "a user alone in the url", doc: "rollout:\n  gates: [{prometheus: {url: \"http://reader@127.0.0.1:9090\", query: up, min: 1}}]\n",
+			errs: []string{"rollout.gates[0].prometheus.url: must not hold credentials (user:password@): give them as basic_auth: {username: ..., password_secret: ...} (or bearer_secret), naming a secret of the secrets section"}},
+		{name: "a secret the section does not declare", doc: secrets + fmt.Sprintf(gate, "basic_auth: {username: reader, password_secret: metrics}"),
+			errs: []string{"rollout.gates[0].prometheus.basic_auth.password_secret: must name a secret of the secrets section (metrics is not one)"}},
+		{name: "a bearer secret the section does not declare", doc: fmt.Sprintf(gate, "bearer_secret: token"),
+			errs: []string{"rollout.gates[0].prometheus.bearer_secret: must name a secret of the secrets section (token is not one)"}},
+		{name: "both", doc: secrets + fmt.Sprintf(gate, "basic_auth: {username: reader, password_secret: prom}, bearer_secret: prom"),
+			errs: []string{"rollout.gates[0].prometheus: give basic_auth or bearer_secret, not both"}},
+		{name: "no user, no secret", doc: secrets + fmt.Sprintf(gate, "basic_auth: {}"),
+			errs: []string{"rollout.gates[0].prometheus.basic_auth.username: is required", "rollout.gates[0].prometheus.basic_auth.password_secret: is required"}},
+		{name: "a colon in the user", doc: secrets + fmt.Sprintf(gate, "basic_auth: {username: \"reader:pa55w0rd\", password_secret: prom}"),
+			errs: []string{"rollout.gates[0].prometheus.basic_auth.username: must not contain ':', which ends the user name in basic authentication"}},
+		{name: "a misspelt key", doc: secrets + fmt.Sprintf(gate, "basicAuth: {username: reader, password_secret: prom}"),
+			errs: []string{"rollout.gates[0].prometheus.basicAuth: unknown field (did you mean basic_auth?)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env, err := parseEnv(t, "rollout:\n  gates: [{prometheus: {url: \""+tt.url+"\", query: up, min: 1}}]\n")
-			got := strings.Join(rolloutErrors(err), "\n")
-			want := ""
-			if tt.err != "" {
-				want = "rollout.gates[0].prometheus.url: " + tt.err
+			env, err := parseEnv(t, tt.doc)
+			got := rolloutErrors(err)
+			if strings.Join(got, "\n") != strings.Join(tt.errs, "\n") {
+				t.Fatalf("errors\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(tt.errs, "\n  "))
 			}
-			if got != want {
-				t.Fatalf("errors %q, want %q", got, want)
+			for _, e := range got {
+				if strings.Contains(e, "pa55w0rd") {
+					t.Errorf("an error shows the password: %s", e)
+				}
 			}
-			if strings.Contains(got, "password") {
-				t.Errorf("an error shows the password: %s", got)
+			if tt.want == nil {
+				return
 			}
-			if tt.err == "" && env.Rollout.Gates[0].Prometheus.URL != tt.url {
-				t.Errorf("url %q, want %q kept for the gate", env.Rollout.Gates[0].Prometheus.URL, tt.url)
+			g := *env.Rollout.Gates[0].Prometheus
+			g.Query, g.Min = "", nil
+			if !reflect.DeepEqual(g, *tt.want) {
+				t.Errorf("gate %+v (basic auth %+v), want %+v", g, g.BasicAuth, tt.want)
 			}
 		})
 	}

@@ -290,9 +290,10 @@ type Deployment struct {
 	// RolloutRequest is what a person asked of the deploy's rollout that
 	// its workflow has not taken yet; nil for none.
 	RolloutRequest *RolloutRequest
-	// RolloutMayResume are who may resume or abort the rollout while it is
-	// paused (roles, groups, identities), as the service read them from
-	// the policy; the status shows them.
+	// RolloutMayResume are who may resume or abort the rollout (roles,
+	// groups, identities), as the service read them from the policy for a
+	// deploy whose rollout goes on; the status shows them while it is
+	// paused.
 	RolloutMayResume []string
 	Steps            []Step
 	// Approvals are the answers given so far (when the deploy needs them),

@@ -145,11 +145,39 @@ type HTTPGate struct {
 // PrometheusGate runs an instant query; the gate passes when the value is
 // within [Min, Max] (each bound optional).
 type PrometheusGate struct {
+	// URL never holds user info: credentials are secrets of the
+	// environment configuration, named by BasicAuth or BearerSecret and
+	// resolved by the worker when it checks the gate, so the effective
+	// deploy stored with the deploy holds their names, never their values.
 	URL     string        `json:"url"`
 	Query   string        `json:"query"`
 	Min     *float64      `json:"min,omitempty"`
 	Max     *float64      `json:"max,omitempty"`
 	Timeout time.Duration `json:"timeout,omitempty"`
+	// BasicAuth and BearerSecret are how the query authenticates, at most
+	// one of them; neither: it does not.
+	BasicAuth    *GateBasicAuth `json:"basic_auth,omitempty"`
+	BearerSecret string         `json:"bearer_secret,omitempty"`
+}
+
+// GateBasicAuth is a gate's basic authentication: the user name as written
+// and the logical name of the secret (the environment configuration's
+// secrets section) that holds the password.
+type GateBasicAuth struct {
+	Username       string `json:"username"`
+	PasswordSecret string `json:"password_secret"`
+}
+
+// Secrets are the logical names of the secrets the gate sends, in order.
+func (g PrometheusGate) Secrets() []string {
+	var out []string
+	if g.BasicAuth != nil {
+		out = append(out, g.BasicAuth.PasswordSecret)
+	}
+	if g.BearerSecret != "" {
+		out = append(out, g.BearerSecret)
+	}
+	return out
 }
 
 // GateResult is how one gate check ended.
@@ -281,6 +309,10 @@ func (g GateSpec) Clone() GateSpec {
 		if p.Max != nil {
 			v := *p.Max
 			p.Max = &v
+		}
+		if p.BasicAuth != nil {
+			a := *p.BasicAuth
+			p.BasicAuth = &a
 		}
 		out.Prometheus = &p
 	}

@@ -34,6 +34,32 @@ type RolloutRequest struct {
 	// reason, a resume's comment), checked as approval comments are.
 	Reason string
 	At     time.Time
+	// Pause is the pause a resume answers, the name of its record
+	// (PauseName): a resume ends that pause and no other. Empty for a
+	// pause or an abort, and for a resume stored before it was named.
+	Pause string
+}
+
+// PauseName is the name of the record of the seq-th pause of pass, which
+// the status shows (RolloutPauseStatus.Step) and a resume names:
+// "pause[2/1]".
+func PauseName(pass, seq int) string {
+	return StepKey{Step: StepPause, Pass: pass, Batch: seq}.Name()
+}
+
+// StaleResume says why a resume of the pause named cannot be taken while
+// the pause current is in force ("" for none, and named "" for the one in
+// force); "" when it can. A resume written for a pause that ended, read
+// while the rollout has paused again, would end a pause nobody looked at.
+func StaleResume(named, current string) string {
+	switch {
+	case current == "":
+		return "its rollout is not paused"
+	case named != "" && named != current:
+		return "the pause its resume answers (" + named + ") has ended, and its rollout is paused again (" + current +
+			"): look at why, then resume that pause"
+	}
+	return ""
 }
 
 // RolloutRequests records what people ask of running rollouts.
@@ -74,33 +100,84 @@ func RolloutAbortedBy(by, reason string) string {
 	return msg
 }
 
-// RolloutRefusal says why a rollout in state (its deploy in deployState,
-// a dry run or not, with the request pending, "" for none) does not allow
-// action now; "" when it does. The one home of the rule: the service
-// refuses by it (ECONFLICT), the APIs offer the actions by it.
-func RolloutRefusal(deployState State, dryRun bool, state RolloutState, pending, action RolloutAction) string {
+// rolloutControl is where a rollout stands beyond its state, for the
+// requests people make of it.
+type rolloutControl struct {
+	deploy State
+	dryRun bool
+	// batchesLeft: a batch has not begun, before which a pause can take
+	// effect (the engine looks for one only there).
+	batchesLeft bool
+	// wavesLeft: a wave has not passed (nor is empty): an abort still
+	// stops something, a bake or gates included.
+	wavesLeft bool
+	// failed: a wave failed, and the deploy fails with it.
+	failed bool
+	// rollingBack: the rollback of the deploy runs.
+	rollingBack bool
+}
+
+// observe adds wave w to what c knows.
+func (c *rolloutControl) observe(w RolloutWaveStatus) {
+	switch w.State {
+	case WavePassed, WaveEmpty, WaveSkipped:
+	case WaveFailed, WaveRolledBack:
+		c.failed = true
+	default:
+		c.wavesLeft = true
+	}
+	for _, b := range w.Batches {
+		c.batchesLeft = c.batchesLeft || (b.State == StepPending && b.StartedAt == nil)
+	}
+}
+
+// RolloutRefusal says why the rollout st (nil: the deploy has none) does
+// not allow action now; "" when it does. The one home of the rule: the
+// service refuses by it (ECONFLICT), the APIs offer the actions by it.
+// Once the rollout has nothing left for a request to act on (its last
+// batch has begun, for a pause; its last wave passed, for an abort; a wave
+// failed or the rollback runs, for any), the request is refused rather
+// than stored to wait for what never comes.
+func RolloutRefusal(st *RolloutStatus, action RolloutAction) string {
+	if st == nil {
+		return "it has no rollout"
+	}
+	c := st.control
+	var pending RolloutAction
+	if st.Request != nil {
+		pending = st.Request.Action
+	}
 	switch {
-	case deployState != StatePending || dryRun:
-		return "its rollout is not running: " + string(deployState)
+	case c.deploy != StatePending || c.dryRun:
+		return "its rollout is not running: " + string(c.deploy)
+	case c.rollingBack:
+		return "its rollout is being rolled back"
+	case c.failed:
+		return "its rollout failed: the deploy is ending"
 	case pending == RolloutActionAbort:
 		return "an abort of its rollout is already asked"
 	}
 	switch action {
 	case RolloutActionPause:
-		if state == RolloutPaused {
+		switch {
+		case st.State == RolloutPaused:
 			return "its rollout is already paused"
-		}
-		if pending == RolloutActionPause {
+		case pending == RolloutActionPause:
 			return "a pause of its rollout is already asked: it takes effect after the batch in flight"
+		case !c.batchesLeft:
+			return "its rollout has no batch left to start: a pause would never take effect"
 		}
 	case RolloutActionResume:
-		if state != RolloutPaused {
-			return "its rollout is not paused: " + string(state)
+		if st.State != RolloutPaused {
+			return "its rollout is not paused: " + string(st.State)
 		}
 		if pending != "" {
 			return "a " + string(pending) + " of its rollout is already asked"
 		}
 	case RolloutActionAbort:
+		if !c.wavesLeft {
+			return "its rollout passed its last wave: the deploy is finishing its last steps (a cancel stops it, without rollback)"
+		}
 	default:
 		return "unknown rollout action " + string(action)
 	}

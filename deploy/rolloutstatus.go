@@ -20,6 +20,9 @@ type RolloutStatus struct {
 	// Request is what a person asked of the rollout that it has not done
 	// yet (a pause waits for the batch in flight); nil for none.
 	Request *RolloutRequestStatus `json:"request,omitempty"`
+	// control is what RolloutRefusal decides by, read with the rest: the
+	// same facts refuse a request and hide its button.
+	control rolloutControl
 }
 
 // RolloutRequestStatus is a person's request of a rollout, pending.
@@ -139,6 +142,9 @@ type RolloutTargetStatus struct {
 
 // RolloutPauseStatus is why a rollout is paused.
 type RolloutPauseStatus struct {
+	// Step is the name of the pause's record ("pause[2/1]"): what a
+	// resume names so that it never ends another pause.
+	Step   string    `json:"step"`
 	Reason string    `json:"reason"`
 	Since  time.Time `json:"since"`
 	// Until is when the pause times out into an abort (pause_timeout).

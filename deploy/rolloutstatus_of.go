@@ -35,24 +35,23 @@ const (
 // config step made (the submission's until it ran) and the records of the
 // steps; nil for a deploy without rollout.
 func (d Deployment) RolloutStatus() *RolloutStatus {
-	plan := d.Effective.RolloutPlan
-	if plan == nil {
-		plan = d.Plan.Rollout
-	}
+	plan := d.rolloutPlan()
 	if plan == nil {
 		return nil
 	}
 	v := newRolloutView(&d)
 	st := &RolloutStatus{State: RolloutPending, Waves: []RolloutWaveStatus{}, Targets: []RolloutTargetStatus{}}
+	st.control = rolloutControl{deploy: d.State, dryRun: d.DryRun,
+		rollingBack: !d.State.Terminal() && (d.Rollback == RollbackRunning || v.compensating)}
 	waveOf := map[int]string{}
 	for _, p := range plan.Passes {
 		waveOf[p.Index] = p.Name
 		w := v.wave(p)
-		if st.CurrentWave == nil && (w.State == WaveRunning || w.State == WaveBaking || w.State == WaveGating ||
-			w.State == WavePaused || w.State == WaveAwaitingApproval || w.State == WaveDeferred) {
+		if st.CurrentWave == nil && w.State.goesOn() {
 			name := p.Name
 			st.CurrentWave = &name
 		}
+		st.control.observe(w)
 		st.Waves = append(st.Waves, w)
 	}
 	started := false
@@ -61,7 +60,7 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 		ts := RolloutTargetStatus{Name: t.Name, Labels: t.Labels, Outcome: t.Outcome, State: StepSkipped}
 		if t.Outcome == OutcomeTargeted {
 			ts.Wave, ts.Batch = waveOf[t.Pass], t.Batch
-			if s := v.deferring(); s != nil && s.Pass == t.Pass {
+			if s := v.deferring; s != nil && s.Pass == t.Pass {
 				// Its wave waits for a freeze window to end.
 				ts.Outcome = OutcomeDeferred
 			}
@@ -84,13 +83,13 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 		// Whenever it ended, also before its first batch (cancelled in
 		// the queue, rejected, expired): the rollout will not go on.
 		st.State = RolloutAborted
-	case v.paused() != nil:
+	case v.paused != nil:
 		st.State = RolloutPaused
-		st.Pause = pauseStatus(*v.paused())
+		st.Pause = pauseStatus(*v.paused)
 		st.Pause.MayResume = append(st.Pause.MayResume, d.RolloutMayResume...)
-	case v.asking() != nil:
+	case v.asking != nil:
 		st.State = RolloutAwaitingApproval
-	case v.deferring() != nil:
+	case v.deferring != nil:
 		st.State = RolloutDeferred
 	case started:
 		st.State = RolloutRunning
@@ -101,60 +100,35 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 	return st
 }
 
+// rolloutPlan is the plan the rollout of d follows: the config step's, the
+// submission's until it ran; nil for a deploy without rollout.
+func (d *Deployment) rolloutPlan() *RolloutPlan {
+	if d.Effective.RolloutPlan != nil {
+		return d.Effective.RolloutPlan
+	}
+	return d.Plan.Rollout
+}
+
+// HasRollout reports whether d is rolled out in waves.
+func (d *Deployment) HasRollout() bool { return d.rolloutPlan() != nil }
+
 // WaveAwaitingApproval is the pass of the wave whose approval the rollout
 // of d asks now; 0 when none.
 func (d Deployment) WaveAwaitingApproval() int {
-	if s := newRolloutView(&d).asking(); s != nil {
+	if s := newRolloutView(&d).asking; s != nil {
 		return s.Pass
 	}
 	return 0
 }
 
-// RolloutPaused reports whether d's rollout is paused now.
-func (d Deployment) RolloutPaused() bool {
-	return newRolloutView(&d).paused() != nil
-}
-
-// paused is the record of the pause going on, nil when none is (or the
-// deploy ended).
-func (v rolloutView) paused() *Step {
-	if v.d.State.Terminal() {
-		return nil
+// goesOn reports whether a wave in state s is the rollout's current one:
+// it runs, waits or is held, and the rollout goes on from it.
+func (s WaveState) goesOn() bool {
+	switch s {
+	case WaveRunning, WaveBaking, WaveGating, WavePaused, WaveAwaitingApproval, WaveDeferred:
+		return true
 	}
-	for k, s := range v.recs {
-		if k.Step == StepPause && k.Kind == KindRun && s.State == StepRunning {
-			return &s
-		}
-	}
-	return nil
-}
-
-// deferring is the record of the deferral of a wave going on, nil when
-// none is (or the deploy ended).
-func (v rolloutView) deferring() *Step {
-	if v.d.State.Terminal() {
-		return nil
-	}
-	for k, s := range v.recs {
-		if k.Step == StepDefer && k.Kind == KindRun && s.State == StepRunning {
-			return &s
-		}
-	}
-	return nil
-}
-
-// asking is the record of the approval a wave asks now, nil when none
-// does (or the deploy ended).
-func (v rolloutView) asking() *Step {
-	if v.d.State.Terminal() {
-		return nil
-	}
-	for k, s := range v.recs {
-		if k.Step == StepApproval && k.Kind == KindRun && s.State == StepRunning {
-			return &s
-		}
-	}
-	return nil
+	return false
 }
 
 // approval is the approval section of wave p, which asks approvals: what
@@ -223,7 +197,7 @@ func (v rolloutView) resumed(pass int) bool {
 // pauseStatus reads the record of a pause; MayResume is the service's to
 // fill in.
 func pauseStatus(s Step) *RolloutPauseStatus {
-	p := &RolloutPauseStatus{Reason: s.Output[OutputPauseReason], MayResume: []string{}}
+	p := &RolloutPauseStatus{Step: PauseName(s.Pass, s.Batch), Reason: s.Output[OutputPauseReason], MayResume: []string{}}
 	if s.StartedAt != nil {
 		p.Since = s.StartedAt.UTC()
 	}
@@ -259,12 +233,19 @@ func (d Deployment) versionBefore() *string {
 	return optional(first.Output[OutputInServiceVersion])
 }
 
-// rolloutView indexes the records of a deploy for its rollout's status.
+// rolloutView indexes the records of a deploy for its rollout's status,
+// read once: the status asks them for every wave and every target.
 type rolloutView struct {
 	d *Deployment
 	// span are the names of the steps run once per batch, in order.
 	span []string
 	recs map[StepKey]Step
+	// paused, asking and deferring are the records of the pause, the
+	// wave's approval and the deferral going on; nil when none is, or the
+	// deploy ended.
+	paused, asking, deferring *Step
+	// compensating: a compensation of the deploy's steps is recorded.
+	compensating bool
 }
 
 func newRolloutView(d *Deployment) rolloutView {
@@ -281,8 +262,22 @@ func newRolloutView(d *Deployment) rolloutView {
 	for i := lo; i >= 0 && i <= hi; i++ {
 		v.span = append(v.span, d.Plan.Steps[i].Name)
 	}
-	for _, s := range d.Steps {
-		v.recs[s.Key()] = s
+	ongoing := !d.State.Terminal()
+	for i, s := range d.Steps {
+		k := s.Key()
+		v.recs[k] = s
+		v.compensating = v.compensating || k.Kind == KindRollback
+		if !ongoing || k.Kind != KindRun || s.State != StepRunning {
+			continue
+		}
+		switch s.Name {
+		case StepPause:
+			v.paused = &d.Steps[i]
+		case StepApproval:
+			v.asking = &d.Steps[i]
+		case StepDefer:
+			v.deferring = &d.Steps[i]
+		}
 	}
 	return v
 }
@@ -416,7 +411,7 @@ func (v rolloutView) wave(p RolloutPass) RolloutWaveStatus {
 		w.Approval = v.approval(p)
 	}
 	terminal := v.d.State.Terminal()
-	pause, asking, deferring := v.paused(), v.asking(), v.deferring()
+	pause, asking, deferring := v.paused, v.asking, v.deferring
 	if deferring != nil && deferring.Pass == p.Index {
 		if t, err := time.Parse(time.RFC3339Nano, deferring.Output[OutputDeferUntil]); err == nil {
 			t = t.UTC()

@@ -45,11 +45,13 @@ type Service interface {
 	Cancel(ctx context.Context, id string) (*Deployment, error)
 	// PauseRollout asks a running rollout to pause after the batch in
 	// flight; ResumeRollout resumes a paused one (it goes on as if what
-	// paused it had passed); AbortRollout aborts it (then the rollback
-	// policy). ENOTFOUND (also when not readable), EFORBIDDEN,
-	// EUNPROCESSABLE (the text), ECONFLICT (not in a state allowing it).
+	// paused it had passed): the pause named (RolloutPauseStatus.Step),
+	// the one in force when pause is ""; AbortRollout aborts it (then the
+	// rollback policy). ENOTFOUND (also when not readable), EFORBIDDEN,
+	// EUNPROCESSABLE (the text, the pause's name), ECONFLICT (not in a
+	// state allowing it, the pause named has ended).
 	PauseRollout(ctx context.Context, id, reason string) (*Deployment, error)
-	ResumeRollout(ctx context.Context, id, comment string) (*Deployment, error)
+	ResumeRollout(ctx context.Context, id, comment, pause string) (*Deployment, error)
 	AbortRollout(ctx context.Context, id, reason string) (*Deployment, error)
 	// Get returns a deploy. ENOTFOUND (also when not readable).
 	Get(ctx context.Context, id string) (*Deployment, error)

@@ -77,12 +77,25 @@ type HTTPGateDoc struct {
 
 // PromGateDoc is a prometheus gate.
 type PromGateDoc struct {
-	URL     string        `yaml:"url"`
-	Query   string        `yaml:"query"`
-	Min     *float64      `yaml:"min"`
-	Max     *float64      `yaml:"max"`
-	Timeout time.Duration `yaml:"timeout"`
+	URL       string        `yaml:"url"`
+	Query     string        `yaml:"query"`
+	Min       *float64      `yaml:"min"`
+	Max       *float64      `yaml:"max"`
+	Timeout   time.Duration `yaml:"timeout"`
+	BasicAuth *BasicAuthDoc `yaml:"basic_auth"`
+	// BearerSecret names the secret sent as Authorization: Bearer.
+	BearerSecret string `yaml:"bearer_secret"`
 }
+
+// BasicAuthDoc is a prometheus gate's basic authentication: a user name
+// and the secret of the environment configuration that holds the password.
+type BasicAuthDoc struct {
+	Username       string `yaml:"username"`
+	PasswordSecret string `yaml:"password_secret"`
+}
+
+// MaxGateUsername bounds basic_auth.username.
+const MaxGateUsername = 256
 
 // empty reports a section that gives no key.
 func (r *RolloutDoc) empty() bool {
@@ -112,16 +125,20 @@ func ParseAmount(s string) (deploy.Amount, bool) {
 // that need nothing but the section: keys, names, amounts, durations,
 // gates, enums. What depends on the order of the waves is CheckWaveOrder's,
 // and whether a descriptor may give the keys is for the merge. A
-// descriptor's gate URL never holds credentials: a descriptor lives in the
-// application's repository and travels with every deploy.
+// descriptor's gate sends no credentials: a descriptor lives in the
+// application's repository and travels with every deploy, and a gate it
+// could point at a secret of the environment would send that secret
+// wherever the descriptor says.
 func (r *RolloutDoc) Check(errs *yamltree.Errors, path string) { r.check(errs, path, false) }
 
 // CheckEnvironment is Check for an environment configuration's rollout,
-// where a Prometheus gate's URL may hold user info (basic authentication),
-// which manent sends and never shows.
+// where a Prometheus gate may authenticate with basic_auth or
+// bearer_secret; whether they name secrets of the secrets section is for
+// the caller, which reads that section. A URL's user info is refused
+// there too: it would travel in clear in every effective deploy stored.
 func (r *RolloutDoc) CheckEnvironment(errs *yamltree.Errors, path string) { r.check(errs, path, true) }
 
-func (r *RolloutDoc) check(errs *yamltree.Errors, path string, credentials bool) {
+func (r *RolloutDoc) check(errs *yamltree.Errors, path string, inEnv bool) {
 	checkSelector(errs, path+".rule", r.Rule)
 	checkSelector(errs, path+".exclude", r.Exclude)
 	switch {
@@ -154,7 +171,7 @@ func (r *RolloutDoc) check(errs *yamltree.Errors, path string, credentials bool)
 	checkPercentages(errs, path+".percentages", r.Percentages)
 	checkBake(errs, path+".bake", r.Bake)
 	checkAmount(errs, path+".max_failures", r.MaxFailures, 0)
-	r.checkGates(errs, path+".gates", credentials)
+	r.checkGates(errs, path+".gates", inEnv)
 	if r.NoData != "" && !oneOf(r.NoData, deploy.NoDataFail, deploy.NoDataPause, deploy.NoDataPass) {
 		errs.Add(path+".no_data", "must be fail, pause or pass")
 	}
@@ -243,7 +260,7 @@ func checkTTL(errs *yamltree.Errors, path string, d *time.Duration) {
 	}
 }
 
-func (r *RolloutDoc) checkGates(errs *yamltree.Errors, path string, credentials bool) {
+func (r *RolloutDoc) checkGates(errs *yamltree.Errors, path string, inEnv bool) {
 	switch {
 	case r.Gates == nil || errs.Bad(path):
 		return
@@ -275,7 +292,7 @@ func (r *RolloutDoc) checkGates(errs *yamltree.Errors, path string, credentials 
 		case g.HTTP != nil:
 			checkHTTPGate(errs, p+".http", g.HTTP)
 		default:
-			checkPromGate(errs, p+".prometheus", g.Prometheus, credentials)
+			checkPromGate(errs, p+".prometheus", g.Prometheus, inEnv)
 		}
 	}
 }
@@ -304,11 +321,12 @@ func gateNames(gates []GateDoc) []string {
 }
 
 // checkGateURL checks a gate's URL as the gates will parse it: fields nil
-// allows no placeholder at all; credentials allows user info (a URL
-// without placeholders). A host written as an address manent never calls
-// (link-local, cloud metadata) is refused here rather than at every check.
-// No message repeats the URL, which may hold a password.
-func checkGateURL(errs *yamltree.Errors, path, raw string, fields, hostFields []string, credentials bool) {
+// allows no placeholder at all. User info is refused, with a message that
+// says where credentials go: basic_auth in an environment configuration
+// (inEnv), nowhere in a descriptor. A host written as an address manent
+// never calls (link-local, cloud metadata) is refused here rather than at
+// every check. No message repeats the URL, which may hold a password.
+func checkGateURL(errs *yamltree.Errors, path, raw string, fields, hostFields []string, inEnv bool) {
 	switch {
 	case raw == "":
 		required(errs, path)
@@ -320,21 +338,15 @@ func checkGateURL(errs *yamltree.Errors, path, raw string, fields, hostFields []
 		errs.Add(path, "placeholders are allowed only in the URL of an http gate")
 		return
 	}
-	checked := raw
 	if u, err := url.Parse(raw); err == nil && u.User != nil && fields == nil {
-		switch {
-		case !credentials:
-			errs.Add(path, "must not hold credentials (user:password@) in a descriptor: give the gate in the environment configuration")
-			return
-		case u.Scheme != "http" && u.Scheme != "https":
-			errs.Add(path, "must be an absolute http:// or https:// URL")
-			return
+		if inEnv {
+			errs.Add(path, "must not hold credentials (user:password@): give them as basic_auth: {username: ..., password_secret: ...} (or bearer_secret), naming a secret of the secrets section")
+		} else {
+			errs.Add(path, "must not hold credentials (user:password@) in a descriptor: give the gate in the environment configuration, with basic_auth naming a secret of its secrets section")
 		}
-		bare := *u
-		bare.User = nil
-		checked = bare.String()
+		return
 	}
-	if _, err := urltemplate.ParseHost(checked, fields, hostFields); err != nil {
+	if _, err := urltemplate.ParseHost(raw, fields, hostFields); err != nil {
 		errs.Add(path, "%s", err.Error())
 		return
 	}
@@ -375,8 +387,9 @@ func checkHTTPGate(errs *yamltree.Errors, path string, g *HTTPGateDoc) {
 	checkGateTimeout(errs, path+".timeout", g.Timeout)
 }
 
-func checkPromGate(errs *yamltree.Errors, path string, g *PromGateDoc, credentials bool) {
-	checkGateURL(errs, path+".url", g.URL, nil, nil, credentials)
+func checkPromGate(errs *yamltree.Errors, path string, g *PromGateDoc, inEnv bool) {
+	checkGateURL(errs, path+".url", g.URL, nil, nil, inEnv)
+	checkPromAuth(errs, path, g, inEnv)
 	switch {
 	case strings.TrimSpace(g.Query) == "":
 		required(errs, path+".query")
@@ -392,6 +405,42 @@ func checkPromGate(errs *yamltree.Errors, path string, g *PromGateDoc, credentia
 		errs.Add(path+".min", "must not be more than max")
 	}
 	checkGateTimeout(errs, path+".timeout", g.Timeout)
+}
+
+// checkPromAuth checks how a prometheus gate authenticates: in an
+// environment configuration, basic_auth (a user name and a secret) or
+// bearer_secret, not both; never in a descriptor.
+func checkPromAuth(errs *yamltree.Errors, path string, g *PromGateDoc, inEnv bool) {
+	switch {
+	case g.BasicAuth == nil && g.BearerSecret == "":
+		return
+	case !inEnv:
+		key := ".basic_auth"
+		if g.BasicAuth == nil {
+			key = ".bearer_secret"
+		}
+		errs.Add(path+key, "forbidden in a descriptor: a gate that sends a secret is given in the environment configuration")
+		return
+	case g.BasicAuth != nil && g.BearerSecret != "":
+		errs.Add(path, "give basic_auth or bearer_secret, not both")
+		return
+	case g.BasicAuth == nil:
+		return
+	}
+	a, p := g.BasicAuth, path+".basic_auth"
+	switch {
+	case a.Username == "":
+		required(errs, p+".username")
+	case len(a.Username) > MaxGateUsername:
+		errs.Add(p+".username", "must be at most %d bytes", MaxGateUsername)
+	case strings.Contains(a.Username, ":"):
+		errs.Add(p+".username", "must not contain ':', which ends the user name in basic authentication")
+	case deploy.UnsafeText(a.Username, "") != "":
+		errs.Add(p+".username", "must be text without control characters: %s", deploy.UnsafeText(a.Username, ""))
+	}
+	if a.PasswordSecret == "" {
+		required(errs, p+".password_secret")
+	}
 }
 
 func checkGateTimeout(errs *yamltree.Errors, path string, d time.Duration) {
@@ -497,7 +546,11 @@ func (g GateDoc) gate(name string) deploy.GateSpec {
 		}
 	}
 	if p := g.Prometheus; p != nil {
-		out.Prometheus = &deploy.PrometheusGate{URL: p.URL, Query: p.Query, Min: p.Min, Max: p.Max, Timeout: p.Timeout}
+		out.Prometheus = &deploy.PrometheusGate{URL: p.URL, Query: p.Query, Min: p.Min, Max: p.Max, Timeout: p.Timeout,
+			BearerSecret: p.BearerSecret}
+		if a := p.BasicAuth; a != nil {
+			out.Prometheus.BasicAuth = &deploy.GateBasicAuth{Username: a.Username, PasswordSecret: a.PasswordSecret}
+		}
 	}
 	return out
 }

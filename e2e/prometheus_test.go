@@ -20,8 +20,11 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/engine/gates"
+	"manent.dev/manent/internal/pgtest"
 )
 
 // prometheusBin is where Debian's prometheus package puts the server
@@ -141,11 +144,33 @@ type prometheus struct {
 	log    *bytes.Buffer
 	mu     *sync.Mutex
 	exited chan struct{}
+	// user and password, when set, are the basic authentication every
+	// request of the test's own sends (Prometheus asks it of all).
+	user, password string
 }
 
 func startPrometheus(t *testing.T, target string) *prometheus {
 	t.Helper()
+	return startPrometheusAs(t, target, "", "")
+}
+
+// startPrometheusAs starts a Prometheus whose every endpoint asks basic
+// authentication of user (none when user is ""), with password.
+func startPrometheusAs(t *testing.T, target, user, password string) *prometheus {
+	t.Helper()
 	dir := t.TempDir()
+	var web []string
+	if user != "" {
+		hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		webFile := filepath.Join(dir, "web.yml")
+		if err := os.WriteFile(webFile, fmt.Appendf(nil, "basic_auth_users:\n  %s: %q\n", user, hash), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		web = []string{"--web.config.file=" + webFile}
+	}
 	config := fmt.Sprintf(`global:
   scrape_interval: 1s
   scrape_timeout: 1s
@@ -163,12 +188,13 @@ scrape_configs:
 	// start that fails so is tried again on another.
 	var last string
 	for range 3 {
-		p := &prometheus{port: freePort(t), log: &bytes.Buffer{}, mu: &sync.Mutex{}, exited: make(chan struct{})}
-		p.cmd = exec.Command(prometheusBin,
-			"--config.file="+configFile,
-			"--storage.tsdb.path="+filepath.Join(dir, "data"),
-			"--web.listen-address="+fmt.Sprintf("127.0.0.1:%d", p.port),
-			"--log.level=warn")
+		p := &prometheus{port: freePort(t), log: &bytes.Buffer{}, mu: &sync.Mutex{}, exited: make(chan struct{}),
+			user: user, password: password}
+		p.cmd = exec.Command(prometheusBin, append([]string{
+			"--config.file=" + configFile,
+			"--storage.tsdb.path=" + filepath.Join(dir, "data"),
+			"--web.listen-address=" + fmt.Sprintf("127.0.0.1:%d", p.port),
+			"--log.level=warn"}, web...)...)
 		// Never left behind by a test binary that dies.
 		p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		w := lockedWriter{p.mu, p.log}
@@ -215,7 +241,7 @@ func (p *prometheus) waitReady(t *testing.T) bool {
 			return false
 		default:
 		}
-		if resp, err := http.Get(p.url() + "/-/ready"); err == nil {
+		if resp, err := p.do(p.url() + "/-/ready"); err == nil {
 			_ = resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return true
@@ -295,7 +321,7 @@ func (p *prometheus) get(path string, q url.Values, into any) error {
 	if q != nil {
 		u += "?" + q.Encode()
 	}
-	resp, err := http.Get(u)
+	resp, err := p.do(u)
 	if err != nil {
 		return err
 	}
@@ -304,6 +330,18 @@ func (p *prometheus) get(path string, q url.Values, into any) error {
 		return fmt.Errorf("%s: HTTP %d", path, resp.StatusCode)
 	}
 	return json.NewDecoder(resp.Body).Decode(into)
+}
+
+// do GETs u with p's credentials.
+func (p *prometheus) do(u string) (*http.Response, error) {
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	if p.user != "" {
+		req.SetBasicAuth(p.user, p.password)
+	}
+	return http.DefaultClient.Do(req)
 }
 
 // TestPrometheusGateThroughServer: a deploy whose rollout is gated by a
@@ -363,5 +401,58 @@ func TestPrometheusGateThroughServer(t *testing.T) {
 		if j := journalLines(t, r.target("targets/"+n)); !slices.Equal(j, []string{"deploy 1.0.0", "activate 1.0.0"}) {
 			t.Errorf("%s: journal %v: the second wave was touched", n, j)
 		}
+	}
+}
+
+// TestPrometheusGateBasicAuthThroughServer: a real Prometheus that asks
+// basic authentication of every request, and a deploy whose gate gives
+// basic_auth with the secret of its environment configuration that holds
+// the password: without the password Prometheus refuses the query (the
+// check is inconclusive); through manent-server the worker resolves the
+// secret when it checks the gate, every wave passes with the value seen,
+// and neither the effective deploy stored nor the status holds the
+// password.
+func TestPrometheusGateBasicAuthThroughServer(t *testing.T) {
+	requirePrometheus(t)
+	const password = "pr0m-reader-Pa55"
+	exp := newExporter(t)
+	exp.set("t1", "0.001")
+	prom := startPrometheusAs(t, exp.addr(), "reader", password)
+	prom.waitTargetUp(t)
+	query := `max(gate_error_ratio)`
+	prom.waitValue(t, query, "0.001")
+
+	maxRatio := 0.01
+	unauthenticated := gates.Check(context.Background(), deploy.GateSpec{Prometheus: &deploy.PrometheusGate{
+		URL: prom.url(), Query: query, Max: &maxRatio, Timeout: 10 * time.Second}}, gates.WaveInput{})
+	if unauthenticated.State != deploy.GateInconclusive || !strings.Contains(unauthenticated.Detail, "answered HTTP 401") {
+		t.Fatalf("a query without the password: %s %q, want inconclusive on HTTP 401", unauthenticated.State, unauthenticated.Detail)
+	}
+
+	r := newRig(t, rigOptions{steps: []string{"secrets", "artifacts", "deploy", "activation"}, maxRecovery: 3})
+	r.srv.start()
+	r.artifact("1.0.0")
+	write(t, filepath.Join(r.dir, "prom-password"), password+"\n")
+	gate := fmt.Sprintf(`{name: errors, prometheus: {url: %q, query: %q, max: 0.01, basic_auth: {username: reader, password_secret: prom}}}`,
+		prom.url(), query)
+	r.env("prod", rolloutEnv(3, "0s", gate)+"secrets: [{name: prom, ref: \"file:prom-password\"}]\n")
+
+	good := r.followToEnd(r.submit(r.descriptor("prom-auth", "prod", "1.0.0", "")))
+	if good.State != "SUCCESS" {
+		t.Fatalf("deploy behind basic authentication: %s, %s", good.State, good.errorText())
+	}
+	for _, w := range r.rolloutStatus(good.ID).Rollout.Waves {
+		if w.State != "passed" || w.Gate == nil || w.Gate.State != "pass" || len(w.Gate.Checks) != 1 ||
+			w.Gate.Checks[0].Value == nil || *w.Gate.Checks[0].Value != 0.001 {
+			t.Errorf("wave %s: %s, gate %+v, want passed with 0.001", w.Name, w.State, w.Gate)
+		}
+	}
+	eff := pgtest.Strings(t, r.srv.dbURL, `SELECT effective::text FROM manent.deployments WHERE id = $1`, good.ID)
+	if len(eff) != 1 || !strings.Contains(eff[0], `"password_secret": "prom"`) || strings.Contains(eff[0], password) {
+		t.Fatalf("stored effective deploy %q: want the secret's name, never the password", eff)
+	}
+	body, code := r.get("/api/v1/deployments/" + good.ID)
+	if code != http.StatusOK || strings.Contains(string(body), password) {
+		t.Fatalf("status (%d) shows the password: %s", code, body)
 	}
 }

@@ -31,8 +31,10 @@ import (
 type testPlugin struct {
 	mu     sync.Mutex
 	deploy func(ctx context.Context, req deploy.PluginRequest) error
-	calls  map[string]int
-	spans  map[string][2]time.Time
+	// rollback, when set, is what Rollback does.
+	rollback func(ctx context.Context, req deploy.PluginRequest) error
+	calls    map[string]int
+	spans    map[string][2]time.Time
 	// activations counts Activate calls per deploy.
 	activations map[string]int
 	// outputs, when set, are what Deploy returns.
@@ -76,7 +78,13 @@ func (p *testPlugin) Activate(_ context.Context, req deploy.PluginRequest) (depl
 func (p *testPlugin) Checkpoint(context.Context, deploy.PluginRequest) (deploy.Checkpoint, error) {
 	return deploy.Checkpoint{}, nil
 }
-func (p *testPlugin) Rollback(context.Context, deploy.PluginRequest, deploy.Checkpoint) (deploy.Result, error) {
+func (p *testPlugin) Rollback(ctx context.Context, req deploy.PluginRequest, _ deploy.Checkpoint) (deploy.Result, error) {
+	p.mu.Lock()
+	fn := p.rollback
+	p.mu.Unlock()
+	if fn != nil {
+		return deploy.Result{}, fn(ctx, req)
+	}
 	return deploy.Result{}, nil
 }
 

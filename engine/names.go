@@ -98,6 +98,7 @@ const (
 	stepRolloutPause        = "manent.rollout.pause"
 	stepRolloutPauseLook    = "manent.rollout.pause.look"
 	stepRolloutPauseEnd     = "manent.rollout.pause.end"
+	stepRolloutPauseDrop    = "manent.rollout.pause.drop"
 	stepRolloutApproval     = "manent.rollout.approval"
 	stepRolloutApprovalLook = "manent.rollout.approval.look"
 	stepRolloutDefer        = "manent.rollout.defer"

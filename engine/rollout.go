@@ -11,6 +11,7 @@ import (
 
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/engine/gates"
+	"manent.dev/manent/engine/steps"
 )
 
 // A deploy with a rollout runs the plan the config step made
@@ -373,7 +374,10 @@ func (r *run) checkGates(ctx dbos.Context, pass int, p deploy.RolloutPass, spec 
 		r.live = true
 		start := time.Now().UTC()
 		r.e.logOp(o, "info", "wave %s: checking %d gate(s)", p.Name, len(spec.Gates))
-		checker := gates.Checker{Client: r.e.env.HTTP}
+		// The gates' credentials are resolved as the plugins' secrets
+		// are: by their names in the effective deploy, now, on this worker.
+		sc := &steps.Context{Env: r.e.env, Job: r.in, Key: o.key, Effective: r.eff}
+		checker := gates.Checker{Client: r.e.env.HTTP, Secret: sc.Secret}
 		limit := r.e.cfg.Engine.GatesTimeLimit
 		if limit <= 0 {
 			limit = deploy.DefaultGatesTimeLimit

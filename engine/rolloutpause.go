@@ -29,6 +29,8 @@ type rolloutLook struct {
 	Action      deploy.RolloutAction `json:"action,omitempty"`
 	By          string               `json:"by,omitempty"`
 	Reason      string               `json:"reason,omitempty"`
+	// Pause is the pause a resume answers ("" when it names none).
+	Pause string `json:"pause,omitempty"`
 }
 
 // lookAt reads the deploy: its cancel, its rollout request, and what is
@@ -43,7 +45,7 @@ func (r *run) lookAt(c context.Context, until time.Time) (rolloutLook, error) {
 		l.Left = time.Until(until)
 	}
 	if q := d.RolloutRequest; q != nil {
-		l.Action, l.By, l.Reason = q.Action, q.By, q.Reason
+		l.Action, l.By, l.Reason, l.Pause = q.Action, q.By, q.Reason, q.Pause
 	}
 	return l, nil
 }
@@ -180,6 +182,15 @@ func (r *run) pause(ctx dbos.Context, pass int, reason, by, done string) (*Deplo
 				return nil, nil, err
 			}
 			return &res, f, nil
+		case look.Action == deploy.RolloutActionResume && look.Pause != "" && look.Pause != name:
+			// Written for a pause that ended (the store keeps no such
+			// resume; a row may hold one from elsewhere): it ends nothing,
+			// and must not stand in the way of a resume of this pause.
+			if err := r.dropResume(ctx); err != nil {
+				return nil, nil, err
+			}
+			r.note(name, "warn", "a resume of %s by %s was dropped: that pause has ended, and it does not end %s", look.Pause, look.By, name)
+			continue
 		case look.Action == deploy.RolloutActionResume:
 			extra := map[string]string{deploy.OutputResumedBy: look.By, deploy.OutputResumeNote: look.Reason}
 			if err := r.endRolloutOp(ctx, o, start, deploy.StepSuccess, out(extra), "", deploy.RolloutActionResume); err != nil {
@@ -201,6 +212,23 @@ func (r *run) pause(ctx dbos.Context, pass int, reason, by, done string) (*Deplo
 			return nil, nil, fmt.Errorf("pause of the rollout: %w", err)
 		}
 	}
+}
+
+// dropResume takes the resume pending, which answered another pause.
+func (r *run) dropResume(ctx dbos.Context) error {
+	_, err := readStep(ctx, stepRolloutPauseDrop, func(c context.Context) (bool, error) {
+		r.live = true
+		return true, r.e.inTx(c, func(q dbos.Querier) error {
+			if err := r.e.unfenced(c); err != nil {
+				return err
+			}
+			return r.e.rec.TakeRolloutRequest(c, q, r.in.ID, deploy.RolloutActionResume)
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("drop a resume of another pause: %w", err)
+	}
+	return nil
 }
 
 // endRolloutOp records the end of a pause or a wave's approval, taking the

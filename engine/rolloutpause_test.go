@@ -120,7 +120,7 @@ func TestRolloutPausesOnGates(t *testing.T) {
 				}
 				return
 			}
-			if _, err := f.eng.ResumeRollout(f.ctx, id, "looked at the dashboards"); err != nil {
+			if _, err := f.eng.ResumeRollout(f.ctx, id, "looked at the dashboards", ""); err != nil {
 				t.Fatal(err)
 			}
 			d = f.waitState(id, deploy.StateSuccess)
@@ -198,7 +198,7 @@ func TestRolloutPauseByPerson(t *testing.T) {
 	started, release := blockOn(e, "/t/a")
 	e.submit("held", "app", "people")
 	<-started
-	if _, err := e.eng.ResumeRollout(e.ctx, "held", ""); deploy.ErrorCode(err) != deploy.ECONFLICT {
+	if _, err := e.eng.ResumeRollout(e.ctx, "held", "", ""); deploy.ErrorCode(err) != deploy.ECONFLICT {
 		t.Fatalf("resume of a running rollout: %v, want CONFLICT", err)
 	}
 	if _, err := e.eng.PauseRollout(e.as("token:viewer"), "held", ""); deploy.ErrorCode(err) != deploy.EFORBIDDEN {
@@ -231,11 +231,11 @@ func TestRolloutPauseByPerson(t *testing.T) {
 	if _, err := e.eng.PauseRollout(e.ctx, "held", ""); deploy.ErrorCode(err) != deploy.ECONFLICT {
 		t.Fatalf("pause of a paused rollout: %v, want CONFLICT", err)
 	}
-	if _, err := e.eng.ResumeRollout(e.as("token:viewer"), "held", ""); deploy.ErrorCode(err) != deploy.EFORBIDDEN {
+	if _, err := e.eng.ResumeRollout(e.as("token:viewer"), "held", "", ""); deploy.ErrorCode(err) != deploy.EFORBIDDEN {
 		t.Fatalf("resume by a viewer: %v, want FORBIDDEN", err)
 	}
 	started, release = blockOn(e, "/t/c")
-	if _, err := e.eng.ResumeRollout(e.ctx, "held", "canary is fine"); err != nil {
+	if _, err := e.eng.ResumeRollout(e.ctx, "held", "canary is fine", ""); err != nil {
 		t.Fatal(err)
 	}
 	<-started
@@ -361,7 +361,7 @@ rollout:
 	if !after.Since.Equal(before.Since) || !after.Until.Equal(before.Until) {
 		t.Fatalf("pause %+v after the restart, was %+v", after, before)
 	}
-	if _, err := second.eng.ResumeRollout(second.ctx, "pr", ""); err != nil {
+	if _, err := second.eng.ResumeRollout(second.ctx, "pr", "", ""); err != nil {
 		t.Fatal(err)
 	}
 	d := second.waitState("pr", deploy.StateSuccess)

@@ -120,18 +120,11 @@ func toModelRolloutRequest(q *deploy.RolloutRequestStatus) *model.RolloutRequest
 }
 
 // mayRollout is whether the viewer may ask action of obj's rollout now:
-// the rule of the service (deploy.RolloutRefusal) and the permission.
+// the rule of the service (deploy.RolloutRefusal), on the status obj was
+// converted from, and the permission.
 func (r *deploymentResolver) mayRollout(ctx context.Context, obj *model.Deployment, action deploy.RolloutAction) bool {
-	ro := obj.Rollout
-	if ro == nil {
-		return false
-	}
-	var pending deploy.RolloutAction
-	if ro.Request != nil {
-		pending = deploy.RolloutAction(strings.ToLower(string(ro.Request.Action)))
-	}
-	state := deploy.RolloutState(strings.ToLower(string(ro.State)))
-	if deploy.RolloutRefusal(deploy.State(obj.State), obj.DryRun, state, pending, action) != "" {
+	st, ok := obj.Status.(deploy.Status)
+	if !ok || deploy.RolloutRefusal(st.Rollout, action) != "" {
 		return false
 	}
 	res := deploy.Resource{Tenant: obj.Tenant, Application: obj.Application, Environment: obj.Environment}
@@ -143,7 +136,7 @@ func toModelRolloutPause(p *deploy.RolloutPauseStatus) *model.RolloutPause {
 		return nil
 	}
 	return &model.RolloutPause{
-		Reason: p.Reason, Since: p.Since.UTC(), Until: p.Until.UTC(), By: p.By, MayResume: nonNilStrings(p.MayResume),
+		Step: p.Step, Reason: p.Reason, Since: p.Since.UTC(), Until: p.Until.UTC(), By: p.By, MayResume: nonNilStrings(p.MayResume),
 	}
 }
 

@@ -32,8 +32,8 @@ func (r *mutationResolver) PauseRollout(ctx context.Context, id string, reason *
 	return toModelDeployment(d), nil
 }
 
-func (r *mutationResolver) ResumeRollout(ctx context.Context, id string, comment *string) (*model.Deployment, error) {
-	d, err := r.Service.ResumeRollout(ctx, id, deref(comment))
+func (r *mutationResolver) ResumeRollout(ctx context.Context, id string, comment *string, pause *string) (*model.Deployment, error) {
+	d, err := r.Service.ResumeRollout(ctx, id, deref(comment), deref(pause))
 	if err != nil {
 		return nil, err
 	}

@@ -171,31 +171,33 @@ func TestRolloutEnumsCoverTheDomain(t *testing.T) {
 // rolloutFakes are the rollout actions of fakeService: each records its
 // call and answers as set.
 type rolloutFakes struct {
-	rolloutAction func(ctx context.Context, action deploy.RolloutAction, id, text string) (*deploy.Deployment, error)
+	rolloutAction func(ctx context.Context, action deploy.RolloutAction, id, text, pause string) (*deploy.Deployment, error)
 }
 
-func (f *rolloutFakes) act(ctx context.Context, a deploy.RolloutAction, id, text string) (*deploy.Deployment, error) {
+func (f *rolloutFakes) act(ctx context.Context, a deploy.RolloutAction, id, text, pause string) (*deploy.Deployment, error) {
 	if f.rolloutAction == nil {
 		return nil, errNotFaked
 	}
-	return f.rolloutAction(ctx, a, id, text)
+	return f.rolloutAction(ctx, a, id, text, pause)
 }
 
 func (f *rolloutFakes) PauseRollout(ctx context.Context, id, reason string) (*deploy.Deployment, error) {
-	return f.act(ctx, deploy.RolloutActionPause, id, reason)
+	return f.act(ctx, deploy.RolloutActionPause, id, reason, "")
 }
 
-func (f *rolloutFakes) ResumeRollout(ctx context.Context, id, comment string) (*deploy.Deployment, error) {
-	return f.act(ctx, deploy.RolloutActionResume, id, comment)
+func (f *rolloutFakes) ResumeRollout(ctx context.Context, id, comment, pause string) (*deploy.Deployment, error) {
+	return f.act(ctx, deploy.RolloutActionResume, id, comment, pause)
 }
 
 func (f *rolloutFakes) AbortRollout(ctx context.Context, id, reason string) (*deploy.Deployment, error) {
-	return f.act(ctx, deploy.RolloutActionAbort, id, reason)
+	return f.act(ctx, deploy.RolloutActionAbort, id, reason, "")
 }
 
 // rolloutAt is hello-7, a deploy in prod whose rollout of two waves has
-// done its first; paused or with its second wave awaiting approval.
-func rolloutAt(paused bool) *deploy.Deployment {
+// done its first: paused, with its second wave awaiting approval (the
+// default), finishing (both waves passed, its last steps left) or rolling
+// back (the second wave's batch failed, its compensation runs).
+func rolloutAt(at string) *deploy.Deployment {
 	t0 := time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)
 	ran := func(name string, pass, batch int, state deploy.StepState, out map[string]string) deploy.Step {
 		return deploy.Step{DeploymentID: "hello-7", Name: name, Pass: pass, Batch: batch, Kind: deploy.KindRun,
@@ -203,15 +205,25 @@ func rolloutAt(paused bool) *deploy.Deployment {
 	}
 	d := &deploy.Deployment{ID: "hello-7", Tenant: "demo", Application: "hello", Environment: "prod",
 		State: deploy.StatePending, Requester: "token:ci",
-		Plan:  deploy.Plan{Steps: []deploy.PlannedStep{{Name: "deploy"}, {Name: "activation"}}},
+		Plan:  deploy.Plan{Steps: []deploy.PlannedStep{{Name: "deploy"}, {Name: "activation"}, {Name: "cleanup"}}},
 		Steps: []deploy.Step{ran("deploy", 1, 1, deploy.StepSuccess, nil), ran("activation", 1, 1, deploy.StepSuccess, nil)}}
 	d.Effective.RolloutPlan = &deploy.RolloutPlan{Passes: []deploy.RolloutPass{
 		{Index: 1, Name: "one", Batches: []deploy.RolloutBatch{{Index: 1, Targets: []string{"a"}}}},
 		{Index: 2, Name: "two", Approval: true, Batches: []deploy.RolloutBatch{{Index: 1, Targets: []string{"b"}}}},
-	}}
-	if paused {
+	}, Targets: []deploy.PlannedTarget{{Name: "a", Outcome: deploy.OutcomeTargeted, Pass: 1, Batch: 1},
+		{Name: "b", Outcome: deploy.OutcomeTargeted, Pass: 2, Batch: 1}}}
+	switch at {
+	case "paused":
 		d.Steps = append(d.Steps, ran(deploy.StepPause, 2, 1, deploy.StepRunning, map[string]string{deploy.OutputPauseReason: "paused by token:ci", deploy.OutputPauseBy: "token:ci"}))
-	} else {
+	case "finishing":
+		d.Steps = append(d.Steps, ran(deploy.StepApproval, 2, 0, deploy.StepSuccess, nil),
+			ran("deploy", 2, 1, deploy.StepSuccess, nil), ran("activation", 2, 1, deploy.StepSuccess, nil), ran("cleanup", 0, 0, deploy.StepRunning, nil))
+	case "rolling-back":
+		d.Steps = append(d.Steps, ran(deploy.StepApproval, 2, 0, deploy.StepSuccess, nil), ran("deploy", 2, 1, deploy.StepError, nil))
+		undo := ran("deploy", 2, 1, deploy.StepRunning, nil)
+		undo.Kind = deploy.KindRollback
+		d.Steps, d.Rollback = append(d.Steps, undo), deploy.RollbackRunning
+	default:
 		d.Steps = append(d.Steps, ran(deploy.StepApproval, 2, 0, deploy.StepRunning, map[string]string{deploy.OutputApprovalRequired: "1"}))
 	}
 	return d
@@ -222,33 +234,36 @@ func rolloutAt(paused bool) *deploy.Deployment {
 // state that allows it and to whom holds the permission.
 func TestRolloutActions(t *testing.T) {
 	type call struct {
-		action           deploy.RolloutAction
-		id, text, viewer string
+		action                  deploy.RolloutAction
+		id, text, pause, viewer string
 	}
 	var calls []call
 	svc := &fakeService{
-		get: func(_ context.Context, id string) (*deploy.Deployment, error) { return rolloutAt(id == "paused"), nil },
+		get: func(_ context.Context, id string) (*deploy.Deployment, error) { return rolloutAt(id), nil },
 		can: func(ctx context.Context, _ deploy.Resource, perm string) bool {
 			who := deploy.IdentityFrom(ctx).Subject
 			return who == "token:admin" && (perm == deploy.PermCancel || perm == deploy.PermApprove)
 		},
 	}
-	svc.rolloutAction = func(ctx context.Context, a deploy.RolloutAction, id, text string) (*deploy.Deployment, error) {
-		calls = append(calls, call{a, id, text, deploy.IdentityFrom(ctx).Subject})
+	svc.rolloutAction = func(ctx context.Context, a deploy.RolloutAction, id, text, pause string) (*deploy.Deployment, error) {
+		calls = append(calls, call{a, id, text, pause, deploy.IdentityFrom(ctx).Subject})
 		switch id {
 		case "running":
 			return nil, deploy.Errorf(deploy.ECONFLICT, `deployment "running": its rollout is not paused: running`)
 		case "viewed":
 			return nil, deploy.Errorf(deploy.EFORBIDDEN, "token:viewer does not hold deployment.cancel")
 		}
-		return rolloutAt(a == deploy.RolloutActionPause), nil
+		if a == deploy.RolloutActionPause {
+			return rolloutAt("paused"), nil
+		}
+		return rolloutAt("awaiting"), nil
 	}
 	srv := newTestServer(t, svc, newFakeEvents())
 	mutations := []struct {
 		name, query, field, code string
 	}{
-		{name: "pause", field: "pauseRollout", query: `mutation { pauseRollout(id: "hello-7", reason: "look") { id rollout { state pause { reason by } } } }`},
-		{name: "resume", field: "resumeRollout", query: `mutation { resumeRollout(id: "hello-7", comment: "fine") { id } }`},
+		{name: "pause", field: "pauseRollout", query: `mutation { pauseRollout(id: "hello-7", reason: "look") { id rollout { state pause { step reason by } } } }`},
+		{name: "resume", field: "resumeRollout", query: `mutation { resumeRollout(id: "hello-7", comment: "fine", pause: "pause[2/1]") { id } }`},
 		{name: "abort", field: "abortRollout", query: `mutation { abortRollout(id: "hello-7") { id } }`},
 		{name: "conflict", field: "resumeRollout", code: "CONFLICT", query: `mutation { resumeRollout(id: "running") { id } }`},
 		{name: "forbidden", field: "pauseRollout", code: "FORBIDDEN", query: `mutation { pauseRollout(id: "viewed") { id } }`},
@@ -265,10 +280,14 @@ func TestRolloutActions(t *testing.T) {
 			if len(resp.Errors) > 0 || !strings.Contains(string(resp.Data[tt.field]), `"id":"hello-7"`) {
 				t.Fatalf("got %s %+v", resp.Data[tt.field], resp.Errors)
 			}
+			// The pause is named as a resume names it.
+			if tt.name == "pause" && !strings.Contains(string(resp.Data[tt.field]), `"pause":{"step":"pause[2/1]"`) {
+				t.Errorf("pause not named: %s", resp.Data[tt.field])
+			}
 		})
 	}
-	want := []call{{deploy.RolloutActionPause, "hello-7", "look", "token:admin"}, {deploy.RolloutActionResume, "hello-7", "fine", "token:admin"},
-		{deploy.RolloutActionAbort, "hello-7", "", "token:admin"}}
+	want := []call{{deploy.RolloutActionPause, "hello-7", "look", "", "token:admin"}, {deploy.RolloutActionResume, "hello-7", "fine", "pause[2/1]", "token:admin"},
+		{deploy.RolloutActionAbort, "hello-7", "", "", "token:admin"}}
 	if len(calls) != 5 || !reflect.DeepEqual(calls[:3], want) {
 		t.Fatalf("calls %+v, want %+v first", calls, want)
 	}
@@ -279,6 +298,9 @@ func TestRolloutActions(t *testing.T) {
 		{"paused, viewer", "paused", "viewer", `{"canPauseRollout":false,"canResumeRollout":false,"canAbortRollout":false,"canApprove":false,"rollout":{"state":"PAUSED"}}`},
 		{"awaiting, allowed", "awaiting", "admin", `{"canPauseRollout":true,"canResumeRollout":false,"canAbortRollout":true,"canApprove":true,"rollout":{"state":"AWAITING_APPROVAL"}}`},
 		{"awaiting, the requester", "awaiting", "ci", `{"canPauseRollout":false,"canResumeRollout":false,"canAbortRollout":false,"canApprove":false,"rollout":{"state":"AWAITING_APPROVAL"}}`},
+		// Nothing left for a pause or an abort to act on: no button.
+		{"finishing, allowed", "finishing", "admin", `{"canPauseRollout":false,"canResumeRollout":false,"canAbortRollout":false,"canApprove":false,"rollout":{"state":"RUNNING"}}`},
+		{"rolling back, allowed", "rolling-back", "admin", `{"canPauseRollout":false,"canResumeRollout":false,"canAbortRollout":false,"canApprove":false,"rollout":{"state":"RUNNING"}}`},
 	}
 	for _, tt := range affordances {
 		t.Run(tt.name, func(t *testing.T) {

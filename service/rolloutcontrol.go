@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"regexp"
 	"time"
 
 	"manent.dev/manent/deploy"
@@ -15,25 +16,34 @@ const maxRolloutText = 2048
 // wave starts. ENOTFOUND, EFORBIDDEN, EUNPROCESSABLE (the reason),
 // ECONFLICT (no rollout running, already paused or a request pending).
 func (s *Service) PauseRollout(ctx context.Context, id, reason string) (*deploy.Deployment, error) {
-	return s.requestRollout(ctx, id, deploy.RolloutActionPause, reason)
+	return s.requestRollout(ctx, id, deploy.RolloutActionPause, reason, "")
 }
 
 // ResumeRollout resumes a paused rollout: it goes on with what follows the
 // pause (the next batch, the next wave), as if the gates that paused it
-// had passed; the audit entry keeps what they said. Same errors
-// (ECONFLICT when the rollout is not paused).
-func (s *Service) ResumeRollout(ctx context.Context, id, comment string) (*deploy.Deployment, error) {
-	return s.requestRollout(ctx, id, deploy.RolloutActionResume, comment)
+// had passed; the audit entry keeps what they said. The resume answers
+// the pause named ("pause[2/1]", as the status shows it), or the one in
+// force now when pause is "": once stored it ends that pause and no other.
+// Same errors (ECONFLICT when the rollout is not paused, or paused again
+// since the pause named; EUNPROCESSABLE when pause names no pause).
+func (s *Service) ResumeRollout(ctx context.Context, id, comment, pause string) (*deploy.Deployment, error) {
+	if pause != "" && !pausePattern.MatchString(pause) {
+		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "pause must name a pause of the rollout as its status gives it (pause[2/1])")
+	}
+	return s.requestRollout(ctx, id, deploy.RolloutActionResume, comment, pause)
 }
+
+// pausePattern is a pause's name, deploy.PauseName.
+var pausePattern = regexp.MustCompile(`^pause\[[1-9][0-9]{0,3}/[1-9][0-9]{0,5}\]$`)
 
 // AbortRollout aborts a rollout at once: in a bake or a pause at once,
 // else once the step in flight ended; then the deploy fails and its
 // rollback policy compensates the batches done. Same errors.
 func (s *Service) AbortRollout(ctx context.Context, id, reason string) (*deploy.Deployment, error) {
-	return s.requestRollout(ctx, id, deploy.RolloutActionAbort, reason)
+	return s.requestRollout(ctx, id, deploy.RolloutActionAbort, reason, "")
 }
 
-func (s *Service) requestRollout(ctx context.Context, id string, action deploy.RolloutAction, text string) (*deploy.Deployment, error) {
+func (s *Service) requestRollout(ctx context.Context, id string, action deploy.RolloutAction, text, pause string) (*deploy.Deployment, error) {
 	who := deploy.IdentityFrom(ctx)
 	d, err := s.Get(ctx, id)
 	if err != nil {
@@ -54,9 +64,18 @@ func (s *Service) requestRollout(ctx context.Context, id string, action deploy.R
 		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "%s must be text without control characters (other than new lines and tabs): %s", field, why)
 	}
 	st := d.RolloutStatus()
-	from, err := rolloutRequestFrom(d, st, action)
-	if err != nil {
-		return nil, err
+	if why := deploy.RolloutRefusal(st, action); why != "" {
+		return nil, deploy.Errorf(deploy.ECONFLICT, "deployment %q: %s", d.ID, why)
+	}
+	if action == deploy.RolloutActionResume {
+		// The resume answers the pause the person saw, or the one in force
+		// now; the store holds it to that pause under the deploy's lock.
+		if pause == "" {
+			pause = st.Pause.Step
+		}
+		if why := deploy.StaleResume(pause, st.Pause.Step); why != "" {
+			return nil, deploy.Errorf(deploy.ECONFLICT, "deployment %q: %s", d.ID, why)
+		}
 	}
 	details := map[string]any{field: text}
 	if st.CurrentWave != nil {
@@ -64,33 +83,17 @@ func (s *Service) requestRollout(ctx context.Context, id string, action deploy.R
 	}
 	if action == deploy.RolloutActionResume && st.Pause != nil {
 		// What the person saw when they decided to go on.
-		details["pause_reason"] = st.Pause.Reason
+		details["pause"], details["pause_reason"] = pause, st.Pause.Reason
 		for _, w := range st.Waves {
 			if w.State == deploy.WavePaused && w.Gate != nil {
 				details["gate"] = w.Gate
 			}
 		}
 	}
-	req := deploy.RolloutRequest{Action: action, By: who.Subject, Reason: text, At: time.Now().UTC()}
-	if err := s.store.RequestRollout(ctx, id, req, from, details); err != nil {
+	req := deploy.RolloutRequest{Action: action, By: who.Subject, Reason: text, At: time.Now().UTC(), Pause: pause}
+	if err := s.store.RequestRollout(ctx, id, req, deploy.RolloutReplaces(action), details); err != nil {
 		return nil, err
 	}
 	s.engine.RolloutRequested(id)
 	return s.Get(ctx, id)
-}
-
-// rolloutRequestFrom is the pending requests action may replace, or why
-// the rollout of d does not allow it now (ECONFLICT).
-func rolloutRequestFrom(d *deploy.Deployment, st *deploy.RolloutStatus, action deploy.RolloutAction) ([]deploy.RolloutAction, error) {
-	if st == nil {
-		return nil, deploy.Errorf(deploy.ECONFLICT, "deployment %q has no rollout", d.ID)
-	}
-	var pending deploy.RolloutAction
-	if d.RolloutRequest != nil {
-		pending = d.RolloutRequest.Action
-	}
-	if why := deploy.RolloutRefusal(d.State, d.DryRun, st.State, pending, action); why != "" {
-		return nil, deploy.Errorf(deploy.ECONFLICT, "deployment %q: %s", d.ID, why)
-	}
-	return deploy.RolloutReplaces(action), nil
 }

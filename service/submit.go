@@ -285,11 +285,13 @@ type holders interface {
 	Holders(res deploy.Resource, perm string) ([]string, error)
 }
 
-// mayResume lists who may resume or abort the rollout of d while it is
-// paused (the subjects holding deploy.PermRolloutControl); nil otherwise.
+// mayResume lists who may resume or abort the rollout of d (the subjects
+// holding deploy.PermRolloutControl) while it may still pause; nil
+// otherwise. The status shows them while it is paused: telling that here
+// would build the rollout's view twice per read.
 func (s *Service) mayResume(d *deploy.Deployment) []string {
 	h, ok := s.authz.(holders)
-	if !ok || d.State.Terminal() || !d.RolloutPaused() {
+	if !ok || d.State.Terminal() || !d.HasRollout() {
 		return nil
 	}
 	subs, err := h.Holders(resourceOf(d), deploy.PermRolloutControl)

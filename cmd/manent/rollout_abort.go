@@ -17,7 +17,8 @@ batch done is compensated, the most recent first; later waves are never touched.
 Unlike cancel, which stops without rolling back.
 
 Exit codes: 3 when you may not (deployment.cancel), 2 when the deploy is not running
-its rollout, an abort is already asked, or it does not exist.`,
+its rollout (also once its last wave passed, or while its rollback runs), an abort is
+already asked, or it does not exist.`,
 		Example: `  manent rollout abort hello-20250102-1 --reason "latency regression"`,
 		Args:    exactArgs("ID"),
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {

@@ -22,7 +22,8 @@ aborts the rollout, or until pause_timeout, when it aborts. The deploy keeps its
 environment's slot while paused.
 
 Exit codes: 3 when you may not (deployment.cancel), 2 when the rollout is not
-running, already paused or has a request pending, or the deploy does not exist.`,
+running, already paused, has a request pending or no batch left to start (its last
+batch has begun, its rollback runs), or the deploy does not exist.`,
 		Example: `  manent rollout pause hello-20250102-1 --reason "error rate climbs in eu"`,
 		Args:    exactArgs("ID"),
 		RunE: a.runE(func(cmd *cobra.Command, args []string) error {

@@ -71,6 +71,13 @@ type Checker struct {
 	// Parallel bounds the HTTP gate's requests in flight (default 16):
 	// a wave of hundreds of targets is checked in a few timeouts at most.
 	Parallel int
+	// Secret resolves a logical secret name of the environment
+	// configuration, as the plugins' requests do (deploy.PluginRequest):
+	// a gate's credentials are read when it is checked, never stored with
+	// the deploy. Its errors are shown: they name the secret, never its
+	// value or where it is kept. Nil: a gate that needs one is
+	// inconclusive.
+	Secret func(ctx context.Context, name string) (string, error)
 }
 
 // DefaultParallel is the HTTP gate's requests in flight when Checker

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -41,9 +42,16 @@ func (c Checker) checkPrometheus(ctx context.Context, g deploy.PrometheusGate, a
 	shown := deploy.RedactURL(g.URL)
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodGet, endpoint, nil)
+	if err != nil {
+		return inconclusive("prometheus " + shown + ": the query's request cannot be made")
+	}
+	if why := c.authenticate(rctx, req, g); why != "" {
+		return inconclusive("prometheus " + shown + ": " + why)
+	}
 	client, done := c.client(timeout)
 	defer done()
-	resp, err := safehttp.Get(rctx, client, endpoint, maxPrometheusAnswer)
+	resp, err := safehttp.Do(client, req, maxPrometheusAnswer)
 	if err != nil {
 		var redirect *safehttp.RedirectError
 		if errors.As(err, &redirect) {
@@ -66,13 +74,49 @@ func (c Checker) checkPrometheus(ctx context.Context, g deploy.PrometheusGate, a
 	return evaluate(samples, g.Min, g.Max)
 }
 
+// authenticate adds g's credentials to req, resolved now through c.Secret;
+// it says why it cannot ("" when it did, or g needs none). The reason names
+// the secret, never its value or its reference.
+func (c Checker) authenticate(ctx context.Context, req *http.Request, g deploy.PrometheusGate) string {
+	if g.BasicAuth == nil && g.BearerSecret == "" {
+		return ""
+	}
+	name := g.BearerSecret
+	if g.BasicAuth != nil {
+		name = g.BasicAuth.PasswordSecret
+	}
+	if c.Secret == nil {
+		return "secret " + name + " cannot be resolved here"
+	}
+	v, err := c.Secret(ctx, name)
+	if err != nil {
+		// Written for readers: which secret, never where it is kept.
+		return err.Error()
+	}
+	if g.BasicAuth != nil {
+		req.SetBasicAuth(g.BasicAuth.Username, v)
+		return ""
+	}
+	if v == "" || deploy.UnsafeText(v, "") != "" {
+		// It would break the header, or send none.
+		return "secret " + name + " is not a token: empty, or with a control character"
+	}
+	req.Header.Set("Authorization", "Bearer "+v)
+	return ""
+}
+
 // queryURL is the instant query endpoint under base (a Prometheus's root
-// URL, or its /api/v1/query itself), the query as a query parameter. The
-// user info of base stays: the client sends it as basic authentication.
+// URL, or its /api/v1/query itself), the query as a query parameter. A
+// base with user info is refused: credentials are secrets (basic_auth,
+// bearer_secret), and a URL that holds them was stored in clear with the
+// deploy (an effective deploy of an earlier version).
 func queryURL(base, query string, at time.Time, timeout time.Duration) (string, error) {
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 		return "", errors.New("prometheus url must be an absolute http:// or https:// URL")
+	}
+	if u.User != nil {
+		return "", errors.New("prometheus url holds credentials (user:password@), which manent no longer sends: give basic_auth in the environment configuration")
 	}
 	if p := strings.TrimSuffix(u.Path, "/"); strings.HasSuffix(p, "/api/v1/query") {
 		u.Path, u.RawPath = p, ""

@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -154,9 +156,9 @@ func TestPrometheusGate(t *testing.T) {
 }
 
 // TestPrometheusGateRequest: an instant query at the checker's time, the
-// query as a parameter under the configured path, the URL's user info as
-// basic authentication; neither the user info nor the query string is ever
-// shown.
+// query as a parameter under the configured path, basic authentication
+// with the password its secret holds, resolved when the gate is checked;
+// neither the password nor the query string is ever shown.
 func TestPrometheusGateRequest(t *testing.T) {
 	type seen struct {
 		method, path, user, password, token string
@@ -169,16 +171,24 @@ func TestPrometheusGateRequest(t *testing.T) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}))
 	t.Cleanup(srv.Close)
-	base := strings.Replace(srv.URL, "http://", "http://reader:pa55word@", 1) + "/prom/?token=t0ken"
+	base := srv.URL + "/prom/?token=t0ken"
 	at := time.Date(2025, 3, 1, 12, 0, 0, 250e6, time.UTC)
 	query := `sum(rate(http_requests_total{code=~"5..", path="/a b?c"}[1m])) / sum(rate(http_requests_total[1m]))`
-	c := Checker{Now: func() time.Time { return at }}
+	var asked []string
+	c := Checker{Now: func() time.Time { return at }, Secret: func(_ context.Context, name string) (string, error) {
+		asked = append(asked, name)
+		return "pa55word", nil
+	}}
 	r := c.Check(context.Background(), deploy.GateSpec{Name: "errors", Prometheus: &deploy.PrometheusGate{
 		URL: base, Query: query, Max: ptr(0.01), Timeout: 1500 * time.Millisecond,
+		BasicAuth: &deploy.GateBasicAuth{Username: "reader", PasswordSecret: "prom"},
 	}}, WaveInput{})
 	s := <-got
 	if s.method != http.MethodGet || s.path != "/prom/api/v1/query" || s.user != "reader" || s.password != "pa55word" || s.token != "t0ken" {
 		t.Errorf("request %+v", s)
+	}
+	if !slices.Equal(asked, []string{"prom"}) {
+		t.Errorf("secrets resolved %v, want [prom]", asked)
 	}
 	if s.query.Get("query") != query || s.query.Get("time") != "1740830400.250" || s.query.Get("timeout") != "1.5" {
 		t.Errorf("parameters %v", s.query)
@@ -186,7 +196,7 @@ func TestPrometheusGateRequest(t *testing.T) {
 	if r.Name != "errors" || r.State != deploy.GateInconclusive || !r.CheckedAt.Equal(at) {
 		t.Errorf("result %+v", r)
 	}
-	for _, secret := range []string{"pa55word", "reader", "t0ken"} {
+	for _, secret := range []string{"pa55word", "t0ken"} {
 		if strings.Contains(r.Detail, secret) {
 			t.Errorf("detail %q shows %q", r.Detail, secret)
 		}
@@ -196,14 +206,83 @@ func TestPrometheusGateRequest(t *testing.T) {
 	}
 }
 
+// TestPrometheusGateCredentials: a bearer secret is sent as
+// Authorization: Bearer; a secret that cannot be resolved, or a checker
+// that resolves none, leaves the gate inconclusive without a request,
+// naming the secret; a URL with user info (an effective deploy stored by an
+// earlier version) is never called and its user info never shown.
+func TestPrometheusGateCredentials(t *testing.T) {
+	var mu sync.Mutex
+	var auths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auths = append(auths, r.Header.Get("Authorization"))
+		mu.Unlock()
+		_, _ = fmt.Fprint(w, `{"status":"success","data":{"resultType":"scalar","result":[1,"0.001"]}}`)
+	}))
+	t.Cleanup(srv.Close)
+	secrets := map[string]string{"token": "t0k3n", "bad": "t0k\r\nX-Evil: 1"}
+	resolve := func(_ context.Context, name string) (string, error) {
+		if v, ok := secrets[name]; ok {
+			return v, nil
+		}
+		return "", deploy.Permanentf("a secret of the environment configuration is missing: %s, for step gates", name)
+	}
+	tests := []struct {
+		name   string
+		gate   deploy.PrometheusGate
+		secret func(context.Context, string) (string, error)
+		state  deploy.GateResult
+		detail string
+		auth   string
+	}{
+		{name: "bearer", gate: deploy.PrometheusGate{URL: srv.URL, BearerSecret: "token"}, secret: resolve,
+			state: deploy.GatePass, auth: "Bearer t0k3n"},
+		{name: "a secret missing", gate: deploy.PrometheusGate{URL: srv.URL, BasicAuth: &deploy.GateBasicAuth{Username: "reader", PasswordSecret: "gone"}},
+			secret: resolve, state: deploy.GateInconclusive, detail: "a secret of the environment configuration is missing: gone, for step gates"},
+		{name: "a token that breaks the header", gate: deploy.PrometheusGate{URL: srv.URL, BearerSecret: "bad"}, secret: resolve,
+			state: deploy.GateInconclusive, detail: "secret bad is not a token: empty, or with a control character"},
+		{name: "no resolver", gate: deploy.PrometheusGate{URL: srv.URL, BearerSecret: "token"},
+			state: deploy.GateInconclusive, detail: "secret token cannot be resolved here"},
+		{name: "user info in the url", gate: deploy.PrometheusGate{URL: strings.Replace(srv.URL, "http://", "http://reader:pa55word@", 1)},
+			secret: resolve, state: deploy.GateInconclusive, detail: "prometheus url holds credentials (user:password@), which manent no longer sends: give basic_auth in the environment configuration"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mu.Lock()
+			auths = nil
+			mu.Unlock()
+			g := tt.gate
+			g.Query, g.Max, g.Timeout = "up", ptr(0.01), 5*time.Second
+			r := Checker{Secret: tt.secret}.Check(context.Background(), deploy.GateSpec{Prometheus: &g}, WaveInput{})
+			if r.State != tt.state || !strings.Contains(r.Detail, tt.detail) {
+				t.Fatalf("%s %q, want %s with %q", r.State, r.Detail, tt.state, tt.detail)
+			}
+			for _, secret := range []string{"pa55word", "t0k3n", "X-Evil"} {
+				if strings.Contains(r.Detail, secret) {
+					t.Errorf("detail %q shows %q", r.Detail, secret)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case tt.auth != "" && !slices.Equal(auths, []string{tt.auth}):
+				t.Errorf("authorization %q, want %q", auths, tt.auth)
+			case tt.auth == "" && len(auths) > 0:
+				t.Errorf("Prometheus was called (%q) by a gate that could not authenticate", auths)
+			}
+		})
+	}
+}
+
 // TestPrometheusGateUnreachable: what keeps the query from being answered
-// leaves the gate inconclusive, and says why without the URL's secrets.
+// leaves the gate inconclusive, and says why without the URL's query.
 func TestPrometheusGateUnreachable(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	closed := "http://u:secret@" + ln.Addr().String() + "/?k=secret"
+	closed := "http://" + ln.Addr().String() + "/?k=secret"
 	if err := ln.Close(); err != nil {
 		t.Fatal(err)
 	}

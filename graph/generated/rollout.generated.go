@@ -915,6 +915,29 @@ func (ec *executionContext) fieldContext_RolloutPass_maxFailures(_ context.Conte
 	return graphql.NewScalarFieldContext("RolloutPass", field, false, false, "Int")
 }
 
+func (ec *executionContext) _RolloutPause_step(ctx context.Context, field graphql.CollectedField, obj *model.RolloutPause) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RolloutPause_step(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Step, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RolloutPause_step(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RolloutPause", field, false, false, "String")
+}
+
 func (ec *executionContext) _RolloutPause_reason(ctx context.Context, field graphql.CollectedField, obj *model.RolloutPause) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2003,6 +2026,11 @@ func (ec *executionContext) _RolloutPause(ctx context.Context, sel ast.Selection
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("RolloutPause")
+		case "step":
+			out.Values[i] = ec._RolloutPause_step(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "reason":
 			out.Values[i] = ec._RolloutPause_reason(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

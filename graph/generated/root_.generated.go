@@ -236,7 +236,7 @@ type ComplexityRoot struct {
 		Noop              func(childComplexity int) int
 		PauseRollout      func(childComplexity int, id string, reason *string) int
 		RejectDeployment  func(childComplexity int, id string, comment *string) int
-		ResumeRollout     func(childComplexity int, id string, comment *string) int
+		ResumeRollout     func(childComplexity int, id string, comment *string, pause *string) int
 		Rollback          func(childComplexity int, application string, environment string, tenant *string, to *string, id *string) int
 		SubmitDeployment  func(childComplexity int, descriptor string, validateOnly *bool) int
 		SubmitRelease     func(childComplexity int, descriptor string) int
@@ -384,6 +384,7 @@ type ComplexityRoot struct {
 		MayResume func(childComplexity int) int
 		Reason    func(childComplexity int) int
 		Since     func(childComplexity int) int
+		Step      func(childComplexity int) int
 		Until     func(childComplexity int) int
 	}
 
@@ -1396,7 +1397,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Mutation.ResumeRollout(childComplexity, args["id"].(string), args["comment"].(*string)), true
+		return e.ComplexityRoot.Mutation.ResumeRollout(childComplexity, args["id"].(string), args["comment"].(*string), args["pause"].(*string)), true
 	case "Mutation.rollback":
 		if e.ComplexityRoot.Mutation.Rollback == nil {
 			break
@@ -2007,6 +2008,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RolloutPause.Since(childComplexity), true
+	case "RolloutPause.step":
+		if e.ComplexityRoot.RolloutPause.Step == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RolloutPause.Step(childComplexity), true
 	case "RolloutPause.until":
 		if e.ComplexityRoot.RolloutPause.Until == nil {
 			break
@@ -3284,6 +3291,8 @@ type RolloutTarget {
 
 "Why a rollout is paused, and who may end the pause."
 type RolloutPause {
+  "The pause's record in the steps (pause[2/1]): name it to resumeRollout, so that the resume never ends another pause."
+  step: String!
   reason: String!
   since: Time!
   "When the pause times out into an abort (pause_timeout)."
@@ -3329,19 +3338,24 @@ type RolloutRequest {
 extend type Deployment {
   "Where the rollout stands; null for a deploy without rollout. Pushed with every event of deploymentEvents."
   rollout: Rollout
-  "Whether the viewer may pause the rollout now: deployment.cancel, the rollout running (or about to), no request pending."
+  "Whether the viewer may pause the rollout now: deployment.cancel, the rollout running (or about to) with a batch left to start, no request pending, no wave failed, no rollback running."
   canPauseRollout: Boolean!
   "Whether the viewer may resume the rollout now: deployment.cancel, the rollout paused."
   canResumeRollout: Boolean!
-  "Whether the viewer may abort the rollout now: deployment.cancel, the deploy running, no abort asked."
+  "Whether the viewer may abort the rollout now: deployment.cancel, the deploy running with a wave left to pass, no abort asked, no wave failed, no rollback running."
   canAbortRollout: Boolean!
 }
 
 extend type Mutation {
   "Pause a running rollout after the batch in flight, before the next batch or wave (deployment.cancel; CONFLICT when it is not running or a request is pending)."
   pauseRollout(id: ID!, reason: String = ""): Deployment!
-  "Resume a paused rollout: it goes on with what follows the pause, as if the gates that paused it had passed (CONFLICT when not paused)."
-  resumeRollout(id: ID!, comment: String = ""): Deployment!
+  """
+  Resume a paused rollout: it goes on with what follows the pause, as if the gates that paused it had passed
+  (CONFLICT when not paused). pause names the pause answered (Rollout.pause.step): when the rollout has paused
+  again since, the resume is refused (CONFLICT) rather than end a pause nobody looked at. Without it, the pause in
+  force when the request is read.
+  """
+  resumeRollout(id: ID!, comment: String = "", pause: String): Deployment!
   "Abort a rollout: at once in a bake or a pause, else after the step in flight; the deploy fails and its rollback policy decides the rest."
   abortRollout(id: ID!, reason: String = ""): Deployment!
 }
@@ -4071,6 +4085,8 @@ func (ec *executionContext) childFields_RolloutPass(ctx context.Context, field g
 
 func (ec *executionContext) childFields_RolloutPause(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
+	case "step":
+		return ec.fieldContext_RolloutPause_step(ctx, field)
 	case "reason":
 		return ec.fieldContext_RolloutPause_reason(ctx, field)
 	case "since":

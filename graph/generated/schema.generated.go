@@ -28,7 +28,7 @@ type MutationResolver interface {
 	CancelRelease(ctx context.Context, id string) (*model.Release, error)
 	Rollback(ctx context.Context, application string, environment string, tenant *string, to *string, id *string) (*model.Deployment, error)
 	PauseRollout(ctx context.Context, id string, reason *string) (*model.Deployment, error)
-	ResumeRollout(ctx context.Context, id string, comment *string) (*model.Deployment, error)
+	ResumeRollout(ctx context.Context, id string, comment *string, pause *string) (*model.Deployment, error)
 	AbortRollout(ctx context.Context, id string, reason *string) (*model.Deployment, error)
 	DeleteSchedule(ctx context.Context, name string) (bool, error)
 }
@@ -206,6 +206,14 @@ func (ec *executionContext) field_Mutation_resumeRollout_args(ctx context.Contex
 		return nil, err
 	}
 	args["comment"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "pause",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["pause"] = arg2
 	return args, nil
 }
 
@@ -900,7 +908,7 @@ func (ec *executionContext) _Mutation_resumeRollout(ctx context.Context, field g
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Mutation().ResumeRollout(ctx, fc.Args["id"].(string), fc.Args["comment"].(*string))
+			return ec.Resolvers.Mutation().ResumeRollout(ctx, fc.Args["id"].(string), fc.Args["comment"].(*string), fc.Args["pause"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Deployment) graphql.Marshaler {

@@ -459,6 +459,8 @@ type RolloutPass struct {
 
 // Why a rollout is paused, and who may end the pause.
 type RolloutPause struct {
+	// The pause's record in the steps (pause[2/1]): name it to resumeRollout, so that the resume never ends another pause.
+	Step   string    `json:"step"`
 	Reason string    `json:"reason"`
 	Since  time.Time `json:"since"`
 	// When the pause times out into an abort (pause_timeout).

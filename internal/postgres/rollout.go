@@ -19,9 +19,11 @@ var _ deploy.RolloutRequests = (*Store)(nil)
 
 // RequestRollout implements deploy.RolloutRequests. The row lock makes two
 // requests at once take turns: the second sees the first's and conflicts.
-// Whether a pause is in force is read under that lock, in a statement of
-// its own (a fresh snapshot): the service's read is older, and a resume
-// stored while no pause runs would end the next pause the moment it began.
+// Which pause is in force is read under that lock, in a statement of its
+// own (a fresh snapshot): the service's read is older, and a resume stored
+// while no pause runs, or while another pause than the one it answers
+// runs (the rollout paused again in between), would end a pause nobody
+// looked at.
 func (s *Store) RequestRollout(ctx context.Context, id string, r deploy.RolloutRequest, from []deploy.RolloutAction, details map[string]any) error {
 	return wrap("request rollout "+string(r.Action), s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var state, pending string
@@ -36,16 +38,16 @@ func (s *Store) RequestRollout(ctx context.Context, id string, r deploy.RolloutR
 		if deploy.State(state) != deploy.StatePending {
 			return deploy.Errorf(deploy.ECONFLICT, "deployment %q is not running its rollout: %s", id, state)
 		}
-		var paused bool
-		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM manent.deployment_steps
-			WHERE deployment_id = ? AND name = ? AND kind = ? AND state = ?)`,
-			id, deploy.StepPause, deploy.KindRun, deploy.StepRunning).Scan(&paused); err != nil {
+		current, err := pauseInForce(ctx, tx, id)
+		if err != nil {
 			return err
 		}
 		switch {
-		case r.Action == deploy.RolloutActionResume && !paused:
-			return deploy.Errorf(deploy.ECONFLICT, "deployment %q: its rollout is not paused", id)
-		case r.Action == deploy.RolloutActionPause && paused:
+		case r.Action == deploy.RolloutActionResume:
+			if why := deploy.StaleResume(r.Pause, current); why != "" {
+				return deploy.Errorf(deploy.ECONFLICT, "deployment %q: %s", id, why)
+			}
+		case r.Action == deploy.RolloutActionPause && current != "":
 			return deploy.Errorf(deploy.ECONFLICT, "deployment %q: its rollout is already paused", id)
 		}
 		allowed := false
@@ -60,8 +62,8 @@ func (s *Store) RequestRollout(ctx context.Context, id string, r deploy.RolloutR
 			at = time.Now().UTC()
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE manent.deployments SET rollout_request = ?, rollout_request_by = ?,
-			rollout_request_reason = ?, rollout_request_at = ?, updated_at = now() WHERE id = ?`,
-			string(r.Action), r.By, text(r.Reason), micro(at), id); err != nil {
+			rollout_request_reason = ?, rollout_request_at = ?, rollout_request_pause = ?, updated_at = now() WHERE id = ?`,
+			string(r.Action), r.By, text(r.Reason), micro(at), r.Pause, id); err != nil {
 			return err
 		}
 		entry := deploy.AuditEntry{Actor: r.By, Action: auditRolloutPrefix + string(r.Action), Target: id, Details: details}
@@ -72,12 +74,28 @@ func (s *Store) RequestRollout(ctx context.Context, id string, r deploy.RolloutR
 	}))
 }
 
+// pauseInForce is the name of the record of the pause in force on deploy
+// id ("pause[2/1]"), "" when none is.
+func pauseInForce(ctx context.Context, tx bun.Tx, id string) (string, error) {
+	var pass, seq int
+	err := tx.QueryRowContext(ctx, `SELECT pass, batch FROM manent.deployment_steps
+		WHERE deployment_id = ? AND name = ? AND kind = ? AND state = ? ORDER BY pass DESC, batch DESC LIMIT 1`,
+		id, deploy.StepPause, deploy.KindRun, deploy.StepRunning).Scan(&pass, &seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return deploy.PauseName(pass, seq), nil
+}
+
 // TakeRolloutRequest implements the engine's Recorder: the workflow took
 // the pending request of action (a pause it begins, a resume it follows),
 // which another request may now replace.
 func (r *Recorder) TakeRolloutRequest(ctx context.Context, q dbos.Querier, id string, action deploy.RolloutAction) error {
 	_, err := q.Exec(ctx, `UPDATE manent.deployments SET rollout_request = '', rollout_request_by = '',
-		rollout_request_reason = '', rollout_request_at = NULL, updated_at = now()
+		rollout_request_reason = '', rollout_request_at = NULL, rollout_request_pause = '', updated_at = now()
 		WHERE id = $1 AND rollout_request = $2`, id, string(action))
 	return wrap("take rollout request", err)
 }

@@ -48,6 +48,7 @@ type deploymentRow struct {
 	RolloutBy       string            `bun:"rollout_request_by,notnull"`
 	RolloutReason   string            `bun:"rollout_request_reason,notnull"`
 	RolloutAt       *time.Time        `bun:"rollout_request_at"`
+	RolloutPause    string            `bun:"rollout_request_pause,notnull"`
 	// LogSeq is maintained by AppendLog alone.
 	LogSeq int64 `bun:"log_seq,scanonly"`
 }
@@ -117,7 +118,7 @@ func toDeploymentRow(d deploy.Deployment) *deploymentRow {
 		AfterExpires: microPtr(d.AfterExpiresAt), Exports: nonNilExports(d.Exports), Rollback: d.Rollback,
 	}
 	if q := d.RolloutRequest; q != nil {
-		row.RolloutRequest, row.RolloutBy, row.RolloutReason = string(q.Action), q.By, q.Reason
+		row.RolloutRequest, row.RolloutBy, row.RolloutReason, row.RolloutPause = string(q.Action), q.By, q.Reason, q.Pause
 		row.RolloutAt = microPtr(&q.At)
 	}
 	return row
@@ -140,7 +141,7 @@ func fromDeploymentRow(r *deploymentRow) deploy.Deployment {
 	}
 	if r.RolloutRequest != "" {
 		d.RolloutRequest = &deploy.RolloutRequest{Action: deploy.RolloutAction(r.RolloutRequest),
-			By: r.RolloutBy, Reason: r.RolloutReason}
+			By: r.RolloutBy, Reason: r.RolloutReason, Pause: r.RolloutPause}
 		if r.RolloutAt != nil {
 			d.RolloutRequest.At = r.RolloutAt.UTC()
 		}

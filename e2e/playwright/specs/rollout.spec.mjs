@@ -113,10 +113,11 @@ describe("rollout", () => {
 
       // When demo-admin approves the pending wave on the card, the rollout goes on to its end.
       await awaiting.getByRole("button", { name: "Approve…" }).click();
-      const approveDialog = admin.page.getByRole("dialog", { name: "Approve this deploy?" });
+      // The confirmation names the wave and the release, not "this deploy".
+      const approveDialog = admin.page.getByRole("dialog", { name: "Approve wave last of hello-1.0.0?" });
       await approveDialog.getByLabel("Comment (kept in the audit log)").fill("the first wave looks fine");
       await admin.screenshot("rollout-approve-dialog");
-      await approveDialog.getByRole("button", { name: "Approve deploy" }).click();
+      await approveDialog.getByRole("button", { name: "Approve wave last" }).click();
       await card(admin.page, approveID, "COMPLETED");
       assert.equal(await admin.page.evaluate(batchStates, "last"), "SUCCESS");
       const approved = await status(approveID);

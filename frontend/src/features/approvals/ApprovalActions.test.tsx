@@ -39,4 +39,26 @@ describe("ApprovalActions", () => {
     expect(executeMutation.mock.calls[0]![0].variables).toEqual({ id: "hello-1", comment: "release notes read" });
     expect(answered).toHaveBeenCalled();
   });
+
+  it("names the wave and the release when the approval asked is a wave's", async () => {
+    const { client, executeMutation } = fakeClient(() => ({ data: { approveDeployment: { id: "hello-1" } } }));
+    render(
+      <Provider value={client}>
+        <ApprovalActions id="hello-1" title="hello → prod" visible wave={{ name: "eu", release: "hello-1.2.0" }} />
+      </Provider>,
+    );
+    const user = userEvent.setup();
+    await user.click(screen.getByRole("button", { name: "Approve…" }));
+    const dialog = screen.getByRole("dialog", { name: "Approve wave eu of hello-1.2.0?" });
+    expect(dialog.textContent).toContain("The wave eu of hello-1.2.0 starts once every approval it needs is given.");
+    expect(dialog.textContent).not.toMatch(/deploy/i);
+    await user.click(screen.getByRole("button", { name: "Approve wave eu" }));
+    expect(executeMutation).toHaveBeenCalledTimes(1);
+    expect(executeMutation.mock.calls[0]![0].variables).toEqual({ id: "hello-1", comment: "" });
+
+    await user.click(screen.getByRole("button", { name: "Reject…" }));
+    const reject = screen.getByRole("dialog", { name: "Reject wave eu of hello-1.2.0?" });
+    expect(reject.textContent).toContain("the rollout aborts");
+    expect(screen.getByRole("button", { name: "Reject wave eu" })).toBeTruthy();
+  });
 });

@@ -9,17 +9,46 @@ export interface ApprovalActionsProps {
   title: string;
   /** From canAnswer: the server's canApprove while the deploy waits. */
   visible: boolean;
+  /**
+   * Set when the approval asked is a wave's of the deploy's rollout, not the
+   * deploy's own: the dialog names the wave and the release it rolls out
+   * ("Approve wave eu of hello-1.2.0?").
+   */
+  wave?: { name: string; release: string };
   onAnswered?(): void;
 }
 
 type Choice = "approve" | "reject";
+
+/** The dialog's words for a choice, about the deploy or one of its waves. */
+function dialogCopy(choice: Choice, title: string, wave: ApprovalActionsProps["wave"]) {
+  if (wave) {
+    const subject = `wave ${wave.name} of ${wave.release}`;
+    return choice === "reject"
+      ? {
+          title: `Reject ${subject}?`,
+          confirm: `Reject wave ${wave.name}`,
+          text: "does not start: the rollout aborts, then its rollback policy applies. One rejection is enough.",
+          subject: `The ${subject}`,
+        }
+      : {
+          title: `Approve ${subject}?`,
+          confirm: `Approve wave ${wave.name}`,
+          text: "starts once every approval it needs is given. Your approval counts once.",
+          subject: `The ${subject}`,
+        };
+  }
+  return choice === "reject"
+    ? { title: "Reject this deploy?", confirm: "Reject deploy", text: "ends REJECTED: nothing runs. One rejection is enough.", subject: title }
+    : { title: "Approve this deploy?", confirm: "Approve deploy", text: "runs once every approval it needs is given. Your approval counts once.", subject: title };
+}
 
 /**
  * Approve and Reject, each behind a confirmation with a comment (kept in the
  * audit log). Absent for those who may not answer: the server refuses them
  * anyway, and its refusal is shown in the dialog.
  */
-export function ApprovalActions({ id, title, visible, onAnswered }: ApprovalActionsProps) {
+export function ApprovalActions({ id, title, visible, wave, onAnswered }: ApprovalActionsProps) {
   const [choice, setChoice] = useState<Choice | null>(null);
   const [comment, setComment] = useState("");
   const [approveResult, approve] = useMutation(ApproveDeploymentMutation);
@@ -36,6 +65,7 @@ export function ApprovalActions({ id, title, visible, onAnswered }: ApprovalActi
     }
   }
   const fieldId = `approval-comment-${id}`;
+  const c = dialogCopy(choice ?? "approve", title, wave);
 
   return (
     <div className="m-approval-actions">
@@ -47,8 +77,8 @@ export function ApprovalActions({ id, title, visible, onAnswered }: ApprovalActi
       </button>
       <ConfirmDialog
         open={choice !== null}
-        title={choice === "reject" ? "Reject this deploy?" : "Approve this deploy?"}
-        confirmLabel={choice === "reject" ? "Reject deploy" : "Approve deploy"}
+        title={c.title}
+        confirmLabel={c.confirm}
         cancelLabel="Not now"
         danger={choice === "reject"}
         busy={result.fetching}
@@ -56,10 +86,7 @@ export function ApprovalActions({ id, title, visible, onAnswered }: ApprovalActi
         onCancel={() => setChoice(null)}
       >
         <p>
-          <strong>{title}</strong>{" "}
-          {choice === "reject"
-            ? "ends REJECTED: nothing runs. One rejection is enough."
-            : "runs once every approval it needs is given. Your approval counts once."}
+          <strong>{c.subject}</strong> {c.text}
         </p>
         <label className="m-field" htmlFor={fieldId}>
           <span>Comment (kept in the audit log)</span>

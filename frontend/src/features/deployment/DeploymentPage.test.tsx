@@ -1,4 +1,5 @@
 import { act, render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
 import { MemoryRouter, Route, Routes } from "react-router";
 import { describe, expect, it, vi } from "vitest";
 import type { DeploymentViewFragment, StepViewFragment } from "../../gql/graphql";
@@ -127,7 +128,7 @@ describe("DeploymentPage", () => {
     const paused = rollout([wave("canary", [["eu-1"]], { state: "PAUSED" })], [target("eu-1", { wave: "canary", batch: 1, state: "SUCCESS" })], {
       state: "PAUSED",
       currentWave: "canary",
-      pause: { reason: "wave canary could not be judged by its gates", since: "2026-11-30T10:00:05Z", until: "2026-12-01T10:00:05Z", by: null, mayResume: ["role:deployer"] },
+      pause: { step: "pause[1/1]", reason: "wave canary could not be judged by its gates", since: "2026-11-30T10:00:05Z", until: "2026-12-01T10:00:05Z", by: null, mayResume: ["role:deployer"] },
     });
     const { push } = renderPage(deployment({ rollout: paused, canResumeRollout: true, canAbortRollout: true }));
     const panel = await screen.findByRole("region", { name: "Rollout" });
@@ -146,6 +147,12 @@ describe("DeploymentPage", () => {
     expect(await within(panel).findByRole("button", { name: "Approve…" })).toBeInTheDocument();
     expect(within(panel).getByRole("button", { name: "Pause…" })).toBeInTheDocument();
     expect(screen.getAllByRole("button", { name: "Approve…" })).toHaveLength(1);
+    // Its confirmation is about the wave, not the deploy.
+    const user = userEvent.setup();
+    await user.click(within(panel).getByRole("button", { name: "Approve…" }));
+    const dialog = screen.getByRole("dialog", { name: "Approve wave canary of hello-1.1.0?" });
+    expect(within(dialog).getByRole("button", { name: "Approve wave canary" })).toBeInTheDocument();
+    await user.click(within(dialog).getByRole("button", { name: "Not now" }));
 
     // A viewer: the same rollout, no action.
     push(deployment({ updatedAt: "2026-11-30T10:01:09Z", rollout: awaiting }));

@@ -155,7 +155,12 @@ function DeploymentView({ id }: { id: string }) {
                     canAbort={d.canAbortRollout && !final}
                   />
                   {/* A wave awaiting approval is answered as a deploy's approval is. */}
-                  <ApprovalActions id={d.id} title={`${title}, wave ${asking?.wave.name ?? ""}`} visible={d.canApprove && asking !== null} />
+                  <ApprovalActions
+                    id={d.id}
+                    title={title}
+                    wave={{ name: asking?.wave.name ?? d.rollout.currentWave ?? "", release: `${d.artifact.name}-${d.artifact.version}` }}
+                    visible={d.canApprove && asking !== null}
+                  />
                 </>
               }
             />

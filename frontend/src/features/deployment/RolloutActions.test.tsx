@@ -71,8 +71,28 @@ describe("RolloutActions", () => {
     await user.type(screen.getByLabelText("Comment (kept in the audit log)"), "dashboards are fine");
     await user.click(screen.getByRole("button", { name: "Resume rollout" }));
     expect(opName(executeMutation.mock.calls[0]!)).toBe("ResumeRollout");
-    expect(executeMutation.mock.calls[0]![0].variables).toEqual({ id: "hello-7", comment: "dashboards are fine" });
+    expect(executeMutation.mock.calls[0]![0].variables).toEqual({ id: "hello-7", comment: "dashboards are fine", pause: null });
     expect(screen.getByRole("button", { name: "Resume rollout" })).toBeTruthy();
+  });
+
+  it("resumes the pause it was shown, not one that began since", async () => {
+    const { client, executeMutation } = fakeClient(() => ({ data: { resumeRollout: { id: "hello-7" } } }));
+    const paused = (step: string) => ({
+      state: "PAUSED" as const,
+      request: null,
+      pause: { step, reason: "wave one could not be judged by its gates", since: "2026-11-30T10:00:00Z", until: "2026-12-01T10:00:00Z", by: null, mayResume: [] },
+    });
+    const view = renderActions(client, { rollout: paused("pause[1/1]"), canResume: true });
+    const user = userEvent.setup();
+    await user.click(screen.getByRole("button", { name: "Resume…" }));
+    // The rollout resumed by someone else and paused again while the dialog was open.
+    view.rerender(
+      <Provider value={client}>
+        <RolloutActions id="hello-7" title="hello → prod" rollout={paused("pause[2/1]")} {...none} canResume />
+      </Provider>,
+    );
+    await user.click(screen.getByRole("button", { name: "Resume rollout" }));
+    expect(executeMutation.mock.calls[0]![0].variables).toEqual({ id: "hello-7", comment: "", pause: "pause[1/1]" });
   });
 
   it("pauses with the reason", async () => {

@@ -8,7 +8,8 @@ import { AbortRolloutMutation, PauseRolloutMutation, ResumeRolloutMutation } fro
 export interface RolloutActionsProps {
   id: string;
   title: string;
-  rollout: Pick<RolloutViewFragment, "state" | "request">;
+  /** With its pause while paused: a resume names the pause it answers. */
+  rollout: Pick<RolloutViewFragment, "state" | "request"> & Partial<Pick<RolloutViewFragment, "pause">>;
   /** The server's word on what this viewer may ask of the rollout now. */
   canPause: boolean;
   canResume: boolean;
@@ -61,6 +62,10 @@ const pending: Record<string, string> = {
 export function RolloutActions({ id, title, rollout, canPause, canResume, canAbort }: RolloutActionsProps) {
   const [action, setAction] = useState<Action | null>(null);
   const [text, setText] = useState("");
+  // The pause the person looked at when they chose to resume: if the
+  // rollout pauses again meanwhile, the server refuses the resume rather
+  // than end a pause they never saw.
+  const [pauseSeen, setPauseSeen] = useState<string | undefined>(undefined);
   const [pauseResult, pause] = useMutation(PauseRolloutMutation);
   const [resumeResult, resume] = useMutation(ResumeRolloutMutation);
   const [abortResult, abort] = useMutation(AbortRolloutMutation);
@@ -73,7 +78,11 @@ export function RolloutActions({ id, title, rollout, canPause, canResume, canAbo
   const result = action === "resume" ? resumeResult : action === "abort" ? abortResult : pauseResult;
   async function confirm() {
     const r =
-      action === "resume" ? await resume({ id, comment: text }) : action === "abort" ? await abort({ id, reason: text }) : await pause({ id, reason: text });
+      action === "resume"
+        ? await resume({ id, comment: text, pause: pauseSeen ?? null })
+        : action === "abort"
+          ? await abort({ id, reason: text })
+          : await pause({ id, reason: text });
     if (!r.error) {
       setAction(null);
       setText("");
@@ -87,7 +96,15 @@ export function RolloutActions({ id, title, rollout, canPause, canResume, canAbo
       {(["pause", "resume", "abort"] as const)
         .filter((a) => allowed[a])
         .map((a) => (
-          <button key={a} type="button" className={`m-button ${copy[a].danger ? "m-button-danger" : ""}`} onClick={() => setAction(a)}>
+          <button
+            key={a}
+            type="button"
+            className={`m-button ${copy[a].danger ? "m-button-danger" : ""}`}
+            onClick={() => {
+              setPauseSeen(rollout.pause?.step);
+              setAction(a);
+            }}
+          >
             {copy[a].button}
           </button>
         ))}

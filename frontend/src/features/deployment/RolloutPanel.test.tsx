@@ -195,7 +195,7 @@ describe("RolloutPanel", () => {
     const r = baking();
     r.state = "PAUSED";
     r.waves[1]!.state = "PAUSED";
-    r.pause = { reason: "gate errors was inconclusive: Prometheus unreachable", since: at(-30), until: at(86_370), by: null, mayResume: ["role:deployer", "group:sre"] };
+    r.pause = { step: "pause[2/1]", reason: "gate errors was inconclusive: Prometheus unreachable", since: at(-30), until: at(86_370), by: null, mayResume: ["role:deployer", "group:sre"] };
     render(<RolloutPanel rollout={r} />);
     const note = screen.getByRole("status");
     expect(note).toHaveTextContent("Paused since");

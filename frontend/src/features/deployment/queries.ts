@@ -180,6 +180,7 @@ export const RolloutViewFragment = graphql(`
       error
     }
     pause {
+      step
       reason
       since
       until
@@ -203,8 +204,8 @@ export const PauseRolloutMutation = graphql(`
 `);
 
 export const ResumeRolloutMutation = graphql(`
-  mutation ResumeRollout($id: ID!, $comment: String) {
-    resumeRollout(id: $id, comment: $comment) {
+  mutation ResumeRollout($id: ID!, $comment: String, $pause: String) {
+    resumeRollout(id: $id, comment: $comment, pause: $pause) {
       ...DeploymentView
     }
   }

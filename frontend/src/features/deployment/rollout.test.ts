@@ -118,13 +118,13 @@ describe("the rollout line", () => {
     [
       "paused, with the time left before it aborts",
       wave("eu", [["b"]], { state: "PAUSED" }),
-      { state: "PAUSED" as const, pause: { reason: "paused by oidc:ana", since: at(-60), until: at(85_270), by: "oidc:ana", mayResume: [] } },
+      { state: "PAUSED" as const, pause: { step: "pause[2]", reason: "paused by oidc:ana", since: at(-60), until: at(85_270), by: "oidc:ana", mayResume: [] } },
       "wave 2 of 3 · 2/4 targets · paused · aborts in 23:41:10",
     ],
     [
       "paused past its end by this clock",
       wave("eu", [["b"]], { state: "PAUSED" }),
-      { state: "PAUSED" as const, pause: { reason: "gate errors was inconclusive", since: at(-90), until: at(-5), by: null, mayResume: [] } },
+      { state: "PAUSED" as const, pause: { step: "pause[2]", reason: "gate errors was inconclusive", since: at(-90), until: at(-5), by: null, mayResume: [] } },
       "wave 2 of 3 · 2/4 targets · paused · aborts in 0:00",
     ],
     ["checking gates", wave("eu", [["b"]], { state: "GATING" }), {}, "wave 2 of 3 · 2/4 targets · checking gates"],

@@ -1,0 +1,2 @@
+ALTER TABLE manent.deployments
+    DROP COLUMN rollout_request_pause;
