@@ -123,7 +123,8 @@ echo "applied=3" > "$MANENT_OUTPUT"`)
 	if st := step(d, "migrate"); st.State != deploy.StepSuccess || st.Output["applied"] != "3" || st.Type != "command" {
 		t.Fatalf("migrate %+v", st)
 	}
-	if ran := s.read(t, "ran"); ran != "127.0.0.1 migrate cm-1 shop false up --to 1.0.0 --db=shop\n" {
+	// MANENT_TARGET is the target's name: its login, host and port.
+	if ran, want := s.read(t, "ran"), fmt.Sprintf("web1@127.0.0.1:%d migrate cm-1 shop false up --to 1.0.0 --db=shop\n", s.srv.Port()); ran != want {
 		t.Fatalf("ran %q: once, on the first target", ran)
 	}
 	log := e.logText("cm-1")
@@ -161,7 +162,7 @@ exit 0`)
 		t.Fatalf("warm %+v", st)
 	}
 	ran := strings.Fields(s.read(t, "ran"))
-	if strings.Join(ran, " ") != "127.0.0.1 127.0.0.1 localhost" {
+	if want := fmt.Sprintf("web1@127.0.0.1:%[1]d web1@127.0.0.1:%[1]d web2@localhost:%[1]d", s.srv.Port()); strings.Join(ran, " ") != want {
 		t.Fatalf("ran %q: web1 (75), web1 again, then web2", ran)
 	}
 	if a := e.customAudit("cm-2"); len(a) != 2 || a[0]["outcome"] != "failed" || a[0]["permanent"] != false || a[1]["outcome"] != "success" {
@@ -238,7 +239,7 @@ func TestCommandDryRunInAFreeze(t *testing.T) {
 func TestCommandStepRunOnceInARollout(t *testing.T) {
 	s := newSSHTargets(t)
 	prog := s.program(t, "warm", `echo "$MANENT_TARGET" >> $here/ran
-echo "host=$MANENT_TARGET" | tr -d . > "$MANENT_OUTPUT"`)
+printf 'host=%s\n' "$(printf '%s' "$MANENT_TARGET" | tr -cd 'a-z0-9')" > "$MANENT_OUTPUT"`)
 	e := commandEnv(t, s, `{name: warm, mode: mandatory, type: command, ssh: {key_secret: ssh-key}, `+
 		`outputs: {host: {pattern: "[a-z0-9]+"}}, run: {run_once: true, command: ["`+prog+`"]}}`, "", envOptions{})
 	writeFile(t, filepath.Join(e.dir, "envconfig/demo/app/prod.yml"), `plugin: test
@@ -249,11 +250,12 @@ secrets:
 `)
 	e.submit("cm-6", "app", "prod")
 	e.waitState("cm-6", deploy.StateSuccess)
-	if ran := s.read(t, "ran"); ran != "127.0.0.1\nlocalhost\n" {
+	web1, web2 := fmt.Sprintf("web1@127.0.0.1:%d", s.srv.Port()), fmt.Sprintf("web2@localhost:%d", s.srv.Port())
+	if ran := s.read(t, "ran"); ran != web1+"\n"+web2+"\n" {
 		t.Fatalf("ran %q: once per batch, on each batch's first target", ran)
 	}
 	a := e.customAudit("cm-6")
-	if len(a) != 2 || toJSON(a[0]["targets"]) != `["127.0.0.1"]` || toJSON(a[1]["targets"]) != `["localhost"]` ||
+	if len(a) != 2 || toJSON(a[0]["targets"]) != `["`+web1+`"]` || toJSON(a[1]["targets"]) != `["`+web2+`"]` ||
 		a[0]["operation"] != "warm[1/1]" {
 		t.Fatalf("audit %+v", a)
 	}
