@@ -352,6 +352,11 @@ rollout:
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("compensations %v, want %v", got, want)
 	}
+	// The log names the batches it brings back, as their records do.
+	line := "rolling back (" + strings.ReplaceAll(strings.Join(want, ", "), "=SUCCESS", "") + ")"
+	if log := f.logText("second"); !strings.Contains(log, line) {
+		t.Errorf("the log does not say %q:\n%s", line, log)
+	}
 	comp := d.Compensations()
 	for i := 1; i < len(comp); i++ {
 		if comp[i].StartedAt.Before(*comp[i-1].FinishedAt) {
