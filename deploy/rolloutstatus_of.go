@@ -29,16 +29,19 @@ const (
 	// first deploy); absent when the deploy itself was in service already
 	// (a later batch of a rollout: an earlier checkpoint holds it).
 	OutputInServiceVersion = "manent:in_service_version"
+	// OutputRolloutPlan is the output of a config step that failed after
+	// it planned the rollout (a target rejected by the configuration valid
+	// then): the plan, as JSON, which the status shows instead of the
+	// submission's. A config step that succeeded leaves the plan in
+	// Effective.RolloutPlan.
+	OutputRolloutPlan = "manent:rollout_plan"
 )
 
-// RolloutStatus is where the rollout of d stands, built from the plan the
-// config step made (the submission's until it ran) and the records of the
-// steps; nil for a deploy without rollout.
+// RolloutStatus is where the rollout of d stands, built from the plan it
+// follows (rolloutPlan) and the records of the steps; nil for a deploy
+// without rollout.
 func (d Deployment) RolloutStatus() *RolloutStatus {
-	plan := d.Effective.RolloutPlan
-	if plan == nil {
-		plan = d.Plan.Rollout
-	}
+	plan := d.rolloutPlan()
 	if plan == nil {
 		return nil
 	}
@@ -59,6 +62,11 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 	restored := d.versionBefore()
 	for _, t := range plan.Targets {
 		ts := RolloutTargetStatus{Name: t.Name, Labels: t.Labels, Outcome: t.Outcome, State: StepSkipped}
+		if t.Outcome == OutcomeRejected && t.Reason != "" {
+			// Why it failed the deploy (a plan refused when the deploy ran).
+			reason := "rejected: " + t.Reason
+			ts.Error = &reason
+		}
 		if t.Outcome == OutcomeTargeted {
 			ts.Wave, ts.Batch = waveOf[t.Pass], t.Batch
 			if s := v.deferring(); s != nil && s.Pass == t.Pass {
@@ -99,6 +107,32 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 		st.Request = &RolloutRequestStatus{Action: q.Action, By: q.By, At: q.At.UTC()}
 	}
 	return st
+}
+
+// rolloutPlan is the plan the config step made from the configuration
+// valid when d ran: the one it runs once the step succeeded (nil when that
+// configuration has no rollout, whatever the submission planned), the one
+// refused when the step failed on it (a target rejected then); until the
+// step ended, or when it failed before it planned, the submission's.
+func (d Deployment) rolloutPlan() *RolloutPlan {
+	if d.Effective.RolloutPlan != nil {
+		return d.Effective.RolloutPlan
+	}
+	for _, s := range d.Steps {
+		if s.Name != StepConfig || s.Pass != 0 || (s.Kind != KindRun && s.Kind != KindDryRun) {
+			continue
+		}
+		switch s.State {
+		case StepSuccess:
+			return nil
+		case StepError:
+			var p RolloutPlan
+			if raw := s.Output[OutputRolloutPlan]; raw != "" && json.Unmarshal([]byte(raw), &p) == nil {
+				return &p
+			}
+		}
+	}
+	return d.Plan.Rollout
 }
 
 // WaveAwaitingApproval is the pass of the wave whose approval the rollout

@@ -225,3 +225,76 @@ func TestRolloutStatusWaveAroundItsBake(t *testing.T) {
 		})
 	}
 }
+
+// TestRolloutStatusFollowsTheConfigStepsPlan: the status shows the plan the
+// config step made from the configuration valid when the deploy ran (none
+// when that configuration has no rollout, the refused one when it rejected
+// a target), the submission's only until the step ended or when it failed
+// before it planned.
+func TestRolloutStatusFollowsTheConfigStepsPlan(t *testing.T) {
+	onePass := func(labels map[string]string, targets ...string) *RolloutPlan {
+		p := &RolloutPlan{Passes: []RolloutPass{{Index: 1, Name: "one", Batches: []RolloutBatch{{Index: 1, Targets: targets}}}}}
+		for _, n := range targets {
+			p.Targets = append(p.Targets, PlannedTarget{Name: n, Labels: labels, Outcome: OutcomeTargeted, Pass: 1, Batch: 1})
+		}
+		return p
+	}
+	submitted := onePass(map[string]string{"os": "linux"}, "a", "b")
+	run := onePass(nil, "a")
+	refused := onePass(nil, "a")
+	refused.Targets = append(refused.Targets, PlannedTarget{Name: "b", Labels: map[string]string{"os": "windows"},
+		Outcome: OutcomeRejected, Reason: "does not match rollout.rule: os is windows, not linux"})
+	raw, err := json.Marshal(refused)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := func(kind StepKind, state StepState, out map[string]string) []Step {
+		return []Step{{Name: StepConfig, Kind: kind, State: state, Output: out}}
+	}
+	tests := []struct {
+		name      string
+		state     State
+		effective *RolloutPlan
+		steps     []Step
+		want      *RolloutPlan
+	}{
+		{"queued: the submission's", StatePending, nil, nil, submitted},
+		{"config running: the submission's", StatePending, nil, config(KindRun, StepRunning, nil), submitted},
+		{"config done: its plan", StatePending, run, config(KindRun, StepSuccess, nil), run},
+		{"config done without rollout: none", StateSuccess, nil, config(KindRun, StepSuccess, nil), nil},
+		{"dry run done without rollout: none", StateSuccess, nil, config(KindDryRun, StepSuccess, nil), nil},
+		{"config refused a target: the refused plan", StateError, nil,
+			config(KindRun, StepError, map[string]string{OutputRolloutPlan: string(raw)}), refused},
+		{"config failed before it planned: the submission's", StateError, nil, config(KindRun, StepError, nil), submitted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Deployment{State: tt.state, Plan: Plan{Steps: []PlannedStep{{Name: StepConfig}, {Name: StepDeploy}, {Name: StepActivation}},
+				Rollout: submitted}, Effective: Effective{RolloutPlan: tt.effective}, Steps: tt.steps}
+			st := d.RolloutStatus()
+			if tt.want == nil {
+				if st != nil {
+					t.Fatalf("status %+v, want no rollout", st)
+				}
+				return
+			}
+			if st == nil {
+				t.Fatal("no rollout status")
+			}
+			var got, want []string
+			for _, tg := range st.Targets {
+				got = append(got, tg.Name+":"+string(tg.Outcome)+":"+tg.Labels["os"]+":"+deref(tg.Error))
+			}
+			for _, tg := range tt.want.Targets {
+				why := "<nil>"
+				if tg.Reason != "" {
+					why = "rejected: " + tg.Reason
+				}
+				want = append(want, tg.Name+":"+string(tg.Outcome)+":"+tg.Labels["os"]+":"+why)
+			}
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("targets %v, want %v", got, want)
+			}
+		})
+	}
+}

@@ -628,6 +628,63 @@ rollout: {rule: {labels: {os: linux}}}
 			t.Errorf("target %s touched: %v", dir, err)
 		}
 	}
+	// The status shows the plan the run refused, with the labels of the
+	// configuration valid then, not the submission's.
+	st := d.RolloutStatus()
+	if st == nil || st.State != deploy.RolloutAborted || len(st.Targets) != 2 {
+		t.Fatalf("rollout status %+v", st)
+	}
+	a, b := st.Targets[0], st.Targets[1]
+	if a.Outcome != deploy.OutcomeTargeted || a.State != deploy.StepSkipped || a.Error != nil {
+		t.Errorf("target a: %+v, want targeted, SKIPPED", a)
+	}
+	if b.Outcome != deploy.OutcomeRejected || b.Labels["os"] != "windows" || b.Wave != "" ||
+		deref(b.Error) != "rejected: does not match rollout.rule: os is windows, not linux" {
+		t.Errorf("target b: %+v (error %s), want rejected with os windows and why", b, deref(b.Error))
+	}
+	if w := st.Waves[0]; w.State != deploy.WaveSkipped || fmt.Sprint(w.Targets) != fmt.Sprint([]string{dirs[0]}) {
+		t.Errorf("wave %+v, want skipped with target a alone", w)
+	}
+}
+
+// TestRolloutRemovedBeforeTheRunShowsNoRollout: a deploy submitted under a
+// rollout whose environment drops it before the deploy runs runs without
+// one; its status then shows no rollout (not the submission's, whose
+// waves would read skipped and whose targets SKIPPED though deployed).
+func TestRolloutRemovedBeforeTheRunShowsNoRollout(t *testing.T) {
+	e := newEnv(t)
+	writeRelease(t, e.dir, "1.0.0")
+	dir := filepath.Join(e.dir, "targets", "drop", "a")
+	path := filepath.Join(e.dir, "envconfig/demo/web/drop.yml")
+	writeFile(t, path, fmt.Sprintf("plugin: local\ntargets: [{path: %q}]\nrollout:\n  waves: [{name: one}]\n", dir))
+	release := make(chan struct{})
+	e.plugin.deploy = func(ctx context.Context, req deploy.PluginRequest) error {
+		if req.DeploymentID == "blocker" {
+			<-release
+		}
+		return nil
+	}
+	e.submit("blocker", "app", "staging")
+	sub, err := e.eng.Submit(e.ctx, []byte(webDescriptor("drop-1", "drop", "1.0.0", "after: [blocker]\n")), deploy.SubmitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sub.Deployment.RolloutStatus() == nil {
+		t.Fatal("the submission planned no rollout")
+	}
+	// The platform team drops the rollout while the deploy waits.
+	writeFile(t, path, fmt.Sprintf("plugin: local\ntargets: [{path: %q}]\n", dir))
+	close(release)
+	d := e.waitState("drop-1", deploy.StateSuccess)
+	if d.Effective.Rollout != nil {
+		t.Fatalf("the run kept a rollout: %+v", d.Effective.Rollout)
+	}
+	if st := d.RolloutStatus(); st != nil {
+		t.Fatalf("the deploy ran without rollout, yet its status shows one: state %s, waves %+v, targets %+v", st.State, st.Waves, st.Targets)
+	}
+	if st := deploy.NewStatus(d); st.Rollout != nil {
+		t.Fatalf("the status JSON has a rollout: %+v", st.Rollout)
+	}
 }
 
 // TestCancelDuringBake: a cancel wakes a rollout in its bake, which stops

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,11 +30,11 @@ func (configStep) Run(ctx context.Context, c *Context) (Result, error) {
 	who := c.Job.Identity()
 	eff, out, err := c.Env.Checks.Configure(ctx, who, c.Job.Descriptor)
 	if err != nil {
-		return Result{}, err
+		return Result{Output: plannedOutput(eff.RolloutPlan)}, err
 	}
 	note, err := c.Env.Checks.Recheck(ctx, who, c.Job.Descriptor)
 	if err != nil {
-		return Result{}, err
+		return Result{Output: plannedOutput(eff.RolloutPlan)}, err
 	}
 	c.logf("info", "configuration %s (revision %s), plugin %s, %d target(s), rollback %s",
 		eff.ConfigSource, short(eff.ConfigRevision), eff.Plugin, len(eff.Targets), out["rollback"])
@@ -41,6 +42,21 @@ func (configStep) Run(ctx context.Context, c *Context) (Result, error) {
 }
 
 func (s configStep) DryRun(ctx context.Context, c *Context) (Result, error) { return s.Run(ctx, c) }
+
+// plannedOutput is what a failed config step keeps of the rollout plan it
+// made (deploy.OutputRolloutPlan): the deploy shows it, its rejected
+// targets with their reasons, rather than the submission's plan of
+// targets that may have changed since. nil without a plan.
+func plannedOutput(p *deploy.RolloutPlan) map[string]string {
+	if p == nil {
+		return nil
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil
+	}
+	return map[string]string{deploy.OutputRolloutPlan: string(b)}
+}
 
 // secretsStep checks that every secret of the environment can be resolved.
 // The values are not kept: steps that need them resolve them again.
