@@ -69,11 +69,11 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 		}
 		if t.Outcome == OutcomeTargeted {
 			ts.Wave, ts.Batch = waveOf[t.Pass], t.Batch
-			if s := v.deferring(); s != nil && s.Pass == t.Pass {
-				// Its wave waits for a freeze window to end.
+			b := v.batch(t.Pass, t.Batch)
+			if s := v.deferring(); s != nil && s.Pass == t.Pass && !b.started && deferred(*s, t.Name) {
+				// Its wave waits for the freeze window over it to end.
 				ts.Outcome = OutcomeDeferred
 			}
-			b := v.batch(t.Pass, t.Batch)
 			ts.State, ts.Error = b.state, optional(b.err)
 			started = started || b.started
 			if b.rolledBack {
@@ -175,6 +175,20 @@ func (v rolloutView) deferring() *Step {
 		}
 	}
 	return nil
+}
+
+// deferred reports whether the deferral s holds target back because the
+// window selects it: its record names the targets selected among those the
+// wave has left (a batch already done is not deferred, nor a target no
+// window selects). A record without them (of an earlier version) holds
+// every target left.
+func deferred(s Step, target string) bool {
+	list, ok := s.Output[OutputDeferTargets]
+	if !ok || list == "" {
+		return true
+	}
+	// Names joined by commas; a name may hold one (a path).
+	return strings.Contains(","+list+",", ","+target+",")
 }
 
 // asking is the record of the approval a wave asks now, nil when none

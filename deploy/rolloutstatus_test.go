@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -298,3 +299,67 @@ func TestRolloutStatusFollowsTheConfigStepsPlan(t *testing.T) {
 		})
 	}
 }
+
+// TestRolloutStatusDeferredTargets: while a wave is deferred, the targets
+// its freeze window selects among those the wave has left are deferred; a
+// target of a batch already done keeps its outcome (it runs the release),
+// and so does one no window selects (it only waits its turn).
+func TestRolloutStatusDeferredTargets(t *testing.T) {
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	later := at.Add(time.Second)
+	plan := &RolloutPlan{
+		Passes: []RolloutPass{{Index: 1, Name: "eu", Batches: []RolloutBatch{
+			{Index: 1, Targets: []string{"a"}}, {Index: 2, Targets: []string{"b"}}, {Index: 3, Targets: []string{"c,d"}}}}},
+		Targets: []PlannedTarget{
+			{Name: "a", Outcome: OutcomeTargeted, Pass: 1, Batch: 1},
+			{Name: "b", Outcome: OutcomeTargeted, Pass: 1, Batch: 2},
+			{Name: "c,d", Outcome: OutcomeTargeted, Pass: 1, Batch: 3},
+		},
+	}
+	done := func(step string) Step {
+		return Step{Name: step, Pass: 1, Batch: 1, Kind: KindRun, State: StepSuccess, StartedAt: &at, FinishedAt: &later}
+	}
+	deferral := func(targets *string) Step {
+		s := Step{Name: StepDefer, Pass: 1, Kind: KindRun, State: StepRunning, StartedAt: &later,
+			Output: map[string]string{OutputDeferWindow: "eu-maintenance", OutputDeferUntil: later.Add(time.Hour).Format(time.RFC3339Nano)}}
+		if targets != nil {
+			s.Output[OutputDeferTargets] = *targets
+		}
+		return s
+	}
+	tests := []struct {
+		name  string
+		steps []Step
+		want  []string // each target's outcome and state
+	}{
+		{"before the wave, the window over a and c,d", []Step{deferral(ptr("a,c,d"))},
+			[]string{"deferred PENDING", "targeted PENDING", "deferred PENDING"}},
+		{"mid-wave, the window over b", []Step{done(StepDeploy), done(StepActivation), deferral(ptr("b"))},
+			[]string{"targeted SUCCESS", "deferred PENDING", "targeted PENDING"}},
+		{"mid-wave, a record without its targets", []Step{done(StepDeploy), done(StepActivation), deferral(nil)},
+			[]string{"targeted SUCCESS", "deferred PENDING", "deferred PENDING"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Deployment{
+				State: StatePending, StartedAt: &at,
+				Plan:      Plan{Steps: []PlannedStep{{Name: StepDeploy}, {Name: StepActivation}}},
+				Effective: Effective{RolloutPlan: plan, Rollout: &RolloutSpec{}},
+				Steps:     tt.steps,
+			}
+			st := d.RolloutStatus()
+			if st.State != RolloutDeferred || st.Waves[0].State != WaveDeferred {
+				t.Fatalf("rollout %s, wave %s: want deferred", st.State, st.Waves[0].State)
+			}
+			var got []string
+			for _, tg := range st.Targets {
+				got = append(got, string(tg.Outcome)+" "+string(tg.State))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("targets %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
