@@ -27,7 +27,9 @@ const (
 	// that holds the version in service before the deploy, what its
 	// compensation brings the targets back to: "" when there was none (a
 	// first deploy); absent when the deploy itself was in service already
-	// (a later batch of a rollout: an earlier checkpoint holds it).
+	// (a later batch of a rollout: an earlier checkpoint holds it). The
+	// config step of a rollout records it too, for a batch rolled back
+	// before any activation.
 	OutputInServiceVersion = "manent:in_service_version"
 	// OutputRolloutPlan is the output of a config step that failed after
 	// it planned the rollout (a target rejected by the configuration valid
@@ -285,21 +287,28 @@ func pauseStatus(s Step) *RolloutPauseStatus {
 }
 
 // versionBefore is the version that was in service before d, which a
-// compensation of its activation brings the targets back to: the first
-// checkpoint of activation that recorded it (a later batch's finds d
-// itself in service and leaves it out); nil when none was in service.
+// compensation brings the targets back to: the first checkpoint of
+// activation that recorded it (a later batch's finds d itself in service
+// and leaves it out), what the compensation of activation put back; before
+// any activation (a batch that failed before it, in post-test), the one
+// the config step recorded. nil when none was in service.
 func (d Deployment) versionBefore() *string {
-	var first *Step
+	var first, configured *Step
 	for i, s := range d.Steps {
-		if s.Name != StepActivation || s.Kind != KindCheckpoint || s.State != StepSuccess {
+		if _, ok := s.Output[OutputInServiceVersion]; !ok || s.State != StepSuccess {
 			continue
 		}
-		if _, ok := s.Output[OutputInServiceVersion]; !ok {
-			continue
+		switch {
+		case s.Name == StepConfig && s.Kind != KindCheckpoint:
+			configured = &d.Steps[i]
+		case s.Name == StepActivation && s.Kind == KindCheckpoint:
+			if first == nil || s.Pass < first.Pass || (s.Pass == first.Pass && s.Batch < first.Batch) {
+				first = &d.Steps[i]
+			}
 		}
-		if first == nil || s.Pass < first.Pass || (s.Pass == first.Pass && s.Batch < first.Batch) {
-			first = &d.Steps[i]
-		}
+	}
+	if first == nil {
+		first = configured
 	}
 	if first == nil {
 		return nil

@@ -363,3 +363,45 @@ func TestRolloutStatusDeferredTargets(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestRolloutStatusReleaseOfRolledBackTargets: a rolled-back target shows
+// the version in service before the deploy: the first checkpoint of
+// activation's (what the compensation of activation put back), else, for
+// a batch rolled back before any activation, the config step's.
+func TestRolloutStatusReleaseOfRolledBackTargets(t *testing.T) {
+	plan := &RolloutPlan{
+		Passes:  []RolloutPass{{Index: 1, Name: "one", Batches: []RolloutBatch{{Index: 1, Targets: []string{"a"}}}}},
+		Targets: []PlannedTarget{{Name: "a", Outcome: OutcomeTargeted, Pass: 1, Batch: 1}},
+	}
+	in := func(v string) map[string]string { return map[string]string{OutputInServiceVersion: v} }
+	config := Step{Name: StepConfig, Kind: KindRun, State: StepSuccess, Output: in("1.0.0")}
+	deployed := Step{Name: StepDeploy, Pass: 1, Batch: 1, Kind: KindRun, State: StepSuccess}
+	undeployed := Step{Name: StepDeploy, Pass: 1, Batch: 1, Kind: KindRollback, State: StepSuccess}
+	checkpoint := Step{Name: StepActivation, Pass: 1, Batch: 1, Kind: KindCheckpoint, State: StepSuccess, Output: in("0.9.0")}
+	activated := Step{Name: StepActivation, Pass: 1, Batch: 1, Kind: KindRun, State: StepSuccess}
+	deactivated := Step{Name: StepActivation, Pass: 1, Batch: 1, Kind: KindRollback, State: StepSuccess}
+	postTest := Step{Name: StepPostTest, Pass: 1, Batch: 1, Kind: KindRun, State: StepError}
+	tests := []struct {
+		name  string
+		steps []Step
+		want  string
+	}{
+		{"failed before activation", []Step{config, deployed, postTest, undeployed}, "1.0.0"},
+		{"failed before activation, a first deploy", []Step{{Name: StepConfig, Kind: KindRun, State: StepSuccess, Output: in("")},
+			deployed, postTest, undeployed}, "<nil>"},
+		{"rolled back after activation", []Step{config, deployed, checkpoint, activated, deactivated, undeployed}, "0.9.0"},
+		{"records without the config step's", []Step{{Name: StepConfig, Kind: KindRun, State: StepSuccess},
+			deployed, checkpoint, activated, deactivated, undeployed}, "0.9.0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Deployment{State: StateError, Effective: Effective{RolloutPlan: plan},
+				Plan:  Plan{Steps: []PlannedStep{{Name: StepConfig}, {Name: StepDeploy}, {Name: StepPostTest}, {Name: StepActivation}}},
+				Steps: tt.steps}
+			a := d.RolloutStatus().Targets[0]
+			if a.State != TargetRolledBack || deref(a.Release) != tt.want {
+				t.Errorf("target: %s, release %s; want ROLLED_BACK, %s", a.State, deref(a.Release), tt.want)
+			}
+		})
+	}
+}

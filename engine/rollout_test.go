@@ -453,6 +453,60 @@ rollout:
 	}
 }
 
+// TestRolloutRolledBackBeforeActivationShowsRelease: a batch that fails
+// before its activation (in post-test, between deploy and activation) is
+// compensated, and its targets are ROLLED_BACK to the release they ran,
+// though no checkpoint of activation was ever taken: the one in service
+// before the deploy, none after a first deploy.
+func TestRolloutRolledBackBeforeActivationShowsRelease(t *testing.T) {
+	health := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("v") == "2.0.0" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}))
+	t.Cleanup(health.Close)
+	rest := fmt.Sprintf(`health: [{url: %q}]
+rollback: {enabled: true, on: [deploy, post-test, activation]}
+rollout:
+  waves: [{name: one, count: 1}, {name: two}]
+`, health.URL+"/h?v={{ .Version }}")
+	tests := []struct {
+		name   string
+		before string // the version deployed first, "" for none
+		want   *string
+	}{
+		{"over a release", "1.0.0", ptr("1.0.0")},
+		{"a first deploy", "", nil},
+	}
+	f := newFleetEnv(t, "rbpre", nil, nil, "")
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := fmt.Sprintf("rbpre%d", i)
+			f.addFleet(env, []string{"x", "y"}, rest)
+			if tt.before != "" {
+				f.submitTo(env+"-first", env, tt.before)
+				f.waitState(env+"-first", deploy.StateSuccess)
+			}
+			f.submitTo(env+"-second", env, "2.0.0")
+			d := f.waitState(env+"-second", deploy.StateError)
+			if s := step(d, "post-test"); s.State != deploy.StepError || s.Pass != 1 {
+				t.Fatalf("post-test = %s in pass %d, want the first batch's to fail", s.State, s.Pass)
+			}
+			st := d.RolloutStatus()
+			x, y := st.Targets[0], st.Targets[1]
+			if x.State != deploy.TargetRolledBack {
+				t.Fatalf("x: %s (%s), want ROLLED_BACK", x.State, deref(x.Error))
+			}
+			if deref(x.Release) != deref(tt.want) {
+				t.Errorf("x was brought back to %s, but its release is %s", deref(tt.want), deref(x.Release))
+			}
+			if y.State != deploy.StepSkipped || y.Release != nil {
+				t.Errorf("y, never touched: %s, release %s", y.State, deref(y.Release))
+			}
+		})
+	}
+}
+
 func ptr[T any](v T) *T { return &v }
 
 func deref(s *string) string {

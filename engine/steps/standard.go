@@ -36,6 +36,13 @@ func (configStep) Run(ctx context.Context, c *Context) (Result, error) {
 	if err != nil {
 		return Result{Output: plannedOutput(eff.RolloutPlan)}, err
 	}
+	if eff.RolloutPlan != nil {
+		// What a batch rolled back before its activation is back on: the
+		// status shows it as its targets' release.
+		if err := recordVersionBefore(ctx, c, eff, out); err != nil {
+			return Result{Output: plannedOutput(eff.RolloutPlan)}, err
+		}
+	}
 	c.logf("info", "configuration %s (revision %s), plugin %s, %d target(s), rollback %s",
 		eff.ConfigSource, short(eff.ConfigRevision), eff.Plugin, len(eff.Targets), out["rollback"])
 	return Result{Effective: &eff, Output: out, Note: note}, nil
@@ -198,7 +205,7 @@ func (s pluginStep) Checkpoint(ctx context.Context, c *Context) (deploy.Checkpoi
 	// pass for them, and are dropped (as the undo of a deploy drops them).
 	maps.DeleteFunc(cp.Data, isEngineKey)
 	if c.Key.Step == deploy.StepActivation {
-		if err := recordVersionBefore(ctx, c, cp.Data); err != nil {
+		if err := recordVersionBefore(ctx, c, c.Effective, cp.Data); err != nil {
 			return deploy.Checkpoint{}, err
 		}
 	}
@@ -212,16 +219,16 @@ const engineKeys = "manent:"
 func isEngineKey(k, _ string) bool { return strings.HasPrefix(k, engineKeys) }
 
 // recordVersionBefore keeps in data the version in service before the
-// deploy, which the status shows as the release of a rolled-back target
-// (deploy.OutputInServiceVersion): "" when none was; nothing when the
-// deploy is in service already (a later batch of a rollout, whose first
-// checkpoint recorded it). The queue runs one deploy of an environment at
-// a time, so the inventory does not change under the checkpoint.
-func recordVersionBefore(ctx context.Context, c *Context, data map[string]string) error {
+// deploy of e, which the status shows as the release of a rolled-back
+// target (deploy.OutputInServiceVersion): "" when none was; nothing when
+// the deploy is in service already (a later batch of a rollout, whose
+// first checkpoint recorded it). The queue runs one deploy of an
+// environment at a time, so the inventory does not change under the
+// config step or the checkpoint.
+func recordVersionBefore(ctx context.Context, c *Context, e deploy.Effective, data map[string]string) error {
 	if c.Env.Inventory == nil {
 		return nil
 	}
-	e := c.Effective
 	inv, err := c.Env.Inventory.Inventory(ctx, e.Tenant)
 	if err != nil {
 		return fmt.Errorf("read the release in service: %w", err)
