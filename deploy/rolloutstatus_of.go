@@ -27,13 +27,21 @@ const (
 	// that holds the version in service before the deploy, what its
 	// compensation brings the targets back to: "" when there was none (a
 	// first deploy); absent when the deploy itself was in service already
-	// (a later batch of a rollout: an earlier checkpoint holds it).
+	// (a later batch of a rollout: an earlier checkpoint holds it). The
+	// config step of a rollout records it too, for a batch rolled back
+	// before any activation.
 	OutputInServiceVersion = "manent:in_service_version"
+	// OutputRolloutPlan is the output of a config step that failed after
+	// it planned the rollout (a target rejected by the configuration valid
+	// then): the plan, as JSON, which the status shows instead of the
+	// submission's. A config step that succeeded leaves the plan in
+	// Effective.RolloutPlan.
+	OutputRolloutPlan = "manent:rollout_plan"
 )
 
-// RolloutStatus is where the rollout of d stands, built from the plan the
-// config step made (the submission's until it ran) and the records of the
-// steps; nil for a deploy without rollout.
+// RolloutStatus is where the rollout of d stands, built from the plan it
+// follows (rolloutPlan) and the records of the steps; nil for a deploy
+// without rollout.
 func (d Deployment) RolloutStatus() *RolloutStatus {
 	plan := d.rolloutPlan()
 	if plan == nil {
@@ -58,13 +66,18 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 	restored := d.versionBefore()
 	for _, t := range plan.Targets {
 		ts := RolloutTargetStatus{Name: t.Name, Labels: t.Labels, Outcome: t.Outcome, State: StepSkipped}
+		if t.Outcome == OutcomeRejected && t.Reason != "" {
+			// Why it failed the deploy (a plan refused when the deploy ran).
+			reason := "rejected: " + t.Reason
+			ts.Error = &reason
+		}
 		if t.Outcome == OutcomeTargeted {
 			ts.Wave, ts.Batch = waveOf[t.Pass], t.Batch
-			if s := v.deferring; s != nil && s.Pass == t.Pass {
-				// Its wave waits for a freeze window to end.
+			b := v.batch(t.Pass, t.Batch)
+			if s := v.deferring; s != nil && s.Pass == t.Pass && !b.started && deferred(*s, t.Name) {
+				// Its wave waits for the freeze window over it to end.
 				ts.Outcome = OutcomeDeferred
 			}
-			b := v.batch(t.Pass, t.Batch)
 			ts.State, ts.Error = b.state, optional(b.err)
 			started = started || b.started
 			if b.rolledBack {
@@ -100,11 +113,28 @@ func (d Deployment) RolloutStatus() *RolloutStatus {
 	return st
 }
 
-// rolloutPlan is the plan the rollout of d follows: the config step's, the
-// submission's until it ran; nil for a deploy without rollout.
+// rolloutPlan is the plan the config step made from the configuration
+// valid when d ran: the one it runs once the step succeeded (nil when that
+// configuration has no rollout, whatever the submission planned), the one
+// refused when the step failed on it (a target rejected then); until the
+// step ended, or when it failed before it planned, the submission's.
 func (d *Deployment) rolloutPlan() *RolloutPlan {
 	if d.Effective.RolloutPlan != nil {
 		return d.Effective.RolloutPlan
+	}
+	for _, s := range d.Steps {
+		if s.Name != StepConfig || s.Pass != 0 || (s.Kind != KindRun && s.Kind != KindDryRun) {
+			continue
+		}
+		switch s.State {
+		case StepSuccess:
+			return nil
+		case StepError:
+			var p RolloutPlan
+			if raw := s.Output[OutputRolloutPlan]; raw != "" && json.Unmarshal([]byte(raw), &p) == nil {
+				return &p
+			}
+		}
 	}
 	return d.Plan.Rollout
 }
@@ -129,6 +159,20 @@ func (s WaveState) goesOn() bool {
 		return true
 	}
 	return false
+}
+
+// deferred reports whether the deferral s holds target back because the
+// window selects it: its record names the targets selected among those the
+// wave has left (a batch already done is not deferred, nor a target no
+// window selects). A record without them (of an earlier version) holds
+// every target left.
+func deferred(s Step, target string) bool {
+	list, ok := s.Output[OutputDeferTargets]
+	if !ok || list == "" {
+		return true
+	}
+	// Names joined by commas; a name may hold one (a path).
+	return strings.Contains(","+list+",", ","+target+",")
 }
 
 // approval is the approval section of wave p, which asks approvals: what
@@ -211,21 +255,28 @@ func pauseStatus(s Step) *RolloutPauseStatus {
 }
 
 // versionBefore is the version that was in service before d, which a
-// compensation of its activation brings the targets back to: the first
-// checkpoint of activation that recorded it (a later batch's finds d
-// itself in service and leaves it out); nil when none was in service.
+// compensation brings the targets back to: the first checkpoint of
+// activation that recorded it (a later batch's finds d itself in service
+// and leaves it out), what the compensation of activation put back; before
+// any activation (a batch that failed before it, in post-test), the one
+// the config step recorded. nil when none was in service.
 func (d Deployment) versionBefore() *string {
-	var first *Step
+	var first, configured *Step
 	for i, s := range d.Steps {
-		if s.Name != StepActivation || s.Kind != KindCheckpoint || s.State != StepSuccess {
+		if _, ok := s.Output[OutputInServiceVersion]; !ok || s.State != StepSuccess {
 			continue
 		}
-		if _, ok := s.Output[OutputInServiceVersion]; !ok {
-			continue
+		switch {
+		case s.Name == StepConfig && s.Kind != KindCheckpoint:
+			configured = &d.Steps[i]
+		case s.Name == StepActivation && s.Kind == KindCheckpoint:
+			if first == nil || s.Pass < first.Pass || (s.Pass == first.Pass && s.Batch < first.Batch) {
+				first = &d.Steps[i]
+			}
 		}
-		if first == nil || s.Pass < first.Pass || (s.Pass == first.Pass && s.Batch < first.Batch) {
-			first = &d.Steps[i]
-		}
+	}
+	if first == nil {
+		first = configured
 	}
 	if first == nil {
 		return nil

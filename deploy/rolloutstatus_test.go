@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -221,6 +222,185 @@ func TestRolloutStatusWaveAroundItsBake(t *testing.T) {
 			}
 			if st.Waves[1].State != WaveEmpty {
 				t.Errorf("the wave without target: %s, want empty", st.Waves[1].State)
+			}
+		})
+	}
+}
+
+// TestRolloutStatusFollowsTheConfigStepsPlan: the status shows the plan the
+// config step made from the configuration valid when the deploy ran (none
+// when that configuration has no rollout, the refused one when it rejected
+// a target), the submission's only until the step ended or when it failed
+// before it planned.
+func TestRolloutStatusFollowsTheConfigStepsPlan(t *testing.T) {
+	onePass := func(labels map[string]string, targets ...string) *RolloutPlan {
+		p := &RolloutPlan{Passes: []RolloutPass{{Index: 1, Name: "one", Batches: []RolloutBatch{{Index: 1, Targets: targets}}}}}
+		for _, n := range targets {
+			p.Targets = append(p.Targets, PlannedTarget{Name: n, Labels: labels, Outcome: OutcomeTargeted, Pass: 1, Batch: 1})
+		}
+		return p
+	}
+	submitted := onePass(map[string]string{"os": "linux"}, "a", "b")
+	run := onePass(nil, "a")
+	refused := onePass(nil, "a")
+	refused.Targets = append(refused.Targets, PlannedTarget{Name: "b", Labels: map[string]string{"os": "windows"},
+		Outcome: OutcomeRejected, Reason: "does not match rollout.rule: os is windows, not linux"})
+	raw, err := json.Marshal(refused)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := func(kind StepKind, state StepState, out map[string]string) []Step {
+		return []Step{{Name: StepConfig, Kind: kind, State: state, Output: out}}
+	}
+	tests := []struct {
+		name      string
+		state     State
+		effective *RolloutPlan
+		steps     []Step
+		want      *RolloutPlan
+	}{
+		{"queued: the submission's", StatePending, nil, nil, submitted},
+		{"config running: the submission's", StatePending, nil, config(KindRun, StepRunning, nil), submitted},
+		{"config done: its plan", StatePending, run, config(KindRun, StepSuccess, nil), run},
+		{"config done without rollout: none", StateSuccess, nil, config(KindRun, StepSuccess, nil), nil},
+		{"dry run done without rollout: none", StateSuccess, nil, config(KindDryRun, StepSuccess, nil), nil},
+		{"config refused a target: the refused plan", StateError, nil,
+			config(KindRun, StepError, map[string]string{OutputRolloutPlan: string(raw)}), refused},
+		{"config failed before it planned: the submission's", StateError, nil, config(KindRun, StepError, nil), submitted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Deployment{State: tt.state, Plan: Plan{Steps: []PlannedStep{{Name: StepConfig}, {Name: StepDeploy}, {Name: StepActivation}},
+				Rollout: submitted}, Effective: Effective{RolloutPlan: tt.effective}, Steps: tt.steps}
+			st := d.RolloutStatus()
+			if tt.want == nil {
+				if st != nil {
+					t.Fatalf("status %+v, want no rollout", st)
+				}
+				return
+			}
+			if st == nil {
+				t.Fatal("no rollout status")
+			}
+			var got, want []string
+			for _, tg := range st.Targets {
+				got = append(got, tg.Name+":"+string(tg.Outcome)+":"+tg.Labels["os"]+":"+deref(tg.Error))
+			}
+			for _, tg := range tt.want.Targets {
+				why := "<nil>"
+				if tg.Reason != "" {
+					why = "rejected: " + tg.Reason
+				}
+				want = append(want, tg.Name+":"+string(tg.Outcome)+":"+tg.Labels["os"]+":"+why)
+			}
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("targets %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// TestRolloutStatusDeferredTargets: while a wave is deferred, the targets
+// its freeze window selects among those the wave has left are deferred; a
+// target of a batch already done keeps its outcome (it runs the release),
+// and so does one no window selects (it only waits its turn).
+func TestRolloutStatusDeferredTargets(t *testing.T) {
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	later := at.Add(time.Second)
+	plan := &RolloutPlan{
+		Passes: []RolloutPass{{Index: 1, Name: "eu", Batches: []RolloutBatch{
+			{Index: 1, Targets: []string{"a"}}, {Index: 2, Targets: []string{"b"}}, {Index: 3, Targets: []string{"c,d"}}}}},
+		Targets: []PlannedTarget{
+			{Name: "a", Outcome: OutcomeTargeted, Pass: 1, Batch: 1},
+			{Name: "b", Outcome: OutcomeTargeted, Pass: 1, Batch: 2},
+			{Name: "c,d", Outcome: OutcomeTargeted, Pass: 1, Batch: 3},
+		},
+	}
+	done := func(step string) Step {
+		return Step{Name: step, Pass: 1, Batch: 1, Kind: KindRun, State: StepSuccess, StartedAt: &at, FinishedAt: &later}
+	}
+	deferral := func(targets *string) Step {
+		s := Step{Name: StepDefer, Pass: 1, Kind: KindRun, State: StepRunning, StartedAt: &later,
+			Output: map[string]string{OutputDeferWindow: "eu-maintenance", OutputDeferUntil: later.Add(time.Hour).Format(time.RFC3339Nano)}}
+		if targets != nil {
+			s.Output[OutputDeferTargets] = *targets
+		}
+		return s
+	}
+	tests := []struct {
+		name  string
+		steps []Step
+		want  []string // each target's outcome and state
+	}{
+		{"before the wave, the window over a and c,d", []Step{deferral(ptr("a,c,d"))},
+			[]string{"deferred PENDING", "targeted PENDING", "deferred PENDING"}},
+		{"mid-wave, the window over b", []Step{done(StepDeploy), done(StepActivation), deferral(ptr("b"))},
+			[]string{"targeted SUCCESS", "deferred PENDING", "targeted PENDING"}},
+		{"mid-wave, a record without its targets", []Step{done(StepDeploy), done(StepActivation), deferral(nil)},
+			[]string{"targeted SUCCESS", "deferred PENDING", "deferred PENDING"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Deployment{
+				State: StatePending, StartedAt: &at,
+				Plan:      Plan{Steps: []PlannedStep{{Name: StepDeploy}, {Name: StepActivation}}},
+				Effective: Effective{RolloutPlan: plan, Rollout: &RolloutSpec{}},
+				Steps:     tt.steps,
+			}
+			st := d.RolloutStatus()
+			if st.State != RolloutDeferred || st.Waves[0].State != WaveDeferred {
+				t.Fatalf("rollout %s, wave %s: want deferred", st.State, st.Waves[0].State)
+			}
+			var got []string
+			for _, tg := range st.Targets {
+				got = append(got, string(tg.Outcome)+" "+string(tg.State))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("targets %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestRolloutStatusReleaseOfRolledBackTargets: a rolled-back target shows
+// the version in service before the deploy: the first checkpoint of
+// activation's (what the compensation of activation put back), else, for
+// a batch rolled back before any activation, the config step's.
+func TestRolloutStatusReleaseOfRolledBackTargets(t *testing.T) {
+	plan := &RolloutPlan{
+		Passes:  []RolloutPass{{Index: 1, Name: "one", Batches: []RolloutBatch{{Index: 1, Targets: []string{"a"}}}}},
+		Targets: []PlannedTarget{{Name: "a", Outcome: OutcomeTargeted, Pass: 1, Batch: 1}},
+	}
+	in := func(v string) map[string]string { return map[string]string{OutputInServiceVersion: v} }
+	config := Step{Name: StepConfig, Kind: KindRun, State: StepSuccess, Output: in("1.0.0")}
+	deployed := Step{Name: StepDeploy, Pass: 1, Batch: 1, Kind: KindRun, State: StepSuccess}
+	undeployed := Step{Name: StepDeploy, Pass: 1, Batch: 1, Kind: KindRollback, State: StepSuccess}
+	checkpoint := Step{Name: StepActivation, Pass: 1, Batch: 1, Kind: KindCheckpoint, State: StepSuccess, Output: in("0.9.0")}
+	activated := Step{Name: StepActivation, Pass: 1, Batch: 1, Kind: KindRun, State: StepSuccess}
+	deactivated := Step{Name: StepActivation, Pass: 1, Batch: 1, Kind: KindRollback, State: StepSuccess}
+	postTest := Step{Name: StepPostTest, Pass: 1, Batch: 1, Kind: KindRun, State: StepError}
+	tests := []struct {
+		name  string
+		steps []Step
+		want  string
+	}{
+		{"failed before activation", []Step{config, deployed, postTest, undeployed}, "1.0.0"},
+		{"failed before activation, a first deploy", []Step{{Name: StepConfig, Kind: KindRun, State: StepSuccess, Output: in("")},
+			deployed, postTest, undeployed}, "<nil>"},
+		{"rolled back after activation", []Step{config, deployed, checkpoint, activated, deactivated, undeployed}, "0.9.0"},
+		{"records without the config step's", []Step{{Name: StepConfig, Kind: KindRun, State: StepSuccess},
+			deployed, checkpoint, activated, deactivated, undeployed}, "0.9.0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Deployment{State: StateError, Effective: Effective{RolloutPlan: plan},
+				Plan:  Plan{Steps: []PlannedStep{{Name: StepConfig}, {Name: StepDeploy}, {Name: StepPostTest}, {Name: StepActivation}}},
+				Steps: tt.steps}
+			a := d.RolloutStatus().Targets[0]
+			if a.State != TargetRolledBack || deref(a.Release) != tt.want {
+				t.Errorf("target: %s, release %s; want ROLLED_BACK, %s", a.State, deref(a.Release), tt.want)
 			}
 		})
 	}

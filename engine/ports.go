@@ -67,7 +67,9 @@ type Recorder interface {
 // when it starts, and the submissions a release makes.
 type Checks interface {
 	// Configure resolves the imports, reads the environment configuration
-	// valid now and merges it with the descriptor (the config step).
+	// valid now and merges it with the descriptor (the config step). When
+	// the rollout rejects a target, the Effective returned with the error
+	// holds the plan refused (RolloutPlan).
 	Configure(ctx context.Context, who deploy.Identity, d deploy.Descriptor) (deploy.Effective, map[string]string, error)
 	// Recheck runs governance again (freezes, policy); note says why a
 	// freeze was overridden.

@@ -40,7 +40,9 @@ func (r *run) compensate(ctx dbos.Context, f *failure) (string, error) {
 	todo := r.compensations()
 	names := make([]string, len(todo))
 	for i, u := range todo {
-		names[i] = deploy.StepKey{Step: u.key.Step, Kind: deploy.KindRollback}.Name()
+		// Named as their records are: rollback:activation[2/1] says which
+		// batch of a rollout it brings back.
+		names[i] = compensationKey(u).Name()
 	}
 	r.note("", "warn", "%s failed: rolling back (%s)", f.step, strings.Join(names, ", "))
 	// A deploy undone after it ended (a release's rollback) says so too.
@@ -100,7 +102,7 @@ func (r *run) compensate(ctx dbos.Context, f *failure) (string, error) {
 
 // compensationOp is the compensation of the run u, the i-th of a rollback.
 func (r *run) compensationOp(u unit, i int) op {
-	key := deploy.StepKey{Step: u.key.Step, Pass: u.key.Pass, Batch: u.key.Batch, Target: u.key.Target, Kind: deploy.KindRollback}
+	key := compensationKey(u)
 	o := op{deployID: r.in.ID, key: key, step: u.step, pos: rollbackPosition + i}
 	cp := r.checkpoints[checkpointKey(u.key)]
 	o.do = func(ctx context.Context, attempt int) (steps.Result, error) {
@@ -116,6 +118,12 @@ func (r *run) compensationOp(u unit, i int) op {
 		return undo.Compensate(ctx, c, cp)
 	}
 	return o
+}
+
+// compensationKey is the key of the compensation of the run u: its step,
+// pass, batch and target.
+func compensationKey(u unit) deploy.StepKey {
+	return deploy.StepKey{Step: u.key.Step, Pass: u.key.Pass, Batch: u.key.Batch, Target: u.key.Target, Kind: deploy.KindRollback}
 }
 
 // cleanup runs the cleanup step; a failure is recorded and logged but does

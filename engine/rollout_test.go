@@ -352,6 +352,11 @@ rollout:
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("compensations %v, want %v", got, want)
 	}
+	// The log names the batches it brings back, as their records do.
+	line := "rolling back (" + strings.ReplaceAll(strings.Join(want, ", "), "=SUCCESS", "") + ")"
+	if log := f.logText("second"); !strings.Contains(log, line) {
+		t.Errorf("the log does not say %q:\n%s", line, log)
+	}
 	comp := d.Compensations()
 	for i := 1; i < len(comp); i++ {
 		if comp[i].StartedAt.Before(*comp[i-1].FinishedAt) {
@@ -443,6 +448,60 @@ rollout:
 				if fmt.Sprint(deref(tg.Release)) != fmt.Sprint(deref(tt.want)) {
 					t.Errorf("%s was brought back to %s, but its release is %s", filepath.Base(tg.Name), deref(tt.want), deref(tg.Release))
 				}
+			}
+		})
+	}
+}
+
+// TestRolloutRolledBackBeforeActivationShowsRelease: a batch that fails
+// before its activation (in post-test, between deploy and activation) is
+// compensated, and its targets are ROLLED_BACK to the release they ran,
+// though no checkpoint of activation was ever taken: the one in service
+// before the deploy, none after a first deploy.
+func TestRolloutRolledBackBeforeActivationShowsRelease(t *testing.T) {
+	health := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("v") == "2.0.0" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}))
+	t.Cleanup(health.Close)
+	rest := fmt.Sprintf(`health: [{url: %q}]
+rollback: {enabled: true, on: [deploy, post-test, activation]}
+rollout:
+  waves: [{name: one, count: 1}, {name: two}]
+`, health.URL+"/h?v={{ .Version }}")
+	tests := []struct {
+		name   string
+		before string // the version deployed first, "" for none
+		want   *string
+	}{
+		{"over a release", "1.0.0", ptr("1.0.0")},
+		{"a first deploy", "", nil},
+	}
+	f := newFleetEnv(t, "rbpre", nil, nil, "")
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := fmt.Sprintf("rbpre%d", i)
+			f.addFleet(env, []string{"x", "y"}, rest)
+			if tt.before != "" {
+				f.submitTo(env+"-first", env, tt.before)
+				f.waitState(env+"-first", deploy.StateSuccess)
+			}
+			f.submitTo(env+"-second", env, "2.0.0")
+			d := f.waitState(env+"-second", deploy.StateError)
+			if s := step(d, "post-test"); s.State != deploy.StepError || s.Pass != 1 {
+				t.Fatalf("post-test = %s in pass %d, want the first batch's to fail", s.State, s.Pass)
+			}
+			st := d.RolloutStatus()
+			x, y := st.Targets[0], st.Targets[1]
+			if x.State != deploy.TargetRolledBack {
+				t.Fatalf("x: %s (%s), want ROLLED_BACK", x.State, deref(x.Error))
+			}
+			if deref(x.Release) != deref(tt.want) {
+				t.Errorf("x was brought back to %s, but its release is %s", deref(tt.want), deref(x.Release))
+			}
+			if y.State != deploy.StepSkipped || y.Release != nil {
+				t.Errorf("y, never touched: %s, release %s", y.State, deref(y.Release))
 			}
 		})
 	}
@@ -622,6 +681,63 @@ rollout: {rule: {labels: {os: linux}}}
 		if _, err := os.Stat(dir); !os.IsNotExist(err) {
 			t.Errorf("target %s touched: %v", dir, err)
 		}
+	}
+	// The status shows the plan the run refused, with the labels of the
+	// configuration valid then, not the submission's.
+	st := d.RolloutStatus()
+	if st == nil || st.State != deploy.RolloutAborted || len(st.Targets) != 2 {
+		t.Fatalf("rollout status %+v", st)
+	}
+	a, b := st.Targets[0], st.Targets[1]
+	if a.Outcome != deploy.OutcomeTargeted || a.State != deploy.StepSkipped || a.Error != nil {
+		t.Errorf("target a: %+v, want targeted, SKIPPED", a)
+	}
+	if b.Outcome != deploy.OutcomeRejected || b.Labels["os"] != "windows" || b.Wave != "" ||
+		deref(b.Error) != "rejected: does not match rollout.rule: os is windows, not linux" {
+		t.Errorf("target b: %+v (error %s), want rejected with os windows and why", b, deref(b.Error))
+	}
+	if w := st.Waves[0]; w.State != deploy.WaveSkipped || fmt.Sprint(w.Targets) != fmt.Sprint([]string{dirs[0]}) {
+		t.Errorf("wave %+v, want skipped with target a alone", w)
+	}
+}
+
+// TestRolloutRemovedBeforeTheRunShowsNoRollout: a deploy submitted under a
+// rollout whose environment drops it before the deploy runs runs without
+// one; its status then shows no rollout (not the submission's, whose
+// waves would read skipped and whose targets SKIPPED though deployed).
+func TestRolloutRemovedBeforeTheRunShowsNoRollout(t *testing.T) {
+	e := newEnv(t)
+	writeRelease(t, e.dir, "1.0.0")
+	dir := filepath.Join(e.dir, "targets", "drop", "a")
+	path := filepath.Join(e.dir, "envconfig/demo/web/drop.yml")
+	writeFile(t, path, fmt.Sprintf("plugin: local\ntargets: [{path: %q}]\nrollout:\n  waves: [{name: one}]\n", dir))
+	release := make(chan struct{})
+	e.plugin.deploy = func(ctx context.Context, req deploy.PluginRequest) error {
+		if req.DeploymentID == "blocker" {
+			<-release
+		}
+		return nil
+	}
+	e.submit("blocker", "app", "staging")
+	sub, err := e.eng.Submit(e.ctx, []byte(webDescriptor("drop-1", "drop", "1.0.0", "after: [blocker]\n")), deploy.SubmitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sub.Deployment.RolloutStatus() == nil {
+		t.Fatal("the submission planned no rollout")
+	}
+	// The platform team drops the rollout while the deploy waits.
+	writeFile(t, path, fmt.Sprintf("plugin: local\ntargets: [{path: %q}]\n", dir))
+	close(release)
+	d := e.waitState("drop-1", deploy.StateSuccess)
+	if d.Effective.Rollout != nil {
+		t.Fatalf("the run kept a rollout: %+v", d.Effective.Rollout)
+	}
+	if st := d.RolloutStatus(); st != nil {
+		t.Fatalf("the deploy ran without rollout, yet its status shows one: state %s, waves %+v, targets %+v", st.State, st.Waves, st.Targets)
+	}
+	if st := deploy.NewStatus(d); st.Rollout != nil {
+		t.Fatalf("the status JSON has a rollout: %+v", st.Rollout)
 	}
 }
 

@@ -20,7 +20,10 @@ var ErrImportsNotReady = errors.New("imports of the deploy are not ready yet")
 // targets checked by the plugin, so a deploy that waited runs with today's
 // configuration. The outputs record the file and revision used, and the
 // releases imports read. Refusals are permanent; ErrImportsNotReady and
-// store errors are not.
+// store errors are not. When the rollout rejects a target, the Effective
+// returned with the refusal holds only the plan refused (RolloutPlan),
+// which the status shows: the targets as they are now, the rejected ones
+// with their reasons.
 func (s *Service) Configure(ctx context.Context, who deploy.Identity, d deploy.Descriptor) (deploy.Effective, map[string]string, error) {
 	applied, imported, _, err := s.withImports(ctx, who, &d)
 	if err == nil && len(d.Imports) > 0 && len(imported.Sources) == 0 {
@@ -31,7 +34,7 @@ func (s *Service) Configure(ctx context.Context, who deploy.Identity, d deploy.D
 	}
 	eff, envSources, err := s.effective(ctx, who, applied)
 	if err != nil {
-		return deploy.Effective{}, nil, permanentRefusal(err)
+		return deploy.Effective{RolloutPlan: eff.RolloutPlan}, nil, permanentRefusal(err)
 	}
 	eff.DryRun = d.DryRun
 	out := map[string]string{

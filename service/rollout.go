@@ -10,16 +10,14 @@ import (
 // planRollout plans the rollout of eff: nil for a deploy without one, or
 // whose targets are not known yet (imported targets of a release the
 // submission cannot read yet, which the config step plans); the planner's
-// EUNPROCESSABLE when a target is rejected.
+// EUNPROCESSABLE when a target is rejected, with the plan it refuses (each
+// target's outcome and reason), which the config step records.
 func planRollout(eff deploy.Effective) (*deploy.RolloutPlan, error) {
 	if eff.Rollout == nil || len(eff.Targets) == 0 {
 		return nil, nil
 	}
 	p, err := rollout.Plan(eff.Targets, eff.Rollout)
-	if err != nil {
-		return nil, err
-	}
-	return &p, nil
+	return &p, err
 }
 
 // rolloutOutput is the config step's account of the plan: "3 waves, 9

@@ -164,9 +164,10 @@ func (s *Service) effective(ctx context.Context, who deploy.Identity, d *deploy.
 		return deploy.Effective{}, nil, &deploy.Error{Code: deploy.EUNPROCESSABLE, Message: "targets refused by plugin " + p.Name(), Fields: errs}
 	}
 	// A target the rollout rejects fails the deploy here, at submission
-	// and in the config step, before any target is touched.
-	if _, err := planRollout(eff); err != nil {
-		return deploy.Effective{}, nil, err
+	// and in the config step, before any target is touched. The plan it
+	// refuses goes with the error, for the config step's record.
+	if rp, err := planRollout(eff); err != nil {
+		return deploy.Effective{RolloutPlan: rp}, nil, err
 	}
 	return eff, sources, nil
 }

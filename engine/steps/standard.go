@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -31,7 +32,7 @@ func (configStep) Run(ctx context.Context, c *Context) (Result, error) {
 	who := c.Job.Identity()
 	eff, out, err := c.Env.Checks.Configure(ctx, who, c.Job.Descriptor)
 	if err != nil {
-		return Result{}, err
+		return Result{Output: plannedOutput(eff.RolloutPlan)}, err
 	}
 	// The custom steps run the specifications the plan captured: their
 	// parameters are held to those, not to today's manent.yml.
@@ -40,7 +41,14 @@ func (configStep) Run(ctx context.Context, c *Context) (Result, error) {
 	}
 	note, err := c.Env.Checks.Recheck(ctx, who, c.Job.Descriptor)
 	if err != nil {
-		return Result{}, err
+		return Result{Output: plannedOutput(eff.RolloutPlan)}, err
+	}
+	if eff.RolloutPlan != nil {
+		// What a batch rolled back before its activation is back on: the
+		// status shows it as its targets' release.
+		if err := recordVersionBefore(ctx, c, eff, out); err != nil {
+			return Result{Output: plannedOutput(eff.RolloutPlan)}, err
+		}
 	}
 	c.logf("info", "configuration %s (revision %s), plugin %s, %d target(s), rollback %s",
 		eff.ConfigSource, short(eff.ConfigRevision), eff.Plugin, len(eff.Targets), out["rollback"])
@@ -48,6 +56,21 @@ func (configStep) Run(ctx context.Context, c *Context) (Result, error) {
 }
 
 func (s configStep) DryRun(ctx context.Context, c *Context) (Result, error) { return s.Run(ctx, c) }
+
+// plannedOutput is what a failed config step keeps of the rollout plan it
+// made (deploy.OutputRolloutPlan): the deploy shows it, its rejected
+// targets with their reasons, rather than the submission's plan of
+// targets that may have changed since. nil without a plan.
+func plannedOutput(p *deploy.RolloutPlan) map[string]string {
+	if p == nil {
+		return nil
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return nil
+	}
+	return map[string]string{deploy.OutputRolloutPlan: string(b)}
+}
 
 // secretsStep checks that every secret of the environment can be resolved.
 // The values are not kept: steps that need them resolve them again.
@@ -189,7 +212,7 @@ func (s pluginStep) Checkpoint(ctx context.Context, c *Context) (deploy.Checkpoi
 	// pass for them, and are dropped (as the undo of a deploy drops them).
 	maps.DeleteFunc(cp.Data, isEngineKey)
 	if c.Key.Step == deploy.StepActivation {
-		if err := recordVersionBefore(ctx, c, cp.Data); err != nil {
+		if err := recordVersionBefore(ctx, c, c.Effective, cp.Data); err != nil {
 			return deploy.Checkpoint{}, err
 		}
 	}
@@ -203,16 +226,16 @@ const engineKeys = "manent:"
 func isEngineKey(k, _ string) bool { return strings.HasPrefix(k, engineKeys) }
 
 // recordVersionBefore keeps in data the version in service before the
-// deploy, which the status shows as the release of a rolled-back target
-// (deploy.OutputInServiceVersion): "" when none was; nothing when the
-// deploy is in service already (a later batch of a rollout, whose first
-// checkpoint recorded it). The queue runs one deploy of an environment at
-// a time, so the inventory does not change under the checkpoint.
-func recordVersionBefore(ctx context.Context, c *Context, data map[string]string) error {
+// deploy of e, which the status shows as the release of a rolled-back
+// target (deploy.OutputInServiceVersion): "" when none was; nothing when
+// the deploy is in service already (a later batch of a rollout, whose
+// first checkpoint recorded it). The queue runs one deploy of an
+// environment at a time, so the inventory does not change under the
+// config step or the checkpoint.
+func recordVersionBefore(ctx context.Context, c *Context, e deploy.Effective, data map[string]string) error {
 	if c.Env.Inventory == nil {
 		return nil
 	}
-	e := c.Effective
 	inv, err := c.Env.Inventory.Inventory(ctx, e.Tenant)
 	if err != nil {
 		return fmt.Errorf("read the release in service: %w", err)
