@@ -400,7 +400,7 @@ func TestPendingApprovalsSubscriptionWaveAwaitingApproval(t *testing.T) {
 	inbox.awaitGet(t, "fleet-1")
 
 	// Its second wave asks an approval: the list is read and sent.
-	asking := rolloutAt(false)
+	asking := rolloutAt("awaiting")
 	asking.ID = "fleet-1"
 	inbox.setFull(asking)
 	inbox.set("token:admin", *asking)
