@@ -369,7 +369,7 @@ func TestPendingApprovalsSubscription(t *testing.T) {
 // whose rollout waits for nothing does not read the list.
 func TestPendingApprovalsSubscriptionWaveAwaitingApproval(t *testing.T) {
 	inbox := newApprovalInbox()
-	running := rolloutAt(false)
+	running := rolloutAt("awaiting")
 	running.ID = "fleet-1"
 	running.Steps = running.Steps[:len(running.Steps)-1]
 	inbox.setFull(running)
