@@ -323,10 +323,16 @@ pipeline:
     - {name: bake, mode: optional}
     - {name: deploy, mode: mandatory}
     - {name: gates, mode: optional}
+    - {name: pause, mode: optional, type: http, run: {url: "https://hooks.example/p"}}
+    - {name: approval, mode: optional, type: http, run: {url: "https://hooks.example/a"}}
+    - {name: defer, mode: optional, type: http, run: {url: "https://hooks.example/d"}}
 `,
 			want: []string{
 				"pipeline.steps[1].name: bake is reserved: it names the records of a rollout's waves (bake[2] is wave 2's); give the step another name",
 				"pipeline.steps[3].name: gates is reserved: it names the records of a rollout's waves (gates[2] is wave 2's); give the step another name",
+				"pipeline.steps[4].name: pause is reserved: it names the records of a rollout's waves (pause[2] is wave 2's); give the step another name",
+				"pipeline.steps[5].name: approval is reserved: it names the records of a rollout's waves (approval[2] is wave 2's); give the step another name",
+				"pipeline.steps[6].name: defer is reserved: it names the records of a rollout's waves (defer[2] is wave 2's); give the step another name",
 			},
 		},
 		{

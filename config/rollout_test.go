@@ -224,14 +224,14 @@ func TestEnvConfigRolloutErrors(t *testing.T) {
 			},
 		},
 		{
-			name: "gate ports out of range, with or without credentials or placeholders",
+			name: "gate ports out of range, with or without placeholders",
 			doc: "rollout:\n  gates:\n" +
 				"    - {prometheus: {url: \"http://host:0/\", query: up, max: 1}}\n" +
-				"    - {prometheus: {url: \"http://u:p@host:99999/\", query: up, max: 1}}\n" +
+				"    - {prometheus: {url: \"http://host:99999/\", query: up, max: 1}}\n" +
 				"    - {http: {url: \"https://{{ .Target.Host }}:65536/health\"}}\n" +
 				"    - {http: {url: \"https://[::1]:0/{{ .Target.Path }}\"}}\n" +
 				"    - {http: {url: \"https://{{ .Target.Host }}:65535/health\"}}\n" +
-				"    - {prometheus: {url: \"http://u:p@host:1/\", query: up, max: 1}}\n",
+				"    - {prometheus: {url: \"http://host:1/\", query: up, max: 1}}\n",
 			errs: []string{
 				"rollout.gates[0].prometheus.url: must have a port between 1 and 65535",
 				"rollout.gates[1].prometheus.url: must have a port between 1 and 65535",

@@ -29,11 +29,12 @@ var standardSteps = []string{
 	deploy.StepDeploy, deploy.StepPostTest, deploy.StepActivation,
 }
 
-// reservedSteps are names no step of pipeline.steps may take: the bake
-// and the gates of each wave of a rollout are recorded among the deploy's
-// steps under them (bake[2], gates[2]), and a step of the same name would
-// share their records.
-var reservedSteps = []string{deploy.StepBake, deploy.StepGates}
+// reservedSteps are names no step of pipeline.steps may take: the bake,
+// gates, approval, pause and deferral of each wave of a rollout are
+// recorded among the deploy's steps under them (bake[2], pause[2/1]), and
+// a step of the same name would share their records, or be taken for a
+// wave's wait.
+var reservedSteps = []string{deploy.StepBake, deploy.StepGates, deploy.StepApproval, deploy.StepPause, deploy.StepDefer}
 
 // stepOrder lists pairs of steps where the first must come before the
 // second: each needs what the other produced (the downloaded artifact, a
