@@ -60,7 +60,7 @@ func TestStaleResumeNeverEndsALaterPause(t *testing.T) {
 	// What the second resume's RequestRollout does after its stale read:
 	// the service's own call, with the service's own from.
 	req := deploy.RolloutRequest{Action: deploy.RolloutActionResume, By: "token:ci", Reason: "second click", At: time.Now().UTC()}
-	err := f.store.RequestRollout(f.ctx, "rvs", req, deploy.RolloutReplaces(deploy.RolloutActionResume), nil)
+	err := f.store.RequestRollout(f.ctx, "rvs", req, deploy.RolloutReplaces(deploy.RolloutActionResume), nil, nil)
 	if err != nil {
 		if deploy.ErrorCode(err) != deploy.ECONFLICT {
 			t.Fatalf("a resume of a running rollout: %v, want CONFLICT", err)
