@@ -38,9 +38,10 @@ type bareInput struct {
 }
 
 // newBare registers the workflow and its queue with manent's queue
-// settings (partition concurrency 1, same worker concurrency and polling
-// interval), so both sides wait for the same polls.
-func newBare(b *testing.B, poll time.Duration, workerConcurrency int) *bare {
+// settings (partition concurrency 1, no worker concurrency: manent bounds
+// the work of a process itself, and the same polling interval), so both
+// sides wait for the same polls.
+func newBare(b *testing.B, poll time.Duration) *bare {
 	b.Helper()
 	url := pgtest.URL(b)
 	c, err := dbos.NewContext(context.Background(), dbos.Config{
@@ -54,7 +55,6 @@ func newBare(b *testing.B, poll time.Duration, workerConcurrency int) *bare {
 	dbos.RegisterWorkflow(c, w.workflow, dbos.WithWorkflowName(bareWorkflow))
 	if _, err := dbos.RegisterQueue(c, bareQueue,
 		dbos.WithPartitionConcurrency(1),
-		dbos.WithWorkerConcurrency(workerConcurrency),
 		dbos.WithQueueBasePollingInterval(poll)); err != nil {
 		b.Fatal(err)
 	}

@@ -33,7 +33,7 @@ import (
 func BenchmarkDeployVsBareDBOS(b *testing.B) {
 	m := newManent(b, setup{environments: 1, worker: true})
 	poll := m.cfg.Queues.PollInterval
-	w := newBare(b, poll, m.cfg.Queues.WorkerConcurrency)
+	w := newBare(b, poll)
 	environment := envName(0)
 	partition := "demo/app/" + environment
 

@@ -279,6 +279,13 @@ type Engine struct {
 	// request has its own timeout, but an HTTP gate calls every target of
 	// the wave): past it the checks not done are inconclusive.
 	GatesTimeLimit time.Duration `yaml:"gates_time_limit"`
+	// RolloutLookInterval is how long a rollout that waits (a bake, a
+	// pause, a wave's approval, a deferral) sleeps at most before it reads
+	// its deploy again by itself. Every request wakes it at once; this is
+	// the safety net for one stored without its wake-up (a server of an
+	// earlier version, a hand-made change), and every look costs DBOS
+	// three recorded steps.
+	RolloutLookInterval time.Duration `yaml:"rollout_look_interval"`
 }
 
 // AutoRecovering reports whether workers take over dead workers' deploys.
@@ -340,7 +347,7 @@ func Defaults(dir string) *Config {
 		Queues: Queues{PollInterval: 50 * time.Millisecond, WorkerConcurrency: 16},
 		Engine: Engine{ApplicationVersion: "manent-2", MaxRecoveryAttempts: 20,
 			HeartbeatInterval: 5 * time.Second, ExecutorTimeout: time.Minute,
-			GatesTimeLimit: deploy.DefaultGatesTimeLimit},
+			GatesTimeLimit: deploy.DefaultGatesTimeLimit, RolloutLookInterval: deploy.DefaultRolloutLookInterval},
 		Chains:  Chains{PollInterval: 5 * time.Second},
 		Secrets: Secrets{FileRoot: dir, EnvPrefix: "MANENT_SECRET_"},
 		Plugins: Plugins{SSH: defaultSSHPlugin()},

@@ -45,6 +45,7 @@ func TestParseDefaults(t *testing.T) {
 			{"concurrency of any partition", c.Queues.Concurrency("t/a/e"), 1},
 			{"application_version", c.Engine.ApplicationVersion, "manent-2"},
 			{"max_recovery_attempts", c.Engine.MaxRecoveryAttempts, 20},
+			{"rollout_look_interval", c.Engine.RolloutLookInterval, 15 * time.Minute},
 			{"secrets.file_root", c.Secrets.FileRoot, dir},
 			{"secrets.env_prefix", c.Secrets.EnvPrefix, "MANENT_SECRET_"},
 			{"dir", c.Dir, dir},
@@ -349,7 +350,7 @@ pipeline:
 		{
 			name: "queues, engine, secrets",
 			doc: "queues: {poll_interval: 0s, worker_concurrency: 0, environments: {shop/web: 2, a/b/c: 0}}\n" +
-				"engine: {application_version: '', max_recovery_attempts: 0}\nsecrets: {env_prefix: ''}\n",
+				"engine: {application_version: '', max_recovery_attempts: 0, rollout_look_interval: 500ms}\nsecrets: {env_prefix: ''}\n",
 			want: []string{
 				"queues.poll_interval: must be between 1ms and 1m",
 				"queues.worker_concurrency: must be at least 1",
@@ -357,6 +358,7 @@ pipeline:
 				"queues.environments.shop/web: must be tenant/application/environment",
 				"engine.application_version: must not be empty: DBOS recovers only the workflows of its own application version",
 				"engine.max_recovery_attempts: must be at least 1",
+				"engine.rollout_look_interval: must be between 1s and 24h",
 				"secrets.env_prefix: must be upper-case letters, digits and _, starting with a letter (an empty prefix would expose every variable)",
 			},
 		},

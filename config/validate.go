@@ -79,6 +79,9 @@ func (c *Config) validate(errs *yamltree.Errors) {
 	if l := c.Engine.GatesTimeLimit; l < time.Second || l > 6*time.Hour {
 		errs.Add("engine.gates_time_limit", "must be between 1s and 6h")
 	}
+	if l := c.Engine.RolloutLookInterval; l < time.Second || l > 24*time.Hour {
+		errs.Add("engine.rollout_look_interval", "must be between 1s and 24h")
+	}
 	if !envPrefixPattern.MatchString(c.Secrets.EnvPrefix) {
 		errs.Add("secrets.env_prefix", "must be upper-case letters, digits and _, starting with a letter (an empty prefix would expose every variable)")
 	}

@@ -221,6 +221,9 @@ const (
 	// DefaultGatesTimeLimit bounds the check of a wave's gates as a whole
 	// (engine.gates_time_limit).
 	DefaultGatesTimeLimit = 10 * time.Minute
+	// DefaultRolloutLookInterval is how long a waiting rollout sleeps at
+	// most before it looks again by itself (engine.rollout_look_interval).
+	DefaultRolloutLookInterval = 15 * time.Minute
 )
 
 // WithDefaults returns a copy of s with the defaults of what it leaves

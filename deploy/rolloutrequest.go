@@ -66,10 +66,12 @@ func StaleResume(named, current string) string {
 type RolloutRequests interface {
 	// RequestRollout stores r for the RUNNING deploy id when the request
 	// pending (none is "") is one of from, with its audit entry (r's
-	// action, details) and a change event, in one transaction. ECONFLICT
-	// when the deploy is not RUNNING or another request is pending;
-	// ENOTFOUND.
-	RequestRollout(ctx context.Context, id string, r RolloutRequest, from []RolloutAction, details map[string]any) error
+	// action, details) and a change event, in one transaction, in which it
+	// calls wake (when not nil) with the transaction (a *sql.Tx): the
+	// wake-up of the deploy's workflow commits with the request, or
+	// neither does. ECONFLICT when the deploy is not RUNNING or another
+	// request is pending; ENOTFOUND.
+	RequestRollout(ctx context.Context, id string, r RolloutRequest, from []RolloutAction, details map[string]any, wake func(tx any) error) error
 }
 
 // The record of a pause of a rollout: an operation of the deploy

@@ -1,5 +1,7 @@
 package deploy
 
+import "time"
+
 // BeginOptions says what the start of an operation checks and reads.
 type BeginOptions struct {
 	// HonourCancel stops the operation when a cancel was requested: the
@@ -24,6 +26,10 @@ type Begun struct {
 	AbortReason string `json:"abort_reason,omitempty"`
 	// InService is the deploy in service (ReadInService), "" for none.
 	InService string `json:"in_service,omitempty"`
+	// StartedAt is the start the operation's record keeps: the first one
+	// written, when a start is written again (its step ran again after a
+	// crash). Nil when nothing was written.
+	StartedAt *time.Time `json:"started_at,omitempty"`
 }
 
 // StepEffects are what an operation changes of its deploy beside its own

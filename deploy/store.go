@@ -152,7 +152,11 @@ type Submissions interface {
 	// identity than the requester) ends the deploy REJECTED in the same
 	// transaction, and replaces that identity's approval when it gave one.
 	// A second approval of the same identity changes nothing: ECONFLICT.
-	AddApproval(ctx context.Context, a Approval) error
+	// An answer to a wave of a running rollout (a.Pass > 0) is stored
+	// while the wave asks it. wake, when not nil, is called in the
+	// transaction (a *sql.Tx): the wake-up of the workflow that reads the
+	// answer commits with it, or neither does.
+	AddApproval(ctx context.Context, a Approval, wake func(tx any) error) error
 }
 
 // WaitStore moves waiting deploys along the lifecycle.

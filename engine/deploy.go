@@ -49,6 +49,11 @@ type failure struct {
 // the input and on recorded results, never on the clock.
 func (e *Engine) deployWorkflow(ctx dbos.Context, in deploy.Job) (DeployResult, error) {
 	r := e.newRun(in)
+	// The deploy stays ENQUEUED until the process has a slot for it.
+	if err := r.takeSlot(ctx); err != nil {
+		return DeployResult{}, err
+	}
+	defer r.leaveSlot()
 	first, _ := r.next(nil)
 	held := false
 	st, err := dbos.RunAsTransaction(ctx, e.ds, func(c context.Context, tx dbos.Tx) (started, error) {
@@ -164,6 +169,8 @@ type run struct {
 	// lines the workflow's own code writes between them were written by
 	// the execution that recorded them (note).
 	live bool
+	// slot: the run holds a work slot of the process (slots.go).
+	slot bool
 }
 
 // note writes a line of the workflow's own code (not of a step's work)

@@ -131,9 +131,18 @@ func (e *Engine) Cancelled(ctx context.Context, d *deploy.Deployment, res deploy
 	e.closeChangeOfCancelled(ctx, d)
 }
 
-// RolloutRequested wakes a deploy's workflow in a bake or a pause: it
-// reads the request at once. Between two batches, it reads it anyway.
-func (e *Engine) RolloutRequested(id string) { e.send(id, "look", topicRollout) }
+// RolloutRequested wakes a deploy's workflow waiting in its rollout (a
+// bake, a pause, a wave's approval, a deferral) on tx, the transaction
+// that stores what it is to read (a request, an answer): DBOS keeps the
+// message with it, so the workflow reads it at once, and no crash or
+// failure between the two can leave a request stored without its wake-up.
+// Between two batches, the workflow reads the request anyway.
+func (e *Engine) RolloutRequested(tx any, id string) error {
+	if err := dbos.Send(e.dbos, id, "look", topicRollout, dbos.WithSendTransaction(tx)); err != nil {
+		return fmt.Errorf("wake the workflow of %s: %w", id, err)
+	}
+	return nil
+}
 
 // Rejected follows up a rejection the store recorded with the end of the
 // deploy: its wait workflow stops (and closes a change ticket opened for

@@ -65,6 +65,8 @@ type Engine struct {
 	log     *slog.Logger
 	logs    *logWriter
 	worker  bool
+	// slots bound the deploys this process works on at once (slots.go).
+	slots slots
 
 	dbos dbos.Context
 	pool *pgxpool.Pool
@@ -106,6 +108,7 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 	e := &Engine{
 		cfg: o.Config, store: o.Store, rec: o.Recorder, changes: o.Changes, log: o.Logger, worker: o.Worker,
 		stopping: make(chan struct{}), fenced: fence{ch: make(chan struct{})}, gate: gate{idle: make(chan struct{})},
+		slots: make(slots, max(o.Config.Queues.WorkerConcurrency, 1)),
 	}
 	e.abortCtx, e.abort = context.WithCancel(context.Background())
 	e.env = &steps.Env{
@@ -195,9 +198,11 @@ func (e *Engine) setupDBOS(ctx context.Context, url string) error {
 	names := []string{waitQueue}
 	for _, n := range e.queueConcurrencies() {
 		name := queueName(n)
+		// No worker concurrency: DBOS would count a rollout waiting for days
+		// as much as a deploy at work; the process's slots bound the work
+		// (slots.go), the partition limit the environment.
 		_, err := dbos.RegisterQueue(c, name,
 			dbos.WithPartitionConcurrency(n),
-			dbos.WithWorkerConcurrency(e.cfg.Queues.WorkerConcurrency),
 			dbos.WithQueueBasePollingInterval(e.cfg.Queues.PollInterval),
 			dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate))
 		if err != nil {

@@ -131,28 +131,33 @@ func (r *run) batch(key deploy.StepKey) (deploy.RolloutBatch, bool) {
 
 // beforeBatch runs what comes before next, the first operation of a batch
 // after u: a person's pause or abort; before a new wave, its deferral by a
-// freeze window, then its approvals (and a pause asked meanwhile); then,
-// before every batch, the calendar again: a window may have begun within
-// the wave, or while the rollout waited for its approvals or a resume.
+// freeze window, then its approvals; then, before every batch, the
+// calendar again: a window may have begun within the wave, or while the
+// rollout waited for its approvals or a resume. After every wait (a
+// deferral, the approvals), the rollout looks again for a person's
+// request: a pause asked meanwhile holds the wave when the wait ends.
 func (r *run) beforeBatch(ctx dbos.Context, u, next unit, done string) (*DeployResult, *failure, error) {
 	pass, batch := next.key.Pass, next.key.Batch
-	if res, f, err := r.between(ctx, pass, done); err != nil || res != nil {
-		return res, f, err
-	}
-	if pass != u.key.Pass && r.asksApproval(pass) {
-		// No approval is asked of a wave its calendar holds.
-		if res, f, err := r.deferWave(ctx, pass, batch, done); err != nil || res != nil {
-			return res, f, err
-		}
-		if res, f, err := r.awaitApproval(ctx, pass, done); err != nil || res != nil {
-			return res, f, err
-		}
-		// A pause asked while the wave waited holds it still.
+	approved := pass == u.key.Pass || !r.asksApproval(pass)
+	for {
 		if res, f, err := r.between(ctx, pass, done); err != nil || res != nil {
 			return res, f, err
 		}
+		deferred, res, f, err := r.deferWave(ctx, pass, batch, done)
+		switch {
+		case err != nil || res != nil:
+			return res, f, err
+		case deferred:
+			continue
+		case approved:
+			return nil, nil, nil
+		}
+		// No approval is asked of a wave its calendar holds.
+		if res, f, err := r.awaitApproval(ctx, pass, done); err != nil || res != nil {
+			return res, f, err
+		}
+		approved = true
 	}
-	return r.deferWave(ctx, pass, batch, done)
 }
 
 // isBoundary reports whether next (if more) is the first operation of a
@@ -284,21 +289,32 @@ func gateMessage(wave string, g gateRun) string {
 
 // bake waits p.Bake after the wave, from the start it records: a durable
 // timer (sleepOrWake) that a cancel or an abort interrupts. The record of the bake
-// says when it ends, for the status.
-func (r *run) bake(ctx dbos.Context, pass int, p deploy.RolloutPass, done string) (*DeployResult, *failure, error) {
+// says when it ends, for the status. It holds no slot of the process.
+func (r *run) bake(ctx dbos.Context, pass int, p deploy.RolloutPass, done string) (_ *DeployResult, _ *failure, err error) {
+	defer r.idle(ctx, &err)()
 	o := r.waveOp(stepNameBake, pass)
-	start, err := readStep(ctx, stepRolloutBake, func(c context.Context) (time.Time, error) {
+	// In a DBOS transaction, as a pause's start: the start the status shows
+	// is the one the workflow keeps. Should a start be written again (the
+	// bake of a workflow an earlier version recorded, which wrote it apart
+	// from DBOS), the record keeps the first, and so does the workflow: the
+	// bake ends when the status says.
+	start, err := dbos.RunAsTransaction(ctx, r.e.ds, func(c context.Context, tx dbos.Tx) (time.Time, error) {
 		r.live = true
+		if err := r.e.unfenced(c); err != nil {
+			return time.Time{}, err
+		}
 		rec := o.start()
-		err := r.e.inTx(c, func(q dbos.Querier) error {
-			if err := r.e.unfenced(c); err != nil {
-				return err
-			}
-			_, err := r.e.rec.Advance(c, q, nil, deploy.StepEffects{}, rec, deploy.BeginOptions{})
-			return err
-		})
-		return *rec.StartedAt, err
-	})
+		at := rec.StartedAt.Truncate(time.Microsecond)
+		rec.StartedAt = &at
+		b, err := r.e.rec.Advance(c, tx, nil, deploy.StepEffects{}, rec, deploy.BeginOptions{})
+		if err != nil {
+			return time.Time{}, restartable(err)
+		}
+		if b != nil && b.StartedAt != nil {
+			at = *b.StartedAt
+		}
+		return at, nil
+	}, r.e.txOptions(stepRolloutBake)...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("record the bake of wave %s: %w", p.Name, err)
 	}
@@ -332,7 +348,7 @@ func (r *run) bake(ctx dbos.Context, pass int, p deploy.RolloutPass, done string
 			break
 		}
 		// Woken early by a cancel or a request: the next look says which.
-		if _, err := sleepOrWake(ctx, topicRollout, look.Left); err != nil {
+		if err := r.nap(ctx, look.Left); err != nil {
 			return nil, nil, fmt.Errorf("bake of wave %s: %w", p.Name, err)
 		}
 	}

@@ -50,8 +50,9 @@ func (r *run) asksApproval(pass int) bool {
 }
 
 // awaitApproval waits for the approvals of pass; nil results when they
-// were given.
-func (r *run) awaitApproval(ctx dbos.Context, pass int, done string) (*DeployResult, *failure, error) {
+// were given. It holds no slot of the process meanwhile.
+func (r *run) awaitApproval(ctx dbos.Context, pass int, done string) (_ *DeployResult, _ *failure, err error) {
+	defer r.idle(ctx, &err)()
 	p := r.eff.RolloutPlan.Passes[pass-1]
 	o := r.approvalOp(pass)
 	asked, err := dbos.RunAsTransaction(ctx, r.e.ds, func(c context.Context, tx dbos.Tx) (approvalAsked, error) {
@@ -136,7 +137,7 @@ func (r *run) awaitApproval(ctx dbos.Context, pass int, done string) (*DeployRes
 				&failure{step: deploy.StepApproval, message: msg, always: true}, nil
 		}
 		// Woken early by an answer, a request or a cancel.
-		if _, err := sleepOrWake(ctx, topicRollout, look.Left); err != nil {
+		if err := r.nap(ctx, look.Left); err != nil {
 			return nil, nil, fmt.Errorf("approval of wave %s: %w", p.Name, err)
 		}
 	}

@@ -34,7 +34,7 @@ func TestWaveApprovalAfterExpiryNeverCounts(t *testing.T) {
 
 	time.Sleep(time.Until(expires) + time.Second)
 	late := deploy.Approval{DeploymentID: "wx", Pass: 2, Identity: "token:ops2", Approved: true, Comment: "late", Time: time.Now().UTC()}
-	if err := first.store.AddApproval(first.ctx, late); err != nil {
+	if err := first.store.AddApproval(first.ctx, late, nil); err != nil {
 		if deploy.ErrorCode(err) != deploy.ECONFLICT {
 			t.Fatalf("an approval after the expiry: %v, want CONFLICT", err)
 		}

@@ -73,20 +73,31 @@ func deferOutput(fr *deploy.Freeze, deadline time.Time) map[string]string {
 
 // deferWave holds pass while a freeze window is in force over one of its
 // targets left from its batch-th batch; nil results when it may go on.
-func (r *run) deferWave(ctx dbos.Context, pass, batch int, done string) (*DeployResult, *failure, error) {
+// deferred says it did wait (and so that a person may have asked
+// something meanwhile); it holds no slot of the process while it waits.
+func (r *run) deferWave(ctx dbos.Context, pass, batch int, done string) (deferred bool, _ *DeployResult, _ *failure, err error) {
 	if r.in.Descriptor.DryRun {
-		return nil, nil, nil
+		return false, nil, nil, nil
 	}
 	p := r.eff.RolloutPlan.Passes[pass-1]
 	fr, err := r.frozenNow(ctx, pass, batch)
 	if err != nil || fr == nil {
-		return nil, nil, err
+		return false, nil, nil, err
 	}
 	if fr.Overridden {
 		r.note("", "warn", "wave %s: freeze window %s in force until %s over %s: overridden (%s)", p.Name, fr.Window,
 			fr.Until.UTC().Format(time.RFC3339), strings.Join(fr.Targets, ", "), fr.Reason)
-		return nil, nil, nil
+		return false, nil, nil, nil
 	}
+	defer r.idle(ctx, &err)()
+	res, f, err := r.deferFor(ctx, pass, batch, fr, done)
+	return true, res, f, err
+}
+
+// deferFor records the deferral of pass by the window fr and waits until
+// no window holds the targets left from its batch-th batch.
+func (r *run) deferFor(ctx dbos.Context, pass, batch int, fr *deploy.Freeze, done string) (*DeployResult, *failure, error) {
+	p := r.eff.RolloutPlan.Passes[pass-1]
 	r.defers[pass]++
 	o := r.deferOp(pass, r.defers[pass])
 	timeout := r.deferTimeout()
@@ -137,7 +148,7 @@ func (r *run) deferWave(ctx dbos.Context, pass, batch int, done string) (*Deploy
 			return &res, f, nil
 		case look.Left > 0:
 			// Woken early by a request or a cancel: the next look says which.
-			if _, err := sleepOrWake(ctx, topicRollout, look.Left); err != nil {
+			if err := r.nap(ctx, look.Left); err != nil {
 				return nil, nil, fmt.Errorf("deferral of wave %s: %w", p.Name, err)
 			}
 			continue

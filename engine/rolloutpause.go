@@ -50,6 +50,21 @@ func (r *run) lookAt(c context.Context, until time.Time) (rolloutLook, error) {
 	return l, nil
 }
 
+// nap sleeps until the rollout's next look: woken at once by a request,
+// a wave's answer or a cancel, else after left, and after
+// engine.rollout_look_interval at most, the safety net for a request
+// stored without its wake-up. A look costs DBOS three recorded steps
+// (its own, the Recv and the Recv's timer): the default 15 minutes make a
+// day's wait 288 of them.
+func (r *run) nap(ctx dbos.Context, left time.Duration) error {
+	every := r.e.cfg.Engine.RolloutLookInterval
+	if every <= 0 {
+		every = deploy.DefaultRolloutLookInterval
+	}
+	_, err := sleepOrWake(ctx, topicRollout, min(left, every))
+	return err
+}
+
 // between looks for a person's request before the next batch, of pass:
 // a pause begins here, an abort ends the rollout (a cancel is honoured by
 // the next operation's start).
@@ -108,8 +123,10 @@ func (r *run) pauseTimeout() time.Duration {
 
 // pause holds the rollout in pass, for reason, asked by by (empty: the
 // rollout paused itself), until a resume (nil results: the rollout goes
-// on), an abort or the timeout (a failure), or a cancel.
-func (r *run) pause(ctx dbos.Context, pass int, reason, by, done string) (*DeployResult, *failure, error) {
+// on), an abort or the timeout (a failure), or a cancel. It holds no slot
+// of the process meanwhile.
+func (r *run) pause(ctx dbos.Context, pass int, reason, by, done string) (_ *DeployResult, _ *failure, err error) {
+	defer r.idle(ctx, &err)()
 	r.pauses[pass]++
 	o := r.pauseOp(pass, r.pauses[pass])
 	timeout := r.pauseTimeout()
@@ -208,7 +225,7 @@ func (r *run) pause(ctx dbos.Context, pass int, reason, by, done string) (*Deplo
 				&failure{step: deploy.StepPause, message: msg, always: true}, nil
 		}
 		// Woken early by a request or a cancel: the next look says which.
-		if _, err := sleepOrWake(ctx, topicRollout, look.Left); err != nil {
+		if err := r.nap(ctx, look.Left); err != nil {
 			return nil, nil, fmt.Errorf("pause of the rollout: %w", err)
 		}
 	}

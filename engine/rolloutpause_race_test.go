@@ -62,7 +62,7 @@ func TestStaleResumeNeverEndsALaterPause(t *testing.T) {
 	// What the second resume's RequestRollout does after its stale read:
 	// the service's own call, with the service's own from.
 	req := deploy.RolloutRequest{Action: deploy.RolloutActionResume, By: "token:ci", Reason: "second click", At: time.Now().UTC()}
-	err := f.store.RequestRollout(f.ctx, "rvs", req, deploy.RolloutReplaces(deploy.RolloutActionResume), nil)
+	err := f.store.RequestRollout(f.ctx, "rvs", req, deploy.RolloutReplaces(deploy.RolloutActionResume), nil, nil)
 	if err != nil {
 		if deploy.ErrorCode(err) != deploy.ECONFLICT {
 			t.Fatalf("a resume of a running rollout: %v, want CONFLICT", err)
@@ -125,7 +125,7 @@ func TestResumeOfAnEndedPauseNeverEndsTheNext(t *testing.T) {
 	// The same resume after a read of the service older than the store's:
 	// what RequestRollout gets when the first pause was read in force.
 	req := deploy.RolloutRequest{Action: deploy.RolloutActionResume, By: "token:ci", Reason: "stale read", At: time.Now().UTC(), Pause: first.Step}
-	err = f.store.RequestRollout(f.ctx, "rvn", req, deploy.RolloutReplaces(deploy.RolloutActionResume), nil)
+	err = f.store.RequestRollout(f.ctx, "rvn", req, deploy.RolloutReplaces(deploy.RolloutActionResume), nil, nil)
 	if deploy.ErrorCode(err) != deploy.ECONFLICT || !strings.Contains(err.Error(), want) {
 		t.Fatalf("the store kept a resume of the first pause during the second: %v, want CONFLICT", err)
 	}

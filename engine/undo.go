@@ -148,6 +148,11 @@ func (e *Engine) enqueueUndo(in UndoInput, partition string) error {
 // deploy of the environment put in service while the undo waited for the
 // partition leaves nothing to undo (SKIPPED).
 func (e *Engine) undoWorkflow(ctx dbos.Context, in UndoInput) (string, error) {
+	// Compensations are work: they take a slot of the process.
+	if err := e.slots.take(ctx, nil); err != nil {
+		return "", err
+	}
+	defer e.slots.give()
 	p, err := readStep(ctx, stepUndoPlan, func(c context.Context) (undoPlan, error) {
 		return e.planUndo(c, in.DeploymentID)
 	})

@@ -39,17 +39,22 @@ func (s *Service) answer(ctx context.Context, id, comment string, approved bool)
 	if why := deploy.UnsafeText(comment, "\n\t"); why != "" {
 		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "comment must be text without control characters (other than new lines and tabs): %s", why)
 	}
-	if err := s.store.AddApproval(ctx, deploy.Approval{DeploymentID: id, Pass: pass, Identity: who.Subject,
-		Approved: approved, Comment: comment, Time: time.Now().UTC()}); err != nil {
-		return nil, err
-	}
+	var wake func(tx any) error
 	if pass > 0 {
 		// The rollout's workflow counts the answers of its wave: it goes
-		// on, or a rejection aborts it.
-		s.engine.RolloutRequested(id)
-	} else if approved {
+		// on, or a rejection aborts it. Woken with the answer's commit.
+		wake = func(tx any) error { return s.engine.RolloutRequested(tx, id) }
+	}
+	if err := s.store.AddApproval(ctx, deploy.Approval{DeploymentID: id, Pass: pass, Identity: who.Subject,
+		Approved: approved, Comment: comment, Time: time.Now().UTC()}, wake); err != nil {
+		return nil, err
+	}
+	switch {
+	case pass > 0:
+		// Its workflow was woken with the answer.
+	case approved:
 		s.engine.Wake(id)
-	} else {
+	default:
 		// The store ended the deploy with the rejection: the answer shows
 		// the state it produced.
 		s.engine.Rejected(ctx, id)

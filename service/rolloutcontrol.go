@@ -91,9 +91,9 @@ func (s *Service) requestRollout(ctx context.Context, id string, action deploy.R
 		}
 	}
 	req := deploy.RolloutRequest{Action: action, By: who.Subject, Reason: text, At: time.Now().UTC(), Pause: pause}
-	if err := s.store.RequestRollout(ctx, id, req, deploy.RolloutReplaces(action), details); err != nil {
+	wake := func(tx any) error { return s.engine.RolloutRequested(tx, id) }
+	if err := s.store.RequestRollout(ctx, id, req, deploy.RolloutReplaces(action), details, wake); err != nil {
 		return nil, err
 	}
-	s.engine.RolloutRequested(id)
 	return s.Get(ctx, id)
 }

@@ -51,8 +51,9 @@ type Engine interface {
 	// nothing more.
 	StopRelease(id string)
 	// RolloutRequested wakes the workflow of a deploy whose rollout a person
-	// asked something of, in a bake or a pause.
-	RolloutRequested(id string)
+	// asked something of (a request, a wave's answer), on tx, the
+	// transaction that stores it.
+	RolloutRequested(tx any, id string) error
 }
 
 // Options wires a Service.

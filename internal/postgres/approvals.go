@@ -74,9 +74,9 @@ func (s *Store) waveApprovals(ctx context.Context, id string) ([]deploy.Approval
 // identity) keeps one answer per identity (per wave): a second approval is
 // refused (it never counts twice), and a rejection replaces the identity's
 // approval (one may change one's mind; a veto is never lost).
-func (s *Store) AddApproval(ctx context.Context, a deploy.Approval) error {
+func (s *Store) AddApproval(ctx context.Context, a deploy.Approval, wake func(tx any) error) error {
 	if a.Pass > 0 {
-		return s.addWaveApproval(ctx, a)
+		return s.addWaveApproval(ctx, a, wake)
 	}
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var state string
@@ -121,6 +121,11 @@ func (s *Store) AddApproval(ctx context.Context, a deploy.Approval) error {
 		}
 		if !a.Approved {
 			if err := reject(ctx, tx, a); err != nil {
+				return err
+			}
+		}
+		if wake != nil {
+			if err := wake(tx.Tx); err != nil {
 				return err
 			}
 		}
@@ -185,7 +190,7 @@ func (s *Store) EnqueueWaiting(ctx context.Context, id string, enqueue func(tx a
 // approval[N] RUNNING): ECONFLICT otherwise. A rejection does not end the
 // deploy here: its workflow reads it and aborts the rollout, which then
 // rolls back per the policy.
-func (s *Store) addWaveApproval(ctx context.Context, a deploy.Approval) error {
+func (s *Store) addWaveApproval(ctx context.Context, a deploy.Approval, wake func(tx any) error) error {
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var state string
 		err := tx.QueryRowContext(ctx, `SELECT state FROM manent.deployments WHERE id = ? FOR UPDATE`, a.DeploymentID).Scan(&state)
@@ -239,6 +244,11 @@ func (s *Store) addWaveApproval(ctx context.Context, a deploy.Approval) error {
 			Details: map[string]any{"comment": a.Comment, "pass": a.Pass}}
 		if err := insertAudit(ctx, tx, entry); err != nil {
 			return err
+		}
+		if wake != nil {
+			if err := wake(tx.Tx); err != nil {
+				return err
+			}
 		}
 		return notify(ctx, tx, deploy.EventDeployment, a.DeploymentID)
 	})

@@ -151,7 +151,7 @@ func TestRejectionEndsTheDeploy(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if err := f.store.AddApproval(f.ctx, deploy.Approval{DeploymentID: tt.id, Identity: tt.who,
-				Approved: tt.approved, Comment: "not today", Time: time.Now()}); err != nil {
+				Approved: tt.approved, Comment: "not today", Time: time.Now()}, nil); err != nil {
 				t.Fatal(err)
 			}
 			d := f.get(tt.id)

@@ -179,7 +179,7 @@ func TestListShowsWhatGetShows(t *testing.T) {
 	approval.State = deploy.StateAwaitingApproval
 	approval.Decision.Approvals = &deploy.ApprovalRequirement{Count: 2}
 	f.create(approval)
-	if err := f.store.AddApproval(f.ctx, deploy.Approval{DeploymentID: "gated", Identity: "token:ops", Approved: true, Time: time.Now()}); err != nil {
+	if err := f.store.AddApproval(f.ctx, deploy.Approval{DeploymentID: "gated", Identity: "token:ops", Approved: true, Time: time.Now()}, nil); err != nil {
 		t.Fatal(err)
 	}
 	page, err := f.store.List(f.ctx, deploy.ListFilter{})

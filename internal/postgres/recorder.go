@@ -118,7 +118,7 @@ func (r *Recorder) Advance(ctx context.Context, q dbos.Querier, done *deploy.Ste
 	switch {
 	case done != nil:
 		id = done.DeploymentID
-		if err := putStep(ctx, q, *done); err != nil {
+		if _, err := putStep(ctx, q, *done); err != nil {
 			return nil, err
 		}
 	case next != nil:
@@ -189,7 +189,7 @@ func (r *Recorder) Advance(ctx context.Context, q dbos.Querier, done *deploy.Ste
 			}
 			s := *next
 			s.State, s.Runs, s.Attempts = deploy.StepRunning, 1, 1
-			if err := putStep(ctx, q, s); err != nil {
+			if begun.StartedAt, err = putStep(ctx, q, s); err != nil {
 				return nil, err
 			}
 		}
@@ -248,6 +248,7 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done deploy.Step, fx dep
 	}
 	var stop stopRequest
 	var notified int
+	var started *time.Time
 	err = q.QueryRow(ctx, `WITH done AS (
 			INSERT INTO manent.deployment_steps AS s (`+stepColumns+`)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15)
@@ -272,16 +273,19 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done deploy.Step, fx dep
 				$29::timestamptz, NULL, '{}'::jsonb, ''
 			FROM upd WHERE $22::text <> '' AND NOT (upd.stop AND $20::bool)
 			`+stepUpsert+`
-			RETURNING 1
+			RETURNING s.started_at
 		), n AS (
 			SELECT pg_notify($30, p) FROM unnest($31::text[]) AS p
 		)
-		SELECT upd.cancel_requested, upd.cancelled_by, upd.stop, upd.rollout_request_by, upd.rollout_request_reason, (SELECT count(*) FROM n) + (SELECT count(*) FROM nxt) + (SELECT count(*) FROM done) FROM upd`,
+		SELECT upd.cancel_requested, upd.cancelled_by, upd.stop, upd.rollout_request_by, upd.rollout_request_reason,
+			(SELECT count(*) FROM n) + (SELECT count(*) FROM nxt) + (SELECT count(*) FROM done),
+			(SELECT started_at FROM nxt)
+		FROM upd`,
 		done.DeploymentID, dk.Step, dk.Pass, dk.Batch, dk.Target, string(dk.Kind), done.Position, stepType(done.Type),
 		string(done.State), done.Attempts, max(done.Runs, 1), microPtr(done.StartedAt), microPtr(done.FinishedAt), string(out), line(done.Error),
 		nextName(next), effective, fx.SHA256, fx.Rollback, o.HonourCancel, dk.Name(),
 		nk.Step, nk.Pass, nk.Batch, nk.Target, string(nk.Kind), nextPos, nextType, nextStart,
-		Channel, payloads).Scan(append(stop.dest(), &notified)...)
+		Channel, payloads).Scan(append(stop.dest(), &notified, &started)...)
 	switch {
 	case errors.Is(err, dbos.ErrNoRows), isForeignKeyViolation(err):
 		return nil, notFound(done.DeploymentID)
@@ -294,7 +298,7 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done deploy.Step, fx dep
 		b := stop.begun()
 		return &b, nil
 	}
-	return &deploy.Begun{}, nil
+	return &deploy.Begun{StartedAt: utcPtr(started)}, nil
 }
 
 // An operation that honours cancels does not begin when a cancel, or an
@@ -336,21 +340,27 @@ func nextName(next *deploy.Step) string {
 }
 
 // putStep writes the record of an operation, as stepUpsert says.
-func putStep(ctx context.Context, q dbos.Querier, s deploy.Step) error {
+// putStep writes the record s and returns the start it keeps.
+func putStep(ctx context.Context, q dbos.Querier, s deploy.Step) (*time.Time, error) {
 	out, err := json.Marshal(textMap(s.Output))
 	if err != nil {
-		return fmt.Errorf("record step: %w", err)
+		return nil, fmt.Errorf("record step: %w", err)
 	}
 	key := s.Key()
-	_, err = q.Exec(ctx, `INSERT INTO manent.deployment_steps AS s (`+stepColumns+`)
+	var started *time.Time
+	err = q.QueryRow(ctx, `INSERT INTO manent.deployment_steps AS s (`+stepColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15)
-		`+stepUpsert,
+		`+stepUpsert+` RETURNING s.started_at`,
 		s.DeploymentID, key.Step, key.Pass, key.Batch, key.Target, string(key.Kind), s.Position, stepType(s.Type),
-		string(s.State), s.Attempts, max(s.Runs, 1), microPtr(s.StartedAt), microPtr(s.FinishedAt), string(out), line(s.Error))
+		string(s.State), s.Attempts, max(s.Runs, 1), microPtr(s.StartedAt), microPtr(s.FinishedAt), string(out), line(s.Error)).
+		Scan(&started)
 	if isForeignKeyViolation(err) {
-		return notFound(s.DeploymentID)
+		return nil, notFound(s.DeploymentID)
 	}
-	return wrap("record step", err)
+	if err != nil {
+		return nil, wrap("record step", err)
+	}
+	return utcPtr(started), nil
 }
 
 // SkipSteps implements the engine's Recorder: records that ended keep

@@ -94,6 +94,7 @@ func (f *fixture) cancel(id string) {
 func TestAdvance(t *testing.T) {
 	f := newFixture(t)
 	honour := deploy.BeginOptions{HonourCancel: true}
+	hourAgo := time.Now().UTC().Add(-time.Hour).Truncate(time.Microsecond)
 	tests := []struct {
 		name    string
 		unknown bool
@@ -105,6 +106,8 @@ func TestAdvance(t *testing.T) {
 		code    deploy.Code
 		current string
 		records []string
+		// kept is the start the record keeps, when not the one written.
+		kept *time.Time
 	}{
 		{name: "nothing", want: nil, records: nil},
 		{name: "begin only", next: "config", o: honour, want: &deploy.Begun{}, current: "config",
@@ -119,6 +122,11 @@ func TestAdvance(t *testing.T) {
 		}, done: "deploy@web-1", want: nil, current: "deploy@web-2", records: []string{"deploy@web-1 SUCCESS 1", "deploy@web-2 RUNNING 1"}},
 		{name: "a start written again is no second run", setup: func(id string) { f.begin(*op(id, "config", "")) }, next: "config", o: honour,
 			want: &deploy.Begun{}, current: "config", records: []string{"config RUNNING 1"}},
+		{name: "a start written again keeps the first", setup: func(id string) {
+			first := op(id, "config", "")
+			first.StartedAt = &hourAgo
+			f.begin(*first)
+		}, next: "config", o: honour, want: &deploy.Begun{}, current: "config", records: []string{"config RUNNING 1"}, kept: &hourAgo},
 		{name: "cancel requested: the next does not begin", setup: func(id string) {
 			f.begin(*op(id, "config", ""))
 			f.cancel(id)
@@ -167,8 +175,23 @@ func TestAdvance(t *testing.T) {
 			}
 			got, err := f.advance(done, deploy.StepEffects{}, next, tt.o)
 			wantCode(t, err, tt.code)
+			var started *time.Time
+			if got != nil {
+				started, got.StartedAt = got.StartedAt, nil
+			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Advance = %+v, want %+v", got, tt.want)
+			}
+			if tt.want != nil && !tt.want.Cancelled {
+				kept := next.StartedAt.UTC().Truncate(time.Microsecond)
+				if tt.kept != nil {
+					kept = *tt.kept
+				}
+				if started == nil || !started.Equal(kept) {
+					t.Errorf("Advance's start %v, want the one the record keeps, %v", started, kept)
+				}
+			} else if started != nil {
+				t.Errorf("Advance's start %v of an operation that did not begin", started)
 			}
 			if tt.unknown || (done == nil && next == nil) {
 				return

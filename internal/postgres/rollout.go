@@ -24,7 +24,7 @@ var _ deploy.RolloutRequests = (*Store)(nil)
 // while no pause runs, or while another pause than the one it answers
 // runs (the rollout paused again in between), would end a pause nobody
 // looked at.
-func (s *Store) RequestRollout(ctx context.Context, id string, r deploy.RolloutRequest, from []deploy.RolloutAction, details map[string]any) error {
+func (s *Store) RequestRollout(ctx context.Context, id string, r deploy.RolloutRequest, from []deploy.RolloutAction, details map[string]any, wake func(tx any) error) error {
 	return wrap("request rollout "+string(r.Action), s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var state, pending string
 		err := tx.QueryRowContext(ctx, `SELECT state, rollout_request FROM manent.deployments WHERE id = ? FOR UPDATE`, id).
@@ -69,6 +69,11 @@ func (s *Store) RequestRollout(ctx context.Context, id string, r deploy.RolloutR
 		entry := deploy.AuditEntry{Actor: r.By, Action: auditRolloutPrefix + string(r.Action), Target: id, Details: details}
 		if err := insertAudit(ctx, tx, entry); err != nil {
 			return err
+		}
+		if wake != nil {
+			if err := wake(tx.Tx); err != nil {
+				return err
+			}
 		}
 		return notify(ctx, tx, deploy.EventDeployment, id)
 	}))
