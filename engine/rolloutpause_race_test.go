@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"database/sql"
 	"fmt"
 	"os"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/engine"
 	"manent.dev/manent/internal/pgtest"
 )
 
@@ -145,7 +147,7 @@ func TestResumeOfAnEndedPauseNeverEndsTheNext(t *testing.T) {
 	// it and goes on.
 	pgtest.Strings(t, f.url, `UPDATE manent.deployments SET rollout_request = 'resume', rollout_request_by = 'token:ci',
 		rollout_request_pause = 'pause[1/1]', rollout_request_at = now() WHERE id = $1 RETURNING id`, "rvn")
-	f.eng.RolloutRequested("rvn")
+	wakeRollout(t, f.url, f.eng.Engine, "rvn")
 	d = f.wait("rvn", func(d *deploy.Deployment) bool { return d.RolloutRequest == nil || d.State.Terminal() })
 	if recs := pauseRecords(d); len(recs) != 2 || recs[1].State != deploy.StepRunning {
 		t.Fatalf("deploy %s, pauses %+v: a resume of the first pause ended the second", d.State, recs)
@@ -163,4 +165,26 @@ func TestResumeOfAnEndedPauseNeverEndsTheNext(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.waitState("rvn", deploy.StateError)
+}
+
+// wakeRollout sends deploy id's workflow the wake a stored request sends,
+// on a transaction of its own.
+func wakeRollout(t *testing.T, url string, e *engine.Engine, id string) {
+	t.Helper()
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.Close() }()
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.RolloutRequested(tx, id); err != nil {
+		_ = tx.Rollback()
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
 }

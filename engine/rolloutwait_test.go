@@ -184,7 +184,7 @@ func TestPauseAskedDuringADeferralHoldsTheWave(t *testing.T) {
 	if st.Pause == nil || deref(st.Pause.By) != "token:ci" {
 		t.Fatalf("pause %+v: want the person's", st.Pause)
 	}
-	if _, err := f.eng.ResumeRollout(f.ctx, "dp", "go"); err != nil {
+	if _, err := f.eng.ResumeRollout(f.ctx, "dp", "go", ""); err != nil {
 		t.Fatalf("resume: %v", err)
 	}
 	d = f.waitState("dp", deploy.StateSuccess)
