@@ -145,7 +145,7 @@ func (d *testDNS) asked(name string) bool {
 // serve answers the messages of one connection, framed as over TCP (a
 // net.Pipe is not a PacketConn, so the resolver frames them so).
 func (d *testDNS) serve(c net.Conn) {
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	for {
 		var size [2]byte
 		if _, err := io.ReadFull(c, size[:]); err != nil {
