@@ -252,16 +252,16 @@ const maxDecode = 4
 
 // dotSegment reports whether seg, decoded up to maxDecode times, is or holds
 // a "." or ".." segment (split at "/" or "\", which some servers also take
-// for a separator).
+// for a separator), also with path parameters: Tomcat, Jetty and Spring
+// drop ";..." from a segment before they resolve dot segments, so that
+// /zones/..;x=1/purge is /purge to them.
 func dotSegment(seg string) bool {
 	for range maxDecode + 1 {
 		for _, piece := range strings.FieldsFunc(seg, func(r rune) bool { return r == '/' || r == '\\' }) {
+			piece, _, _ = strings.Cut(piece, ";")
 			if piece == "." || piece == ".." {
 				return true
 			}
-		}
-		if seg == "." || seg == ".." {
-			return true
 		}
 		decoded := decodeOnce(seg)
 		if decoded == seg {

@@ -97,6 +97,8 @@ func TestURL(t *testing.T) {
 		{"double encoded", "%252e%252e", ""},
 		{"encoded traversal", "%2e%2e%2fadmin", ""},
 		{"encoded slash traversal", "x%2F..%2Fadmin", ""},
+		{"parameter in a value", "v1;rev=2", "https://api.example.com/zones/v1%3Brev%3D2/purge?tag=v1%3Brev%3D2&x=1"},
+		{"dot dot as a parameter", "a;..", "https://api.example.com/zones/a%3B../purge?tag=a%3B..&x=1"},
 		{"empty", "", ""},
 		{"newline", "a\nb", ""},
 		{"CRLF", "a\r\nHost: evil", ""},
@@ -156,6 +158,43 @@ func TestURLSegments(t *testing.T) {
 	}
 }
 
+// TestURLRefusesDotSegmentsWithPathParameters: a server that drops
+// ;path-parameters from a segment before it resolves dot segments (Tomcat,
+// Jetty, Spring, also behind a proxy that decodes) reads /zones/..;/purge
+// as /purge: a value that makes such a segment is refused as ".." is,
+// also percent-encoded, and with the text written around it.
+func TestURLRefusesDotSegmentsWithPathParameters(t *testing.T) {
+	tests := []struct {
+		written, p string
+		want       string // "" for a refusal
+	}{
+		{"https://api.example.com/zones/{{ .Params.p }}/purge", "..;", ""},
+		{"https://api.example.com/zones/{{ .Params.p }}/purge", "..;x=1", ""},
+		{"https://api.example.com/zones/{{ .Params.p }}/purge", ".;", ""},
+		{"https://api.example.com/zones/{{ .Params.p }}/purge", "%2e%2e;", ""},
+		{"https://api.example.com/zones/{{ .Params.p }}/purge", "..%3B", ""},
+		{"https://api.example.com/zones/{{ .Params.p }}/purge", "%2e%2e%253bx", ""},
+		{"https://api.example.com/zones/{{ .Params.p }}/purge", "x%2F..;%2Fadmin", ""},
+		{"https://api.example.com/zones/{{ .Params.p }}/purge", `x\..;\admin`, ""},
+		{"https://h.example/..{{ .Params.p }}/x", ";", ""},
+		{"https://h.example/{{ .Params.p }};v=1/x", "..", ""},
+		{"https://h.example/{{ .Params.p }};v=1/x", ".", ""},
+		// A ".." after the ";" is a parameter's, not a segment.
+		{"https://h.example/a;{{ .Params.p }}/x", "..", "https://h.example/a;../x"},
+		{"https://h.example/{{ .Params.p }};v=1/x", "...", "https://h.example/...;v=1/x"},
+		{"https://h.example/{{ .Params.p }}/x", "..a;", "https://h.example/..a%3B/x"},
+	}
+	for _, tt := range tests {
+		got, err := URL(tt.written, values(tt.p))
+		switch {
+		case tt.want == "" && !errors.Is(err, ErrRefused):
+			t.Errorf("URL(%q) with %q = %q, %v; want a refusal", tt.written, tt.p, got, err)
+		case tt.want != "" && (err != nil || got != tt.want):
+			t.Errorf("URL(%q) with %q = %q, %v; want %q", tt.written, tt.p, got, err, tt.want)
+		}
+	}
+}
+
 func TestURLRefusesWhatCheckRefuses(t *testing.T) {
 	for _, text := range []string{
 		"https://{{ .Application }}.example/",
@@ -174,10 +213,11 @@ func TestURLRefusesWhatCheckRefuses(t *testing.T) {
 	}
 }
 
-// dotty reports whether seg is "." or "..", decoded as often as it decodes.
+// dotty reports whether seg is "." or "..", without its path parameters,
+// decoded as often as it decodes.
 func dotty(seg string) bool {
 	for {
-		if seg == "." || seg == ".." {
+		if p, _, _ := strings.Cut(seg, ";"); p == "." || p == ".." {
 			return true
 		}
 		d, err := url.PathUnescape(seg)
@@ -214,6 +254,8 @@ func FuzzURL(f *testing.F) {
 		{"http://127.0.0.1/{{ .Params.p }}#f", "}}{{ .Version }}"},
 		{"https://h.example?q={{ .Params.p }}", "\u2028"},
 		{"https://h.example/%2e{{ .Params.p }}", "%2e"},
+		{"https://h.example/{{ .Params.p }}/x", "..;x=1"},
+		{"https://h.example/..{{ .Params.p }}/x", "%3B"},
 		{"https://h.example/{{ .DryRun }}/{{ .SHA256 }}", "ab"},
 		{`https://h.example/{{ index .Outputs "post-test" "key" }}`, `..\..\`},
 		{"https://h.example/{{ .Params.p }}", strings.Repeat("%", 3000)},

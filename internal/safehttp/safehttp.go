@@ -23,6 +23,10 @@ type Options struct {
 	// RootCAs, when set, are the only certificate authorities trusted
 	// instead of the system's: a private CA, a test server's certificate.
 	RootCAs *x509.CertPool
+	// Resolver, when set, resolves host names instead of the system's
+	// resolver (a private DNS server). Whoever resolves, every address is
+	// checked as the connection to it is made.
+	Resolver *net.Resolver
 }
 
 // ErrRedirect is returned for a 3xx answer: redirects are never followed.
@@ -54,7 +58,8 @@ func New(o Options) *http.Client {
 		o.Timeout = 30 * time.Second
 	}
 	dialer := &net.Dialer{
-		Timeout: 10 * time.Second,
+		Timeout:  10 * time.Second,
+		Resolver: o.Resolver,
 		Control: func(_, address string, _ syscall.RawConn) error {
 			if o.AllowLinkLocal {
 				return nil
@@ -88,17 +93,30 @@ func New(o Options) *http.Client {
 // 169.254.0.23.
 var metadataAddresses = []netip.Addr{
 	netip.MustParseAddr("fd00:ec2::254"),   // AWS, IPv6 (unique-local)
+	netip.MustParseAddr("fd20:ce::254"),    // GCP, IPv6 (unique-local, for IPv6-only VMs)
 	netip.MustParseAddr("100.100.100.200"), // Alibaba Cloud (shared address space)
 	netip.MustParseAddr("168.63.129.16"),   // Azure's WireServer (public)
 	netip.MustParseAddr("192.0.0.192"),     // Oracle Cloud (IETF protocol assignments)
 }
 
+// embedsIPv4 are the IPv6 prefixes whose last 32 bits are an IPv4 address
+// that the host, or a gateway of its network, reaches: the well-known NAT64
+// prefix (RFC 6052), which an IPv6-only subnet's NAT64 gateway translates
+// to the IPv4 address it ends with, and the deprecated IPv4-compatible
+// addresses (RFC 4291). IPv4-mapped addresses are Unmap's.
+var embedsIPv4 = []netip.Prefix{
+	netip.MustParsePrefix("64:ff9b::/96"),
+	netip.MustParsePrefix("::/96"),
+}
+
 // Refused reports whether manent never calls ip: a link-local address
 // (which holds most clouds' metadata endpoint), an unspecified one, or a
-// cloud metadata address of metadataAddresses. An IPv4-mapped IPv6 address
-// is judged as its IPv4 address.
+// cloud metadata address of metadataAddresses. An IPv6 address that
+// embeds an IPv4 address (IPv4-mapped, NAT64's well-known prefix,
+// IPv4-compatible) is judged as that IPv4 address; a zone is ignored, as
+// the kernel ignores it for addresses that are not link-local.
 func Refused(ip netip.Addr) bool {
-	ip = ip.Unmap()
+	ip = reached(ip)
 	if ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified() {
 		return true
 	}
@@ -108,6 +126,22 @@ func Refused(ip netip.Addr) bool {
 		}
 	}
 	return false
+}
+
+// reached is the address a connection to ip reaches: ip without its zone,
+// or the IPv4 address it embeds.
+func reached(ip netip.Addr) netip.Addr {
+	ip = ip.WithZone("").Unmap()
+	if !ip.Is6() || ip == netip.IPv6Loopback() {
+		return ip
+	}
+	for _, p := range embedsIPv4 {
+		if p.Contains(ip) {
+			b := ip.As16()
+			return netip.AddrFrom4([4]byte(b[12:]))
+		}
+	}
+	return ip
 }
 
 // checkAddress refuses the addresses Refused names.

@@ -3,6 +3,7 @@ package sshcommand
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -52,7 +53,9 @@ type Request struct {
 	// empty): an absolute path whose parent exists on the target.
 	SecretsDir string
 	// DeploymentID and Step name the directory of the step's attempts:
-	// <SecretsDir>/<DeploymentID>/<Step>/<random>.
+	// <SecretsDir>/<deploy>/<Step>/<random>, where <deploy> is the
+	// deploy ID, shortened when it is too long to name a directory
+	// (deployDir).
 	DeploymentID, Step string
 	// Argv is the rendered command, Argv[0] an absolute path.
 	Argv []string
@@ -124,6 +127,7 @@ func Run(ctx context.Context, req Request) (map[string]string, error) {
 type attempt struct {
 	req    Request
 	target string
+	deploy string // deployDir(req.DeploymentID)
 	dir    string // <SecretsDir>/<deploy>/<step>/<random>
 	// limit is how long the command may run (remoteLimit), fixed when
 	// the attempt starts.
@@ -133,17 +137,42 @@ type attempt struct {
 }
 
 var (
-	// pathPart is what the deploy, the step and a secret may be to name a
-	// directory or a file: never . or .., never a /.
-	pathPart  = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._@-]{0,127}$`)
+	// pathPart is what the step, a secret and the deploy's directory may
+	// be to name a directory or a file: never . or .., never a /.
+	pathPart = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._@-]{0,127}$`)
+	// deployID is what a deploy ID may be: pathPart's characters, of any
+	// length (deployDir shortens a long one).
+	deployID  = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._@-]*$`)
 	sha256Hex = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
 )
+
+// The form of a long deploy ID's directory: its first characters, "~" and
+// a hash of the whole ID, maxPathPart characters in all.
+const (
+	maxPathPart = 128
+	hashDigits  = 32 // 128 bits: no two IDs share a directory by chance
+	prefixChars = maxPathPart - 1 - hashDigits
+)
+
+// deployDir is the name of the directory of the deploy id on the targets:
+// the ID itself, or, when it is longer than a directory name may be (the
+// ticks of a schedule with a long name), its first characters, "~" and a
+// hash of the whole ID. The ID may be read at a glance, and no ID is the
+// short form of another, since none holds a "~". MANENT_DEPLOYMENT_ID
+// remains the ID.
+func deployDir(id string) string {
+	if len(id) <= maxPathPart {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return id[:prefixChars] + "~" + hex.EncodeToString(sum[:])[:hashDigits]
+}
 
 func newAttempt(req Request) (*attempt, error) {
 	if req.Client == nil {
 		return nil, errors.New("no connection to the target")
 	}
-	a := &attempt{req: req, target: req.Target}
+	a := &attempt{req: req, target: req.Target, deploy: deployDir(req.DeploymentID)}
 	if a.target == "" {
 		a.target = req.Client.Endpoint().String()
 	}
@@ -160,7 +189,7 @@ func newAttempt(req Request) (*attempt, error) {
 	if _, err := rand.Read(random); err != nil {
 		return nil, fmt.Errorf("name the attempt's directory: %w", err)
 	}
-	a.dir = path.Join(a.req.SecretsDir, req.DeploymentID, req.Step, hex.EncodeToString(random))
+	a.dir = path.Join(a.req.SecretsDir, a.deploy, req.Step, hex.EncodeToString(random))
 	return a, nil
 }
 
@@ -170,7 +199,7 @@ func (a *attempt) check() error {
 	switch {
 	case !path.IsAbs(r.SecretsDir) || path.Clean(r.SecretsDir) != r.SecretsDir || r.SecretsDir == "/" || hasControl(r.SecretsDir):
 		return fmt.Errorf("secrets_dir must be a clean absolute path other than /, without control characters")
-	case !pathPart.MatchString(r.DeploymentID):
+	case !deployID.MatchString(r.DeploymentID):
 		return fmt.Errorf("the deploy ID cannot name a directory")
 	case !pathPart.MatchString(r.Step):
 		return fmt.Errorf("the step name cannot name a directory")
@@ -253,7 +282,7 @@ func (a *attempt) aux(ctx context.Context, name, script string, args ...string) 
 // attempts' and checking the program.
 func (a *attempt) prepare(ctx context.Context) error {
 	a.limit = time.Duration(seconds(a.remoteLimit(ctx))) * time.Second
-	args := []string{a.req.SecretsDir, a.req.DeploymentID, a.req.Step, path.Base(a.dir),
+	args := []string{a.req.SecretsDir, a.deploy, a.req.Step, path.Base(a.dir),
 		strings.ToLower(a.req.SHA256), a.req.Argv[0]}
 	args = append(args, sorted(a.req.Secrets)...)
 	said, _, err := a.aux(ctx, "prepare", prepareScript, args...)

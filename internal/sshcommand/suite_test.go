@@ -34,6 +34,7 @@ func suite(t *testing.T, h *host) {
 		{"nothing secret in ps or on a command line", testNothingSecretShows},
 		{"timeout", testTimeout},
 		{"refusals of the target", testRefusals},
+		{"a deploy ID too long to name a directory", testLongDeployID},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, h) })
@@ -50,7 +51,9 @@ func (h *host) request(t *testing.T, argv ...string) Request {
 }
 
 // stepDir is where the attempts of req are.
-func stepDir(req Request) string { return filepath.Join(req.SecretsDir, req.DeploymentID, req.Step) }
+func stepDir(req Request) string {
+	return filepath.Join(req.SecretsDir, deployDir(req.DeploymentID), req.Step)
+}
 
 func testDirectoryAndContract(t *testing.T, h *host) {
 	p := h.place(t)
