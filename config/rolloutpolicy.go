@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/internal/placeholder"
 	"manent.dev/manent/internal/urltemplate"
 	"manent.dev/manent/internal/yamltree"
 )
@@ -112,19 +113,14 @@ func gateURLAllowed(raw string, allowed []string) bool {
 	return false
 }
 
-// dotSegment reports whether the path of raw has a . or .. segment,
-// percent-encoded or not.
+// dotSegment reports whether the path of raw has a . or .. segment as a
+// lenient server reads it (placeholder.DotSegment: encoded, doubly
+// encoded, with a path parameter, after a backslash).
 func dotSegment(raw string) bool {
 	_, rest, _ := strings.Cut(raw, "://")
 	if i := strings.IndexAny(rest, "?#"); i >= 0 {
 		rest = rest[:i]
 	}
 	_, path, _ := strings.Cut(rest, "/")
-	for _, seg := range strings.Split(path, "/") {
-		switch strings.ToLower(seg) {
-		case ".", "..", "%2e", "%2e%2e", ".%2e", "%2e.":
-			return true
-		}
-	}
-	return false
+	return placeholder.DotSegment(path)
 }

@@ -255,6 +255,12 @@ const maxDecode = 4
 // for a separator), also with path parameters: Tomcat, Jetty and Spring
 // drop ";..." from a segment before they resolve dot segments, so that
 // /zones/..;x=1/purge is /purge to them.
+// DotSegment reports whether seg (a URL path, or a part of one) holds a .
+// or .. segment as a lenient server reads it: split on / and \, a path
+// parameter (;…) dropped, percent-decoded again and again. Other checks of
+// URLs that must stay under a prefix (descriptor_policy.gate_urls) use it.
+func DotSegment(seg string) bool { return dotSegment(seg) }
+
 func dotSegment(seg string) bool {
 	for range maxDecode + 1 {
 		for _, piece := range strings.FieldsFunc(seg, func(r rune) bool { return r == '/' || r == '\\' }) {
