@@ -50,9 +50,12 @@ var stepOrder = [][2]string{
 
 const (
 	minStepTimeout = time.Second
-	maxStepTimeout = 6 * time.Hour
 	maxRetries     = 100
 )
+
+// MaxStepTimeout is the longest timeout of a step: what bounds a request
+// of an HTTP step, whose client has no deadline of its own.
+const MaxStepTimeout = 6 * time.Hour
 
 func (c *Config) validate(errs *yamltree.Errors) {
 	c.validateServer(errs)
@@ -225,7 +228,7 @@ func (c *Config) validatePipeline(errs *yamltree.Errors) {
 		if s.MaxRetries < 0 || s.MaxRetries > maxRetries {
 			errs.Add(path+".max_retries", "must be between 0 and %d", maxRetries)
 		}
-		if s.Timeout < minStepTimeout || s.Timeout > maxStepTimeout {
+		if s.Timeout < minStepTimeout || s.Timeout > MaxStepTimeout {
 			errs.Add(path+".timeout", "must be between 1s and 6h")
 		}
 		c.validateCustomStep(errs, path, s, above)
