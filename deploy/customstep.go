@@ -107,15 +107,18 @@ type PollMatch struct {
 
 // OperationSecrets are the logical names of the secrets one operation of
 // the step receives: those of the run, or in a dry run only the dry run's
-// own, and in both the SSH login of a command step. The worker resolves
-// these and no others, and the secrets step checks them before anything
-// changes on the targets.
+// own, and in both the SSH login of a command step; none in a dry run of
+// a step without dry_run, which is skipped. The worker resolves these and
+// no others, and the secrets step checks them before anything changes on
+// the targets.
 func (s *CustomSpec) OperationSecrets(dryRun bool) []string {
 	var names []string
 	switch {
 	case !dryRun:
 		names = append(names, s.Secrets...)
-	case s.DryRun != nil:
+	case s.DryRun == nil:
+		return nil
+	default:
 		names = append(names, s.DryRun.Secrets...)
 	}
 	if l := s.SSH; l != nil {
