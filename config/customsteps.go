@@ -3,6 +3,7 @@ package config
 import (
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"manent.dev/manent/deploy"
@@ -145,7 +146,7 @@ func (s StepConfig) Spec() *deploy.CustomSpec {
 
 func (r *RunConfig) spec(typ string, timeout time.Duration) deploy.CustomRun {
 	out := deploy.CustomRun{
-		RunOnce: r.RunOnce, Command: slices.Clone(r.Command), SHA256: r.SHA256,
+		RunOnce: r.RunOnce, Command: slices.Clone(r.Command), SHA256: strings.ToLower(r.SHA256),
 		Method: r.Method, URL: r.URL, Headers: maps.Clone(r.Headers), JSON: r.JSON,
 		Expect: slices.Clone(r.Expect), Secrets: slices.Clone(r.Secrets),
 	}

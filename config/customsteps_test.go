@@ -225,7 +225,7 @@ func TestCustomStepErrors(t *testing.T) {
 				"pipeline.steps[5].run.expect: is for HTTP steps: a command step runs run.command on the targets",
 				"pipeline.steps[5].run.poll: is for HTTP steps: a command step runs run.command on the targets",
 				"pipeline.steps[5].run.command: is required: the program (an absolute path) and its arguments, as a list",
-				"pipeline.steps[5].run.sha256: must be 64 lowercase hexadecimal digits: the SHA-256 of command[0] on the targets (sha256sum prints it)",
+				"pipeline.steps[5].run.sha256: must be 64 hexadecimal digits: the SHA-256 of command[0] on the targets (sha256sum prints it)",
 				"pipeline.steps[6].run: is required: what the step does",
 			},
 		},
@@ -315,6 +315,50 @@ func TestCustomStepErrors(t *testing.T) {
 				"pipeline.steps[2].dry_run.auth.secret: must be one of the dry run's secrets (dry_run.secrets): a dry run never receives those of the run",
 				"pipeline.steps[3].run.poll.interval: must be between 1s and the poll's timeout (1m0s)",
 				"pipeline.steps[3].run.poll.until.path: must be a JSON path such as $.a.b[0] or $[\"a.b\"]: must name one value: member names and indexes only ($.a.b[0], $[\"a.b\"]), no wildcard, slice, filter or descendant (..)",
+			},
+		},
+		{
+			name: "a dry run given the run's secrets",
+			steps: `    - name: migrate
+      mode: optional
+      type: command
+      secrets: [db-admin, db-audit]
+      ssh: {key_secret: k}
+      run: {command: ["/opt/migrate", "up"]}
+      dry_run: {command: ["/opt/migrate", "plan"], secrets: [db-readonly, db-admin]}
+    - name: purge
+      mode: optional
+      type: http
+      secrets: [cdn-token]
+      run: {url: "https://a.example.com/"}
+      dry_run: {url: "https://a.example.com/", auth: {type: bearer, secret: cdn-token}, secrets: [cdn-token]}
+`,
+			want: []string{
+				"pipeline.steps[2].dry_run.secrets[1]: db-admin is one of the run's secrets (secrets): a dry run never receives those, give it read-only ones of its own",
+				"pipeline.steps[3].dry_run.secrets[0]: cdn-token is one of the run's secrets (secrets): a dry run never receives those, give it read-only ones of its own",
+			},
+		},
+		{
+			name: "the default poll interval against a short timeout",
+			steps: `    - name: a
+      mode: optional
+      type: http
+      timeout: 5s
+      run: {url: "https://a.example.com/", poll: {url: "https://a.example.com/", until: {path: "$.s", in: [d]}}}
+    - name: b
+      mode: optional
+      type: http
+      timeout: 1m
+      run: {url: "https://a.example.com/", poll: {url: "https://a.example.com/", timeout: 3s, until: {path: "$.s", in: [d]}}}
+    - name: c
+      mode: optional
+      type: http
+      timeout: 5s
+      run: {url: "https://a.example.com/", poll: {url: "https://a.example.com/", interval: 1s, until: {path: "$.s", in: [d]}}}
+`,
+			want: []string{
+				"pipeline.steps[2].run.poll.interval: is needed: the default, 10s, is longer than the poll's timeout (5s); set one between 1s and 5s",
+				"pipeline.steps[3].run.poll.interval: is needed: the default, 10s, is longer than the poll's timeout (3s); set one between 1s and 3s",
 			},
 		},
 		{
@@ -413,5 +457,77 @@ func TestCustomStepAllowHTTP(t *testing.T) {
 	}
 	if _, err := config.Parse([]byte(doc("allow_http: true")), t.TempDir()); err != nil {
 		t.Errorf("with allow_http: %v", err)
+	}
+}
+
+// TestCustomStepOutputsOfStandardSteps: a placeholder may name any output
+// of a standard step listed above the custom step, as the spec's own
+// example does ({{ index .Outputs "post-test" "key" }}): what a standard
+// step outputs is its plugin's, declared nowhere. A standard step below,
+// or not in the pipeline, still has nothing to give.
+func TestCustomStepOutputsOfStandardSteps(t *testing.T) {
+	base := "pipeline:\n  steps:\n    - {name: artifacts, mode: mandatory}\n    - {name: deploy, mode: mandatory}\n"
+	tests := []struct {
+		name  string
+		steps string
+		want  []string
+	}{
+		{
+			name: "steps above",
+			steps: `    - {name: post-test, mode: mandatory}
+    - name: notify
+      mode: mandatory
+      type: http
+      run:
+        url: "https://hooks.example.com/{{ .Outputs.deploy.release }}"
+        json: {url: '{{ index .Outputs "post-test" "key" }}', sha: "{{ .Outputs.artifacts.sha256 }}"}
+`,
+		},
+		{
+			name: "a step below, a step not in the pipeline",
+			steps: `    - name: notify
+      mode: mandatory
+      type: http
+      run:
+        url: "https://hooks.example.com/{{ .Outputs.qa.archive }}"
+        json: {url: '{{ index .Outputs "post-test" "key" }}'}
+    - {name: post-test, mode: mandatory}
+`,
+			want: []string{
+				`pipeline.steps[2].run.url: {{.Outputs.qa.archive}}: no step "qa" with outputs runs before this one`,
+				`pipeline.steps[2].run.json.url: {{index .Outputs "post-test" "key"}}: no step "post-test" with outputs runs before this one`,
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := config.Parse([]byte(base+tt.steps), t.TempDir())
+			var got []string
+			if err != nil {
+				got = problems(t, err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("problems:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(tt.want, "\n  "))
+			}
+		})
+	}
+}
+
+// TestCustomStepSHA256EitherCase: run.sha256 is accepted in either case,
+// as tools print it, and the specification holds it in lowercase, so that
+// its hash does not depend on the case written.
+func TestCustomStepSHA256EitherCase(t *testing.T) {
+	const lower = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+	for _, written := range []string{lower, strings.ToUpper(lower), "9F86d081884C7D659A2FEAA0C55AD015a3bf4f1b2b0b822cd15d6c15b0f00a08"} {
+		doc := "pipeline:\n  steps:\n    - {name: artifacts, mode: mandatory}\n    - {name: deploy, mode: mandatory}\n" +
+			"    - {name: warm, mode: mandatory, type: command, ssh: {key_secret: k}, run: {command: [\"/opt/warm\"], sha256: " + written + "}}\n"
+		c, err := config.Parse([]byte(doc), t.TempDir())
+		if err != nil {
+			t.Errorf("run.sha256 %s refused: %v", written, err)
+			continue
+		}
+		if got := c.Pipeline.Steps[2].Spec().Run.SHA256; got != lower {
+			t.Errorf("run.sha256 %s: the specification holds %s, want %s", written, got, lower)
+		}
 	}
 }

@@ -9,12 +9,13 @@ import (
 )
 
 // checkStepTemplates holds the placeholders of a custom step, in its run
-// and its dry run, to what it declares (its parameters) and to the
-// outputs the custom steps above it declare; .Response only in poll.url.
+// and its dry run, to what it declares (its parameters), to the outputs
+// the custom steps above it declare and to the standard steps above it
+// (above holds both); .Response only in poll.url.
 // What a placeholder may do in each place (a command's argument, a URL, a
 // header, a JSON body) is the placeholder package's rule.
-func (c *Config) checkStepTemplates(errs *yamltree.Errors, p string, s StepConfig, before map[string]map[string]bool) {
-	scope := placeholder.Scope{Params: map[string]bool{}, Outputs: before}
+func (c *Config) checkStepTemplates(errs *yamltree.Errors, p string, s StepConfig, above placeholder.Scope) {
+	scope := placeholder.Scope{Params: map[string]bool{}, Outputs: above.Outputs, AnyOutputs: above.AnyOutputs}
 	for name := range s.Params {
 		scope.Params[name] = true
 	}

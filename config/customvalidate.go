@@ -12,6 +12,7 @@ import (
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/descriptor"
 	"manent.dev/manent/internal/jsonpath"
+	"manent.dev/manent/internal/placeholder"
 	"manent.dev/manent/internal/yamltree"
 )
 
@@ -21,6 +22,9 @@ var (
 	outputKeyPattern = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
 	// headerNamePattern is RFC 9110's token.
 	headerNamePattern = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,128}$")
+	// anyCaseSHA256 is run.sha256: tools print a digest in either case,
+	// the specification holds it in lowercase.
+	anyCaseSHA256 = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
 	// secretsDirPattern keeps the directory a plain absolute path: it is
 	// written into a script that runs on the targets.
 	secretsDirPattern = regexp.MustCompile(`^/[A-Za-z0-9._/-]{1,255}$`)
@@ -70,10 +74,10 @@ func customKeys(s StepConfig) []string {
 	return keys
 }
 
-// validateCustomStep checks the keys of a custom step; before holds the
-// declared outputs of the custom steps listed above it, which its
-// placeholders may name. On a standard step, every custom key is an error.
-func (c *Config) validateCustomStep(errs *yamltree.Errors, p string, s StepConfig, before map[string]map[string]bool) {
+// validateCustomStep checks the keys of a custom step; above holds the
+// steps listed above it whose outputs its placeholders may name. On a
+// standard step, every custom key is an error.
+func (c *Config) validateCustomStep(errs *yamltree.Errors, p string, s StepConfig, above placeholder.Scope) {
 	if !s.Custom() {
 		for _, k := range customKeys(s) {
 			errs.Add(p+"."+k, "only custom steps have %s: a standard step has no type (add type: http or type: command for a step of your own)", k)
@@ -98,7 +102,7 @@ func (c *Config) validateCustomStep(errs *yamltree.Errors, p string, s StepConfi
 	if s.DryRun != nil {
 		c.checkRun(errs, p+".dry_run", s, s.DryRun, true)
 	}
-	c.checkStepTemplates(errs, p, s, before)
+	c.checkStepTemplates(errs, p, s, above)
 	// The plan is stored in jsonb, which cannot hold U+0000 in a string.
 	if raw, err := json.Marshal(s.Spec()); err == nil && bytes.Contains(raw, []byte(`\u0000`)) {
 		errs.Add(p, "holds a NUL character (U+0000) in one of its strings: a plan cannot store it")
@@ -220,6 +224,7 @@ func checkStepSSH(errs *yamltree.Errors, p string, s StepConfig) {
 func (c *Config) checkRun(errs *yamltree.Errors, p string, s StepConfig, r *RunConfig, dry bool) {
 	if dry {
 		checkSecretNames(errs, p+".secrets", r.Secrets)
+		checkDrySecrets(errs, p+".secrets", s.Secrets, r.Secrets)
 	} else if r.Secrets != nil {
 		errs.Add(p+".secrets", "the run receives the step's secrets (secrets): only dry_run has secrets of its own")
 	}
@@ -228,6 +233,17 @@ func (c *Config) checkRun(errs *yamltree.Errors, p string, s StepConfig, r *RunC
 		return
 	}
 	c.checkHTTPRun(errs, p, s, r, dry)
+}
+
+// checkDrySecrets refuses a secret of the run in dry_run.secrets: a dry
+// run runs on the real targets without governance, so it must never hold
+// the run's (write) credentials, only read-only ones of its own.
+func checkDrySecrets(errs *yamltree.Errors, p string, run, dry []string) {
+	for i, n := range dry {
+		if slices.Contains(run, n) {
+			errs.Add(yamltree.Index(p, i), "%s is one of the run's secrets (secrets): a dry run never receives those, give it read-only ones of its own", n)
+		}
+	}
 }
 
 func checkCommandRun(errs *yamltree.Errors, p string, s StepConfig, r *RunConfig) {
@@ -245,8 +261,8 @@ func checkCommandRun(errs *yamltree.Errors, p string, s StepConfig, r *RunConfig
 	if len(r.Command) == 0 && !errs.Bad(p+".command") {
 		errs.Add(p+".command", "is required: the program (an absolute path) and its arguments, as a list")
 	}
-	if r.SHA256 != "" && !hexSHA256.MatchString(r.SHA256) {
-		errs.Add(p+".sha256", "must be 64 lowercase hexadecimal digits: the SHA-256 of command[0] on the targets (sha256sum prints it)")
+	if r.SHA256 != "" && !anyCaseSHA256.MatchString(r.SHA256) {
+		errs.Add(p+".sha256", "must be 64 hexadecimal digits: the SHA-256 of command[0] on the targets (sha256sum prints it)")
 	}
 	if len(s.Outputs) > 0 && !r.RunOnce {
 		errs.Add(p+".run_once", "must be true: a step that declares outputs runs on one target only, or each target would give its own")
@@ -382,6 +398,11 @@ func checkPoll(errs *yamltree.Errors, p string, poll *PollConfig, stepTimeout ti
 		errs.Add(p+".timeout", "must be between 1s and the step's timeout (%s)", stepTimeout)
 	case poll.Interval != 0 && (poll.Interval < minPollInterval || poll.Interval > timeout):
 		errs.Add(p+".interval", "must be between 1s and the poll's timeout (%s)", timeout)
+	case poll.Interval == 0 && DefaultPollInterval > timeout:
+		// The wait would poll once and time out: a default the author never
+		// wrote must not make the poll meaningless.
+		errs.Add(p+".interval", "is needed: the default, %s, is longer than the poll's timeout (%s); set one between 1s and %s",
+			DefaultPollInterval, timeout, timeout)
 	}
 	if poll.Until == nil {
 		if !errs.Bad(p + ".until") {

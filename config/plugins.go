@@ -70,8 +70,8 @@ func (c *Config) validatePlugins(errs *yamltree.Errors) {
 	if s.ConnectTimeout < 100*time.Millisecond || s.ConnectTimeout > 5*time.Minute {
 		errs.Add("plugins.ssh.connect_timeout", "must be between 100ms and 5m")
 	}
-	if s.CommandTimeout < time.Second || s.CommandTimeout > maxStepTimeout {
-		errs.Add("plugins.ssh.command_timeout", "must be between 1s and %s", maxStepTimeout)
+	if s.CommandTimeout < time.Second || s.CommandTimeout > MaxStepTimeout {
+		errs.Add("plugins.ssh.command_timeout", "must be between 1s and %s", MaxStepTimeout)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/descriptor"
+	"manent.dev/manent/internal/placeholder"
 	"manent.dev/manent/internal/yamltree"
 )
 
@@ -49,9 +50,12 @@ var stepOrder = [][2]string{
 
 const (
 	minStepTimeout = time.Second
-	maxStepTimeout = 6 * time.Hour
 	maxRetries     = 100
 )
+
+// MaxStepTimeout is the longest timeout of a step: what bounds a request
+// of an HTTP step, whose client has no deadline of its own.
+const MaxStepTimeout = 6 * time.Hour
 
 func (c *Config) validate(errs *yamltree.Errors) {
 	c.validateServer(errs)
@@ -192,9 +196,10 @@ func prefixProblem(prefix string) string {
 func (c *Config) validatePipeline(errs *yamltree.Errors) {
 	p := &c.Pipeline
 	position := map[string]int{}
-	// outputs are the declared outputs of the custom steps seen so far:
-	// what the placeholders of the next ones may name.
-	outputs := map[string]map[string]bool{}
+	// above is what the placeholders of the next custom steps may name:
+	// the declared outputs of the custom steps seen so far, and any output
+	// of the standard ones (MANENT_OUTPUT_POST_TEST_* reaches a command too).
+	above := placeholder.Scope{Outputs: map[string]map[string]bool{}, AnyOutputs: map[string]bool{}}
 	for i, s := range p.Steps {
 		path := yamltree.Index("pipeline.steps", i)
 		switch {
@@ -226,12 +231,15 @@ func (c *Config) validatePipeline(errs *yamltree.Errors) {
 		if s.MaxRetries < 0 || s.MaxRetries > maxRetries {
 			errs.Add(path+".max_retries", "must be between 0 and %d", maxRetries)
 		}
-		if s.Timeout < minStepTimeout || s.Timeout > maxStepTimeout {
+		if s.Timeout < minStepTimeout || s.Timeout > MaxStepTimeout {
 			errs.Add(path+".timeout", "must be between 1s and 6h")
 		}
-		c.validateCustomStep(errs, path, s, outputs)
-		if s.Custom() && len(s.Outputs) > 0 {
-			outputs[s.Name] = outputKeys(s.Outputs)
+		c.validateCustomStep(errs, path, s, above)
+		switch {
+		case s.Custom() && len(s.Outputs) > 0:
+			above.Outputs[s.Name] = outputKeys(s.Outputs)
+		case !s.Custom() && slices.Contains(standardSteps, s.Name):
+			above.AnyOutputs[s.Name] = true
 		}
 	}
 	listBad := errs.Bad("pipeline.steps")

@@ -1,6 +1,9 @@
 package deploy
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // The types of custom steps: a request sent from the worker, a command run
 // on the targets over SSH.
@@ -100,4 +103,30 @@ type HTTPPoll struct {
 type PollMatch struct {
 	Path string   `json:"path"`
 	In   []string `json:"in"`
+}
+
+// OperationSecrets are the logical names of the secrets one operation of
+// the step receives: those of the run, or in a dry run only the dry run's
+// own, and in both the SSH login of a command step; none in a dry run of
+// a step without dry_run, which is skipped. The worker resolves these and
+// no others, and the secrets step checks them before anything changes on
+// the targets.
+func (s *CustomSpec) OperationSecrets(dryRun bool) []string {
+	var names []string
+	switch {
+	case !dryRun:
+		names = append(names, s.Secrets...)
+	case s.DryRun == nil:
+		return nil
+	default:
+		names = append(names, s.DryRun.Secrets...)
+	}
+	if l := s.SSH; l != nil {
+		for _, n := range []string{l.KeySecret, l.PasswordSecret} {
+			if n != "" && !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	return names
 }

@@ -133,7 +133,7 @@ echo "applied=3" > "$MANENT_OUTPUT"`)
 		t.Fatalf("log:\n%s", log)
 	}
 	a := e.customAudit("cm-1")
-	if len(a) != 1 || a[0]["outcome"] != "success" || len(a[0]["targets"].([]any)) != 1 || a[0]["actor"] != "token:ci" {
+	if outcomes(a) != "started success" || len(a[0]["targets"].([]any)) != 1 || len(a[1]["targets"].([]any)) != 1 || a[1]["actor"] != "token:ci" {
 		t.Fatalf("audit %+v", a)
 	}
 	entries, _ := os.ReadDir(s.secretsDir)
@@ -165,7 +165,7 @@ exit 0`)
 	if want := fmt.Sprintf("web1@127.0.0.1:%[1]d web1@127.0.0.1:%[1]d web2@localhost:%[1]d", s.srv.Port()); strings.Join(ran, " ") != want {
 		t.Fatalf("ran %q: web1 (75), web1 again, then web2", ran)
 	}
-	if a := e.customAudit("cm-2"); len(a) != 2 || a[0]["outcome"] != "failed" || a[0]["permanent"] != false || a[1]["outcome"] != "success" {
+	if a := e.customAudit("cm-2"); outcomes(a) != "started failed started success" || a[1]["permanent"] != false {
 		t.Fatalf("audit %+v", a)
 	}
 }
@@ -185,8 +185,15 @@ func TestCommandStepPermanentFailure(t *testing.T) {
 	if ran := s.read(t, "ran"); ran != "x\n" {
 		t.Fatalf("ran %q, want once", ran)
 	}
-	if a := e.customAudit("cm-3"); len(a) != 1 || a[0]["permanent"] != true {
+	// The audit entry says "the program" for command[0], which the
+	// step's error (the log rule) names.
+	a := e.customAudit("cm-3")
+	if outcomes(a) != "started failed" || a[1]["permanent"] != true {
 		t.Fatalf("audit %+v", a)
+	}
+	if msg, _ := a[1]["error"].(string); !strings.Contains(step(d, "broken").Error, prog) ||
+		strings.Contains(msg, prog) || !strings.Contains(msg, "the program exited with status 3") {
+		t.Fatalf("audit error %q, step error %q", msg, step(d, "broken").Error)
 	}
 }
 
@@ -255,8 +262,8 @@ secrets:
 		t.Fatalf("ran %q: once per batch, on each batch's first target", ran)
 	}
 	a := e.customAudit("cm-6")
-	if len(a) != 2 || toJSON(a[0]["targets"]) != `["`+web1+`"]` || toJSON(a[1]["targets"]) != `["`+web2+`"]` ||
-		a[0]["operation"] != "warm[1/1]" {
+	if outcomes(a) != "started success started success" || toJSON(a[0]["targets"]) != `["`+web1+`"]` ||
+		toJSON(a[3]["targets"]) != `["`+web2+`"]` || a[1]["operation"] != "warm[1/1]" {
 		t.Fatalf("audit %+v", a)
 	}
 }
@@ -281,5 +288,29 @@ func TestCommandStepChecksHostKeys(t *testing.T) {
 	}
 	if ran := s.read(t, "ran"); ran != "" {
 		t.Fatalf("ran %q on a host whose key is not the one known", ran)
+	}
+}
+
+// TestCommandStepOutputHoldingASecret: a value of $MANENT_OUTPUT that
+// holds a secret of the step (as it is, or in base64) is never an output:
+// the step fails permanently, and neither its record, its log nor its
+// audit entry shows the value.
+func TestCommandStepOutputHoldingASecret(t *testing.T) {
+	s := newSSHTargets(t)
+	prog := s.program(t, "leak", `secret=$(cat "$MANENT_SECRETS_DIR/db-admin")
+printf 'applied=%s\n' "$(printf '%s' "$secret" | base64)" > "$MANENT_OUTPUT"`)
+	e := commandEnv(t, s, `{name: leak, mode: mandatory, type: command, secrets: [db-admin], ssh: {key_secret: ssh-key}, `+
+		`outputs: {applied: {pattern: "[A-Za-z0-9+/=]+"}}, run: {run_once: true, command: ["`+prog+`"]}}`, "", envOptions{})
+	e.submit("cm-8", "app", "prod")
+	d := e.waitState("cm-8", deploy.StateError)
+	st := step(d, "leak")
+	if st.State != deploy.StepError || st.Attempts != 1 || len(st.Output) != 0 ||
+		!strings.Contains(st.Error, "output applied holds a secret of the step") {
+		t.Fatalf("leak %+v", st)
+	}
+	b64 := base64.StdEncoding.EncodeToString([]byte(dbAdminValue))
+	all := toJSON(d) + e.logText("cm-8") + toJSON(e.customAudit("cm-8"))
+	if strings.Contains(all, dbAdminValue) || strings.Contains(all, strings.TrimRight(b64, "=")) {
+		t.Fatalf("the secret shows: %s", all)
 	}
 }

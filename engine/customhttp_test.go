@@ -159,7 +159,7 @@ func TestHTTPStepThroughTheEngine(t *testing.T) {
 		t.Fatalf("request: Authorization %q, body %q", auth, body)
 	}
 	entries := e.customAudit("hk-1")
-	if len(entries) != 2 || entries[0]["outcome"] != "failed" || entries[1]["outcome"] != "success" {
+	if outcomes(entries) != "started failed started success" {
 		t.Fatalf("audit %+v", entries)
 	}
 	plan := d.Plan.Steps
@@ -213,7 +213,8 @@ secrets:
 		t.Fatalf("keys %q", keys)
 	}
 	entries := e.customAudit("hk-2")
-	if len(entries) != 2 || toJSON(entries[0]["targets"]) != `["/a"]` || toJSON(entries[1]["targets"]) != `["/b"]` {
+	if outcomes(entries) != "started success started success" || toJSON(entries[1]["targets"]) != `["/a"]` ||
+		toJSON(entries[3]["targets"]) != `["/b"]` {
 		t.Fatalf("audit %+v", entries)
 	}
 }
@@ -247,9 +248,18 @@ secrets:
 	if len(h.keysOf("/purge")) != 0 || len(h.keysOf("/plan")) != 1 || auth != "Bearer hook-read-7c1e5b7d42a8a1c3" {
 		t.Fatalf("requests: purge %q, plan %q, auth %q", h.keysOf("/purge"), h.keysOf("/plan"), auth)
 	}
-	if a := e.customAudit("hk-3"); len(a) != 1 || a[0]["dry_run"] != true || a[0]["outcome"] != "success" {
+	if a := e.customAudit("hk-3"); outcomes(a) != "started success" || a[1]["dry_run"] != true {
 		t.Fatalf("audit %+v", a)
 	}
+}
+
+// outcomes are the outcomes of audit entries, in order, space-separated.
+func outcomes(entries []map[string]any) string {
+	out := make([]string, len(entries))
+	for i, a := range entries {
+		out[i], _ = a["outcome"].(string)
+	}
+	return strings.Join(out, " ")
 }
 
 func toJSON(v any) string {
@@ -264,5 +274,52 @@ func writeCert(t *testing.T, h *hookServer, path string) {
 	b := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: h.Certificate().Raw})
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestShortSecretRefusedBeforeAnythingChanges: a secret that a custom step
+// of the plan receives and that is too short to be masked fails the
+// secrets step, before deploy changes the targets (not the custom step
+// after it, with a rollback to follow); the error names the secret and the
+// step, never the value. A dry run is held to the secrets its dry_run
+// receives only.
+func TestShortSecretRefusedBeforeAnythingChanges(t *testing.T) {
+	const short = "abc12"
+	h := newHookServer(t, func(w http.ResponseWriter, r *http.Request, n int) {})
+	t.Setenv("MANENT_SECRET_CDN_TOKEN", short)
+	t.Setenv("MANENT_SECRET_CDN_READ", "hook-read-7c1e5b7d42a8a1c3")
+	e := newEnvWith(t, envOptions{rootCAs: h.roots(), steps: []string{
+		"{name: secrets, mode: mandatory}",
+		"{name: artifacts, mode: mandatory}",
+		"{name: deploy, mode: mandatory}",
+		`{name: hook, mode: mandatory, type: http, secrets: [cdn-token], run: {url: "` + h.URL + `/purge", auth: {type: bearer, secret: cdn-token}}, ` +
+			`dry_run: {url: "` + h.URL + `/plan", secrets: [cdn-read], auth: {type: bearer, secret: cdn-read}}}`,
+	}})
+	writeFile(t, filepath.Join(e.dir, "envconfig/demo/app/prod.yml"), `plugin: test
+targets: [{path: /a}]
+secrets:
+  - {name: cdn-token, ref: "env:MANENT_SECRET_CDN_TOKEN"}
+  - {name: cdn-read, ref: "env:MANENT_SECRET_CDN_READ"}
+`)
+	e.submit("short-1", "app", "prod")
+	d := e.waitState("short-1", deploy.StateError)
+	s := step(d, "secrets")
+	if s.State != deploy.StepError || !strings.Contains(s.Error, "secret cdn-token, which step hook receives, is shorter than 8 bytes") ||
+		strings.Contains(s.Error, short) {
+		t.Fatalf("secrets step %+v", s)
+	}
+	if n := e.plugin.callCount("short-1"); n != 0 {
+		t.Fatalf("the plugin deployed %d time(s) before the short secret was refused", n)
+	}
+	if len(h.keysOf("/purge")) != 0 {
+		t.Fatal("the hook was called")
+	}
+
+	if _, err := e.eng.Submit(e.ctx, []byte(descriptorFor("short-2", "app", "prod")+"dryRun: true\n"), deploy.SubmitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	d = e.waitState("short-2", deploy.StateSuccess)
+	if s := step(d, "hook"); s.State != deploy.StepSuccess || len(h.keysOf("/plan")) != 1 {
+		t.Fatalf("dry run: hook %+v, plan requests %q", s, h.keysOf("/plan"))
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"manent.dev/manent/chains"
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/engine/custom"
 	"manent.dev/manent/engine/steps"
 )
 
@@ -249,8 +250,10 @@ func (r *run) op(u unit) op {
 		// signed, and never a revoked one: its kinds (engine/custom) verify
 		// it before every attempt, and audit a refusal as any failure.
 		// A specification on a step of another kind is refused here.
+		c := r.context(u, attempt)
 		if u.step.Spec != nil && u.step.Kind() == u.step.Name {
 			if err := r.e.env.Specs.Verify(u.step); err != nil {
+				custom.AuditRefusal(ctx, r.e.custom, c, err)
 				return steps.Result{}, err
 			}
 		}
@@ -258,7 +261,6 @@ func (r *run) op(u unit) op {
 		if !ok {
 			return steps.Result{}, deploy.Permanentf("unknown kind of step %q", u.step.Kind())
 		}
-		c := r.context(u, attempt)
 		switch u.key.Kind {
 		case deploy.KindCheckpoint:
 			undo, ok := kind.(steps.Undoable)

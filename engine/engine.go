@@ -60,6 +60,9 @@ type Engine struct {
 	kinds  *steps.Registry
 	// sshPool holds the connections of command steps.
 	sshPool *sshexec.Pool
+	// custom is what the kinds of custom steps share; the engine audits
+	// with it a specification it refuses on a standard step.
+	custom  custom.Options
 	env     *steps.Env
 	changes map[string]deploy.ChangeConnector
 	log     *slog.Logger
@@ -127,7 +130,8 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 	// checked against pipeline.custom.known_hosts, not the ssh plugin's.
 	e.sshPool = sshexec.NewPool(sshexec.Options{KnownHosts: o.Config.Pipeline.Custom.KnownHosts,
 		InsecureIgnoreHostKey: o.Config.Pipeline.Custom.InsecureIgnoreHostKey})
-	custom.Register(e.kinds, custom.Options{Audit: o.Store, SSH: e.sshPool, Log: o.Logger})
+	e.custom = custom.Options{Audit: o.Store, SSH: e.sshPool, Log: o.Logger, RootCAs: o.RootCAs}
+	custom.Register(e.kinds, e.custom)
 	e.logs = newLogWriter(o.Store, o.Logger, e.shown)
 	if err := e.setupDBOS(ctx, o.DatabaseURL); err != nil {
 		return nil, err

@@ -151,3 +151,48 @@ func TestStoredSpecsAreVerifiedBeforeTheyRun(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecOnAStandardStepIsAudited: a stored plan altered to give a
+// standard step a specification is refused before the step runs, and the
+// refusal is audited as a custom step's is: step.custom.run, failed,
+// permanent, with the hash the plan records.
+func TestSpecOnAStandardStepIsAudited(t *testing.T) {
+	key := []byte(strings.Repeat("k", 32))
+	submitter := newEnvWith(t, envOptions{steps: specSteps, specs: specKeyring(t, [][]byte{key}), noWorker: true, executorID: "api"})
+	db := openSQL(t, submitter.url)
+	submitter.submit("spec-standard", "app", "staging")
+	var hash string
+	alterJob(t, db, "spec-standard", func(j *deploy.Job) {
+		notify := *customStep(j.Plan)
+		hash = notify.SpecHash
+		for i := range j.Plan.Steps {
+			if s := &j.Plan.Steps[i]; s.Name == deploy.StepArtifacts {
+				s.Spec, s.SpecHash, s.Signature = notify.Spec, notify.SpecHash, notify.Signature
+			}
+		}
+	})
+	worker := newEnvWith(t, envOptions{url: submitter.url, dir: submitter.dir, steps: specSteps, executorID: "worker",
+		specs: specKeyring(t, [][]byte{key})})
+	d := worker.waitState("spec-standard", deploy.StateError)
+	if s := step(d, deploy.StepArtifacts); s.State != deploy.StepError || !strings.Contains(s.Error, "differ from the plan's") {
+		t.Fatalf("artifacts step %+v", s)
+	}
+	if n := worker.plugin.callCount("spec-standard"); n != 0 {
+		t.Fatalf("the plugin deployed %d time(s)", n)
+	}
+	var refusals []map[string]any
+	for _, a := range worker.customAudit("spec-standard") {
+		if a["step"] == deploy.StepArtifacts {
+			refusals = append(refusals, a)
+		}
+	}
+	if len(refusals) == 0 {
+		t.Fatal("the refused specification of the artifacts step is not audited")
+	}
+	for _, a := range refusals {
+		if a["outcome"] != "failed" || a["permanent"] != true || a["spec_hash"] != hash || a["actor"] != "token:ci" ||
+			!strings.Contains(toJSON(a["error"]), "differ from the plan's") {
+			t.Errorf("audit entry %+v", a)
+		}
+	}
+}

@@ -80,6 +80,9 @@ func (k commandKind) run(ctx context.Context, cl *call) (map[string]string, erro
 		return nil, deploy.Permanent(fmt.Errorf("step %s: command%s%w", step, sep, err))
 	}
 	files := cl.runSecrets()
+	if err := cl.started(ctx); err != nil {
+		return nil, err
+	}
 	var outputs map[string]string
 	for _, t := range targets {
 		out, err := k.runOn(ctx, cl, t, argv, files)

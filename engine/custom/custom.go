@@ -2,17 +2,22 @@ package custom
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
+	"strings"
 	"time"
 
+	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/engine/steps"
 	"manent.dev/manent/internal/mask"
 	"manent.dev/manent/internal/placeholder"
+	"manent.dev/manent/internal/safehttp"
 	"manent.dev/manent/internal/sshexec"
 )
 
@@ -20,8 +25,12 @@ import (
 // custom step: its runs, failed attempts, dry runs and skips.
 const AuditAction = "step.custom.run"
 
-// The outcomes an audit entry records.
+// The outcomes an audit entry records. started is written before the
+// operation's first side effect (a request sent, a connection to a
+// target), so that a worker killed in the middle leaves a record of what
+// it began; the entry of its end follows.
 const (
+	OutcomeStarted = "started"
 	OutcomeSuccess = "success"
 	OutcomeFailed  = "failed"
 	OutcomeSkipped = "skipped"
@@ -38,9 +47,13 @@ type Verifier interface {
 type Options struct {
 	// Audit receives the step.custom.run entries.
 	Audit deploy.AuditLog
-	// HTTP is the client of HTTP steps; the steps' Env.HTTP (safehttp's
-	// rules) when nil. Redirects are refused whatever it says.
-	HTTP *http.Client
+	// HTTP is the client of HTTP steps; when nil, one of safehttp's rules
+	// trusting RootCAs (the system's when nil). Its requests are bounded by
+	// the step's timeout only: a shared client's deadline would cut a long
+	// request that the step allows, and a retry would send it again.
+	// Redirects are refused whatever it says.
+	HTTP    *http.Client
+	RootCAs *x509.CertPool
 	// SSH is the pool of command steps' connections, checking host keys
 	// against pipeline.custom.known_hosts.
 	SSH *sshexec.Pool
@@ -60,6 +73,9 @@ func Register(r *steps.Registry, o Options) {
 	if o.Log == nil {
 		o.Log = slog.Default()
 	}
+	if o.HTTP == nil {
+		o.HTTP = safehttp.New(safehttp.Options{Timeout: config.MaxStepTimeout, RootCAs: o.RootCAs})
+	}
 	k := &kinds{o: o}
 	r.Register(deploy.StepTypeHTTP, httpKind{k})
 	r.Register(deploy.StepTypeCommand, commandKind{k})
@@ -68,6 +84,7 @@ func Register(r *steps.Registry, o Options) {
 // call is one operation of a custom step, prepared: what its run or dry
 // run does, with what, and where its lines go.
 type call struct {
+	k      *kinds
 	c      *steps.Context
 	spec   *deploy.CustomSpec
 	run    *deploy.CustomRun
@@ -80,6 +97,9 @@ type call struct {
 	// targets are what the audit entry names: the targets the operation
 	// acted on or for.
 	targets []string
+	// urls are the URLs the operation rendered: its audit entry names
+	// their hosts only (see auditText).
+	urls []*url.URL
 }
 
 // logf writes a line to the deploy log, masked.
@@ -105,26 +125,63 @@ type skip struct {
 }
 
 // operate prepares the operation of c, runs do unless the dry run is
-// skipped, and writes its audit entry whatever the outcome. Every error it
-// returns is masked: the engine shows its text in the step's record and log.
+// skipped, and writes its audit entry whatever the outcome (do writes the
+// one it starts with, cl.started). Every error it returns is masked: the
+// engine shows its text in the step's record and log.
 func (k *kinds) operate(ctx context.Context, c *steps.Context, dryRun bool, skipFor func(context.Context, *call) (*skip, error), do work) (steps.Result, error) {
 	cl, sk, err := k.prepare(ctx, c, dryRun, skipFor)
 	if err == nil && sk != nil {
 		cl.logf("info", "%s", sk.line)
-		k.audit(ctx, cl, c, OutcomeSkipped, sk.reason, nil)
+		_ = k.audit(ctx, cl, OutcomeSkipped, sk.reason, nil)
 		return steps.Result{Output: map[string]string{"dry_run": "skipped", "reason": sk.reason}}, nil
 	}
 	var out map[string]string
 	if err == nil {
 		out, err = do(ctx, cl)
 	}
-	if err != nil {
-		err = cl.masked(err)
-		k.audit(ctx, cl, c, OutcomeFailed, "", err)
-		return steps.Result{}, err
+	if err == nil {
+		err = cl.clearOutputs(out)
 	}
-	k.audit(ctx, cl, c, OutcomeSuccess, "", nil)
+	if err != nil {
+		_ = k.audit(ctx, cl, OutcomeFailed, "", err)
+		return steps.Result{}, cl.masked(err)
+	}
+	_ = k.audit(ctx, cl, OutcomeSuccess, "", nil)
 	return steps.Result{Output: out}, nil
+}
+
+// started writes the operation's started entry, before its first side
+// effect: an operation the audit log cannot record does not act, and its
+// attempt fails, temporarily (the entry of its failure may be written
+// when the database is back).
+func (cl *call) started(ctx context.Context) error {
+	if err := cl.k.audit(ctx, cl, OutcomeStarted, "", nil); err != nil {
+		return fmt.Errorf("step %s: the audit log cannot record the operation, which does not start without its entry: %w",
+			cl.c.Key.Step, err)
+	}
+	return nil
+}
+
+// clearOutputs refuses outputs that hold a secret of the operation, in
+// any form its log masks (an API that echoes its token, a script that
+// writes a password): outputs are stored, shown to deployment.read,
+// handed to later steps and exported to chains, never masked. The error
+// names the outputs, never a value.
+func (cl *call) clearOutputs(out map[string]string) error {
+	if cl.mask == nil {
+		return nil
+	}
+	var bad []string
+	for _, key := range sortedKeys(out) {
+		if cl.mask.String(out[key]) != out[key] {
+			bad = append(bad, key)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return deploy.Permanentf("step %s: output %s holds a secret of the step (or a form of one the log masks): "+
+		"outputs are stored and shown as they are, so the step fails", cl.c.Key.Step, strings.Join(bad, ", "))
 }
 
 // prepare checks the step's specification, reads the values of its
@@ -132,7 +189,7 @@ func (k *kinds) operate(ctx context.Context, c *steps.Context, dryRun bool, skip
 // dry_run section, or one skipFor skips, is a skip. The call it returns is
 // never nil, so that a failure is audited with what was known.
 func (k *kinds) prepare(ctx context.Context, c *steps.Context, dryRun bool, skipFor func(context.Context, *call) (*skip, error)) (*call, *skip, error) {
-	cl := &call{c: c, spec: c.Step.Spec, dryRun: dryRun, targets: targetNames(c.Effective.Targets)}
+	cl := &call{k: k, c: c, spec: c.Step.Spec, dryRun: dryRun, targets: targetNames(c.Effective.Targets)}
 	if cl.spec == nil {
 		return cl, nil, deploy.Permanentf("step %s: the plan holds no specification of this custom step", c.Key.Step)
 	}
@@ -146,6 +203,12 @@ func (k *kinds) prepare(ctx context.Context, c *steps.Context, dryRun bool, skip
 				line: "dry run: skipped, the step has no dry_run section (only a step with one runs in a dry run)"}, nil
 		}
 		cl.run = cl.spec.DryRun
+		// Refused at start-up; a plan stored before that still may.
+		for _, n := range cl.run.Secrets {
+			if slices.Contains(cl.spec.Secrets, n) {
+				return cl, nil, deploy.Permanentf("step %s: dry_run.secrets lists %s, a secret of the run: a dry run never receives those", c.Key.Step, n)
+			}
+		}
 	}
 	if skipFor != nil {
 		sk, err := skipFor(ctx, cl)
@@ -210,18 +273,7 @@ func values(c *steps.Context, spec *deploy.CustomSpec, dryRun bool) (placeholder
 // empty secret is refused: it would log in as nobody, or authenticate
 // with nothing.
 func (k *kinds) secrets(ctx context.Context, c *steps.Context, cl *call) (map[string]string, error) {
-	names := cl.spec.Secrets
-	if cl.dryRun {
-		names = cl.run.Secrets
-	}
-	names = slices.Clone(names)
-	if s := cl.spec.SSH; s != nil {
-		for _, n := range []string{s.KeySecret, s.PasswordSecret} {
-			if n != "" && !slices.Contains(names, n) {
-				names = append(names, n)
-			}
-		}
-	}
+	names := cl.spec.OperationSecrets(cl.dryRun)
 	out := make(map[string]string, len(names))
 	for _, name := range names {
 		v, err := c.Secret(ctx, name)
@@ -276,11 +328,13 @@ func (e *maskedError) Unwrap() error { return e.err }
 // outcome; never the outputs nor a value of a secret. The entry is the
 // record that the operation happened: a database that is away is waited
 // for as long as the operation may last, and only then given up, on the
-// server's log (the work is done: failing it now would run it again).
-func (k *kinds) audit(ctx context.Context, cl *call, c *steps.Context, outcome, reason string, failure error) {
+// server's log (the work is done: failing it now would run it again) and
+// in the error it returns (the started entry's caller does not act).
+func (k *kinds) audit(ctx context.Context, cl *call, outcome, reason string, failure error) error {
 	if k.o.Audit == nil {
-		return
+		return nil
 	}
+	c := cl.c
 	details := map[string]any{
 		"step": c.Key.Step, "operation": c.Key.Name(), "type": c.Step.Type, "spec_hash": c.Step.SpecHash,
 		"targets": cl.targets, "outcome": outcome, "dry_run": cl.dryRun, "attempt": c.Attempt,
@@ -292,25 +346,58 @@ func (k *kinds) audit(ctx context.Context, cl *call, c *steps.Context, outcome, 
 		details["reason"] = reason
 	}
 	if failure != nil {
-		details["error"] = deploy.EscapeText(failure.Error())
+		details["error"] = deploy.EscapeText(cl.auditText(failure))
 		details["permanent"] = deploy.IsPermanent(failure)
 	}
 	e := deploy.AuditEntry{Time: time.Now().UTC(), Actor: c.Job.Requester, Action: AuditAction, Target: c.Job.ID, Details: details}
 	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
 		err := k.o.Audit.AppendAudit(ctx, e)
 		if err == nil {
-			return
+			return nil
 		}
 		if !deploy.Unavailable(err) || ctx.Err() != nil {
 			k.o.Log.Error("the audit entry of a custom step could not be written", "deployment", c.Job.ID,
 				"step", c.Key.Name(), "outcome", outcome, "error", err)
-			return
+			return err
 		}
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
 		}
 	}
+}
+
+// auditText is the text of a failure as its audit entry holds it: masked,
+// as the step's record shows it, and with less of the specification than
+// the record, which the log rule allows to name a request's host and path
+// and the program that ran. The audit log outlives the deploy and is read
+// by those who audit, not by those who deploy: it keeps the method, the
+// host and the status of a request (never its path, where the parameters
+// of the deploy stand), and says "the program" for command[0].
+func (cl *call) auditText(err error) string {
+	text := err.Error()
+	for _, u := range cl.urls {
+		text = strings.ReplaceAll(text, shownURL(u), u.Host)
+	}
+	if cl.run != nil && len(cl.run.Command) > 0 && cl.run.Command[0] != "" {
+		text = strings.ReplaceAll(text, cl.run.Command[0], "the program")
+	}
+	if cl.mask != nil {
+		text = cl.mask.String(text)
+	}
+	return text
+}
+
+// AuditRefusal appends the step.custom.run entry of a specification the
+// engine refused on a step that is not a custom one (a stored plan that
+// gives a standard step a specification): a refusal is audited wherever
+// it is found, as the kinds audit theirs.
+func AuditRefusal(ctx context.Context, o Options, c *steps.Context, refusal error) {
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	k := &kinds{o: o}
+	_ = k.audit(ctx, &call{k: k, c: c, targets: targetNames(c.Effective.Targets)}, OutcomeFailed, "", refusal)
 }
 
 func targetNames(ts []deploy.Target) []string {

@@ -96,3 +96,22 @@ func TestCommandDryRunSkippedInAFreeze(t *testing.T) {
 		}
 	}
 }
+
+// TestDryRunListingTheRunsSecret: a stored plan whose dry_run.secrets
+// lists a secret of the run (refused at start-up since; a plan stored
+// before may hold one) is refused before the secret is resolved or
+// anything sent.
+func TestDryRunListingTheRunsSecret(t *testing.T) {
+	var hit atomic.Bool
+	f := newFixture(t, func(http.ResponseWriter, *http.Request) { hit.Store(true) })
+	spec := f.spec("/purge")
+	spec.DryRun = &deploy.CustomRun{URL: f.srv.URL + "/plan", Secrets: []string{"cdn-read", "cdn-token"},
+		Auth: &deploy.HTTPAuth{Type: "bearer", Secret: "cdn-token"}}
+	_, err := httpKind{f.kinds}.DryRun(context.Background(), f.context(spec))
+	if err == nil || !deploy.IsPermanent(err) || !strings.Contains(err.Error(), "dry_run.secrets lists cdn-token, a secret of the run") {
+		t.Fatalf("dry run: %v, want a permanent refusal", err)
+	}
+	if hit.Load() || len(f.secrets.askedFor()) != 0 {
+		t.Fatalf("sent %v, resolved %v", hit.Load(), f.secrets.askedFor())
+	}
+}

@@ -69,6 +69,9 @@ func (h httpKind) send(ctx context.Context, cl *call) (map[string]string, error)
 		}
 	}
 	needJSON := run.Poll != nil || hasPaths(cl.spec.Outputs)
+	if err := cl.started(ctx); err != nil {
+		return nil, err
+	}
 	first, err := h.do(ctx, cl, method, u, body, needJSON, run.Expect)
 	if err != nil {
 		return nil, err
@@ -93,6 +96,7 @@ func (h httpKind) url(cl *call, text string, v placeholder.Values) (*url.URL, er
 	if err != nil {
 		return nil, deploy.Permanentf("step %s: url: not a URL", cl.c.Key.Step)
 	}
+	cl.urls = append(cl.urls, u)
 	switch {
 	case u.Scheme == "https":
 	case u.Scheme == "http" && allowHTTP(cl.c):
@@ -119,7 +123,7 @@ func (h httpKind) do(ctx context.Context, cl *call, method string, u *url.URL, b
 		return answer{}, err
 	}
 	what := method + " " + shownURL(u)
-	resp, err := safehttp.Do(h.client(cl.c), req, MaxResponse)
+	resp, err := safehttp.Do(h.client(), req, MaxResponse)
 	var redirect *safehttp.RedirectError
 	switch {
 	case errors.As(err, &redirect):
@@ -221,15 +225,8 @@ func (cl *call) authenticate(req *http.Request) error {
 	return nil
 }
 
-func (h httpKind) client(c *steps.Context) *http.Client {
-	switch {
-	case h.k.o.HTTP != nil:
-		return h.k.o.HTTP
-	case c.Env != nil && c.Env.HTTP != nil:
-		return c.Env.HTTP
-	}
-	return safehttp.New(safehttp.Options{})
-}
+// client is Options.HTTP, never the steps' shared Env.HTTP: see Options.
+func (h httpKind) client() *http.Client { return h.k.o.HTTP }
 
 // accepted reports whether status is one of expect, any 2xx when empty.
 func accepted(status int, expect []int) bool {

@@ -350,7 +350,8 @@ func TestSecretsNeverLogged(t *testing.T) {
 
 // TestAuditEntries: every operation appends step.custom.run with the
 // requester, the step, the specification's hash, the targets and the
-// outcome, failed attempts too, never the outputs.
+// outcome, failed attempts too, never the outputs: one entry when it
+// starts, one when it ends.
 func TestAuditEntries(t *testing.T) {
 	var calls atomic.Int32
 	f := newFixture(t, func(w http.ResponseWriter, r *http.Request) {
@@ -366,10 +367,10 @@ func TestAuditEntries(t *testing.T) {
 		_, _ = f.run(spec)
 	}
 	entries := f.audit.all()
-	if len(entries) != 2 {
-		t.Fatalf("%d entries, want 2", len(entries))
+	if len(entries) != 4 {
+		t.Fatalf("%d entries, want 4", len(entries))
 	}
-	for i, want := range []string{OutcomeFailed, OutcomeSuccess} {
+	for i, want := range []string{OutcomeStarted, OutcomeFailed, OutcomeStarted, OutcomeSuccess} {
 		e := entries[i]
 		d := e.Details
 		targets, _ := d["targets"].([]string)
@@ -378,7 +379,7 @@ func TestAuditEntries(t *testing.T) {
 			t.Errorf("entry %d: %+v", i, e)
 		}
 	}
-	if d := entries[0].Details; d["permanent"] != false || !strings.Contains(d["error"].(string), "answered 502") {
+	if d := entries[1].Details; d["permanent"] != false || !strings.Contains(d["error"].(string), "answered 502") {
 		t.Errorf("failed entry: %+v", d)
 	}
 	if b, _ := json.Marshal(entries); strings.Contains(string(b), "p-secret-output-1") {

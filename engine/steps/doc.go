@@ -6,6 +6,7 @@
 // their kinds without touching the workflow that runs them.
 //
 // It may import deploy, config, engine/plugins/local (the archive check),
-// engine/secrets, internal/safehttp, internal/specsig, internal/urltemplate and
-// the standard library; never DBOS: a kind acts, the engine records.
+// engine/secrets, internal/mask (which secrets can be masked),
+// internal/safehttp, internal/specsig, internal/urltemplate and the
+// standard library; never DBOS: a kind acts, the engine records.
 package steps

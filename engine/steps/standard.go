@@ -17,6 +17,7 @@ import (
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/engine/plugins/local"
+	"manent.dev/manent/internal/mask"
 	"manent.dev/manent/internal/safehttp"
 	"manent.dev/manent/internal/urltemplate"
 )
@@ -72,11 +73,13 @@ func plannedOutput(p *deploy.RolloutPlan) map[string]string {
 	return map[string]string{deploy.OutputRolloutPlan: string(b)}
 }
 
-// secretsStep checks that every secret of the environment can be resolved.
-// The values are not kept: steps that need them resolve them again.
+// secretsStep checks that every secret of the environment can be resolved,
+// and that those the plan's custom steps receive can be masked in their
+// logs. The values are not kept: steps that need them resolve them again.
 type secretsStep struct{}
 
 func (secretsStep) Run(ctx context.Context, c *Context) (Result, error) {
+	short := map[string]bool{}
 	for _, s := range c.Effective.Secrets {
 		v, err := c.resolve(ctx, s)
 		if err != nil {
@@ -85,9 +88,39 @@ func (secretsStep) Run(ctx context.Context, c *Context) (Result, error) {
 		if v == "" {
 			return Result{}, deploy.Permanentf("a secret of the environment configuration is empty: %s, for step %s", s.Name, c.Key.Step)
 		}
+		short[s.Name] = mask.TooShort(v)
+	}
+	if err := maskable(c, short); err != nil {
+		return Result{}, err
 	}
 	c.logf("info", "%d secret(s) resolved", len(c.Effective.Secrets))
 	return Result{Output: map[string]string{"resolved": strconv.Itoa(len(c.Effective.Secrets))}}, nil
+}
+
+// maskable refuses, here rather than when the custom step runs (perhaps
+// after deploy, with a rollback to follow), a secret that a custom step of
+// the plan receives and that is too short to be masked in its log: the
+// operation would refuse it anyway. short says, by name, which secrets of
+// the environment are. The error names the secrets and the steps, never
+// a value nor its length.
+func maskable(c *Context, short map[string]bool) error {
+	dryRun := c.Key.Kind == deploy.KindDryRun
+	var errs []error
+	for _, st := range c.Job.Plan.Steps {
+		if st.Spec == nil {
+			continue
+		}
+		for _, name := range st.Spec.OperationSecrets(dryRun) {
+			if short[name] {
+				errs = append(errs, fmt.Errorf("secret %s, which step %s receives, is shorter than %d bytes: its log could not mask it without masking ordinary words",
+					name, st.Name, mask.MinLen))
+			}
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return deploy.Permanent(errors.Join(errs...))
 }
 
 // artifactsStep downloads the artifact into the working directory and

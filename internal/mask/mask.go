@@ -19,6 +19,10 @@ const Redacted = "***"
 // ErrTooShort is why New refuses a secret.
 var ErrTooShort = fmt.Errorf("value shorter than %d bytes: a value this short cannot be masked without masking ordinary words", MinLen)
 
+// TooShort reports whether a secret value is shorter than MinLen bytes,
+// not counting a final line break: New refuses it.
+func TooShort(v string) bool { return len(strings.TrimRight(v, "\r\n")) < MinLen }
+
 // A Masker replaces the values of a run's secrets in text. It is safe for
 // concurrent use.
 type Masker struct {
@@ -46,7 +50,7 @@ func New(secrets map[string]string) (*Masker, error) {
 	m := &Masker{}
 	for _, name := range names {
 		v := secrets[name]
-		if len(strings.TrimRight(v, "\r\n")) < MinLen {
+		if TooShort(v) {
 			short = append(short, fmt.Sprintf("%q", name))
 			continue
 		}

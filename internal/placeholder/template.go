@@ -12,9 +12,13 @@ import (
 // Scope is what a template may refer to: the checks of the configuration
 // hold every placeholder to it.
 type Scope struct {
-	Params   map[string]bool            // declared parameter names of the step
-	Outputs  map[string]map[string]bool // step name -> declared output keys, of the steps before this one
-	Response bool                       // .Response.<field> allowed (poll.url only)
+	Params  map[string]bool            // declared parameter names of the step
+	Outputs map[string]map[string]bool // step name -> declared output keys, of the steps before this one
+	// AnyOutputs are the standard steps before this one: what they output
+	// is their plugin's or manent's, declared nowhere, so any key may be
+	// named; one they did not produce fails when the step runs.
+	AnyOutputs map[string]bool
+	Response   bool // .Response.<field> allowed (poll.url only)
 }
 
 // Values are what the placeholders of a run stand for.
@@ -308,6 +312,7 @@ func (r *ref) inScope(s Scope) error {
 		step, k := r.path[0].name, r.path[1].name
 		keys, ok := s.Outputs[step]
 		switch {
+		case s.AnyOutputs[step]:
 		case !ok:
 			return fmt.Errorf("%s: no step %s with outputs runs before this one", r.name, quoteName(step))
 		case !keys[k]:
