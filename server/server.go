@@ -44,6 +44,12 @@ type Config struct {
 	// Dev is manent-server dev: the only server that may set
 	// plugins.ssh.insecure_ignore_host_key.
 	Dev bool
+	// DemoCDN, when set, is the loopback address where the demo's CDN is
+	// served over TLS (manent-server dev): its certificate authority is
+	// made at start-up, written to <DataDir>/demo-cdn/ca.pem, and trusted
+	// by HTTP steps besides pipeline.custom.ca_file's. Empty in
+	// production.
+	DemoCDN string
 }
 
 // Server is a running manent-server. Create it with Main.

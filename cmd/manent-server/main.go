@@ -37,6 +37,8 @@ func main() {
 			return run(ctx, cfg, true)
 		}}
 	dev.Flags().StringVar(&cfg.Listen, "listen", "", "listen address (overrides server.listen)")
+	dev.Flags().StringVar(&cfg.DemoCDN, "demo-cdn-listen", "127.0.0.1:8443",
+		"loopback address of the demo CDN, which the demo's cdn-purge step calls over TLS (empty: none)")
 	migrate := &cobra.Command{Use: "migrate", Short: "migrate the database and exit", Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return server.Migrate(ctx, cfg) }}
 	root.AddCommand(serve, dev, migrate, adminCommand(ctx, &cfg))
