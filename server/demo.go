@@ -134,7 +134,11 @@ func (s *Server) startDemoCDN(c Config) []*x509.Certificate {
 	if c.DemoCDN == "" {
 		return nil
 	}
-	caFile := filepath.Join(c.DataDir, demoCDNDir, "ca.pem")
+	caFile, err := filepath.Abs(filepath.Join(c.DataDir, demoCDNDir, "ca.pem"))
+	if err != nil {
+		s.log.Warn("the demo CDN is not served: the demo's cdn-purge step will fail", "error", err)
+		return nil
+	}
 	cdn, err := democdn.Start(c.DemoCDN, caFile, s.log)
 	if err != nil {
 		s.log.Warn("the demo CDN is not served: the demo's cdn-purge step will fail; "+
