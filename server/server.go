@@ -146,8 +146,11 @@ func (s *Server) serve(h http.Handler) {
 		ErrorLog:    slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	s.serveErr = make(chan error, 1)
+	// The goroutine keeps its own server: Close clears s.http, and may
+	// run before the goroutine does (a signal at start-up).
+	srv, ln := s.http, s.listener
 	go func() {
-		if err := s.http.Serve(s.listener); !errors.Is(err, http.ErrServerClosed) {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			s.serveErr <- fmt.Errorf("serve http: %w", err)
 		}
 	}()
