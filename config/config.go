@@ -468,4 +468,5 @@ func (c *Config) resolvePaths() {
 	c.Governance.Rego = c.resolve(c.Governance.Rego)
 	c.Plugins.SSH.KnownHosts = c.resolveHome(c.Plugins.SSH.KnownHosts)
 	c.Pipeline.Custom.KnownHosts = c.resolveHome(c.Pipeline.Custom.KnownHosts)
+	c.Pipeline.Custom.CAFile = c.resolve(c.Pipeline.Custom.CAFile)
 }

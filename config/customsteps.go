@@ -29,6 +29,10 @@ type Custom struct {
 	SecretsDir string `yaml:"secrets_dir"`
 	// AllowHTTP lets HTTP steps use http:// URLs.
 	AllowHTTP bool `yaml:"allow_http"`
+	// CAFile is a PEM bundle of certificate authorities that HTTP steps
+	// trust besides the system's: an internal API behind a company CA.
+	// Relative to manent.yml; the server reads it when it starts.
+	CAFile string `yaml:"ca_file"`
 }
 
 // Defaults of custom steps.

@@ -3,6 +3,7 @@ package config_test
 import (
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -141,4 +142,85 @@ func TestDocCustomStepExamples(t *testing.T) {
 	if found < 5 || envs < 1 {
 		t.Errorf("found %d manent.yml examples of custom steps, %d environment configurations", found, envs)
 	}
+}
+
+// TestWalkThroughQuotesTheDemo: every YAML block of docs/custom-steps.md
+// that names a file of examples/ in its first line ("# examples/...") is a
+// part of that file, its comments aside: each run of lines between "# …"
+// elisions stands in the file as it is, in order, so the walk-through
+// cannot drift from the demo it runs.
+func TestWalkThroughQuotesTheDemo(t *testing.T) {
+	text, err := os.ReadFile("../docs/custom-steps.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for i, m := range yamlBlock.FindAllStringSubmatch(string(text), -1) {
+		header, body, _ := strings.Cut(m[1], "\n")
+		rel, ok := strings.CutPrefix(header, "# examples/")
+		if !ok {
+			continue
+		}
+		found++
+		file, err := os.ReadFile("../examples/" + strings.Fields(rel)[0])
+		if err != nil {
+			t.Errorf("block %d: %v", i, err)
+			continue
+		}
+		lines := yamlLines(string(file))
+		from := 0
+		for _, chunk := range excerptChunks(body) {
+			at := indexLines(lines[from:], chunk)
+			if at < 0 {
+				t.Errorf("block %d: examples/%s has no lines, at this place, of:\n%s", i, rel, strings.Join(chunk, "\n"))
+				break
+			}
+			from += at + len(chunk)
+		}
+	}
+	if found < 5 {
+		t.Errorf("found %d blocks quoting examples/, want those of the walk-through", found)
+	}
+}
+
+// yamlLines are the lines of a YAML text without comments, trailing
+// spaces or blank lines.
+func yamlLines(text string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if i := strings.Index(l, " #"); i >= 0 {
+			l = l[:i]
+		}
+		l = strings.TrimRight(l, " ")
+		if t := strings.TrimSpace(l); t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// excerptChunks are the runs of lines of an excerpt between its "# …"
+// lines, each as yamlLines gives it.
+func excerptChunks(body string) [][]string {
+	var chunks [][]string
+	var cur []string
+	for _, l := range strings.Split(body, "\n") {
+		if strings.TrimSpace(l) == "# …" {
+			chunks, cur = append(chunks, cur), nil
+			continue
+		}
+		cur = append(cur, yamlLines(l)...)
+	}
+	return append(chunks, cur)
+}
+
+// indexLines is where want starts in lines, contiguous; -1 when it does not.
+func indexLines(lines, want []string) int {
+	for i := 0; i+len(want) <= len(lines); i++ {
+		if slices.Equal(lines[i:i+len(want)], want) {
+			return i
+		}
+	}
+	return -1
 }

@@ -81,6 +81,18 @@ func TestExampleDeploys(t *testing.T) {
 				t.Errorf("descriptor = %+v", d)
 			}
 		},
+		// The custom steps of the demo (docs/custom-steps.md): each example
+		// turns on one, which examples_custom_test.go plans.
+		"hello-purge.yml": func(t *testing.T, d *deploy.Descriptor) {
+			if d.Environment != "staging" || !d.Steps["cdn-purge"] {
+				t.Errorf("descriptor = %+v", d)
+			}
+		},
+		"hello-ssh-migrate.yml": func(t *testing.T, d *deploy.Descriptor) {
+			if d.Environment != "ssh" || !d.Steps["db-migrate"] {
+				t.Errorf("descriptor = %+v", d)
+			}
+		},
 		"hello-at.yml": func(t *testing.T, d *deploy.Descriptor) {
 			if d.Schedule == nil || d.Schedule.At == nil || d.Schedule.At.Year() != 2099 {
 				t.Errorf("schedule = %+v", d.Schedule)

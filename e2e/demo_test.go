@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -87,12 +88,19 @@ func TestBrokenReleaseRollsBack(t *testing.T) {
 }
 
 // startDev runs `manent-server dev` in dir (where it keeps .manent/) on
-// port, with the test's database, and waits until it is ready.
-func startDev(t *testing.T, bin, dir string, port int) string {
+// port, with the test's database and the flags of extra, and waits until
+// it is ready.
+func startDev(t *testing.T, bin, dir string, port int, extra ...string) string {
 	t.Helper()
 	var mu sync.Mutex
 	var log bytes.Buffer
-	cmd := exec.Command(bin, "dev", "-c", filepath.Join(dir, "examples/manent.yml"), "--listen", fmt.Sprintf("127.0.0.1:%d", port))
+	args := append([]string{"dev", "-c", filepath.Join(dir, "examples/manent.yml"), "--listen", fmt.Sprintf("127.0.0.1:%d", port)}, extra...)
+	// The demo CDN's port of the demo (8443) may be a developer's: a test
+	// that wants the CDN gives its own.
+	if !slices.ContainsFunc(extra, func(a string) bool { return strings.HasPrefix(a, "--demo-cdn-listen") }) {
+		args = append(args, "--demo-cdn-listen=")
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+pgtest.URL(t))
 	cmd.Stdout, cmd.Stderr = lockedWriter{&mu, &log}, lockedWriter{&mu, &log}

@@ -34,8 +34,12 @@ type rig struct {
 // rigOptions are what the tests of recovery vary in manent.yml.
 type rigOptions struct {
 	// steps are the names of pipeline.steps, in order; deploy and artifacts
-	// are mandatory, the others optional.
+	// are mandatory, the others optional. A step written as a flow mapping
+	// ({name: db-migrate, type: command, ...}) is taken as it is.
 	steps []string
+	// pipeline is more YAML of the pipeline section (custom,
+	// descriptor_policy), indented by two.
+	pipeline string
 	// maxRecovery is engine.max_recovery_attempts.
 	maxRecovery int
 	// governance is the YAML of the governance section, indented by two.
@@ -65,6 +69,10 @@ func newRig(t *testing.T, o rigOptions) *rig {
 	dir := t.TempDir()
 	var steps strings.Builder
 	for _, s := range o.steps {
+		if strings.HasPrefix(s, "{") {
+			fmt.Fprintf(&steps, "    - %s\n", s)
+			continue
+		}
 		mode := "optional"
 		if s == "artifacts" || s == "deploy" {
 			mode = "mandatory"
@@ -106,13 +114,13 @@ pipeline:
   steps:
 %s  retry_interval: 50ms
   retry_max_interval: 100ms
-queues:
+%squeues:
   poll_interval: 50ms
   worker_concurrency: 16
 engine:
   application_version: manent-2
   max_recovery_attempts: %d
-`, tokenAdmin, tokenSHA(tokenAdmin), tokenCI, tokenSHA(tokenCI), tokenOutsider, tokenSHA(tokenOutsider), tokenAcme, tokenSHA(tokenAcme), steps.String(), o.maxRecovery)
+`, tokenAdmin, tokenSHA(tokenAdmin), tokenCI, tokenSHA(tokenCI), tokenOutsider, tokenSHA(tokenOutsider), tokenAcme, tokenSHA(tokenAcme), steps.String(), o.pipeline, o.maxRecovery)
 	if o.governance != "" {
 		cfg += "governance:\n" + o.governance
 	}
@@ -259,13 +267,7 @@ type deployStatus struct {
 	Approval   *struct {
 		Status string `json:"status"`
 	} `json:"approval"`
-	Steps []struct {
-		Name     string  `json:"name"`
-		Kind     string  `json:"kind"`
-		State    string  `json:"state"`
-		Attempts int     `json:"attempts"`
-		Error    *string `json:"error"`
-	} `json:"steps"`
+	Steps    []stepStatus `json:"steps"`
 	Rollback *struct {
 		State string `json:"state"`
 		Steps []struct {
@@ -274,6 +276,25 @@ type deployStatus struct {
 			Error *string `json:"error"`
 		} `json:"steps"`
 	} `json:"rollback"`
+}
+
+// stepStatus is a step of the status JSON.
+type stepStatus struct {
+	Name     string  `json:"name"`
+	Kind     string  `json:"kind"`
+	State    string  `json:"state"`
+	Attempts int     `json:"attempts"`
+	Error    *string `json:"error"`
+}
+
+// step is the step of the status named name (zero when there is none).
+func (s deployStatus) step(name string) stepStatus {
+	for _, st := range s.Steps {
+		if st.Name == name {
+			return st
+		}
+	}
+	return stepStatus{}
 }
 
 func (s deployStatus) errorText() string {

@@ -97,13 +97,21 @@ const hookToken = "hook-token-0f3a9c1e5b7d42a8"
 // configuration gives it a zone and the cdn-token secret.
 func httpStepEnv(t *testing.T, h *hookServer, hook string) *env {
 	t.Helper()
+	return httpStepEnvWith(t, hook, envOptions{rootCAs: h.roots()})
+}
+
+// httpStepEnvWith is httpStepEnv with the engine's options (the
+// authorities it trusts).
+func httpStepEnvWith(t *testing.T, hook string, o envOptions) *env {
+	t.Helper()
 	t.Setenv("MANENT_SECRET_CDN_TOKEN", hookToken)
-	e := newEnvWith(t, envOptions{rootCAs: h.roots(), steps: []string{
+	o.steps = []string{
 		"{name: artifacts, mode: mandatory}",
 		"{name: deploy, mode: mandatory}",
 		hook,
 		"{name: activation, mode: optional}",
-	}})
+	}
+	e := newEnvWith(t, o)
 	writeFile(t, filepath.Join(e.dir, "envconfig/demo/app/prod.yml"), `plugin: test
 targets: [{path: /a}, {path: /b}]
 step_params:

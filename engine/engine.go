@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/x509"
 	"errors"
@@ -48,8 +49,17 @@ type Options struct {
 	// requests trust instead of the system's (health checks, downloads,
 	// HTTP steps): a private CA, a test server's certificate.
 	RootCAs *x509.CertPool
-	Logger  *slog.Logger
+	// HTTPStepRootCAs, when set, are the certificate authorities HTTP
+	// steps trust, and only they: the system's with those of
+	// pipeline.custom.ca_file, as the server reads them at start-up. Nil
+	// leaves them with RootCAs.
+	HTTPStepRootCAs *x509.CertPool
+	Logger          *slog.Logger
 }
+
+// outboundTimeout bounds one request of a step (a download, a health
+// check, a request of an HTTP step), its body included.
+const outboundTimeout = 5 * time.Minute
 
 // Engine runs deploys, waits, releases and schedules as DBOS workflows.
 type Engine struct {
@@ -116,7 +126,7 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 	e.abortCtx, e.abort = context.WithCancel(context.Background())
 	e.env = &steps.Env{
 		Config: o.Config, Plugins: map[string]deploy.Plugin{}, Secrets: map[string]deploy.SecretProvider{},
-		HTTP: safehttp.New(safehttp.Options{Timeout: 5 * time.Minute, RootCAs: o.RootCAs}), Log: o.Logger, History: o.Store,
+		HTTP: safehttp.New(safehttp.Options{Timeout: outboundTimeout, RootCAs: o.RootCAs}), Log: o.Logger, History: o.Store,
 		Inventory: o.Store, Specs: o.Specs,
 	}
 	for _, p := range o.Plugins {
@@ -130,7 +140,10 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 	// checked against pipeline.custom.known_hosts, not the ssh plugin's.
 	e.sshPool = sshexec.NewPool(sshexec.Options{KnownHosts: o.Config.Pipeline.Custom.KnownHosts,
 		InsecureIgnoreHostKey: o.Config.Pipeline.Custom.InsecureIgnoreHostKey})
-	e.custom = custom.Options{Audit: o.Store, SSH: e.sshPool, Log: o.Logger, RootCAs: o.RootCAs}
+	// HTTP steps get a client of their own, bounded by each step's timeout
+	// (custom.Options.HTTP nil), trusting pipeline.custom.ca_file's
+	// authorities besides the system's.
+	e.custom = custom.Options{Audit: o.Store, SSH: e.sshPool, Log: o.Logger, RootCAs: cmp.Or(o.HTTPStepRootCAs, o.RootCAs)}
 	custom.Register(e.kinds, e.custom)
 	e.logs = newLogWriter(o.Store, o.Logger, e.shown)
 	if err := e.setupDBOS(ctx, o.DatabaseURL); err != nil {

@@ -183,6 +183,9 @@ type envOptions struct {
 	// rootCAs are trusted by the steps' outbound requests (a TLS test
 	// server's certificate).
 	rootCAs *x509.CertPool
+	// httpStepRoots are the only authorities HTTP steps trust, as the
+	// server gives them (the system's and pipeline.custom.ca_file's).
+	httpStepRoots *x509.CertPool
 	// custom is pipeline.custom, a YAML flow mapping.
 	custom string
 	// specs checks the custom steps' specifications (service and engine).
@@ -266,7 +269,7 @@ queues: {poll_interval: 20ms, worker_concurrency: %d, environments: {"demo/app/q
 	}
 	eng, err := engine.New(ctx, engine.Options{
 		Config: cfg, Store: store, Recorder: postgres.NewRecorder(), DatabaseURL: url, Worker: !o.noWorker, Changes: o.changes,
-		Plugins: plugins, Specs: o.specs, Logger: logger, RootCAs: o.rootCAs,
+		Plugins: plugins, Specs: o.specs, Logger: logger, RootCAs: o.rootCAs, HTTPStepRootCAs: o.httpStepRoots,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -1,13 +1,17 @@
 package server
 
 import (
+	"crypto/x509"
 	"fmt"
 	"io/fs"
 	"net/http"
 	"path"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"manent.dev/manent/internal/democdn"
 )
 
 // demoHandler serves the files under dir read-only, for the demo (see
@@ -116,4 +120,33 @@ func fleetHealth(root http.Dir, fleet string) (serving int, failing []string, er
 		_ = f.Close() // read-only
 	}
 	return serving, failing, nil
+}
+
+// demoCDNDir is where the demo CDN writes its certificate authority, under
+// the data directory.
+const demoCDNDir = "demo-cdn"
+
+// startDemoCDN serves the demo's CDN (Config.DemoCDN) and returns its
+// certificate authority, for HTTP steps to trust. A CDN that cannot start
+// (its port is taken) leaves the rest of the demo as it is: the log says
+// so, and the demo's cdn-purge step would fail on its connection.
+func (s *Server) startDemoCDN(c Config) []*x509.Certificate {
+	if c.DemoCDN == "" {
+		return nil
+	}
+	caFile, err := filepath.Abs(filepath.Join(c.DataDir, demoCDNDir, "ca.pem"))
+	if err != nil {
+		s.log.Warn("the demo CDN is not served: the demo's cdn-purge step will fail", "error", err)
+		return nil
+	}
+	cdn, err := democdn.Start(c.DemoCDN, caFile, s.log)
+	if err != nil {
+		s.log.Warn("the demo CDN is not served: the demo's cdn-purge step will fail; "+
+			"give manent-server dev --demo-cdn-listen another loopback address, and the URLs of cdn-purge in manent.yml the same",
+			"error", err)
+		return nil
+	}
+	s.onClose("demo CDN", cdn.Close)
+	s.log.Info("demo CDN serving", "url", cdn.URL(), "ca_file", caFile)
+	return []*x509.Certificate{cdn.CA()}
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -63,6 +64,10 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 			}
 		}
 	}()
+	stepRoots, err := httpStepRoots(cfg, s.startDemoCDN(c), s.log)
+	if err != nil {
+		return nil, err
+	}
 	db, err := s.openDatabase(ctx, c, cfg)
 	if err != nil {
 		return nil, err
@@ -76,7 +81,7 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	svc, eng, err := newCore(ctx, cfg, db, s.databaseURL, plugins, specs, role != RoleAPI, s.log)
+	svc, eng, err := newCore(ctx, cfg, db, s.databaseURL, plugins, specs, stepRoots, role != RoleAPI, s.log)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +149,7 @@ func Migrate(ctx context.Context, c Config) (err error) {
 // newCore builds the application service and the engine on one database,
 // each with the port of the other.
 func newCore(ctx context.Context, cfg *config.Config, db *postgres.DB, url string, plugins []deploy.Plugin,
-	specs *specsig.Keyring, worker bool, log *slog.Logger) (*service.Service, *engine.Engine, error) {
+	specs *specsig.Keyring, stepRoots *x509.CertPool, worker bool, log *slog.Logger) (*service.Service, *engine.Engine, error) {
 	store := postgres.NewStore(db)
 	az, err := authz.New(cfg.RBAC.Model, cfg.RBAC.Policy)
 	if err != nil {
@@ -171,7 +176,7 @@ func newCore(ctx context.Context, cfg *config.Config, db *postgres.DB, url strin
 		Secrets: []deploy.SecretProvider{
 			secrets.Env{Prefix: cfg.Secrets.EnvPrefix}, secrets.File{Root: cfg.Secrets.FileRoot},
 		},
-		Changes: changes, Worker: worker, Specs: specs, Logger: log,
+		Changes: changes, Worker: worker, Specs: specs, HTTPStepRootCAs: stepRoots, Logger: log,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("create engine: %w", err)

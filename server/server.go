@@ -44,6 +44,12 @@ type Config struct {
 	// Dev is manent-server dev: the only server that may set
 	// plugins.ssh.insecure_ignore_host_key.
 	Dev bool
+	// DemoCDN, when set, is the loopback address where the demo's CDN is
+	// served over TLS (manent-server dev): its certificate authority is
+	// made at start-up, written to <DataDir>/demo-cdn/ca.pem, and trusted
+	// by HTTP steps besides pipeline.custom.ca_file's. Empty in
+	// production.
+	DemoCDN string
 }
 
 // Server is a running manent-server. Create it with Main.
@@ -140,8 +146,11 @@ func (s *Server) serve(h http.Handler) {
 		ErrorLog:    slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
 	s.serveErr = make(chan error, 1)
+	// The goroutine keeps its own server: Close clears s.http, and may
+	// run before the goroutine does (a signal at start-up).
+	srv, ln := s.http, s.listener
 	go func() {
-		if err := s.http.Serve(s.listener); !errors.Is(err, http.ErrServerClosed) {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			s.serveErr <- fmt.Errorf("serve http: %w", err)
 		}
 	}()

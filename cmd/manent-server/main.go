@@ -26,17 +26,22 @@ func main() {
 		RunE: func(*cobra.Command, []string) error { return run(ctx, cfg, false) }}
 	serve.Flags().StringVar(&cfg.Role, "role", server.RoleAll, "all, api or worker")
 	serve.Flags().StringVar(&cfg.Listen, "listen", "", "listen address (overrides server.listen)")
+	var demoCDN string
 	dev := &cobra.Command{Use: "dev", Short: "serve the demo configuration and print its tokens", Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if !c.Flags().Changed("config") {
 				cfg.ConfigPath = "examples/manent.yml"
 			}
+			cfg.DemoCDN = demoCDN
 			// The demo's environments deploy under .manent/targets.
 			cfg.DemoTargets = filepath.Join(cfg.DataDir, "targets")
 			cfg.Dev = true
 			return run(ctx, cfg, true)
 		}}
 	dev.Flags().StringVar(&cfg.Listen, "listen", "", "listen address (overrides server.listen)")
+	// Not cfg.DemoCDN itself: the flag's default would reach serve.
+	dev.Flags().StringVar(&demoCDN, "demo-cdn-listen", "127.0.0.1:8443",
+		"loopback address of the demo CDN, which the demo's cdn-purge step calls over TLS (empty: none)")
 	migrate := &cobra.Command{Use: "migrate", Short: "migrate the database and exit", Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return server.Migrate(ctx, cfg) }}
 	root.AddCommand(serve, dev, migrate, adminCommand(ctx, &cfg))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -27,9 +28,19 @@ const (
 
 var users = []string{"manent-fleet-eu", "manent-fleet-us", "manent-fleet-ap"}
 
+// migrateTool is the program of the demo's command step db-migrate, which
+// examples/manent.yml names as tools/migrate under the default -dir, with
+// this file's SHA-256 as its run.sha256.
+//
+//go:embed migrate
+var migrateTool []byte
+
+// defaultDir is -dir's default, where examples/manent.yml expects the tool.
+const defaultDir = "/var/tmp/manent-ssh-fleet"
+
 func main() {
 	port := flag.Int("port", defaultPort, "sshd's port on 127.0.0.1 (hello/ssh.yml names 2222)")
-	dir := flag.String("dir", "/var/tmp/manent-ssh-fleet", "sshd's config, host key, authorized keys and command logs; the users must be able to traverse it")
+	dir := flag.String("dir", defaultDir, "sshd's config, host key, authorized keys and command logs; the users must be able to traverse it")
 	examples := flag.String("examples", "examples", "the demo's directory, with manent.yml")
 	remove := flag.Bool("remove-users", false, "remove the fleet's users and their homes, then exit")
 	flag.Parse()
@@ -67,11 +78,15 @@ func run(port int, dir, examples string) error {
 	if err := copyFile(fleet.KnownHosts(), filepath.Join(out, "known_hosts"), 0o644); err != nil {
 		return err
 	}
+	tool, err := installTool(fleet.Dir)
+	if err != nil {
+		return err
+	}
 	fp, err := fleet.Fingerprint()
 	if err != nil {
 		return err
 	}
-	printUsage(fleet, out, fp)
+	printUsage(fleet, out, fp, tool)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	<-ctx.Done()
@@ -79,7 +94,26 @@ func run(port int, dir, examples string) error {
 	return fleet.Stop()
 }
 
-func printUsage(fleet *sshfleet.Fleet, out, fingerprint string) {
+// installTool writes the demo's migration tool into the fleet's directory,
+// root's and read-only for the users, who run it over SSH.
+func installTool(dir string) (string, error) {
+	tools := filepath.Join(dir, "tools")
+	if err := os.MkdirAll(tools, 0o755); err != nil {
+		return "", fmt.Errorf("create %s: %w", tools, err)
+	}
+	path := filepath.Join(tools, "migrate")
+	if err := os.WriteFile(path, migrateTool, 0o755); err != nil {
+		return "", fmt.Errorf("install the migration tool: %w", err)
+	}
+	// WriteFile keeps the mode of a file that was there, and a fleet
+	// started again puts back a tool someone changed.
+	if err := os.Chmod(path, 0o755); err != nil {
+		return "", fmt.Errorf("install the migration tool: %w", err)
+	}
+	return path, nil
+}
+
+func printUsage(fleet *sshfleet.Fleet, out, fingerprint, tool string) {
 	fmt.Printf("The fleet is up: OpenSSH's sshd on %s, host key %s\n\n", fleet.Addr(), fingerprint)
 	for _, u := range fleet.Users {
 		fmt.Printf("  host %-16s releases in %s\n", u.Name, filepath.Join(u.Home, "apps/hello"))
@@ -88,6 +122,7 @@ func printUsage(fleet *sshfleet.Fleet, out, fingerprint string) {
   deploy key   %s (the secret deploy-key of hello/ssh)
   known_hosts  %s (plugins.ssh.known_hosts of manent.yml)
   commands     %s/commands/<user>.log: what manent ran on each host
+  migrate      %s (the program of the command step db-migrate)
 
 With the demo running (make run), in another terminal:
 
@@ -95,10 +130,15 @@ With the demo running (make run), in another terminal:
   bin/manent deploy -f examples/deploys/hello-ssh.yml
   readlink %s
 
-`, filepath.Join(out, "deploy-key"), filepath.Join(out, "known_hosts"), fleet.Dir,
+  bin/manent deploy -f examples/deploys/hello-ssh-migrate.yml   (with db-migrate)
+
+`, filepath.Join(out, "deploy-key"), filepath.Join(out, "known_hosts"), fleet.Dir, tool,
 		filepath.Join(fleet.Users[0].Home, "apps/hello/current"))
 	if fleet.Port != defaultPort {
 		fmt.Printf("examples/envconfig/demo/hello/ssh.yml names port %d: change it to %d.\n\n", defaultPort, fleet.Port)
+	}
+	if want := filepath.Join(defaultDir, "tools/migrate"); tool != want {
+		fmt.Printf("examples/manent.yml runs db-migrate's %s: change it to %s.\n\n", want, tool)
 	}
 	fmt.Println("Ctrl-C stops the fleet; its users stay (go run ./examples/ssh -remove-users removes them).")
 }
