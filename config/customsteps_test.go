@@ -15,7 +15,7 @@ import (
 const specPipeline = `
 pipeline:
   custom:
-    spec_key_refs: ["env:MANENT_SECRET_SPEC_KEY"]
+    spec_key_refs: ["env:MANENT_SPEC_KEY"]
     revoked_specs: ["` + "3b0f4c000000000000000000000000000000000000000000000000000000e91a" + `"]
   steps:
     - {name: secrets, mode: mandatory}
@@ -400,12 +400,13 @@ func TestCustomStepErrors(t *testing.T) {
 		},
 		{
 			name:  "pipeline.custom",
-			extra: "  custom:\n    spec_key_refs: [\"vault:secret/k\", \"env:MANENT_SECRET_K\", \"env:MANENT_SECRET_K\", \"env:HOME\"]\n    revoked_specs: [abc, \"" + strings.Repeat("A", 64) + "\", \"" + strings.Repeat("a", 64) + "\", \"" + strings.Repeat("a", 64) + "\"]\n    known_hosts: \"\"\n    secrets_dir: /dev/shm/../tmp\n    allow_http: maybe\n",
+			extra: "  custom:\n    spec_key_refs: [\"vault:secret/k\", \"env:MANENT_SPEC_K\", \"env:MANENT_SPEC_K\", \"env:MANENT_SECRET_K\", \"file:keys/k\", \"file:/etc/manent/k\"]\n    revoked_specs: [abc, \"" + strings.Repeat("A", 64) + "\", \"" + strings.Repeat("a", 64) + "\", \"" + strings.Repeat("a", 64) + "\"]\n    known_hosts: \"\"\n    secrets_dir: /dev/shm/../tmp\n    allow_http: maybe\n",
 			want: []string{
 				"pipeline.custom.allow_http: must be true or false",
 				"pipeline.custom.spec_key_refs[0]: must be env:NAME or file:path",
 				"pipeline.custom.spec_key_refs[2]: is listed twice",
-				"pipeline.custom.spec_key_refs[3]: env: variables must start with MANENT_SECRET_ (secrets.env_prefix)",
+				"pipeline.custom.spec_key_refs[3]: env: a key must not start with MANENT_SECRET_ (secrets.env_prefix): environment configurations may read those variables",
+				"pipeline.custom.spec_key_refs[4]: file: a key must be outside secrets.file_root, where environment configurations read their secrets (give secrets.file_root a directory of its own; a relative key path is relative to manent.yml)",
 				"pipeline.custom.revoked_specs[0]: must be a spec_hash: 64 lowercase hexadecimal digits",
 				"pipeline.custom.revoked_specs[1]: must be a spec_hash: 64 lowercase hexadecimal digits",
 				"pipeline.custom.revoked_specs[3]: is listed twice",

@@ -436,7 +436,7 @@ func (c *Config) validateCustom(errs *yamltree.Errors) {
 	seen := map[string]bool{}
 	for i, ref := range cu.SpecKeyRefs {
 		rp := yamltree.Index(p+".spec_key_refs", i)
-		if msg := c.refProblem(ref); msg != "" {
+		if msg := c.keyRefProblem(ref); msg != "" {
 			errs.Add(rp, "%s", msg)
 		} else if seen[ref] {
 			errs.Add(rp, "is listed twice")

@@ -219,6 +219,12 @@ type Plan struct {
 	// what validate shows. The config step plans again from the effective
 	// deploy it merges.
 	Rollout *RolloutPlan `json:"rollout,omitempty"`
+	// Signature is the HMAC-SHA256, under the first of
+	// pipeline.custom.spec_key_refs, of what the plan runs as: its deploy
+	// (or the schedule whose ticks run it) and its steps in order, with
+	// their types, mandatory flags and spec hashes. It is set on the plan
+	// of the workflow's input only, when keys are configured.
+	Signature string `json:"signature,omitempty"`
 }
 
 // Names returns the step names in order.

@@ -40,6 +40,15 @@ func TickID(name string, tick time.Time) string {
 // may create such a deploy, so no submission may name one so.
 func IsTickID(id string) bool { return tickIDPattern.MatchString(id) }
 
+// TickSchedule is the name of the recurring schedule whose tick id is, when
+// id has the form of TickID.
+func TickSchedule(id string) (string, bool) {
+	if !IsTickID(id) {
+		return "", false
+	}
+	return id[:len(id)-len("@"+tickLayout)], true
+}
+
 // Derived is a deploy under an ID manent derived, as it must be recorded:
 // its resource, and the release, rollback or schedule it was created for.
 type Derived struct {

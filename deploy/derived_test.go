@@ -14,20 +14,23 @@ func TestTickID(t *testing.T) {
 		t.Fatalf("TickID = %s, want the UTC time", id)
 	}
 	tests := []struct {
-		id   string
-		want bool
+		id, schedule string
+		want         bool
 	}{
-		{"nightly@20261130-020000", true},
-		{"a@b@20261130-020000", true},
-		{"nightly@20261130-0200", false},
-		{"nightly@20261130-020000.x", false},
-		{"nightly-20261130-020000", false},
-		{"app@1.2.3", false},
-		{"shop.rollback.db", false},
+		{"nightly@20261130-020000", "nightly", true},
+		{"a@b@20261130-020000", "a@b", true},
+		{"nightly@20261130-0200", "", false},
+		{"nightly@20261130-020000.x", "", false},
+		{"nightly-20261130-020000", "", false},
+		{"app@1.2.3", "", false},
+		{"shop.rollback.db", "", false},
 	}
 	for _, tt := range tests {
 		if got := deploy.IsTickID(tt.id); got != tt.want {
 			t.Errorf("IsTickID(%q) = %v, want %v", tt.id, got, tt.want)
+		}
+		if name, ok := deploy.TickSchedule(tt.id); ok != tt.want || name != tt.schedule {
+			t.Errorf("TickSchedule(%q) = %q, %v; want %q", tt.id, name, ok, tt.schedule)
 		}
 	}
 }

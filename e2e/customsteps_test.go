@@ -22,6 +22,7 @@ rbac:
     p, group:ci, demo, shop/*, deployment.read
 envconfig: {dir: envconfig}
 artifacts: {sources: ["file:"], file_root: artifacts}
+secrets: {file_root: secrets}
 pipeline:
   custom:
     spec_key_refs: ["file:keys/spec"]
@@ -52,8 +53,8 @@ func TestCustomStepsThroughTheBinaries(t *testing.T) {
 targets: [{path: targets/prod}]
 step_params: {db-migrate: {database: shop}}
 secrets:
-  - {name: db-admin, ref: "file:keys/db"}
-  - {name: ssh-migrate, ref: "file:keys/ssh"}
+  - {name: db-admin, ref: "file:db"}
+  - {name: ssh-migrate, ref: "file:ssh"}
 `)
 	desc := filepath.Join(dir, "shop.yml")
 	write(t, desc, "apiVersion: manent/v1\nid: shop-1\napplication: shop\nenvironment: prod\n"+

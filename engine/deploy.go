@@ -246,6 +246,15 @@ func (r *run) op(u unit) op {
 		o.begin.ReadInService = u.key.Step == deploy.StepActivation
 	}
 	o.do = func(ctx context.Context, attempt int) (steps.Result, error) {
+		// Every operation runs only the plan submitted for this deploy: its
+		// steps, in order, as signed. The cleanup the workflow runs last
+		// (cleanupOp), which only removes the deploy's work directory on
+		// the worker, runs whatever the plan says.
+		if u.key.Step != deploy.StepCleanup || u.step.Kind() != deploy.StepCleanup {
+			if err := r.e.env.Specs.VerifyPlan(r.in); err != nil {
+				return steps.Result{}, err
+			}
+		}
 		// A custom step runs only the specification its plan captured, as
 		// signed, and never a revoked one: its kinds (engine/custom) verify
 		// it before every attempt, and audit a refusal as any failure.

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -44,7 +43,8 @@ var planWorkflows = []string{deployWorkflowName, waitWorkflowName}
 // SpecUses lists the custom steps of the plans still to run, the workflows
 // first (by deploy ID), then the schedules (by name); with match, only
 // those whose recorded or recomputed hash it accepts. It reads DBOS's
-// records, which the workers run from, not the read model.
+// records, which the workers run from, not the read model: the inputs of
+// the deploy and wait workflows, and of the schedule workflows.
 func (e *Engine) SpecUses(ctx context.Context, match func(hash string) bool) ([]SpecUse, error) {
 	ws, err := dbos.ListWorkflows(e.dbos, dbos.WithFilterName(planWorkflows...),
 		dbos.WithFilterStatus(dbos.WorkflowStatusEnqueued, dbos.WorkflowStatusPending, dbos.WorkflowStatusDelayed),
@@ -63,39 +63,67 @@ func (e *Engine) SpecUses(ctx context.Context, match func(hash string) bool) ([]
 		out = append(out, specUses(base, job.Plan, match)...)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	scheds, err := e.store.ListSchedules(ctx)
+	scheds, err := e.scheduleUses(ctx, match)
 	if err != nil {
-		return nil, fmt.Errorf("list schedules: %w", err)
+		return nil, err
 	}
-	for _, sc := range scheds {
-		tmpl, err := scheduleTemplate(sc.Template)
+	return append(out, scheds...), nil
+}
+
+// scheduleUses lists the custom steps of the templates the schedules in
+// force tick with, by schedule name. A tick runs the template of its
+// schedule workflow's input, not the schedule's row: the templates are
+// read from the inputs of the schedule workflows not concluded, of the
+// schedule's current generation (one of an older generation, or of a
+// deleted schedule, stops without ticking). A schedule whose two workflows
+// hold the same template (one hands over to the next) is listed once.
+func (e *Engine) scheduleUses(ctx context.Context, match func(hash string) bool) ([]SpecUse, error) {
+	ws, err := dbos.ListWorkflows(e.dbos, dbos.WithFilterName(scheduleWorkflowName),
+		dbos.WithFilterStatus(dbos.WorkflowStatusEnqueued, dbos.WorkflowStatusPending, dbos.WorkflowStatusDelayed),
+		dbos.WithFilterLoadInput(true), dbos.WithFilterLoadOutput(false))
+	if err != nil {
+		return nil, fmt.Errorf("list schedule workflows: %w", err)
+	}
+	var out []SpecUse
+	seen := map[SpecUse]bool{}
+	for _, w := range ws {
+		g, err := generationOf(w)
 		if err != nil {
-			return nil, fmt.Errorf("schedule %s: read its template: %w", sc.Name, err)
+			return nil, fmt.Errorf("workflow %s: %w", w.ID, err)
 		}
-		base := SpecUse{Kind: SpecUseSchedule, ID: sc.Name, Status: SpecUseActive,
-			Application: sc.Application, Environment: sc.Environment}
-		out = append(out, specUses(base, tmpl.Plan, match)...)
+		sc, err := e.store.GetSchedule(ctx, g.Name)
+		if deploy.ErrorCode(err) == deploy.ENOTFOUND {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("schedule %s: %w", g.Name, err)
+		}
+		if sc.Generation != g.Generation {
+			continue
+		}
+		base := SpecUse{Kind: SpecUseSchedule, ID: g.Name, Status: SpecUseActive,
+			Application: g.Template.Descriptor.Application, Environment: g.Template.Descriptor.Environment}
+		for _, u := range specUses(base, g.Template.Plan, match) {
+			if !seen[u] {
+				seen[u] = true
+				out = append(out, u)
+			}
+		}
 	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
 }
 
-// scheduleTemplate reads a schedule's template. Schedules created before
-// the store kept it as JSON hold a JSON string of its base64.
-func scheduleTemplate(raw []byte) (deploy.Job, error) {
-	var tmpl deploy.Job
-	if len(raw) > 0 && raw[0] == '"' {
-		var enc string
-		if err := json.Unmarshal(raw, &enc); err != nil {
-			return tmpl, err
-		}
-		b, err := base64.StdEncoding.DecodeString(enc)
-		if err != nil {
-			return tmpl, err
-		}
-		raw = b
+// generationOf reads the schedule generation in a schedule workflow's
+// input, which DBOS gives back as the JSON it stored.
+func generationOf(w dbos.WorkflowStatus) (deploy.ScheduleGeneration, error) {
+	var g deploy.ScheduleGeneration
+	raw, ok := w.Input.(string)
+	if !ok {
+		return g, fmt.Errorf("input of type %T, not JSON", w.Input)
 	}
-	err := json.Unmarshal(raw, &tmpl)
-	return tmpl, err
+	err := json.Unmarshal([]byte(raw), &g)
+	return g, err
 }
 
 // planOf reads the job in a workflow's input, which DBOS gives back as the

@@ -84,9 +84,10 @@ func openSQL(t *testing.T, url string) *sql.DB {
 // TestStoredSpecsAreVerifiedBeforeTheyRun submits deploys to a process
 // that runs nothing, so their plans wait in DBOS's records: a record read
 // back verifies (its hash survived the round trip, numbers of the body
-// included), then three records are altered or revoked, and the worker
-// that takes them fails the custom step, permanently, before anything
-// reaches the targets.
+// included), then records are altered or revoked, and the worker that
+// takes them fails the custom step (or, for a spec hash the plan's
+// signature no longer covers, the deploy at its start), permanently,
+// before anything reaches the targets.
 func TestStoredSpecsAreVerifiedBeforeTheyRun(t *testing.T) {
 	key := []byte(strings.Repeat("k", 32))
 	submitter := newEnvWith(t, envOptions{steps: specSteps, specs: specKeyring(t, [][]byte{key}), noWorker: true, executorID: "api"})
@@ -127,18 +128,20 @@ func TestStoredSpecsAreVerifiedBeforeTheyRun(t *testing.T) {
 	worker := newEnvWith(t, envOptions{url: submitter.url, dir: submitter.dir, steps: specSteps, executorID: "worker",
 		specs: specKeyring(t, [][]byte{key}, hash)})
 	for _, c := range []struct {
-		id     string
-		reason error
-		text   string
+		id, step string
+		reason   error
+		text     string
 	}{
-		{"spec-url", specsig.ErrTampered, "does not match the plan"},
-		{"spec-rehash", specsig.ErrBadSignature, "no key of pipeline.custom.spec_key_refs signed"},
-		{"spec-revoked", specsig.ErrRevoked, "spec_hash " + hash + " is in pipeline.custom.revoked_specs"},
+		{"spec-url", "notify", specsig.ErrTampered, "does not match the plan"},
+		// The plan's signature covers the spec hashes: a rehashed
+		// specification is refused before the deploy begins.
+		{"spec-rehash", deploy.StepConfig, specsig.ErrBadSignature, "no key of pipeline.custom.spec_key_refs signed its steps"},
+		{"spec-revoked", "notify", specsig.ErrRevoked, "spec_hash " + hash + " is in pipeline.custom.revoked_specs"},
 	} {
 		d := worker.waitState(c.id, deploy.StateError)
-		s := step(d, "notify")
+		s := step(d, c.step)
 		if s.State != deploy.StepError || s.Attempts != 1 || !strings.Contains(s.Error, c.text) {
-			t.Errorf("%s: notify = %s after %d attempt(s): %q, want %q", c.id, s.State, s.Attempts, s.Error, c.text)
+			t.Errorf("%s: %s = %s after %d attempt(s): %q, want %q", c.id, c.step, s.State, s.Attempts, s.Error, c.text)
 		}
 		if strings.Contains(s.Error, "evil.example.com") || strings.Contains(d.Error, "hooks.example.com") {
 			t.Errorf("%s: the error shows a URL: %q", c.id, s.Error)
@@ -146,8 +149,9 @@ func TestStoredSpecsAreVerifiedBeforeTheyRun(t *testing.T) {
 		if n := worker.plugin.callCount(c.id); n != 0 {
 			t.Errorf("%s: the plugin deployed %d time(s) after a refused specification", c.id, n)
 		}
-		if !errors.Is(specKeyring(t, [][]byte{key}, hash).Verify(*customStep(dbosJob(t, db, c.id).Plan)), c.reason) {
-			t.Errorf("%s: Verify of the stored plan is not %v", c.id, c.reason)
+		keys, stored := specKeyring(t, [][]byte{key}, hash), dbosJob(t, db, c.id)
+		if err := errors.Join(keys.VerifyPlan(stored), keys.Verify(*customStep(stored.Plan))); !errors.Is(err, c.reason) {
+			t.Errorf("%s: the stored plan verifies with %v, want %v", c.id, err, c.reason)
 		}
 	}
 }

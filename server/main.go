@@ -15,7 +15,6 @@ import (
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/engine"
-	"manent.dev/manent/engine/secrets"
 	"manent.dev/manent/frontend"
 	"manent.dev/manent/governance"
 	"manent.dev/manent/internal/authz"
@@ -173,9 +172,7 @@ func newCore(ctx context.Context, cfg *config.Config, db *postgres.DB, url strin
 	eng, err := engine.New(context.WithoutCancel(ctx), engine.Options{
 		Config: cfg, Store: store, Recorder: postgres.NewRecorder(), DatabaseURL: url,
 		Plugins: plugins,
-		Secrets: []deploy.SecretProvider{
-			secrets.Env{Prefix: cfg.Secrets.EnvPrefix}, secrets.File{Root: cfg.Secrets.FileRoot},
-		},
+		Secrets: engineSecrets(cfg),
 		Changes: changes, Worker: worker, Specs: specs, HTTPStepRootCAs: stepRoots, Logger: log,
 	})
 	if err != nil {

@@ -6,18 +6,29 @@ import (
 	"log/slog"
 
 	"manent.dev/manent/config"
+	"manent.dev/manent/deploy"
 	"manent.dev/manent/engine/secrets"
 	"manent.dev/manent/internal/specsig"
 )
 
-// secretProviders are the secret providers of the configuration: the ones
-// the steps resolve the environment configurations' secrets with, and the
-// spec keys are resolved with.
-func secretProviders(cfg *config.Config) secrets.Resolver {
-	return secrets.Resolver{
-		"env":  secrets.Env{Prefix: cfg.Secrets.EnvPrefix},
-		"file": secrets.File{Root: cfg.Secrets.FileRoot},
-	}
+// secretProviders are the secret providers every secret reference of the
+// environment configurations (and of the plans they went into) resolves
+// through.
+func secretProviders(cfg *config.Config) (secrets.Env, secrets.File) {
+	return secrets.Env{Prefix: cfg.Secrets.EnvPrefix}, secrets.File{Root: cfg.Secrets.FileRoot}
+}
+
+// engineSecrets are the providers of the engine's steps.
+func engineSecrets(cfg *config.Config) []deploy.SecretProvider {
+	env, file := secretProviders(cfg)
+	return []deploy.SecretProvider{env, file}
+}
+
+// keyReader reads the spec keys, which live where secretProviders cannot
+// read: the rule for where keys live is secrets.Keys'.
+func keyReader(cfg *config.Config) secrets.Keys {
+	env, file := secretProviders(cfg)
+	return secrets.Keys{Env: env, File: file, Dir: cfg.Dir}
 }
 
 // specKeyring resolves the keys of pipeline.custom.spec_key_refs, once, at
@@ -26,7 +37,7 @@ func secretProviders(cfg *config.Config) secrets.Resolver {
 // custom steps runs their specifications unsigned, and the log says so.
 func specKeyring(ctx context.Context, cfg *config.Config, log *slog.Logger) (*specsig.Keyring, error) {
 	cu := cfg.Pipeline.Custom
-	keys, err := specsig.ResolveKeys(ctx, secretProviders(cfg), cu.SpecKeyRefs)
+	keys, err := specsig.ResolveKeys(ctx, keyReader(cfg), cu.SpecKeyRefs)
 	if err != nil {
 		return nil, fmt.Errorf("spec keys: %w", err)
 	}

@@ -51,7 +51,7 @@ pipeline:
   retry_interval: 10ms
   retry_max_interval: 100ms
   custom:
-    spec_key_refs: ["env:MANENT_SECRET_SPEC_KEY"]
+    spec_key_refs: ["env:MANENT_SPEC_KEY"]
 %s
   steps:
     - {name: secrets, mode: mandatory}
@@ -130,7 +130,7 @@ type plannedJSON struct {
 // Then admin specs finds them, by hash, by revoked_specs, all of them,
 // and tells a plan altered in DBOS's records.
 func TestCustomStepsShownByTypeAndHash(t *testing.T) {
-	t.Setenv("MANENT_SECRET_SPEC_KEY", strings.Repeat("s", 32))
+	t.Setenv("MANENT_SPEC_KEY", strings.Repeat("s", 32))
 	dir := t.TempDir()
 	configPath := specsConfig(t, dir, "")
 	t.Setenv("DATABASE_URL", pgtest.URL(t))
@@ -338,16 +338,16 @@ func TestSpecKeysAtStartUp(t *testing.T) {
 		name, custom, key string
 		wantErr, wantWarn string
 	}{
-		{name: "a key of 32 bytes signs", custom: `spec_key_refs: ["env:MANENT_SECRET_SPEC_KEY"]`, key: strings.Repeat("k", 32)},
-		{name: "a short key stops the start", custom: `spec_key_refs: ["env:MANENT_SECRET_SPEC_KEY"]`, key: "short-key-value",
-			wantErr: "spec keys: pipeline.custom.spec_key_refs[0]: the key env:MANENT_SECRET_SPEC_KEY has 15 bytes: at least 32 are needed (openssl rand -hex 32 prints 64)"},
-		{name: "a key that is not there stops the start", custom: `spec_key_refs: ["env:MANENT_SECRET_NONE"]`,
-			wantErr: "spec keys: pipeline.custom.spec_key_refs[0]: secret reference env:MANENT_SECRET_NONE: variable not set"},
+		{name: "a key of 32 bytes signs", custom: `spec_key_refs: ["env:MANENT_SPEC_KEY"]`, key: strings.Repeat("k", 32)},
+		{name: "a short key stops the start", custom: `spec_key_refs: ["env:MANENT_SPEC_KEY"]`, key: "short-key-value",
+			wantErr: "spec keys: pipeline.custom.spec_key_refs[0]: the key env:MANENT_SPEC_KEY has 15 bytes: at least 32 are needed (openssl rand -hex 32 prints 64)"},
+		{name: "a key that is not there stops the start", custom: `spec_key_refs: ["env:MANENT_SPEC_NONE"]`,
+			wantErr: "spec keys: pipeline.custom.spec_key_refs[0]: secret reference env:MANENT_SPEC_NONE: variable not set"},
 		{name: "no keys: a warning", custom: `allow_http: false`, wantWarn: "pipeline.custom.spec_key_refs is not set"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv("MANENT_SECRET_SPEC_KEY", tt.key)
+			t.Setenv("MANENT_SPEC_KEY", tt.key)
 			cfg, err := config.Parse([]byte("pipeline:\n  custom: {"+tt.custom+"}\n  steps:\n    - {name: artifacts, mode: mandatory}\n    - {name: deploy, mode: mandatory}\n"+
 				"    - {name: notify, mode: optional, type: http, run: {url: \"https://hooks.example.com/\"}}\n"), t.TempDir())
 			if err != nil {
@@ -369,5 +369,62 @@ func TestSpecKeysAtStartUp(t *testing.T) {
 				t.Errorf("log = %q", logs.String())
 			}
 		})
+	}
+}
+
+// TestSpecKeysOutOfReachOfTheSteps: the keys the server signs with are
+// read where no secret reference can reach: the providers the engine
+// resolves every reference with (an environment configuration's, or one
+// changed in the plans recorded in the database) cannot read them, and a
+// key path that a symbolic link leads into secrets.file_root stops the
+// start.
+func TestSpecKeysOutOfReachOfTheSteps(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{"keys/spec": strings.Repeat("f", 40) + "\n", "secrets/db": "db-password\n"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(dir, "keys/spec"), filepath.Join(dir, "secrets/spec")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "secrets/db"), filepath.Join(dir, "keys/linked")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MANENT_SPEC_KEY", strings.Repeat("e", 32))
+	parse := func(keys string) *config.Config {
+		t.Helper()
+		cfg, err := config.Parse([]byte("secrets: {file_root: secrets}\npipeline:\n  custom: {spec_key_refs: ["+keys+"]}\n  steps:\n"+
+			"    - {name: artifacts, mode: mandatory}\n    - {name: deploy, mode: mandatory}\n"), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	cfg := parse(`"env:MANENT_SPEC_KEY", "file:keys/spec"`)
+	k, err := specKeyring(t.Context(), cfg, quiet())
+	if err != nil || !k.Signs() {
+		t.Fatalf("keys outside the secrets' namespace: %v", err)
+	}
+	resolver := map[string]deploy.SecretProvider{}
+	for _, p := range engineSecrets(cfg) {
+		resolver[p.Scheme()] = p
+	}
+	for _, ref := range []string{"env:MANENT_SPEC_KEY", "file:../keys/spec", "file:" + filepath.Join(dir, "keys/spec"), "file:spec"} {
+		scheme, _, _ := strings.Cut(ref, ":")
+		if v, err := resolver[scheme].Resolve(t.Context(), ref); err == nil {
+			t.Errorf("a step's secret reference %s reads the key: %q", ref, v)
+		}
+	}
+	if v, err := resolver["file"].Resolve(t.Context(), "file:db"); err != nil || v != "db-password" {
+		t.Fatalf("a secret of the namespace: %q, %v", v, err)
+	}
+
+	_, err = specKeyring(t.Context(), parse(`"file:keys/linked"`), quiet())
+	if want := "spec keys: pipeline.custom.spec_key_refs[0]: secret reference file:keys/linked: a symbolic link leads into secrets.file_root"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a key linked into secrets.file_root: %v, want %s", err, want)
 	}
 }

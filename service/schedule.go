@@ -32,6 +32,7 @@ func (s *Service) submitSchedule(ctx context.Context, who deploy.Identity, d *de
 	}
 	tmpl := deploy.Job{Requester: who.Subject, RequesterGroups: who.Groups, Descriptor: *d, Effective: eff, Plan: plan}
 	tmpl.Descriptor.ID, tmpl.Descriptor.Schedule = "", nil
+	s.specs.SignPlan(&tmpl, name)
 	raw, err := json.Marshal(tmpl)
 	if err != nil {
 		return nil, fmt.Errorf("encode schedule template: %w", err)

@@ -106,6 +106,7 @@ func (s *Service) submitDescriptor(ctx context.Context, d *deploy.Descriptor, op
 		return &deploy.Submission{Deployment: dep, Validated: true}, nil
 	}
 	job := deploy.Job{ID: d.ID, Requester: id.Subject, RequesterGroups: id.Groups, Descriptor: *d, Effective: eff, Plan: plan}
+	s.specs.SignPlan(&job, "")
 	existing, created, err := s.store.CreateDeployment(ctx, dep, func(tx any) error {
 		if wait != nil {
 			return s.engine.EnqueueWait(tx, job, wait.plan)

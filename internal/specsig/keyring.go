@@ -15,7 +15,7 @@ import (
 // as its key up to the 32 bytes of the hash.
 const MinKeyBytes = 32
 
-// The reasons Verify refuses a step, for errors.Is. Each one is permanent:
+// The reasons Verify refuses a step (and VerifyPlan a plan), for errors.Is. Each one is permanent:
 // running the step again cannot change the stored plan.
 var (
 	// ErrNoSpec: a custom step of the plan carries no specification.
@@ -25,9 +25,11 @@ var (
 	ErrTampered = errors.New("the specification does not match the plan")
 	// ErrRevoked: the spec_hash is in pipeline.custom.revoked_specs.
 	ErrRevoked = errors.New("the specification is revoked")
-	// ErrUnsigned: keys are configured and the step has no signature.
-	ErrUnsigned = errors.New("the specification is not signed")
-	// ErrBadSignature: no configured key verifies the signature.
+	// ErrUnsigned: keys are configured and the step, or the plan, has no
+	// signature.
+	ErrUnsigned = errors.New("no signature")
+	// ErrBadSignature: no configured key verifies the signature (of the
+	// step, or of the plan).
 	ErrBadSignature = errors.New("the signature does not verify")
 )
 

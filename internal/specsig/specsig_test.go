@@ -170,18 +170,18 @@ func (r refs) Resolve(_ context.Context, ref string) (string, error) {
 }
 
 func TestResolveKeys(t *testing.T) {
-	r := refs{"env:MANENT_SECRET_A": strings.Repeat("k", 32), "env:MANENT_SECRET_SHORT": "tooshort-secret-value"}
-	keys, err := specsig.ResolveKeys(context.Background(), r, []string{"env:MANENT_SECRET_A"})
+	r := refs{"env:MANENT_SPEC_A": strings.Repeat("k", 32), "env:MANENT_SPEC_SHORT": "tooshort-secret-value"}
+	keys, err := specsig.ResolveKeys(context.Background(), r, []string{"env:MANENT_SPEC_A"})
 	if err != nil || len(keys) != 1 {
 		t.Fatalf("keys %d, err %v", len(keys), err)
 	}
-	_, err = specsig.ResolveKeys(context.Background(), r, []string{"env:MANENT_SECRET_A", "env:MANENT_SECRET_SHORT"})
-	if err == nil || !strings.Contains(err.Error(), "spec_key_refs[1]: the key env:MANENT_SECRET_SHORT has 21 bytes: at least 32") ||
+	_, err = specsig.ResolveKeys(context.Background(), r, []string{"env:MANENT_SPEC_A", "env:MANENT_SPEC_SHORT"})
+	if err == nil || !strings.Contains(err.Error(), "spec_key_refs[1]: the key env:MANENT_SPEC_SHORT has 21 bytes: at least 32") ||
 		strings.Contains(err.Error(), "tooshort") {
 		t.Fatalf("err = %v", err)
 	}
-	_, err = specsig.ResolveKeys(context.Background(), r, []string{"env:MANENT_SECRET_NONE"})
-	if err == nil || !strings.Contains(err.Error(), "spec_key_refs[0]: secret reference env:MANENT_SECRET_NONE") {
+	_, err = specsig.ResolveKeys(context.Background(), r, []string{"env:MANENT_SPEC_NONE"})
+	if err == nil || !strings.Contains(err.Error(), "spec_key_refs[0]: secret reference env:MANENT_SPEC_NONE") {
 		t.Fatalf("err = %v", err)
 	}
 	if _, err := specsig.New([][]byte{[]byte("short")}, nil); err == nil || strings.Contains(err.Error(), "short") {
