@@ -1,7 +1,9 @@
 package postgres_test
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,6 +83,83 @@ func TestInventory(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("inventory\n got %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// The one before is the release that was in service before the current
+// one, whatever the deploys' final states: a deploy that failed after its
+// activation (rollback disabled) stayed in service and is one; a deploy
+// whose rollback undid its activation never counts, and the release it
+// gave back keeps the one it had before.
+func TestInventoryPrevious(t *testing.T) {
+	f := newFixture(t)
+	// Each event is run in order on the environment of its case.
+	type event func(env, id string)
+	succeed := func(env, id string) {
+		f.ended(deployment(id, env), deploy.Outcome{State: deploy.StateSuccess, InService: true})
+	}
+	// failInService puts id in service at its activation, then fails
+	// after it with the rollback disabled: it stays in service.
+	failInService := func(env, id string) {
+		f.run(deployment(id, env))
+		f.putInService(id)
+		f.finish(deploy.Outcome{ID: id, State: deploy.StateError, Error: "post-test failed",
+			FailedStep: deploy.StepPostTest, Rollback: deploy.RollbackDisabled})
+	}
+	// rolledBack puts id in service, then its rollback gives the
+	// environment back to the one in service before it.
+	rolledBack := func(env, id string) {
+		before := f.inService(env)
+		f.run(deployment(id, env))
+		f.putInService(id)
+		undo := op(id, "rollback:activation", deploy.StepSuccess)
+		f.begin(*undo)
+		if _, err := f.advance(undo, deploy.StepEffects{Restore: &before}, nil, deploy.BeginOptions{}); err != nil {
+			t.Fatalf("roll back %s: %v", id, err)
+		}
+		f.finish(deploy.Outcome{ID: id, State: deploy.StateError, Error: "post-test failed",
+			FailedStep: deploy.StepPostTest, Rollback: deploy.RollbackCompleted})
+	}
+	dryRun := func(env, id string) {
+		d := deployment(id, env)
+		d.DryRun = true
+		f.ended(d, deploy.Outcome{State: deploy.StateSuccess, InService: true})
+	}
+	tests := []struct {
+		name              string
+		events            []event
+		current, previous string // "" for none
+	}{
+		{"a first release has none before", []event{succeed}, "e1", ""},
+		{"two releases", []event{succeed, succeed}, "e2", "e1"},
+		{"a failure left in service is one", []event{succeed, failInService, succeed}, "e3", "e2"},
+		{"a failure left in service is current", []event{succeed, failInService}, "e2", "e1"},
+		{"a rolled back deploy is none", []event{succeed, succeed, rolledBack}, "e2", "e1"},
+		{"rolled back, then a new release", []event{succeed, rolledBack, succeed}, "e3", "e1"},
+		{"the first release rolled back leaves nothing", []event{rolledBack}, "", ""},
+		{"a dry run is none", []event{succeed, dryRun, succeed}, "e3", "e1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := slug(tt.name)
+			for i, ev := range tt.events {
+				ev(env, fmt.Sprintf("%s-e%d", env, i+1))
+			}
+			e := f.entry(env)
+			got := [2]string{}
+			if e != nil {
+				got[0] = strings.TrimPrefix(e.DeploymentID, env+"-")
+				if e.Previous != nil {
+					got[1] = strings.TrimPrefix(e.Previous.DeploymentID, env+"-")
+					if e.Previous.DeployedAt.IsZero() || e.Previous.Artifact.Version == "" || e.Previous.DeployedBy == "" {
+						t.Errorf("previous %+v lacks its release", e.Previous)
+					}
+				}
+			}
+			if want := [2]string{tt.current, tt.previous}; got != want {
+				t.Errorf("in service, before = %q, want %q", got, want)
 			}
 		})
 	}

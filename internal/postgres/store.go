@@ -486,23 +486,25 @@ func (s *Store) Inventory(ctx context.Context, tenant string) ([]deploy.Inventor
 			COALESCE(i.environment, f.environment) AS environment,
 			i.deployment_id, i.artifact, i.sha256, i.deployed_at, i.deployed_by,
 			p.id AS previous_id, p.artifact AS previous_artifact, p.sha256 AS previous_sha256,
-			p.finished_at AS previous_at, p.requester AS previous_by,
+			p.deployed_at AS previous_at, p.requester AS previous_by,
 			f.deployment_id AS failed_id, f.step AS failed_step, f.error AS failed_error,
 			f.finished_at AS failed_at, f.rollback AS failed_rollback
 		FROM manent.inventory AS i
 		FULL OUTER JOIN manent.last_failures AS f
 			ON f.tenant = i.tenant AND f.application = i.application AND f.environment = i.environment
-		-- The one before: the last deploy that succeeded there (and so went
-		-- in service) before the current one did. A deploy rolled back
-		-- ended ERROR or CANCELLED and is not one; nor is a dry run.
-		LEFT JOIN LATERAL (SELECT d.id, d.artifact, d.sha256, d.finished_at, d.requester
-			FROM manent.deployments AS d
-			WHERE d.tenant = i.tenant AND d.application = i.application AND d.environment = i.environment
-				AND d.state = ? AND NOT d.dry_run AND d.id <> i.deployment_id AND d.finished_at <= i.deployed_at
-			ORDER BY d.finished_at DESC, d.id DESC
+		-- The one before: the last deploy that went in service there before
+		-- the current one did (the history has no deploy whose activation
+		-- its rollback undid, nor dry runs).
+		LEFT JOIN LATERAL (SELECT d.id, d.artifact, d.sha256, h.deployed_at, d.requester
+			FROM manent.inventory_history AS h JOIN manent.deployments AS d ON d.id = h.deployment_id
+			WHERE h.tenant = i.tenant AND h.application = i.application AND h.environment = i.environment
+				AND h.deployment_id <> i.deployment_id
+				AND h.deployed_at < COALESCE((SELECT c.deployed_at FROM manent.inventory_history AS c
+					WHERE c.deployment_id = i.deployment_id), i.deployed_at)
+			ORDER BY h.deployed_at DESC, h.deployment_id DESC
 			LIMIT 1) AS p ON true
 		WHERE ? = '' OR COALESCE(i.tenant, f.tenant) = ?
-		ORDER BY 1, 2, 3`, string(deploy.StateSuccess), tenant, tenant).Scan(ctx, &rows)
+		ORDER BY 1, 2, 3`, tenant, tenant).Scan(ctx, &rows)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, wrap("get inventory", err)
 	}
