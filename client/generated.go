@@ -748,6 +748,8 @@ type InventoryEntry struct {
 	Sha256       string         `json:"sha256"`
 	DeployedAt   time.Time      `json:"deployedAt"`
 	DeployedBy   string         `json:"deployedBy"`
+	// The release in service before this one, what a rollback goes back to; null when there was none (or nothing is in service).
+	Previous *PreviousRelease `json:"previous"`
 	// The last deploy there that failed (ERROR or MAX_RECOVERY_ATTEMPTS_EXCEEDED); null when none did.
 	LastFailure *LastFailure `json:"lastFailure"`
 }
@@ -775,6 +777,9 @@ func (v *InventoryEntry) GetDeployedAt() time.Time { return v.DeployedAt }
 
 // GetDeployedBy returns InventoryEntry.DeployedBy, and is useful for accessing the field via an interface.
 func (v *InventoryEntry) GetDeployedBy() string { return v.DeployedBy }
+
+// GetPrevious returns InventoryEntry.Previous, and is useful for accessing the field via an interface.
+func (v *InventoryEntry) GetPrevious() *PreviousRelease { return v.Previous }
 
 // GetLastFailure returns InventoryEntry.LastFailure, and is useful for accessing the field via an interface.
 func (v *InventoryEntry) GetLastFailure() *LastFailure { return v.LastFailure }
@@ -1172,6 +1177,34 @@ func (v *PlannedTarget) GetBatch() *int { return v.Batch }
 
 // GetReason returns PlannedTarget.Reason, and is useful for accessing the field via an interface.
 func (v *PlannedTarget) GetReason() *string { return v.Reason }
+
+// PreviousRelease includes the requested fields of the GraphQL type PreviousRelease.
+// The GraphQL type's documentation follows.
+//
+// A release that was in service in an environment before the current one: the deploy that last succeeded there before it.
+type PreviousRelease struct {
+	DeploymentId string         `json:"deploymentId"`
+	Artifact     ArtifactDetail `json:"artifact"`
+	Sha256       string         `json:"sha256"`
+	// When it went in service (the end of its deploy).
+	DeployedAt time.Time `json:"deployedAt"`
+	DeployedBy string    `json:"deployedBy"`
+}
+
+// GetDeploymentId returns PreviousRelease.DeploymentId, and is useful for accessing the field via an interface.
+func (v *PreviousRelease) GetDeploymentId() string { return v.DeploymentId }
+
+// GetArtifact returns PreviousRelease.Artifact, and is useful for accessing the field via an interface.
+func (v *PreviousRelease) GetArtifact() ArtifactDetail { return v.Artifact }
+
+// GetSha256 returns PreviousRelease.Sha256, and is useful for accessing the field via an interface.
+func (v *PreviousRelease) GetSha256() string { return v.Sha256 }
+
+// GetDeployedAt returns PreviousRelease.DeployedAt, and is useful for accessing the field via an interface.
+func (v *PreviousRelease) GetDeployedAt() time.Time { return v.DeployedAt }
+
+// GetDeployedBy returns PreviousRelease.DeployedBy, and is useful for accessing the field via an interface.
+func (v *PreviousRelease) GetDeployedBy() string { return v.DeployedBy }
 
 // RejectDeploymentResponse is returned by RejectDeployment on success.
 type RejectDeploymentResponse struct {
@@ -3283,6 +3316,15 @@ query GetInventory {
 		sha256
 		deployedAt
 		deployedBy
+		previous {
+			deploymentId
+			artifact {
+				... ArtifactDetail
+			}
+			sha256
+			deployedAt
+			deployedBy
+		}
 		lastFailure {
 			deploymentId
 			step

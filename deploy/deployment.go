@@ -373,10 +373,24 @@ type InventoryEntry struct {
 	SHA256       string
 	DeployedAt   time.Time
 	DeployedBy   string
+	// Previous is the release in service before this one, nil when none
+	// was (or nothing is in service).
+	Previous *PreviousRelease
 	// LastFailure is the last deploy of the environment that failed, if
 	// any; an entry with a failure and no deploy in service has an empty
 	// DeploymentID.
 	LastFailure *LastFailure
+}
+
+// PreviousRelease is the release that was in service in an environment
+// before the current one: the deploy that last succeeded there before it,
+// what a rollback goes back to.
+type PreviousRelease struct {
+	DeploymentID string
+	Artifact     Artifact
+	SHA256       string
+	DeployedAt   time.Time
+	DeployedBy   string
 }
 
 // AuditEntry is one append-only audit record.

@@ -23,7 +23,8 @@ import (
 // examples/deploys/hello-broken.yml, whose health check fails, ends ERROR
 // with its automatic rollback completed, 1.0.0 still in service on the
 // target and in the inventory, and the broken deploy as the environment's
-// last failure.
+// last failure; 1.0.0 deployed again has the first deploy as the release
+// before it.
 func TestBrokenReleaseRollsBack(t *testing.T) {
 	serverBin, cliBin := binaries(t)
 	dir := t.TempDir()
@@ -74,6 +75,39 @@ func TestBrokenReleaseRollsBack(t *testing.T) {
 	stdout, stderr, code := cli(t, cliBin, url, "demo-ci", "inventory", "-o", "json")
 	if code != 0 || !strings.Contains(stdout, good["id"].(string)) || !strings.Contains(stdout, broken["id"].(string)) {
 		t.Fatalf("inventory: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// 1.0.0 again, by a new deploy: the one before it is the first, not
+	// the broken one, whose release never went in service.
+	again := filepath.Join(dir, "examples/deploys/hello-again.yml")
+	hello, err := os.ReadFile(filepath.Join(dir, "examples/deploys/hello.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, again, strings.Replace(string(hello), "description: The demo application", "description: The demo application, again", 1))
+	redeployed, code := deployFile("hello-again.yml")
+	if code != 0 || redeployed["state"] != "SUCCESS" || redeployed["id"] == good["id"] {
+		t.Fatalf("hello-again.yml: exit %d, id %v, state %v", code, redeployed["id"], redeployed["state"])
+	}
+	stdout, stderr, code = cli(t, cliBin, url, "demo-ci", "inventory", "-o", "json")
+	var inv []struct {
+		Environment  string `json:"environment"`
+		DeploymentID string `json:"deployment_id"`
+		Previous     *struct {
+			DeploymentID string `json:"deployment_id"`
+			Artifact     struct {
+				Version string `json:"version"`
+			} `json:"artifact"`
+		} `json:"previous"`
+		LastFailure *struct {
+			DeploymentID string `json:"deployment_id"`
+		} `json:"last_failure"`
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &inv) != nil || len(inv) != 1 {
+		t.Fatalf("inventory: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if e := inv[0]; e.DeploymentID != redeployed["id"] || e.Previous == nil || e.Previous.DeploymentID != good["id"] ||
+		e.Previous.Artifact.Version != "1.0.0" || e.LastFailure == nil || e.LastFailure.DeploymentID != broken["id"] {
+		t.Fatalf("inventory of staging: %s\nwant %v in service, %v before it, %v the last failure", stdout, redeployed["id"], good["id"], broken["id"])
 	}
 	// The demo serves what it deploys.
 	resp, err := http.Get(url + "/demo/hello/staging/current/index.html")

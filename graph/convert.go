@@ -306,6 +306,10 @@ func toModelInventory(entries []deploy.InventoryEntry) []model.InventoryEntry {
 		out[i].Sha256 = optional(e.SHA256)
 		out[i].DeployedAt = &at
 		out[i].DeployedBy = optional(e.DeployedBy)
+		if p := e.Previous; p != nil {
+			out[i].Previous = &model.PreviousRelease{DeploymentID: p.DeploymentID, Artifact: toModelArtifact(p.Artifact),
+				Sha256: optional(p.SHA256), DeployedAt: p.DeployedAt, DeployedBy: optional(p.DeployedBy)}
+		}
 	}
 	return out
 }

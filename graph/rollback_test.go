@@ -156,7 +156,7 @@ func TestInventoryQuery(t *testing.T) {
 			entry: deploy.InventoryEntry{Tenant: "demo", Application: "hello", Environment: "dev", DeploymentID: "hello-1",
 				Artifact: art, SHA256: "abc", DeployedAt: t0, DeployedBy: "token:ci"},
 			want: `{"environment":"dev","deploymentId":"hello-1","artifact":{"version":"1.0.0"},"sha256":"abc",` +
-				`"deployedAt":"2025-03-01T10:00:00Z","deployedBy":"token:ci","lastFailure":null}`,
+				`"deployedAt":"2025-03-01T10:00:00Z","deployedBy":"token:ci","previous":null,"lastFailure":null}`,
 		},
 		{
 			name: "in service, the next deploy failed and was rolled back",
@@ -165,15 +165,28 @@ func TestInventoryQuery(t *testing.T) {
 				LastFailure: &deploy.LastFailure{DeploymentID: "hello-2", Step: "post-test", Error: "health: 404 Not Found",
 					FinishedAt: t0.Add(time.Hour), Rollback: deploy.RollbackCompleted}},
 			want: `{"environment":"prod","deploymentId":"hello-1","artifact":{"version":"1.0.0"},"sha256":null,` +
-				`"deployedAt":"2025-03-01T10:00:00Z","deployedBy":"token:ci","lastFailure":{"deploymentId":"hello-2",` +
+				`"deployedAt":"2025-03-01T10:00:00Z","deployedBy":"token:ci","previous":null,"lastFailure":{"deploymentId":"hello-2",` +
 				`"step":"post-test","error":"health: 404 Not Found","finishedAt":"2025-03-01T11:00:00Z","rollback":"COMPLETED"}}`,
+		},
+		{
+			name: "a second release in service, the first before it, the third failed and was rolled back",
+			entry: deploy.InventoryEntry{Tenant: "demo", Application: "hello", Environment: "prod", DeploymentID: "hello-2",
+				Artifact: deploy.Artifact{Name: "hello", Version: "1.1.0"}, DeployedAt: t0.Add(time.Hour), DeployedBy: "token:ci",
+				Previous: &deploy.PreviousRelease{DeploymentID: "hello-1", Artifact: art, SHA256: "abc", DeployedAt: t0},
+				LastFailure: &deploy.LastFailure{DeploymentID: "hello-3", Step: "post-test", Error: "health: 404 Not Found",
+					FinishedAt: t0.Add(2 * time.Hour), Rollback: deploy.RollbackCompleted}},
+			want: `{"environment":"prod","deploymentId":"hello-2","artifact":{"version":"1.1.0"},"sha256":null,` +
+				`"deployedAt":"2025-03-01T11:00:00Z","deployedBy":"token:ci","previous":{"deploymentId":"hello-1",` +
+				`"artifact":{"version":"1.0.0"},"sha256":"abc","deployedAt":"2025-03-01T10:00:00Z","deployedBy":null},` +
+				`"lastFailure":{"deploymentId":"hello-3","step":"post-test","error":"health: 404 Not Found",` +
+				`"finishedAt":"2025-03-01T12:00:00Z","rollback":"COMPLETED"}}`,
 		},
 		{
 			name: "nothing in service, a failure outside a step",
 			entry: deploy.InventoryEntry{Tenant: "demo", Application: "hello", Environment: "broken",
 				LastFailure: &deploy.LastFailure{DeploymentID: "hello-3", FinishedAt: t0}},
 			want: `{"environment":"broken","deploymentId":null,"artifact":null,"sha256":null,"deployedAt":null,"deployedBy":null,` +
-				`"lastFailure":{"deploymentId":"hello-3","step":null,"error":null,"finishedAt":"2025-03-01T10:00:00Z","rollback":null}}`,
+				`"previous":null,"lastFailure":{"deploymentId":"hello-3","step":null,"error":null,"finishedAt":"2025-03-01T10:00:00Z","rollback":null}}`,
 		},
 	}
 	for _, tt := range tests {
@@ -183,6 +196,7 @@ func TestInventoryQuery(t *testing.T) {
 			}}
 			srv := newTestServer(t, svc, newFakeEvents())
 			resp := srv.query(t, "viewer", `{ inventory { environment deploymentId artifact { version } sha256 deployedAt deployedBy
+			  previous { deploymentId artifact { version } sha256 deployedAt deployedBy }
 			  lastFailure { deploymentId step error finishedAt rollback } } }`, nil)
 			if len(resp.Errors) > 0 || string(resp.Data["inventory"]) != "["+tt.want+"]" {
 				t.Errorf("got %s %+v\nwant [%s]", resp.Data["inventory"], resp.Errors, tt.want)

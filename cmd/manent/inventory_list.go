@@ -9,8 +9,8 @@ import (
 )
 
 // inventoryView is one environment of an application in JSON and YAML: its
-// release in service (null fields when nothing is in service) and its last
-// failure.
+// release in service (null fields when nothing is in service), the one
+// before it and its last failure.
 type inventoryView struct {
 	Tenant       string        `json:"tenant"`
 	Application  string        `json:"application"`
@@ -20,7 +20,17 @@ type inventoryView struct {
 	SHA256       *string       `json:"sha256"`
 	DeployedAt   *string       `json:"deployed_at"`
 	DeployedBy   *string       `json:"deployed_by"`
+	Previous     *previousView `json:"previous"`
 	LastFailure  *failureView  `json:"last_failure"`
+}
+
+// previousView is the release in service before the current one.
+type previousView struct {
+	DeploymentID string       `json:"deployment_id"`
+	Artifact     artifactView `json:"artifact"`
+	SHA256       *string      `json:"sha256"`
+	DeployedAt   string       `json:"deployed_at"`
+	DeployedBy   *string      `json:"deployed_by"`
 }
 
 // failureView is the last failure of an environment, as the status JSON
@@ -38,9 +48,10 @@ type failureView struct {
 func (a *app) inventoryListCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "inventory",
-		Short: "Show the release in service and the last failure of every application and environment",
+		Short: "Show the release in service, the one before and the last failure of every application and environment",
 		Long: `Show, for every application and environment, the release in service (version, deploy,
-digest, when and by whom) and the last deploy there that failed: the step that failed,
+digest, when and by whom), the release in service before it (PREVIOUS, what a rollback
+goes back to) and the last deploy there that failed: the step that failed,
 when, and the outcome of its automatic rollback. An environment where every deploy
 failed has a last failure and no release in service ("-" in the table, null in JSON).`,
 		Example: `  manent inventory
@@ -67,10 +78,21 @@ func toInventoryViews(entries []client.InventoryEntry) []inventoryView {
 			at := timestamp(e.DeployedAt)
 			v.DeploymentID, v.Artifact, v.DeployedAt = &e.DeploymentId, &art, &at
 			v.SHA256, v.DeployedBy = nonEmpty(e.Sha256), nonEmpty(e.DeployedBy)
+			v.Previous = toPreviousView(e.Previous)
 		}
 		out = append(out, v)
 	}
 	return out
+}
+
+func toPreviousView(p *client.PreviousRelease) *previousView {
+	if p == nil {
+		return nil
+	}
+	art := toArtifactView(p.Artifact, "")
+	art.SHA256 = ""
+	return &previousView{DeploymentID: p.DeploymentId, Artifact: art, SHA256: nonEmpty(p.Sha256),
+		DeployedAt: timestamp(p.DeployedAt), DeployedBy: nonEmpty(p.DeployedBy)}
 }
 
 func toFailureView(f *client.LastFailure) *failureView {
@@ -96,9 +118,12 @@ func nonEmpty(s string) *string {
 func inventoryTable(w io.Writer, entries []client.InventoryEntry) error {
 	tw := newTable(w)
 	row(tw, "TENANT", "APPLICATION", "ENVIRONMENT", "VERSION", "DEPLOYMENT", "SHA256", "DEPLOYED", "BY",
-		"LAST FAILURE", "STEP", "FAILED", "ROLLBACK")
+		"PREVIOUS", "LAST FAILURE", "STEP", "FAILED", "ROLLBACK")
 	for _, e := range entries {
-		failed, step, at, rollback := "", "", "", ""
+		previous, failed, step, at, rollback := "", "", "", "", ""
+		if p := e.Previous; p != nil {
+			previous = p.Artifact.Version
+		}
 		if f := e.LastFailure; f != nil {
 			failed, step, at = f.DeploymentId, f.Step, timestamp(f.FinishedAt)
 			if f.Rollback != "" {
@@ -108,7 +133,7 @@ func inventoryTable(w io.Writer, entries []client.InventoryEntry) error {
 		// Without a release in service the artifact and times are zero
 		// values: the cells show "-".
 		row(tw, e.Tenant, e.Application, e.Environment, e.Artifact.Version, e.DeploymentId,
-			shortSHA(e.Sha256), timestamp(e.DeployedAt), e.DeployedBy, failed, step, at, rollback)
+			shortSHA(e.Sha256), timestamp(e.DeployedAt), e.DeployedBy, previous, failed, step, at, rollback)
 	}
 	return tw.Flush()
 }

@@ -17,14 +17,17 @@ func inventoryServer(t *testing.T) *clienttest.Server {
 		return map[string]any{"inventory": []any{
 			map[string]any{"tenant": "demo", "application": "hello", "environment": "staging", "deploymentId": "hello-1",
 				"artifact": map[string]any{"type": "tarball", "name": "hello", "version": "1.0.0", "source": "file:hello.tgz", "pinnedSha256": nil},
-				"sha256":   "0123456789abcdef0123", "deployedAt": "2025-01-02T03:04:05Z", "deployedBy": "token:ci", "lastFailure": nil},
+				"sha256":   "0123456789abcdef0123", "deployedAt": "2025-01-02T03:04:05Z", "deployedBy": "token:ci", "previous": nil, "lastFailure": nil},
 			map[string]any{"tenant": "demo", "application": "hello", "environment": "prod", "deploymentId": "hello-1",
 				"artifact": map[string]any{"type": "tarball", "name": "hello", "version": "1.0.0", "source": "file:hello.tgz", "pinnedSha256": nil},
 				"sha256":   nil, "deployedAt": "2025-01-02T03:04:05Z", "deployedBy": "token:ci",
+				"previous": map[string]any{"deploymentId": "hello-0",
+					"artifact": map[string]any{"type": "tarball", "name": "hello", "version": "0.9.0", "source": "file:hello-0.9.tgz", "pinnedSha256": nil},
+					"sha256":   "fedcba9876543210fedc", "deployedAt": "2025-01-01T03:04:05Z", "deployedBy": nil},
 				"lastFailure": map[string]any{"deploymentId": "hello-2", "step": "post-test", "error": "health: 404 Not Found",
 					"finishedAt": "2025-01-02T04:04:05Z", "rollback": "COMPLETED"}},
 			map[string]any{"tenant": "demo", "application": "hello", "environment": "broken", "deploymentId": nil,
-				"artifact": nil, "sha256": nil, "deployedAt": nil, "deployedBy": nil,
+				"artifact": nil, "sha256": nil, "deployedAt": nil, "deployedBy": nil, "previous": nil,
 				"lastFailure": map[string]any{"deploymentId": "hello-3", "step": nil, "error": nil,
 					"finishedAt": "2025-01-02T05:04:05Z", "rollback": nil}},
 		}}, nil
@@ -35,10 +38,10 @@ func inventoryServer(t *testing.T) *clienttest.Server {
 func TestInventoryTable(t *testing.T) {
 	srv := inventoryServer(t)
 	r := runCLI(t, map[string]string{envServer: srv.URL}, "", "inventory")
-	want := `TENANT  APPLICATION  ENVIRONMENT  VERSION  DEPLOYMENT  SHA256        DEPLOYED              BY        LAST FAILURE  STEP       FAILED                ROLLBACK
-demo    hello        staging      1.0.0    hello-1     0123456789ab  2025-01-02T03:04:05Z  token:ci  -             -          -                     -
-demo    hello        prod         1.0.0    hello-1     -             2025-01-02T03:04:05Z  token:ci  hello-2       post-test  2025-01-02T04:04:05Z  completed
-demo    hello        broken       -        -           -             -                     -         hello-3       -          2025-01-02T05:04:05Z  -
+	want := `TENANT  APPLICATION  ENVIRONMENT  VERSION  DEPLOYMENT  SHA256        DEPLOYED              BY        PREVIOUS  LAST FAILURE  STEP       FAILED                ROLLBACK
+demo    hello        staging      1.0.0    hello-1     0123456789ab  2025-01-02T03:04:05Z  token:ci  -         -             -          -                     -
+demo    hello        prod         1.0.0    hello-1     -             2025-01-02T03:04:05Z  token:ci  0.9.0     hello-2       post-test  2025-01-02T04:04:05Z  completed
+demo    hello        broken       -        -           -             -                     -         -         hello-3       -          2025-01-02T05:04:05Z  -
 `
 	if r.code != 0 || r.stdout != want {
 		t.Fatalf("exit %d, got:\n%s\nwant:\n%s%s", r.code, r.stdout, want, r.stderr)
@@ -59,13 +62,15 @@ func TestInventoryJSON(t *testing.T) {
 	}{
 		{"in service", got[0], `{"tenant":"demo","application":"hello","environment":"staging","deployment_id":"hello-1",` +
 			`"artifact":{"type":"tarball","name":"hello","version":"1.0.0","source":"file:hello.tgz"},"sha256":"0123456789abcdef0123",` +
-			`"deployed_at":"2025-01-02T03:04:05Z","deployed_by":"token:ci","last_failure":null}`},
+			`"deployed_at":"2025-01-02T03:04:05Z","deployed_by":"token:ci","previous":null,"last_failure":null}`},
 		{"in service with a last failure", got[1], `{"tenant":"demo","application":"hello","environment":"prod","deployment_id":"hello-1",` +
 			`"artifact":{"type":"tarball","name":"hello","version":"1.0.0","source":"file:hello.tgz"},"sha256":null,` +
-			`"deployed_at":"2025-01-02T03:04:05Z","deployed_by":"token:ci","last_failure":{"deployment_id":"hello-2","step":"post-test",` +
+			`"deployed_at":"2025-01-02T03:04:05Z","deployed_by":"token:ci","previous":{"deployment_id":"hello-0",` +
+			`"artifact":{"type":"tarball","name":"hello","version":"0.9.0","source":"file:hello-0.9.tgz"},"sha256":"fedcba9876543210fedc",` +
+			`"deployed_at":"2025-01-01T03:04:05Z","deployed_by":null},"last_failure":{"deployment_id":"hello-2","step":"post-test",` +
 			`"error":"health: 404 Not Found","finished_at":"2025-01-02T04:04:05Z","rollback":"completed"}}`},
 		{"nothing in service", got[2], `{"tenant":"demo","application":"hello","environment":"broken","deployment_id":null,` +
-			`"artifact":null,"sha256":null,"deployed_at":null,"deployed_by":null,"last_failure":{"deployment_id":"hello-3",` +
+			`"artifact":null,"sha256":null,"deployed_at":null,"deployed_by":null,"previous":null,"last_failure":{"deployment_id":"hello-3",` +
 			`"step":null,"error":null,"finished_at":"2025-01-02T05:04:05Z","rollback":null}}`},
 	}
 	for _, tt := range tests {

@@ -2364,6 +2364,38 @@ func (ec *executionContext) fieldContext_InventoryEntry_deployedBy(_ context.Con
 	return graphql.NewScalarFieldContext("InventoryEntry", field, false, false, "String")
 }
 
+func (ec *executionContext) _InventoryEntry_previous(ctx context.Context, field graphql.CollectedField, obj *model.InventoryEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InventoryEntry_previous(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Previous, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PreviousRelease) graphql.Marshaler {
+			return ec.marshalOPreviousRelease2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐPreviousRelease(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_InventoryEntry_previous(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "InventoryEntry",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PreviousRelease(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _InventoryEntry_lastFailure(ctx context.Context, field graphql.CollectedField, obj *model.InventoryEntry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2812,6 +2844,130 @@ func (ec *executionContext) _PlannedStep_mandatory(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_PlannedStep_mandatory(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PlannedStep", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _PreviousRelease_deploymentId(ctx context.Context, field graphql.CollectedField, obj *model.PreviousRelease) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PreviousRelease_deploymentId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeploymentID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PreviousRelease_deploymentId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PreviousRelease", field, false, false, "ID")
+}
+
+func (ec *executionContext) _PreviousRelease_artifact(ctx context.Context, field graphql.CollectedField, obj *model.PreviousRelease) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PreviousRelease_artifact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Artifact, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Artifact) graphql.Marshaler {
+			return ec.marshalNArtifact2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐArtifact(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PreviousRelease_artifact(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "PreviousRelease",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Artifact(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _PreviousRelease_sha256(ctx context.Context, field graphql.CollectedField, obj *model.PreviousRelease) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PreviousRelease_sha256(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Sha256, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PreviousRelease_sha256(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PreviousRelease", field, false, false, "String")
+}
+
+func (ec *executionContext) _PreviousRelease_deployedAt(ctx context.Context, field graphql.CollectedField, obj *model.PreviousRelease) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PreviousRelease_deployedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeployedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PreviousRelease_deployedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PreviousRelease", field, false, false, "Time")
+}
+
+func (ec *executionContext) _PreviousRelease_deployedBy(ctx context.Context, field graphql.CollectedField, obj *model.PreviousRelease) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PreviousRelease_deployedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeployedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PreviousRelease_deployedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PreviousRelease", field, false, false, "String")
 }
 
 func (ec *executionContext) _Step_name(ctx context.Context, field graphql.CollectedField, obj *model.Step) (ret graphql.Marshaler) {
@@ -4248,6 +4404,11 @@ func (ec *executionContext) _InventoryEntry(ctx context.Context, sel ast.Selecti
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "previous":
+			out.Values[i] = ec._InventoryEntry_previous(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "lastFailure":
 			out.Values[i] = ec._InventoryEntry_lastFailure(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -4476,6 +4637,59 @@ func (ec *executionContext) _PlannedStep(ctx context.Context, sel ast.SelectionS
 		case "mandatory":
 			out.Values[i] = ec._PlannedStep_mandatory(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var previousReleaseImplementors = []string{"PreviousRelease"}
+
+func (ec *executionContext) _PreviousRelease(ctx context.Context, sel ast.SelectionSet, obj *model.PreviousRelease) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, previousReleaseImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PreviousRelease")
+		case "deploymentId":
+			out.Values[i] = ec._PreviousRelease_deploymentId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "artifact":
+			out.Values[i] = ec._PreviousRelease_artifact(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "sha256":
+			out.Values[i] = ec._PreviousRelease_sha256(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "deployedAt":
+			out.Values[i] = ec._PreviousRelease_deployedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deployedBy":
+			out.Values[i] = ec._PreviousRelease_deployedBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -5099,6 +5313,13 @@ func (ec *executionContext) marshalODeploymentState2ᚖmanentᚗdevᚋmanentᚋg
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) marshalOPreviousRelease2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐPreviousRelease(ctx context.Context, sel ast.SelectionSet, v *model.PreviousRelease) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._PreviousRelease(ctx, sel, v)
 }
 
 // endregion ***************************** type.gotpl *****************************

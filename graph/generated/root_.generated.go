@@ -197,6 +197,7 @@ type ComplexityRoot struct {
 		DeploymentID func(childComplexity int) int
 		Environment  func(childComplexity int) int
 		LastFailure  func(childComplexity int) int
+		Previous     func(childComplexity int) int
 		Sha256       func(childComplexity int) int
 		Tenant       func(childComplexity int) int
 	}
@@ -268,6 +269,14 @@ type ComplexityRoot struct {
 		Outcome func(childComplexity int) int
 		Pass    func(childComplexity int) int
 		Reason  func(childComplexity int) int
+	}
+
+	PreviousRelease struct {
+		Artifact     func(childComplexity int) int
+		DeployedAt   func(childComplexity int) int
+		DeployedBy   func(childComplexity int) int
+		DeploymentID func(childComplexity int) int
+		Sha256       func(childComplexity int) int
 	}
 
 	Query struct {
@@ -1203,6 +1212,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.InventoryEntry.LastFailure(childComplexity), true
+	case "InventoryEntry.previous":
+		if e.ComplexityRoot.InventoryEntry.Previous == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InventoryEntry.Previous(childComplexity), true
 	case "InventoryEntry.sha256":
 		if e.ComplexityRoot.InventoryEntry.Sha256 == nil {
 			break
@@ -1531,6 +1546,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PlannedTarget.Reason(childComplexity), true
+
+	case "PreviousRelease.artifact":
+		if e.ComplexityRoot.PreviousRelease.Artifact == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PreviousRelease.Artifact(childComplexity), true
+	case "PreviousRelease.deployedAt":
+		if e.ComplexityRoot.PreviousRelease.DeployedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PreviousRelease.DeployedAt(childComplexity), true
+	case "PreviousRelease.deployedBy":
+		if e.ComplexityRoot.PreviousRelease.DeployedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PreviousRelease.DeployedBy(childComplexity), true
+	case "PreviousRelease.deploymentId":
+		if e.ComplexityRoot.PreviousRelease.DeploymentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PreviousRelease.DeploymentID(childComplexity), true
+	case "PreviousRelease.sha256":
+		if e.ComplexityRoot.PreviousRelease.Sha256 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PreviousRelease.Sha256(childComplexity), true
 
 	case "Query.activity":
 		if e.ComplexityRoot.Query.Activity == nil {
@@ -2806,6 +2852,18 @@ type InventoryEntry {
   sha256: String
   deployedAt: Time
   deployedBy: String
+  "The release in service before this one, what a rollback goes back to; null when there was none (or nothing is in service)."
+  previous: PreviousRelease
+}
+
+"A release that was in service in an environment before the current one: the deploy that last succeeded there before it."
+type PreviousRelease {
+  deploymentId: ID!
+  artifact: Artifact!
+  sha256: String
+  "When it went in service (the end of its deploy)."
+  deployedAt: Time!
+  deployedBy: String
 }
 
 type SubmitResult {
@@ -3779,6 +3837,8 @@ func (ec *executionContext) childFields_InventoryEntry(ctx context.Context, fiel
 		return ec.fieldContext_InventoryEntry_deployedAt(ctx, field)
 	case "deployedBy":
 		return ec.fieldContext_InventoryEntry_deployedBy(ctx, field)
+	case "previous":
+		return ec.fieldContext_InventoryEntry_previous(ctx, field)
 	case "lastFailure":
 		return ec.fieldContext_InventoryEntry_lastFailure(ctx, field)
 	}
@@ -3891,6 +3951,22 @@ func (ec *executionContext) childFields_PlannedTarget(ctx context.Context, field
 		return ec.fieldContext_PlannedTarget_reason(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PlannedTarget", field.Name)
+}
+
+func (ec *executionContext) childFields_PreviousRelease(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deploymentId":
+		return ec.fieldContext_PreviousRelease_deploymentId(ctx, field)
+	case "artifact":
+		return ec.fieldContext_PreviousRelease_artifact(ctx, field)
+	case "sha256":
+		return ec.fieldContext_PreviousRelease_sha256(ctx, field)
+	case "deployedAt":
+		return ec.fieldContext_PreviousRelease_deployedAt(ctx, field)
+	case "deployedBy":
+		return ec.fieldContext_PreviousRelease_deployedBy(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PreviousRelease", field.Name)
 }
 
 func (ec *executionContext) childFields_Release(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -241,6 +241,8 @@ type InventoryEntry struct {
 	Sha256       *string    `json:"sha256,omitempty"`
 	DeployedAt   *time.Time `json:"deployedAt,omitempty"`
 	DeployedBy   *string    `json:"deployedBy,omitempty"`
+	// The release in service before this one, what a rollback goes back to; null when there was none (or nothing is in service).
+	Previous *PreviousRelease `json:"previous,omitempty"`
 	// The last deploy there that failed (ERROR or MAX_RECOVERY_ATTEMPTS_EXCEEDED); null when none did.
 	LastFailure *LastFailure `json:"lastFailure,omitempty"`
 }
@@ -315,6 +317,16 @@ type PlannedTarget struct {
 	Batch *int `json:"batch,omitempty"`
 	// Why it is excluded or rejected.
 	Reason *string `json:"reason,omitempty"`
+}
+
+// A release that was in service in an environment before the current one: the deploy that last succeeded there before it.
+type PreviousRelease struct {
+	DeploymentID string    `json:"deploymentId"`
+	Artifact     *Artifact `json:"artifact"`
+	Sha256       *string   `json:"sha256,omitempty"`
+	// When it went in service (the end of its deploy).
+	DeployedAt time.Time `json:"deployedAt"`
+	DeployedBy *string   `json:"deployedBy,omitempty"`
 }
 
 type Query struct {

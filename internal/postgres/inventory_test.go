@@ -1,16 +1,19 @@
 package postgres_test
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"manent.dev/manent/deploy"
 )
 
-// One release in service per environment and its last failure: later
-// successes replace the release, later failures the failure; dry runs and
-// cancels leave both; an environment with only a failure has an entry.
+// One release in service per environment, the one before it and its last
+// failure: later successes replace the release (the replaced one becomes
+// the one before), later failures the failure; dry runs and cancels leave
+// all three; an environment with only a failure has an entry.
 func TestInventory(t *testing.T) {
 	f := newFixture(t)
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -31,6 +34,10 @@ func TestInventory(t *testing.T) {
 		// Recorded after q1 but ended before it: q1 stays the last failure.
 		{"q3", "demo", "qa", deploy.StateError, false, 6},
 		{"o1", "other", "staging", deploy.StateSuccess, false, 9},
+		// Three releases in a row: the one before is the second, not the first.
+		{"d1", "demo", "dev", deploy.StateSuccess, false, 10},
+		{"d2", "demo", "dev", deploy.StateSuccess, false, 11},
+		{"d3", "demo", "dev", deploy.StateSuccess, false, 12},
 	}
 	for _, r := range runs {
 		d := deployment(r.id, r.env)
@@ -44,12 +51,17 @@ func TestInventory(t *testing.T) {
 	art := deployment("", "").Artifact
 	at := func(m time.Duration) time.Time { return base.Add(m * time.Minute) }
 	demo := []deploy.InventoryEntry{
+		{Tenant: "demo", Application: "app", Environment: "dev", DeploymentID: "d3", Artifact: art, SHA256: "sha-d3",
+			DeployedAt: at(12), DeployedBy: "token:ci", Previous: &deploy.PreviousRelease{DeploymentID: "d2", Artifact: art,
+				SHA256: "sha-d2", DeployedAt: at(11), DeployedBy: "token:ci"}},
 		{Tenant: "demo", Application: "app", Environment: "prod", DeploymentID: "p1", Artifact: art, SHA256: "sha-p1",
 			DeployedAt: at(4), DeployedBy: "token:ci"},
 		{Tenant: "demo", Application: "app", Environment: "qa", LastFailure: &deploy.LastFailure{DeploymentID: "q1",
 			Step: deploy.StepDeploy, Error: "failed q1", FinishedAt: at(7), Rollback: deploy.RollbackDisabled}},
 		{Tenant: "demo", Application: "app", Environment: "staging", DeploymentID: "s2", Artifact: art, SHA256: "sha-s2",
-			DeployedAt: at(1), DeployedBy: "token:ci", LastFailure: &deploy.LastFailure{DeploymentID: "s3",
+			DeployedAt: at(1), DeployedBy: "token:ci", Previous: &deploy.PreviousRelease{DeploymentID: "s1", Artifact: art,
+				SHA256: "sha-s1", DeployedAt: at(0), DeployedBy: "token:ci"},
+			LastFailure: &deploy.LastFailure{DeploymentID: "s3",
 				Step: deploy.StepDeploy, Error: "failed s3", FinishedAt: at(2), Rollback: deploy.RollbackDisabled}},
 	}
 	other := []deploy.InventoryEntry{{Tenant: "other", Application: "app", Environment: "staging", DeploymentID: "o1",
@@ -71,6 +83,83 @@ func TestInventory(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("inventory\n got %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// The one before is the release that was in service before the current
+// one, whatever the deploys' final states: a deploy that failed after its
+// activation (rollback disabled) stayed in service and is one; a deploy
+// whose rollback undid its activation never counts, and the release it
+// gave back keeps the one it had before.
+func TestInventoryPrevious(t *testing.T) {
+	f := newFixture(t)
+	// Each event is run in order on the environment of its case.
+	type event func(env, id string)
+	succeed := func(env, id string) {
+		f.ended(deployment(id, env), deploy.Outcome{State: deploy.StateSuccess, InService: true})
+	}
+	// failInService puts id in service at its activation, then fails
+	// after it with the rollback disabled: it stays in service.
+	failInService := func(env, id string) {
+		f.run(deployment(id, env))
+		f.putInService(id)
+		f.finish(deploy.Outcome{ID: id, State: deploy.StateError, Error: "post-test failed",
+			FailedStep: deploy.StepPostTest, Rollback: deploy.RollbackDisabled})
+	}
+	// rolledBack puts id in service, then its rollback gives the
+	// environment back to the one in service before it.
+	rolledBack := func(env, id string) {
+		before := f.inService(env)
+		f.run(deployment(id, env))
+		f.putInService(id)
+		undo := op(id, "rollback:activation", deploy.StepSuccess)
+		f.begin(*undo)
+		if _, err := f.advance(undo, deploy.StepEffects{Restore: &before}, nil, deploy.BeginOptions{}); err != nil {
+			t.Fatalf("roll back %s: %v", id, err)
+		}
+		f.finish(deploy.Outcome{ID: id, State: deploy.StateError, Error: "post-test failed",
+			FailedStep: deploy.StepPostTest, Rollback: deploy.RollbackCompleted})
+	}
+	dryRun := func(env, id string) {
+		d := deployment(id, env)
+		d.DryRun = true
+		f.ended(d, deploy.Outcome{State: deploy.StateSuccess, InService: true})
+	}
+	tests := []struct {
+		name              string
+		events            []event
+		current, previous string // "" for none
+	}{
+		{"a first release has none before", []event{succeed}, "e1", ""},
+		{"two releases", []event{succeed, succeed}, "e2", "e1"},
+		{"a failure left in service is one", []event{succeed, failInService, succeed}, "e3", "e2"},
+		{"a failure left in service is current", []event{succeed, failInService}, "e2", "e1"},
+		{"a rolled back deploy is none", []event{succeed, succeed, rolledBack}, "e2", "e1"},
+		{"rolled back, then a new release", []event{succeed, rolledBack, succeed}, "e3", "e1"},
+		{"the first release rolled back leaves nothing", []event{rolledBack}, "", ""},
+		{"a dry run is none", []event{succeed, dryRun, succeed}, "e3", "e1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := slug(tt.name)
+			for i, ev := range tt.events {
+				ev(env, fmt.Sprintf("%s-e%d", env, i+1))
+			}
+			e := f.entry(env)
+			got := [2]string{}
+			if e != nil {
+				got[0] = strings.TrimPrefix(e.DeploymentID, env+"-")
+				if e.Previous != nil {
+					got[1] = strings.TrimPrefix(e.Previous.DeploymentID, env+"-")
+					if e.Previous.DeployedAt.IsZero() || e.Previous.Artifact.Version == "" || e.Previous.DeployedBy == "" {
+						t.Errorf("previous %+v lacks its release", e.Previous)
+					}
+				}
+			}
+			if want := [2]string{tt.current, tt.previous}; got != want {
+				t.Errorf("in service, before = %q, want %q", got, want)
 			}
 		})
 	}

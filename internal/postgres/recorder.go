@@ -510,20 +510,30 @@ func putInService(ctx context.Context, q dbos.Querier, d inventorySource, at tim
 	if err != nil {
 		return fmt.Errorf("update inventory: %w", err)
 	}
-	_, err = q.Exec(ctx, `INSERT INTO manent.inventory AS i
+	// The history keeps the first time the deploy went in service, and
+	// only if it did: a deploy put in service later already is wins.
+	_, err = q.Exec(ctx, `WITH placed AS (INSERT INTO manent.inventory AS i
 			(tenant, application, environment, deployment_id, artifact, sha256, deployed_at, deployed_by)
 		VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8)
 		ON CONFLICT (tenant, application, environment) DO UPDATE SET
 			deployment_id = EXCLUDED.deployment_id, artifact = EXCLUDED.artifact, sha256 = EXCLUDED.sha256,
 			deployed_at = EXCLUDED.deployed_at, deployed_by = EXCLUDED.deployed_by
-		WHERE i.deployment_id = EXCLUDED.deployment_id OR i.deployed_at <= EXCLUDED.deployed_at`,
+		WHERE i.deployment_id = EXCLUDED.deployment_id OR i.deployed_at <= EXCLUDED.deployed_at
+		RETURNING tenant, application, environment, deployment_id, deployed_at)
+		INSERT INTO manent.inventory_history (deployment_id, tenant, application, environment, deployed_at)
+		SELECT deployment_id, tenant, application, environment, deployed_at FROM placed
+		ON CONFLICT (deployment_id) DO NOTHING`,
 		d.tenant, d.application, d.environment, d.id, string(art), d.sha256, micro(at), d.requester)
 	return wrap("update inventory", err)
 }
 
 // restoreInService gives the environment back the release in service before
-// d (previous, "" for none), if d is still the one in service.
+// d (previous, "" for none), if d is still the one in service. Undone, d
+// leaves the history: the one before the restored release is not d.
 func restoreInService(ctx context.Context, q dbos.Querier, d inventorySource, previous string) error {
+	if _, err := q.Exec(ctx, `DELETE FROM manent.inventory_history WHERE deployment_id = $1`, d.id); err != nil {
+		return wrap("restore inventory", err)
+	}
 	if previous == "" {
 		_, err := q.Exec(ctx, `DELETE FROM manent.inventory WHERE tenant = $1 AND application = $2 AND environment = $3
 			AND deployment_id = $4`, d.tenant, d.application, d.environment, d.id)

@@ -459,7 +459,7 @@ func (s *Store) SucceededVersions(ctx context.Context, res deploy.Resource, n in
 }
 
 // Inventory implements deploy.DeploymentReader: the release in service of
-// every environment, and its last failure, in one query. An environment
+// every environment, the one before it and its last failure, in one query. An environment
 // that has a failure and nothing in service has an entry too.
 func (s *Store) Inventory(ctx context.Context, tenant string) ([]deploy.InventoryEntry, error) {
 	var rows []struct {
@@ -471,6 +471,11 @@ func (s *Store) Inventory(ctx context.Context, tenant string) ([]deploy.Inventor
 		SHA256       sql.NullString   `bun:"sha256"`
 		DeployedAt   *time.Time       `bun:"deployed_at"`
 		DeployedBy   sql.NullString   `bun:"deployed_by"`
+		PreviousID   sql.NullString   `bun:"previous_id"`
+		PreviousArt  *deploy.Artifact `bun:"previous_artifact,type:jsonb"`
+		PreviousSHA  sql.NullString   `bun:"previous_sha256"`
+		PreviousAt   *time.Time       `bun:"previous_at"`
+		PreviousBy   sql.NullString   `bun:"previous_by"`
 		FailedID     sql.NullString   `bun:"failed_id"`
 		FailedStep   sql.NullString   `bun:"failed_step"`
 		FailedError  sql.NullString   `bun:"failed_error"`
@@ -480,11 +485,24 @@ func (s *Store) Inventory(ctx context.Context, tenant string) ([]deploy.Inventor
 	err := s.db.NewRaw(`SELECT COALESCE(i.tenant, f.tenant) AS tenant, COALESCE(i.application, f.application) AS application,
 			COALESCE(i.environment, f.environment) AS environment,
 			i.deployment_id, i.artifact, i.sha256, i.deployed_at, i.deployed_by,
+			p.id AS previous_id, p.artifact AS previous_artifact, p.sha256 AS previous_sha256,
+			p.deployed_at AS previous_at, p.requester AS previous_by,
 			f.deployment_id AS failed_id, f.step AS failed_step, f.error AS failed_error,
 			f.finished_at AS failed_at, f.rollback AS failed_rollback
 		FROM manent.inventory AS i
 		FULL OUTER JOIN manent.last_failures AS f
 			ON f.tenant = i.tenant AND f.application = i.application AND f.environment = i.environment
+		-- The one before: the last deploy that went in service there before
+		-- the current one did (the history has no deploy whose activation
+		-- its rollback undid, nor dry runs).
+		LEFT JOIN LATERAL (SELECT d.id, d.artifact, d.sha256, h.deployed_at, d.requester
+			FROM manent.inventory_history AS h JOIN manent.deployments AS d ON d.id = h.deployment_id
+			WHERE h.tenant = i.tenant AND h.application = i.application AND h.environment = i.environment
+				AND h.deployment_id <> i.deployment_id
+				AND h.deployed_at < COALESCE((SELECT c.deployed_at FROM manent.inventory_history AS c
+					WHERE c.deployment_id = i.deployment_id), i.deployed_at)
+			ORDER BY h.deployed_at DESC, h.deployment_id DESC
+			LIMIT 1) AS p ON true
 		WHERE ? = '' OR COALESCE(i.tenant, f.tenant) = ?
 		ORDER BY 1, 2, 3`, tenant, tenant).Scan(ctx, &rows)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -499,6 +517,13 @@ func (s *Store) Inventory(ctx context.Context, tenant string) ([]deploy.Inventor
 		}
 		if r.DeployedAt != nil {
 			e.DeployedAt = r.DeployedAt.UTC()
+		}
+		if r.PreviousID.Valid && r.PreviousAt != nil {
+			e.Previous = &deploy.PreviousRelease{DeploymentID: r.PreviousID.String, SHA256: r.PreviousSHA.String,
+				DeployedAt: r.PreviousAt.UTC(), DeployedBy: r.PreviousBy.String}
+			if r.PreviousArt != nil {
+				e.Previous.Artifact = *r.PreviousArt
+			}
 		}
 		if r.FailedID.Valid && r.FailedAt != nil {
 			e.LastFailure = &deploy.LastFailure{DeploymentID: r.FailedID.String, Step: r.FailedStep.String,

@@ -5,27 +5,40 @@ import { cli, graphql, newPage, signIn, submit } from "../lib/harness.mjs";
 import { eventually } from "../lib/wait.mjs";
 
 describe("environments", () => {
-  test("the matrix shows the release in service and follows a new deploy live", { timeout: 180_000 }, async () => {
+  test("the matrix shows the release in service, the one before it, and follows a new deploy live", { timeout: 240_000 }, async () => {
     const { page, screenshot, consoleErrors, close } = await newPage({ colorScheme: "dark" });
     try {
       await signIn(page, "demo-admin");
       await page.getByRole("link", { name: "Environments" }).click();
       await page.getByRole("heading", { name: "Environments" }).waitFor();
 
-      const id = await submit("staging");
       const cell = page.locator('td[data-environment="staging"]');
-      // While it runs the cell says so; once it succeeds the cell links to it.
+      // The release in service of the cell (its first link), the one before
+      // (the link of the Previous release group), and no deploy running there.
+      const served = (/** @type {string} */ id, /** @type {string | null} */ before) =>
+        page.waitForFunction(
+          ([id, before]) => {
+            const td = document.querySelector('td[data-environment="staging"]');
+            const previous = td?.querySelector('[aria-label="Previous release"] a');
+            const release = td ? [...td.querySelectorAll("a")].filter((a) => !a.closest('[aria-label="Previous release"]')) : [];
+            return (
+              release.length === 1 &&
+              release[0]?.getAttribute("href") === `/deployments/${id}` &&
+              (before === null || previous?.getAttribute("href") === `/deployments/${before}`) &&
+              !td?.querySelector(".m-badge")
+            );
+          },
+          [id, before],
+          { timeout: 120_000 },
+        );
+      const first = await submit("staging");
+      await served(first, null);
+      const id = await submit("staging");
+      // While it runs the cell says so; once it succeeds the cell links to it, and to the first as the one before.
       await cell.locator(`a[href="/deployments/${id}"]`).first().waitFor({ timeout: 60_000 });
-      await page.waitForFunction(
-        (id) => {
-          const td = document.querySelector('td[data-environment="staging"]');
-          const links = td ? [...td.querySelectorAll("a")] : [];
-          return links.length === 1 && links[0]?.getAttribute("href") === `/deployments/${id}` && !td?.querySelector(".m-badge");
-        },
-        id,
-        { timeout: 120_000 },
-      );
-      assert.equal((await cell.getByRole("link").innerText()).trim(), "1.0.0");
+      await served(id, first);
+      assert.equal((await cell.getByRole("link").first().innerText()).trim(), "1.0.0");
+      assert.match(await cell.getByRole("group", { name: "Previous release" }).innerText(), /^before 1\.0\.0/);
       assert.match(await cell.innerText(), /by\s+token:demo-ci/);
       assert.equal(await page.getByRole("rowheader", { name: /hello/ }).count(), 1);
       await screenshot("environments-dark");

@@ -16,6 +16,7 @@ const inService = (environment: string, patch: Partial<InventoryCellFragment> = 
   sha256: "9f86d081884c7d659a2feaa0c55ad015",
   deployedAt: "2026-11-30T09:00:00Z",
   deployedBy: "token:demo-ci",
+  previous: null,
   lastFailure: null,
   ...patch,
 });
@@ -27,6 +28,7 @@ const nothingInService = (environment: string, failure: InventoryCellFragment["l
   sha256: null,
   deployedAt: null,
   deployedBy: null,
+  previous: null,
   lastFailure: failure,
 });
 
@@ -46,12 +48,15 @@ const noFreezes = (v: Record<string, unknown>) => ({
 });
 
 describe("EnvironmentsPage", () => {
-  it("shows the last failure beside the release in service, and an environment with nothing in service", async () => {
+  it("shows the release before the one in service, the last failure beside it, and an environment with nothing in service", async () => {
     const api = fakeApi({
       EnvironmentsPage: () => ({
         inventory: [
           inService("staging"),
-          inService("prod", { lastFailure: rolledBack }),
+          inService("prod", {
+            lastFailure: rolledBack,
+            previous: { deploymentId: "hello-prod-0", artifact: { name: "hello", version: "0.9.0" }, deployedAt: "2026-11-29T09:00:00Z" },
+          }),
           nothingInService("broken", { deploymentId: "hello-broken-1", step: "post-test", error: "404", finishedAt: "2026-11-30T09:40:00Z", rollback: "DISABLED" }),
         ],
         activity: [],
@@ -69,9 +74,14 @@ describe("EnvironmentsPage", () => {
 
     expect(within(cell("staging")).getByRole("link", { name: "1.0.0" })).toHaveAttribute("href", "/deployments/hello-staging-1");
     expect(within(cell("staging")).queryByRole("group", { name: "Last failure" })).toBeNull();
+    // Its first release: nothing was in service before it.
+    expect(within(cell("staging")).queryByRole("group", { name: "Previous release" })).toBeNull();
 
     const prod = cell("prod");
     expect(within(prod).getByRole("link", { name: "1.0.0" })).toHaveAttribute("href", "/deployments/hello-prod-1");
+    const previous = within(prod).getByRole("group", { name: "Previous release" });
+    expect(previous).toHaveTextContent(/^before 0\.9\.0/);
+    expect(within(previous).getByRole("link", { name: "0.9.0" })).toHaveAttribute("href", "/deployments/hello-prod-0");
     const failure = within(prod).getByRole("group", { name: "Last failure" });
     expect(within(failure).getByRole("link", { name: "hello-prod-2" })).toHaveAttribute("href", "/deployments/hello-prod-2");
     expect(failure).toHaveTextContent("failed in post-test");

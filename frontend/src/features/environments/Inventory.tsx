@@ -12,8 +12,9 @@ const deployPath = (id: string) => `/deployments/${encodeURIComponent(id)}`;
 
 /**
  * The release in service of an entry: its version linking to its deploy,
- * when and by whom; or that nothing is in service (every deploy there
- * failed, or none ran).
+ * when and by whom, and the release before it (what a rollback goes back
+ * to); or that nothing is in service (every deploy there failed, or none
+ * ran).
  */
 export function ReleaseInService({ entry }: { entry: InventoryCellFragment | undefined }) {
   if (!entry?.deploymentId || !entry.artifact) {
@@ -28,6 +29,15 @@ export function ReleaseInService({ entry }: { entry: InventoryCellFragment | und
         <Time iso={entry.deployedAt} /> <span className="m-muted">by</span> <span className="m-mono">{entry.deployedBy}</span>
       </div>
       {entry.sha256 && <div className={`m-mono m-muted ${styles.sha}`}>{shortSha(entry.sha256)}</div>}
+      {entry.previous && (
+        <div role="group" aria-label="Previous release" className={styles.previous}>
+          <span className="m-muted">before</span>{" "}
+          <Link to={deployPath(entry.previous.deploymentId)} className="m-mono">
+            {entry.previous.artifact.version}
+          </Link>{" "}
+          <Time iso={entry.previous.deployedAt} />
+        </div>
+      )}
     </>
   );
 }

@@ -14,6 +14,14 @@ export const InventoryCellFragment = graphql(`
     sha256
     deployedAt
     deployedBy
+    previous {
+      deploymentId
+      artifact {
+        name
+        version
+      }
+      deployedAt
+    }
     lastFailure {
       deploymentId
       step
