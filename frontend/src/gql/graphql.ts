@@ -65,6 +65,58 @@ export type Artifact = {
   version: Scalars['String']['output'];
 };
 
+export type AuditConnection = {
+  __typename?: 'AuditConnection';
+  edges: Array<AuditEdge>;
+  nodes: Array<AuditEntry>;
+  pageInfo: PageInfo;
+};
+
+export type AuditEdge = {
+  __typename?: 'AuditEdge';
+  cursor: Scalars['String']['output'];
+  node: AuditEntry;
+};
+
+/** One entry of the append-only audit log: who did what to which target, and its details (never a secret). */
+export type AuditEntry = {
+  __typename?: 'AuditEntry';
+  /** What was done: deployment.submit, deployment.finish, deployment.approve, release.submit, schedule.create… */
+  action: Scalars['String']['output'];
+  /** The identity that acted: token:<name>, oidc:<user>, or system. */
+  actor: Scalars['String']['output'];
+  /** The outcome and the facts of the action, as recorded. */
+  details: Scalars['JSON']['output'];
+  id: Scalars['ID']['output'];
+  /** The environments the target is about (every deploy of a release); empty for an entry about none. */
+  resources: Array<AuditResource>;
+  /** What it was done to: a deploy's ID, a release's ID, a schedule's name. */
+  target: Scalars['String']['output'];
+  time: Scalars['Time']['output'];
+};
+
+export type AuditFilter = {
+  /** An action, or a prefix of actions ending in * (deployment.rollout.*). */
+  action?: InputMaybe<Scalars['String']['input']>;
+  /** The identity that acted, exactly. */
+  actor?: InputMaybe<Scalars['String']['input']>;
+  application?: InputMaybe<Scalars['String']['input']>;
+  environment?: InputMaybe<Scalars['String']['input']>;
+  /** Entries at or after this time. */
+  since?: InputMaybe<Scalars['Time']['input']>;
+  tenant?: InputMaybe<Scalars['String']['input']>;
+  /** Entries before this time. */
+  until?: InputMaybe<Scalars['Time']['input']>;
+};
+
+/** What an audit entry is about: a deploy's tenant, application and environment. */
+export type AuditResource = {
+  __typename?: 'AuditResource';
+  application: Scalars['String']['output'];
+  environment: Scalars['String']['output'];
+  tenant: Scalars['String']['output'];
+};
+
 /** One end of an after: a deploy another one runs after, or one that runs after another; with its state now. */
 export type Dependency = {
   __typename?: 'Dependency';
@@ -499,6 +551,12 @@ export type Query = {
   __typename?: 'Query';
   /** Everything running or waiting right now. */
   activity: Array<Deployment>;
+  /**
+   * The audit log, newest first: only the entries the viewer may read (deployment.read on what an entry is about,
+   * every deploy of a release; admin on every tenant for an entry about no environment). Others are left out, as if
+   * they did not exist.
+   */
+  auditEntries: AuditConnection;
   deployment: Maybe<Deployment>;
   deployments: DeploymentConnection;
   /**
@@ -529,6 +587,13 @@ export type Query = {
 
 
 export type QueryActivityArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryAuditEntriesArgs = {
+  after: InputMaybe<Scalars['String']['input']>;
+  filter: InputMaybe<AuditFilter>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
