@@ -92,7 +92,7 @@ func (s *Store) ListAudit(ctx context.Context, f deploy.AuditFilter) (deploy.Aud
 	for {
 		q := s.db.NewSelect().TableExpr("manent.audit AS a").
 			ColumnExpr("a.id, a.time, a.actor, a.action, a.target, a.details").
-			ColumnExpr("COALESCE("+auditResources+", '[]'::jsonb) AS resources").
+			ColumnExpr("COALESCE(" + auditResources + ", '[]'::jsonb) AS resources").
 			OrderExpr("a.id DESC").Limit(batch)
 		if after > 0 {
 			q = q.Where("a.id < ?", after)
