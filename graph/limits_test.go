@@ -325,6 +325,7 @@ var clientSizes = map[string]map[string]any{
 	"CLI ListAuditEntries":    {"first": 100},
 	"web DeploymentsPage":     {"first": 50},
 	"web ReleasesPage":        {"first": 100},
+	"web AuditPage":           {"first": 50},
 	"web EnvironmentsFreezes": {"environments": make([]any, deploy.MaxFreezeCalendars)},
 }
 
