@@ -116,6 +116,10 @@ func TestAuditLog(t *testing.T) {
 		rest["pageInfo"].(map[string]any)["hasNextPage"] != false {
 		t.Errorf("second page = %v", rest)
 	}
+	bad, _ := json.Marshal(map[string]string{"query": `{ auditEntries(after: "not-a-cursor") { nodes { id } } }`})
+	if b, _ := r.postAs(tokenCI, "/graphql", "application/json", bad); !strings.Contains(string(b), `"code":"UNPROCESSABLE"`) {
+		t.Errorf("auditEntries after a bad cursor: %s", b)
+	}
 	if acme := query(tokenAcme, `(filter: {tenant: "demo"})`); len(acme["nodes"].([]any)) != 0 || len(acme["edges"].([]any)) != 0 {
 		t.Errorf("acme reads %v", acme)
 	}
