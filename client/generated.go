@@ -181,6 +181,65 @@ func (v *ArtifactDetail) GetSource() string { return v.Source }
 // GetPinnedSha256 returns ArtifactDetail.PinnedSha256, and is useful for accessing the field via an interface.
 func (v *ArtifactDetail) GetPinnedSha256() string { return v.PinnedSha256 }
 
+// AuditEntry includes the requested fields of the GraphQL type AuditEntry.
+// The GraphQL type's documentation follows.
+//
+// One entry of the append-only audit log: who did what to which target, and its details (never a secret).
+type AuditEntry struct {
+	Id   string    `json:"id"`
+	Time time.Time `json:"time"`
+	// The identity that acted: token:<name>, oidc:<user>, or system.
+	Actor string `json:"actor"`
+	// What was done: deployment.submit, deployment.finish, deployment.approve, release.submit, schedule.create…
+	Action string `json:"action"`
+	// What it was done to: a deploy's ID, a release's ID, a schedule's name.
+	Target string `json:"target"`
+	// The outcome and the facts of the action, as recorded.
+	Details json.RawMessage `json:"details"`
+	// The environments the target is about (every deploy of a release); empty for an entry about none.
+	Resources []AuditResource `json:"resources"`
+}
+
+// GetId returns AuditEntry.Id, and is useful for accessing the field via an interface.
+func (v *AuditEntry) GetId() string { return v.Id }
+
+// GetTime returns AuditEntry.Time, and is useful for accessing the field via an interface.
+func (v *AuditEntry) GetTime() time.Time { return v.Time }
+
+// GetActor returns AuditEntry.Actor, and is useful for accessing the field via an interface.
+func (v *AuditEntry) GetActor() string { return v.Actor }
+
+// GetAction returns AuditEntry.Action, and is useful for accessing the field via an interface.
+func (v *AuditEntry) GetAction() string { return v.Action }
+
+// GetTarget returns AuditEntry.Target, and is useful for accessing the field via an interface.
+func (v *AuditEntry) GetTarget() string { return v.Target }
+
+// GetDetails returns AuditEntry.Details, and is useful for accessing the field via an interface.
+func (v *AuditEntry) GetDetails() json.RawMessage { return v.Details }
+
+// GetResources returns AuditEntry.Resources, and is useful for accessing the field via an interface.
+func (v *AuditEntry) GetResources() []AuditResource { return v.Resources }
+
+// AuditResource includes the requested fields of the GraphQL type AuditResource.
+// The GraphQL type's documentation follows.
+//
+// What an audit entry is about: a deploy's tenant, application and environment.
+type AuditResource struct {
+	Tenant      string `json:"tenant"`
+	Application string `json:"application"`
+	Environment string `json:"environment"`
+}
+
+// GetTenant returns AuditResource.Tenant, and is useful for accessing the field via an interface.
+func (v *AuditResource) GetTenant() string { return v.Tenant }
+
+// GetApplication returns AuditResource.Application, and is useful for accessing the field via an interface.
+func (v *AuditResource) GetApplication() string { return v.Application }
+
+// GetEnvironment returns AuditResource.Environment, and is useful for accessing the field via an interface.
+func (v *AuditResource) GetEnvironment() string { return v.Environment }
+
 // CancelDeploymentResponse is returned by CancelDeployment on success.
 type CancelDeploymentResponse struct {
 	CancelDeployment DeploymentDetail `json:"cancelDeployment"`
@@ -824,6 +883,49 @@ func (v *LastFailure) GetFinishedAt() time.Time { return v.FinishedAt }
 
 // GetRollback returns LastFailure.Rollback, and is useful for accessing the field via an interface.
 func (v *LastFailure) GetRollback() RollbackState { return v.Rollback }
+
+// ListAuditEntriesAuditEntriesAuditConnection includes the requested fields of the GraphQL type AuditConnection.
+type ListAuditEntriesAuditEntriesAuditConnection struct {
+	Nodes    []AuditEntry                                        `json:"nodes"`
+	PageInfo ListAuditEntriesAuditEntriesAuditConnectionPageInfo `json:"pageInfo"`
+}
+
+// GetNodes returns ListAuditEntriesAuditEntriesAuditConnection.Nodes, and is useful for accessing the field via an interface.
+func (v *ListAuditEntriesAuditEntriesAuditConnection) GetNodes() []AuditEntry { return v.Nodes }
+
+// GetPageInfo returns ListAuditEntriesAuditEntriesAuditConnection.PageInfo, and is useful for accessing the field via an interface.
+func (v *ListAuditEntriesAuditEntriesAuditConnection) GetPageInfo() ListAuditEntriesAuditEntriesAuditConnectionPageInfo {
+	return v.PageInfo
+}
+
+// ListAuditEntriesAuditEntriesAuditConnectionPageInfo includes the requested fields of the GraphQL type PageInfo.
+type ListAuditEntriesAuditEntriesAuditConnectionPageInfo struct {
+	HasNextPage bool   `json:"hasNextPage"`
+	EndCursor   string `json:"endCursor"`
+}
+
+// GetHasNextPage returns ListAuditEntriesAuditEntriesAuditConnectionPageInfo.HasNextPage, and is useful for accessing the field via an interface.
+func (v *ListAuditEntriesAuditEntriesAuditConnectionPageInfo) GetHasNextPage() bool {
+	return v.HasNextPage
+}
+
+// GetEndCursor returns ListAuditEntriesAuditEntriesAuditConnectionPageInfo.EndCursor, and is useful for accessing the field via an interface.
+func (v *ListAuditEntriesAuditEntriesAuditConnectionPageInfo) GetEndCursor() string {
+	return v.EndCursor
+}
+
+// ListAuditEntriesResponse is returned by ListAuditEntries on success.
+type ListAuditEntriesResponse struct {
+	// The audit log, newest first: only the entries the viewer may read (deployment.read on what an entry is about,
+	// every deploy of a release; admin on every tenant for an entry about no environment). Others are left out, as if
+	// they did not exist.
+	AuditEntries ListAuditEntriesAuditEntriesAuditConnection `json:"auditEntries"`
+}
+
+// GetAuditEntries returns ListAuditEntriesResponse.AuditEntries, and is useful for accessing the field via an interface.
+func (v *ListAuditEntriesResponse) GetAuditEntries() ListAuditEntriesAuditEntriesAuditConnection {
+	return v.AuditEntries
+}
 
 // ListDeploymentsResponse is returned by ListDeployments on success.
 type ListDeploymentsResponse struct {
@@ -2172,6 +2274,46 @@ type __GetReleaseInput struct {
 
 // GetId returns __GetReleaseInput.Id, and is useful for accessing the field via an interface.
 func (v *__GetReleaseInput) GetId() string { return v.Id }
+
+// __ListAuditEntriesInput is used internally by genqlient
+type __ListAuditEntriesInput struct {
+	Tenant      string     `json:"tenant,omitempty"`
+	Application string     `json:"application,omitempty"`
+	Environment string     `json:"environment,omitempty"`
+	Actor       string     `json:"actor,omitempty"`
+	Action      string     `json:"action,omitempty"`
+	Since       *time.Time `json:"since,omitempty"`
+	Until       *time.Time `json:"until,omitempty"`
+	First       int        `json:"first,omitempty"`
+	After       string     `json:"after,omitempty"`
+}
+
+// GetTenant returns __ListAuditEntriesInput.Tenant, and is useful for accessing the field via an interface.
+func (v *__ListAuditEntriesInput) GetTenant() string { return v.Tenant }
+
+// GetApplication returns __ListAuditEntriesInput.Application, and is useful for accessing the field via an interface.
+func (v *__ListAuditEntriesInput) GetApplication() string { return v.Application }
+
+// GetEnvironment returns __ListAuditEntriesInput.Environment, and is useful for accessing the field via an interface.
+func (v *__ListAuditEntriesInput) GetEnvironment() string { return v.Environment }
+
+// GetActor returns __ListAuditEntriesInput.Actor, and is useful for accessing the field via an interface.
+func (v *__ListAuditEntriesInput) GetActor() string { return v.Actor }
+
+// GetAction returns __ListAuditEntriesInput.Action, and is useful for accessing the field via an interface.
+func (v *__ListAuditEntriesInput) GetAction() string { return v.Action }
+
+// GetSince returns __ListAuditEntriesInput.Since, and is useful for accessing the field via an interface.
+func (v *__ListAuditEntriesInput) GetSince() *time.Time { return v.Since }
+
+// GetUntil returns __ListAuditEntriesInput.Until, and is useful for accessing the field via an interface.
+func (v *__ListAuditEntriesInput) GetUntil() *time.Time { return v.Until }
+
+// GetFirst returns __ListAuditEntriesInput.First, and is useful for accessing the field via an interface.
+func (v *__ListAuditEntriesInput) GetFirst() int { return v.First }
+
+// GetAfter returns __ListAuditEntriesInput.After, and is useful for accessing the field via an interface.
+func (v *__ListAuditEntriesInput) GetAfter() string { return v.After }
 
 // __ListDeploymentsInput is used internally by genqlient
 type __ListDeploymentsInput struct {
@@ -3572,6 +3714,73 @@ func GetViewer(
 	}
 
 	data_ = &GetViewerResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The query executed by ListAuditEntries.
+const ListAuditEntries_Operation = `
+query ListAuditEntries ($tenant: String, $application: String, $environment: String, $actor: String, $action: String, $since: Time, $until: Time, $first: Int, $after: String) {
+	auditEntries(filter: {tenant:$tenant,application:$application,environment:$environment,actor:$actor,action:$action,since:$since,until:$until}, first: $first, after: $after) {
+		nodes {
+			id
+			time
+			actor
+			action
+			target
+			details
+			resources {
+				tenant
+				application
+				environment
+			}
+		}
+		pageInfo {
+			hasNextPage
+			endCursor
+		}
+	}
+}
+`
+
+// The audit log. Empty variables are left out: they match everything.
+func ListAuditEntries(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	tenant string,
+	application string,
+	environment string,
+	actor string,
+	action string,
+	since *time.Time,
+	until *time.Time,
+	first int,
+	after string,
+) (data_ *ListAuditEntriesResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "ListAuditEntries",
+		Query:  ListAuditEntries_Operation,
+		Variables: &__ListAuditEntriesInput{
+			Tenant:      tenant,
+			Application: application,
+			Environment: environment,
+			Actor:       actor,
+			Action:      action,
+			Since:       since,
+			Until:       until,
+			First:       first,
+			After:       after,
+		},
+	}
+
+	data_ = &ListAuditEntriesResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(

@@ -401,6 +401,11 @@ type AuditEntry struct {
 	Action  string
 	Target  string
 	Details map[string]any
+	// Resources are what the target is about, read with the entry: the
+	// deploy's, the schedule's, every deploy of a release; none for an
+	// entry about nothing of an environment (then only global
+	// administrators read it).
+	Resources []Resource
 }
 
 // Canceller is who cancelled d: the identity whose cancel request came

@@ -38,6 +38,8 @@ type Service interface {
 	ScheduleService
 	// ReleaseService handles composite releases and manual rollbacks.
 	ReleaseService
+	// AuditService reads the audit log.
+	AuditService
 	// Submit runs the submission checks in the spec's order and enqueues the
 	// deploy. EINVALID, EUNAUTHENTICATED, EFORBIDDEN, EUNPROCESSABLE.
 	Submit(ctx context.Context, descriptor []byte, opts SubmitOptions) (*Submission, error)

@@ -41,6 +41,14 @@ type fakeService struct {
 	releaseFakes
 	// scheduleFakes: the recurring schedule methods (schedule_test.go).
 	scheduleFakes
+	listAudit func(ctx context.Context, f deploy.AuditFilter) (deploy.AuditPage, error)
+}
+
+func (f *fakeService) ListAudit(ctx context.Context, filter deploy.AuditFilter) (deploy.AuditPage, error) {
+	if f.listAudit == nil {
+		return deploy.AuditPage{}, errNotFaked
+	}
+	return f.listAudit(ctx, filter)
 }
 
 var errNotFaked = errors.New("fake: method not set by the test")

@@ -103,6 +103,7 @@ var listSizes = map[string]listSize{
 	"Query.deployments":             {arg: "first", most: deploy.MaxPageSize},
 	"Query.activity":                {arg: "first", most: deploy.MaxPageSize},
 	"Query.releases":                {arg: "first", most: deploy.MaxPageSize},
+	"Query.auditEntries":            {arg: "first", most: deploy.MaxPageSize},
 	"Query.pendingApprovals":        {most: deploy.MaxPageSize},
 	"Subscription.pendingApprovals": {most: deploy.MaxPageSize},
 	"Query.freezeCalendars":         {arg: "environments", length: true, most: deploy.MaxFreezeCalendars},

@@ -315,15 +315,17 @@ func TestListSizesCoverTheSchema(t *testing.T) {
 
 // clientSizes are the sizes the CLI and the web interface send in the
 // variables of their operations (client/client.go maxPage and
-// releasePage, cmd/manent logPage; the web's page sizes and its batches of
+// releasePage, cmd/manent logPage; client/audit.go uses maxPage; the web's page sizes and its batches of
 // freeze calendars), keyed by "<set> <operation>".
 var clientSizes = map[string]map[string]any{
 	"CLI ListDeployments":     {"first": 100},
 	"CLI GetActivity":         {"first": 0},
 	"CLI GetLogs":             {"limit": 1000},
 	"CLI ListReleases":        {"first": 50},
+	"CLI ListAuditEntries":    {"first": 100},
 	"web DeploymentsPage":     {"first": 50},
 	"web ReleasesPage":        {"first": 100},
+	"web AuditPage":           {"first": 50},
 	"web EnvironmentsFreezes": {"environments": make([]any, deploy.MaxFreezeCalendars)},
 }
 

@@ -17,6 +17,7 @@ type Store interface {
 	deploy.DeploymentReader
 	deploy.Submissions
 	deploy.AuditLog
+	deploy.AuditReader
 	deploy.ReleaseStore
 	deploy.ScheduleStore
 	deploy.RolloutRequests

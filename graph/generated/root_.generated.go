@@ -65,6 +65,33 @@ type ComplexityRoot struct {
 		Version      func(childComplexity int) int
 	}
 
+	AuditConnection struct {
+		Edges    func(childComplexity int) int
+		Nodes    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	AuditEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	AuditEntry struct {
+		Action    func(childComplexity int) int
+		Actor     func(childComplexity int) int
+		Details   func(childComplexity int) int
+		ID        func(childComplexity int) int
+		Resources func(childComplexity int) int
+		Target    func(childComplexity int) int
+		Time      func(childComplexity int) int
+	}
+
+	AuditResource struct {
+		Application func(childComplexity int) int
+		Environment func(childComplexity int) int
+		Tenant      func(childComplexity int) int
+	}
+
 	Dependency struct {
 		ID    func(childComplexity int) int
 		State func(childComplexity int) int
@@ -281,6 +308,7 @@ type ComplexityRoot struct {
 
 	Query struct {
 		Activity         func(childComplexity int, first *int) int
+		AuditEntries     func(childComplexity int, filter *model.AuditFilter, first *int, after *string) int
 		Deployment       func(childComplexity int, id string) int
 		Deployments      func(childComplexity int, filter *model.DeploymentFilter, first *int, after *string) int
 		FreezeCalendar   func(childComplexity int, tenant *string, application string, environment string, from *time.Time, to *time.Time) int
@@ -624,6 +652,100 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Artifact.Version(childComplexity), true
+
+	case "AuditConnection.edges":
+		if e.ComplexityRoot.AuditConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditConnection.Edges(childComplexity), true
+	case "AuditConnection.nodes":
+		if e.ComplexityRoot.AuditConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditConnection.Nodes(childComplexity), true
+	case "AuditConnection.pageInfo":
+		if e.ComplexityRoot.AuditConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditConnection.PageInfo(childComplexity), true
+
+	case "AuditEdge.cursor":
+		if e.ComplexityRoot.AuditEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEdge.Cursor(childComplexity), true
+	case "AuditEdge.node":
+		if e.ComplexityRoot.AuditEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEdge.Node(childComplexity), true
+
+	case "AuditEntry.action":
+		if e.ComplexityRoot.AuditEntry.Action == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.Action(childComplexity), true
+	case "AuditEntry.actor":
+		if e.ComplexityRoot.AuditEntry.Actor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.Actor(childComplexity), true
+	case "AuditEntry.details":
+		if e.ComplexityRoot.AuditEntry.Details == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.Details(childComplexity), true
+	case "AuditEntry.id":
+		if e.ComplexityRoot.AuditEntry.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.ID(childComplexity), true
+	case "AuditEntry.resources":
+		if e.ComplexityRoot.AuditEntry.Resources == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.Resources(childComplexity), true
+	case "AuditEntry.target":
+		if e.ComplexityRoot.AuditEntry.Target == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.Target(childComplexity), true
+	case "AuditEntry.time":
+		if e.ComplexityRoot.AuditEntry.Time == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditEntry.Time(childComplexity), true
+
+	case "AuditResource.application":
+		if e.ComplexityRoot.AuditResource.Application == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditResource.Application(childComplexity), true
+	case "AuditResource.environment":
+		if e.ComplexityRoot.AuditResource.Environment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditResource.Environment(childComplexity), true
+	case "AuditResource.tenant":
+		if e.ComplexityRoot.AuditResource.Tenant == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AuditResource.Tenant(childComplexity), true
 
 	case "Dependency.id":
 		if e.ComplexityRoot.Dependency.ID == nil {
@@ -1589,6 +1711,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Activity(childComplexity, args["first"].(*int)), true
+	case "Query.auditEntries":
+		if e.ComplexityRoot.Query.AuditEntries == nil {
+			break
+		}
+
+		args, err := ec.field_Query_auditEntries_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.AuditEntries(childComplexity, args["filter"].(*model.AuditFilter), args["first"].(*int), args["after"].(*string)), true
 	case "Query.deployment":
 		if e.ComplexityRoot.Query.Deployment == nil {
 			break
@@ -2486,6 +2619,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
 		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("AuditFilter", ec.unmarshalInputAuditFilter),
 			graphql.NewInputUnmarshaler("DeploymentFilter", ec.unmarshalInputDeploymentFilter),
 			graphql.NewInputUnmarshaler("EnvironmentRef", ec.unmarshalInputEnvironmentRef),
 		)
@@ -2640,6 +2774,63 @@ extend type Mutation {
 extend type Subscription {
   "The deploys awaiting an approval the viewer may give: the current list, then again whenever a deploy changes."
   pendingApprovals: [Deployment!]!
+}
+`, BuiltIn: false},
+	{Name: "../schema/audit.graphqls", Input: `"What an audit entry is about: a deploy's tenant, application and environment."
+type AuditResource {
+  tenant: String!
+  application: String!
+  environment: String!
+}
+
+"One entry of the append-only audit log: who did what to which target, and its details (never a secret)."
+type AuditEntry {
+  id: ID!
+  time: Time!
+  "The identity that acted: token:<name>, oidc:<user>, or system."
+  actor: String!
+  "What was done: deployment.submit, deployment.finish, deployment.approve, release.submit, schedule.create…"
+  action: String!
+  "What it was done to: a deploy's ID, a release's ID, a schedule's name."
+  target: String!
+  "The outcome and the facts of the action, as recorded."
+  details: JSON!
+  "The environments the target is about (every deploy of a release); empty for an entry about none."
+  resources: [AuditResource!]!
+}
+
+type AuditEdge {
+  cursor: String!
+  node: AuditEntry!
+}
+
+type AuditConnection {
+  edges: [AuditEdge!]!
+  nodes: [AuditEntry!]!
+  pageInfo: PageInfo!
+}
+
+input AuditFilter {
+  tenant: String
+  application: String
+  environment: String
+  "The identity that acted, exactly."
+  actor: String
+  "An action, or a prefix of actions ending in * (deployment.rollout.*)."
+  action: String
+  "Entries at or after this time."
+  since: Time
+  "Entries before this time."
+  until: Time
+}
+
+extend type Query {
+  """
+  The audit log, newest first: only the entries the viewer may read (deployment.read on what an entry is about,
+  every deploy of a release; admin on every tenant for an entry about no environment). Others are left out, as if
+  they did not exist.
+  """
+  auditEntries(filter: AuditFilter, first: Int = 50, after: String): AuditConnection!
 }
 `, BuiltIn: false},
 	{Name: "../schema/deployment.graphqls", Input: `enum DeploymentState {
@@ -3569,6 +3760,60 @@ func (ec *executionContext) childFields_Artifact(ctx context.Context, field grap
 		return ec.fieldContext_Artifact_pinnedSha256(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Artifact", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_AuditConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_AuditConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_AuditConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_AuditEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_AuditEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditEntry(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_AuditEntry_id(ctx, field)
+	case "time":
+		return ec.fieldContext_AuditEntry_time(ctx, field)
+	case "actor":
+		return ec.fieldContext_AuditEntry_actor(ctx, field)
+	case "action":
+		return ec.fieldContext_AuditEntry_action(ctx, field)
+	case "target":
+		return ec.fieldContext_AuditEntry_target(ctx, field)
+	case "details":
+		return ec.fieldContext_AuditEntry_details(ctx, field)
+	case "resources":
+		return ec.fieldContext_AuditEntry_resources(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditEntry", field.Name)
+}
+
+func (ec *executionContext) childFields_AuditResource(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "tenant":
+		return ec.fieldContext_AuditResource_tenant(ctx, field)
+	case "application":
+		return ec.fieldContext_AuditResource_application(ctx, field)
+	case "environment":
+		return ec.fieldContext_AuditResource_environment(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AuditResource", field.Name)
 }
 
 func (ec *executionContext) childFields_Dependency(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

@@ -53,6 +53,54 @@ type Artifact struct {
 	PinnedSha256 *string `json:"pinnedSha256,omitempty"`
 }
 
+type AuditConnection struct {
+	Edges    []AuditEdge  `json:"edges"`
+	Nodes    []AuditEntry `json:"nodes"`
+	PageInfo *PageInfo    `json:"pageInfo"`
+}
+
+type AuditEdge struct {
+	Cursor string      `json:"cursor"`
+	Node   *AuditEntry `json:"node"`
+}
+
+// One entry of the append-only audit log: who did what to which target, and its details (never a secret).
+type AuditEntry struct {
+	ID   string    `json:"id"`
+	Time time.Time `json:"time"`
+	// The identity that acted: token:<name>, oidc:<user>, or system.
+	Actor string `json:"actor"`
+	// What was done: deployment.submit, deployment.finish, deployment.approve, release.submit, schedule.create…
+	Action string `json:"action"`
+	// What it was done to: a deploy's ID, a release's ID, a schedule's name.
+	Target string `json:"target"`
+	// The outcome and the facts of the action, as recorded.
+	Details any `json:"details"`
+	// The environments the target is about (every deploy of a release); empty for an entry about none.
+	Resources []AuditResource `json:"resources"`
+}
+
+type AuditFilter struct {
+	Tenant      *string `json:"tenant,omitempty"`
+	Application *string `json:"application,omitempty"`
+	Environment *string `json:"environment,omitempty"`
+	// The identity that acted, exactly.
+	Actor *string `json:"actor,omitempty"`
+	// An action, or a prefix of actions ending in * (deployment.rollout.*).
+	Action *string `json:"action,omitempty"`
+	// Entries at or after this time.
+	Since *time.Time `json:"since,omitempty"`
+	// Entries before this time.
+	Until *time.Time `json:"until,omitempty"`
+}
+
+// What an audit entry is about: a deploy's tenant, application and environment.
+type AuditResource struct {
+	Tenant      string `json:"tenant"`
+	Application string `json:"application"`
+	Environment string `json:"environment"`
+}
+
 // One end of an after: a deploy another one runs after, or one that runs after another; with its state now.
 type Dependency struct {
 	ID string `json:"id"`

@@ -12,6 +12,7 @@ import { Empty } from "../shared/Placeholder";
 import { DocumentTitle } from "./DocumentTitle";
 import {
   ApprovalsPage,
+  AuditPage,
   DeploymentPage,
   DeploymentsPage,
   EnvironmentPage,
@@ -36,6 +37,7 @@ const nav: NavItem[] = [
   { to: "/releases", label: "Releases" },
   { to: "/environments", label: "Environments" },
   { to: "/approvals", label: "Approvals" },
+  { to: "/audit", label: "Audit" },
   { to: "/wall", label: "Wall" },
 ];
 
@@ -97,6 +99,7 @@ function SignedIn() {
           <Route path="/deployments" element={<DeploymentsPage />} />
           <Route path="/deployments/:id" element={<DeploymentPage />} />
           <Route path="/releases" element={<ReleasesPage />} />
+          <Route path="/audit" element={<AuditPage />} />
           <Route path="/releases/:id" element={<ReleasePage />} />
           <Route path="/environments" element={<EnvironmentsPage />} />
           <Route path="/environments/:tenant/:application/:environment" element={<EnvironmentPage />} />

@@ -17,6 +17,7 @@ export const ReleasePage = lazyView(() => import("../features/releases/ReleasePa
 export const EnvironmentsPage = lazyView(() => import("../features/environments/EnvironmentsPage"), "EnvironmentsPage");
 export const EnvironmentPage = lazyView(() => import("../features/environments/EnvironmentPage"), "EnvironmentPage");
 export const ApprovalsPage = lazyView(() => import("../features/approvals/ApprovalsPage"), "ApprovalsPage");
+export const AuditPage = lazyView(() => import("../features/audit/AuditPage"), "AuditPage");
 export const WallPage = lazyView(() => import("../features/wall/WallPage"), "WallPage");
 
 interface BoundaryState {

@@ -1,0 +1,48 @@
+package service
+
+import (
+	"context"
+
+	"manent.dev/manent/deploy"
+)
+
+// everything is the resource of a global administrator: admin on it is
+// held only through a policy line for every tenant and every object.
+var everything = deploy.Resource{Tenant: "*", Application: "*", Environment: "*"}
+
+// ListAudit implements deploy.Service. An entry is read by whoever may read
+// what it is about (deployment.read on its deploy, its schedule, every
+// deploy of its release); an entry about no environment only by a global
+// administrator. An unreadable entry is left out, never reported: it
+// looks like none.
+func (s *Service) ListAudit(ctx context.Context, f deploy.AuditFilter) (deploy.AuditPage, error) {
+	who := deploy.IdentityFrom(ctx)
+	if who.Anonymous() {
+		return deploy.AuditPage{}, deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
+	}
+	if f.Since != nil && f.Until != nil && !f.Since.Before(*f.Until) {
+		return deploy.AuditPage{}, deploy.Errorf(deploy.EUNPROCESSABLE, "since must be before until")
+	}
+	if f.First < 0 || f.First > deploy.MaxPageSize {
+		return deploy.AuditPage{}, deploy.Errorf(deploy.EUNPROCESSABLE, "first must be between 1 and %d", deploy.MaxPageSize)
+	}
+	global := -1 // unknown until an entry needs it
+	f.Readable = func(e deploy.AuditEntry) bool {
+		if len(e.Resources) == 0 {
+			if global < 0 {
+				global = 0
+				if ok, err := s.authz.Allowed(who, everything, deploy.PermAdmin); err == nil && ok {
+					global = 1
+				}
+			}
+			return global == 1
+		}
+		for _, r := range e.Resources {
+			if !s.readable(who, r) {
+				return false
+			}
+		}
+		return true
+	}
+	return s.store.ListAudit(ctx, f)
+}
