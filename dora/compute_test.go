@@ -181,10 +181,13 @@ func TestComputeGoldenHistories(t *testing.T) {
 				dep("cancelled", 0, 1, "CANCELLED", untouched),
 				dep("running", 0, 1, "PENDING", running),
 				dep("ok", 2, 3, dora.StateSuccess, changedAt(-46)),
+				// a change time after the submission is not believed
+				dep("skewed", 2, 5, dora.StateSuccess, changedAt(4)),
+				dep("plain", 2, 4, dora.StateSuccess),
 			},
 			expected: []figures{{
-				Deploys: []string{"ok"}, LeadTime: 49 * hour, LeadIDs: []string{"ok"},
-				Bands: [4]dora.Band{dora.High, dora.High, dora.Elite, ""},
+				Deploys: []string{"ok", "plain", "skewed"}, LeadTime: 3 * hour, LeadIDs: []string{"ok", "plain", "skewed"},
+				Bands: [4]dora.Band{dora.High, dora.Elite, dora.Elite, ""},
 			}},
 		},
 		{

@@ -58,9 +58,11 @@ func (o Outcome) shipped() bool {
 // one: flagged remediation, or made by a rollback.
 func (o Outcome) rework() bool { return o.Remediation || o.RollbackOf != "" }
 
-// leadStart is when the change began its way to production.
+// leadStart is when the change began its way to production. A change time
+// after the submission is a wrong clock or a wrong descriptor: the
+// submission is the later bound that is known to be right.
 func (o Outcome) leadStart() time.Time {
-	if o.ChangeAt != nil {
+	if o.ChangeAt != nil && o.ChangeAt.Before(o.SubmittedAt) {
 		return *o.ChangeAt
 	}
 	return o.SubmittedAt
