@@ -12,16 +12,6 @@ import (
 	"manent.dev/manent/dora"
 )
 
-// OutcomeFilter selects the deploys the DORA metrics read.
-type OutcomeFilter struct {
-	// Since bounds the deploys read to those finished at or after it;
-	// Tenant, Application and Environment ("" for any) to one scope.
-	Since                            time.Time
-	Tenant, Application, Environment string
-	// Readable, when set, keeps only the deploys the reader may read.
-	Readable func(deploy.Resource) bool
-}
-
 // targetFreeSteps are the standard steps that run before any target is
 // acted on: a deploy that failed in them changed nothing.
 var targetFreeSteps = []string{deploy.StepConfig, deploy.StepSecrets, deploy.StepArtifacts, deploy.StepQA}
@@ -47,7 +37,7 @@ type outcomeRow struct {
 // metrics are computed from, oldest first. Everything finished since
 // f.Since is read, not only the range shown, so that a failure's recovery
 // and a later rollback or remediation are seen wherever they fall.
-func (s *Store) Outcomes(ctx context.Context, f OutcomeFilter) ([]dora.Outcome, error) {
+func (s *Store) Outcomes(ctx context.Context, f dora.Filter) ([]dora.Outcome, error) {
 	var rows []outcomeRow
 	err := s.db.NewRaw(`SELECT d.id, d.tenant, d.application, d.environment, d.state, d.created_at,
 			d.started_at, d.finished_at, d.rollback, d.rollback_of,
@@ -67,7 +57,7 @@ func (s *Store) Outcomes(ctx context.Context, f OutcomeFilter) ([]dora.Outcome, 
 	}
 	out := make([]dora.Outcome, 0, len(rows))
 	for _, r := range rows {
-		if f.Readable != nil && !f.Readable(deploy.Resource{Tenant: r.Tenant, Application: r.Application, Environment: r.Environment}) {
+		if f.Readable != nil && !f.Readable(dora.Scope{Tenant: r.Tenant, Application: r.Application, Environment: r.Environment}) {
 			continue
 		}
 		out = append(out, fromOutcomeRow(r))

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"manent.dev/manent/deploy"
-	"manent.dev/manent/internal/postgres"
+	"manent.dev/manent/dora"
 )
 
 // The outcomes the DORA metrics read: finished deploys only, dry runs left
@@ -73,14 +73,14 @@ func TestOutcomes(t *testing.T) {
 	prod := summary{ID: "prod", Env: "prod", State: "SUCCESS", Touched: true, Finished: at(7)}
 	tests := []struct {
 		name   string
-		filter postgres.OutcomeFilter
+		filter dora.Filter
 		want   []summary
 	}{
-		{"every environment", postgres.OutcomeFilter{Since: base}, append(append([]summary{}, staging...), prod)},
-		{"one environment", postgres.OutcomeFilter{Since: base, Tenant: "demo", Application: "app", Environment: "prod"}, []summary{prod}},
-		{"another tenant", postgres.OutcomeFilter{Since: base, Tenant: "other"}, []summary{}},
-		{"what the reader may read", postgres.OutcomeFilter{Since: base,
-			Readable: func(r deploy.Resource) bool { return r.Environment == "staging" }}, staging},
+		{"every environment", dora.Filter{Since: base}, append(append([]summary{}, staging...), prod)},
+		{"one environment", dora.Filter{Since: base, Scope: dora.Scope{Tenant: "demo", Application: "app", Environment: "prod"}}, []summary{prod}},
+		{"another tenant", dora.Filter{Since: base, Scope: dora.Scope{Tenant: "other"}}, []summary{}},
+		{"what the reader may read", dora.Filter{Since: base,
+			Readable: func(r dora.Scope) bool { return r.Environment == "staging" }}, staging},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
