@@ -14,3 +14,11 @@ type Filter struct {
 	// Readable, when set, keeps only the deploys the reader may read.
 	Readable func(Scope) bool
 }
+
+// Query is what the metrics are asked for; zero fields take the service's
+// defaults (To now, From four weeks before To, DefaultFailureWindow).
+type Query struct {
+	Scope
+	From, To      time.Time
+	FailureWindow time.Duration
+}

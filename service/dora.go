@@ -27,19 +27,11 @@ const (
 	MaxFailureWindow = 7 * 24 * time.Hour
 )
 
-// DoraQuery is what the DORA metrics are asked for; zero fields take their
-// defaults (To now, From DefaultDoraRange before To, the default window).
-type DoraQuery struct {
-	dora.Scope
-	From, To      time.Time
-	FailureWindow time.Duration
-}
-
 // DoraMetrics returns the DORA metrics of the deploys the caller may read in
 // the query's scope. EUNAUTHENTICATED without an identity, EUNPROCESSABLE
 // for a range or window out of bounds, EINTERNAL when the metrics are not
 // served.
-func (s *Service) DoraMetrics(ctx context.Context, q DoraQuery) (dora.Report, error) {
+func (s *Service) DoraMetrics(ctx context.Context, q dora.Query) (dora.Report, error) {
 	id := deploy.IdentityFrom(ctx)
 	if id.Anonymous() {
 		return dora.Report{}, deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")

@@ -59,21 +59,21 @@ func TestDoraMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := deploy.WithIdentity(t.Context(), deploy.Identity{Subject: "token:ci"})
-	week := service.DoraQuery{From: monday, To: monday.AddDate(0, 0, 7)}
+	week := dora.Query{From: monday, To: monday.AddDate(0, 0, 7)}
 	tests := []struct {
 		name    string
 		ctx     context.Context
-		query   service.DoraQuery
+		query   dora.Query
 		deploys []string
 		code    deploy.Code
 	}{
 		{name: "what the caller may read", ctx: ctx, query: week, deploys: []string{"a", "b"}},
-		{name: "one environment", ctx: ctx, query: service.DoraQuery{Scope: dora.Scope{Environment: "prod"}, From: week.From, To: week.To},
+		{name: "one environment", ctx: ctx, query: dora.Query{Scope: dora.Scope{Environment: "prod"}, From: week.From, To: week.To},
 			deploys: []string{"b"}},
 		{name: "anonymous", ctx: t.Context(), query: week, code: deploy.EUNAUTHENTICATED},
-		{name: "a reversed range", ctx: ctx, query: service.DoraQuery{From: week.To, To: week.From}, code: deploy.EUNPROCESSABLE},
-		{name: "a range over 53 weeks", ctx: ctx, query: service.DoraQuery{From: monday.AddDate(-2, 0, 0), To: monday}, code: deploy.EUNPROCESSABLE},
-		{name: "a window over a week", ctx: ctx, query: service.DoraQuery{From: week.From, To: week.To, FailureWindow: 8 * 24 * time.Hour},
+		{name: "a reversed range", ctx: ctx, query: dora.Query{From: week.To, To: week.From}, code: deploy.EUNPROCESSABLE},
+		{name: "a range over 53 weeks", ctx: ctx, query: dora.Query{From: monday.AddDate(-2, 0, 0), To: monday}, code: deploy.EUNPROCESSABLE},
+		{name: "a window over a week", ctx: ctx, query: dora.Query{From: week.From, To: week.To, FailureWindow: 8 * 24 * time.Hour},
 			code: deploy.EUNPROCESSABLE},
 	}
 	for _, tt := range tests {
