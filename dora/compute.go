@@ -160,7 +160,9 @@ func newHistory(outcomes []Outcome, window time.Duration) history {
 	byID := map[string]Outcome{}
 	for _, o := range h.shipped {
 		byID[o.ID] = o
-		if o.State == StateError || o.Rollback != "" {
+		// A rollback outcome alone is no failure: a success records
+		// not_needed; an automatic rollback ran only for an ERROR.
+		if o.State == StateError {
 			h.failed[o.ID] = true
 		}
 	}

@@ -31,6 +31,7 @@ func untouched(o *dora.Outcome)   { o.TouchedTarget = false }
 func remediation(o *dora.Outcome) { o.Remediation = true }
 func rolledBack(o *dora.Outcome)  { o.Rollback = "completed" }
 func running(o *dora.Outcome)     { o.FinishedAt = nil }
+func notNeeded(o *dora.Outcome)   { o.Rollback = "not_needed" }
 func rollbackOf(id string) func(*dora.Outcome) {
 	return func(o *dora.Outcome) { o.RollbackOf = id }
 }
@@ -101,7 +102,7 @@ func TestComputeGoldenHistories(t *testing.T) {
 		{
 			name: "a failure recovered and one never recovered", weeks: 1, minimum: 1,
 			history: []dora.Outcome{
-				dep("a", 0, 1, dora.StateSuccess),
+				dep("a", 0, 1, dora.StateSuccess, notNeeded),
 				dep("b", 10, 11, dora.StateError),
 				dep("c", 12, 13.5, dora.StateSuccess),
 				dep("d", 20, 21, dora.StateError),

@@ -25,8 +25,9 @@ type Outcome struct {
 	// TouchedTarget: a step acted on a target (an ERROR before that
 	// changed nothing and is not a failed deployment).
 	TouchedTarget bool
-	// Rollback is the outcome of the deploy's automatic rollback, "" when
-	// none ran.
+	// Rollback is the outcome of the deploy's automatic rollback
+	// (completed, failed, not_needed, disabled, ...), "" when undecided;
+	// only listed, as a failure is told by State.
 	Rollback string
 	// RollbackOf is the deploy this rollback deploy undoes, "" otherwise.
 	RollbackOf string
