@@ -17,8 +17,9 @@ const DefaultMinSamples = 5
 
 // Options are the range and the rules of a computation.
 type Options struct {
-	// From and To bound the range [From, To); the buckets are the ISO
-	// weeks (UTC) it meets, each whole.
+	// From and To bound the range [From, To), widened to the whole ISO
+	// weeks (UTC) it meets: a week is never shown in part, and the total is
+	// the sum of the weeks.
 	From, To time.Time
 	// FailureWindow: 0 means DefaultFailureWindow.
 	FailureWindow time.Duration
@@ -108,7 +109,7 @@ func Compute(outcomes []Outcome, opts Options) (Report, error) {
 		opts.MinSamples = DefaultMinSamples
 	}
 	h := newHistory(outcomes, opts.FailureWindow)
-	from, to := opts.From.UTC(), opts.To.UTC()
+	from, to := weekStart(opts.From), weekStart(opts.To.Add(-time.Nanosecond)).AddDate(0, 0, 7)
 	rep := Report{From: from, To: to}
 	var inRange []Outcome
 	for _, o := range h.shipped {

@@ -237,26 +237,30 @@ func TestComputeRefusesAnEmptyRange(t *testing.T) {
 
 func TestComputeTotalsTheRange(t *testing.T) {
 	var history []dora.Outcome
-	// two successes a day for two weeks (the first before the range), and a failure
+	// two successes a day for two weeks, and a failure
 	for i := range 28 {
 		h := float64(i * 12)
 		history = append(history, dep(string(rune('a'+i%26))+string(rune('0'+i/26)), h, h+0.5, dora.StateSuccess))
 	}
 	history = append(history, dep("bad", 200, 200.75, dora.StateError))
-	// a deploy outside the range counts nowhere
+	// a deploy of the week before counts nowhere
 	history = append(history, dep("before", -48, -47, dora.StateSuccess))
-	rep, err := dora.Compute(history, dora.Options{From: monday.Add(time.Hour), To: monday.AddDate(0, 0, 14)})
+	// the range is widened to the whole weeks it meets: a0 counts
+	rep, err := dora.Compute(history, dora.Options{From: monday.Add(time.Hour), To: monday.AddDate(0, 0, 13)})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !rep.From.Equal(monday) || !rep.To.Equal(monday.AddDate(0, 0, 14)) || len(rep.Weeks) != 2 {
+		t.Errorf("range %s to %s in %d weeks, expected two whole weeks", rep.From, rep.To, len(rep.Weeks))
+	}
 	tot := rep.Total
-	if tot.DeploymentFrequency.Deploys != 28 || tot.DeploymentFrequency.PerWeek != 14 || tot.DeploymentFrequency.Band != dora.Elite {
+	if tot.DeploymentFrequency.Deploys != 29 || tot.DeploymentFrequency.PerWeek != 14.5 || tot.DeploymentFrequency.Band != dora.Elite {
 		t.Errorf("frequency %+v", tot.DeploymentFrequency)
 	}
-	if tot.LeadTime.Median != 30*time.Minute || tot.LeadTime.Samples != 27 || tot.LeadTime.Band != dora.Elite {
+	if tot.LeadTime.Median != 30*time.Minute || tot.LeadTime.Samples != 28 || tot.LeadTime.Band != dora.Elite {
 		t.Errorf("lead time %+v", tot.LeadTime.Median)
 	}
-	if r := tot.ChangeFailRate; r.Count != 1 || r.Of != 28 || !r.Enough || r.Band != dora.Elite {
+	if r := tot.ChangeFailRate; r.Count != 1 || r.Of != 29 || !r.Enough || r.Band != dora.Elite {
 		t.Errorf("change fail rate %+v", r)
 	}
 	if r := tot.RecoveryTime; r.Samples != 1 || r.Enough || r.Band != "" || len(r.Recoveries) != 1 ||
