@@ -310,3 +310,20 @@ func (c *Client) Cancel(ctx context.Context, id string) (*DeploymentDetail, erro
 	}
 	return &resp.CancelDeployment, nil
 }
+
+// DoraQuery is the scope and range of DoraMetrics; zero fields take the
+// server's defaults (any scope, the last 28 days, a 24 h failure window).
+type DoraQuery struct {
+	Tenant, Application, Environment string
+	From, To                         *time.Time
+	FailureWindowHours               int
+}
+
+// DoraMetrics returns the DORA metrics of the readable deploys of q's scope.
+func (c *Client) DoraMetrics(ctx context.Context, q DoraQuery) (*DoraReport, error) {
+	resp, err := GetDoraMetrics(ctx, c.gql, q.Tenant, q.Application, q.Environment, q.From, q.To, q.FailureWindowHours)
+	if err != nil {
+		return nil, err
+	}
+	return &resp.DoraMetrics, nil
+}

@@ -557,6 +557,319 @@ func (v *DeploymentSummary) GetError() string { return v.Error }
 // GetStatus returns DeploymentSummary.Status, and is useful for accessing the field via an interface.
 func (v *DeploymentSummary) GetStatus() json.RawMessage { return v.Status }
 
+// A dora.dev performance band (dora.dev 2024/2025 report).
+type DoraBand string
+
+const (
+	DoraBandElite  DoraBand = "ELITE"
+	DoraBandHigh   DoraBand = "HIGH"
+	DoraBandMedium DoraBand = "MEDIUM"
+	DoraBandLow    DoraBand = "LOW"
+)
+
+var AllDoraBand = []DoraBand{
+	DoraBandElite,
+	DoraBandHigh,
+	DoraBandMedium,
+	DoraBandLow,
+}
+
+// DoraFiguresDetail includes the GraphQL fields of DoraFigures requested by the fragment DoraFiguresDetail.
+// The GraphQL type's documentation follows.
+//
+// The five metrics of a bucket; a deploy belongs to the bucket in which it finished.
+type DoraFiguresDetail struct {
+	DeploymentFrequency DoraFrequency `json:"deploymentFrequency"`
+	LeadTime            DoraMedian    `json:"leadTime"`
+	ChangeFailRate      DoraRate      `json:"changeFailRate"`
+	RecoveryTime        DoraRecovery  `json:"recoveryTime"`
+	ReworkRate          DoraRate      `json:"reworkRate"`
+}
+
+// GetDeploymentFrequency returns DoraFiguresDetail.DeploymentFrequency, and is useful for accessing the field via an interface.
+func (v *DoraFiguresDetail) GetDeploymentFrequency() DoraFrequency { return v.DeploymentFrequency }
+
+// GetLeadTime returns DoraFiguresDetail.LeadTime, and is useful for accessing the field via an interface.
+func (v *DoraFiguresDetail) GetLeadTime() DoraMedian { return v.LeadTime }
+
+// GetChangeFailRate returns DoraFiguresDetail.ChangeFailRate, and is useful for accessing the field via an interface.
+func (v *DoraFiguresDetail) GetChangeFailRate() DoraRate { return v.ChangeFailRate }
+
+// GetRecoveryTime returns DoraFiguresDetail.RecoveryTime, and is useful for accessing the field via an interface.
+func (v *DoraFiguresDetail) GetRecoveryTime() DoraRecovery { return v.RecoveryTime }
+
+// GetReworkRate returns DoraFiguresDetail.ReworkRate, and is useful for accessing the field via an interface.
+func (v *DoraFiguresDetail) GetReworkRate() DoraRate { return v.ReworkRate }
+
+// DoraFrequency includes the requested fields of the GraphQL type DoraFrequency.
+// The GraphQL type's documentation follows.
+//
+// The deployments of a bucket.
+type DoraFrequency struct {
+	Deploys int `json:"deploys"`
+	// Deploys divided by the weeks of the bucket.
+	PerWeek       float64  `json:"perWeek"`
+	Band          DoraBand `json:"band"`
+	DeploymentIds []string `json:"deploymentIds"`
+}
+
+// GetDeploys returns DoraFrequency.Deploys, and is useful for accessing the field via an interface.
+func (v *DoraFrequency) GetDeploys() int { return v.Deploys }
+
+// GetPerWeek returns DoraFrequency.PerWeek, and is useful for accessing the field via an interface.
+func (v *DoraFrequency) GetPerWeek() float64 { return v.PerWeek }
+
+// GetBand returns DoraFrequency.Band, and is useful for accessing the field via an interface.
+func (v *DoraFrequency) GetBand() DoraBand { return v.Band }
+
+// GetDeploymentIds returns DoraFrequency.DeploymentIds, and is useful for accessing the field via an interface.
+func (v *DoraFrequency) GetDeploymentIds() []string { return v.DeploymentIds }
+
+// DoraMedian includes the requested fields of the GraphQL type DoraMedian.
+// The GraphQL type's documentation follows.
+//
+// A median duration; null seconds when there is no sample.
+type DoraMedian struct {
+	Seconds *float64 `json:"seconds"`
+	Samples int      `json:"samples"`
+	// False below the threshold of samples: the figure has no band then (not enough data).
+	EnoughData bool `json:"enoughData"`
+	// Null when there is not enough data.
+	Band          *DoraBand `json:"band"`
+	DeploymentIds []string  `json:"deploymentIds"`
+}
+
+// GetSeconds returns DoraMedian.Seconds, and is useful for accessing the field via an interface.
+func (v *DoraMedian) GetSeconds() *float64 { return v.Seconds }
+
+// GetSamples returns DoraMedian.Samples, and is useful for accessing the field via an interface.
+func (v *DoraMedian) GetSamples() int { return v.Samples }
+
+// GetEnoughData returns DoraMedian.EnoughData, and is useful for accessing the field via an interface.
+func (v *DoraMedian) GetEnoughData() bool { return v.EnoughData }
+
+// GetBand returns DoraMedian.Band, and is useful for accessing the field via an interface.
+func (v *DoraMedian) GetBand() *DoraBand { return v.Band }
+
+// GetDeploymentIds returns DoraMedian.DeploymentIds, and is useful for accessing the field via an interface.
+func (v *DoraMedian) GetDeploymentIds() []string { return v.DeploymentIds }
+
+// DoraRate includes the requested fields of the GraphQL type DoraRate.
+// The GraphQL type's documentation follows.
+//
+// count of of deployments; deploymentIds are the count ones.
+type DoraRate struct {
+	DoraRateDetail `json:"-"`
+}
+
+// GetCount returns DoraRate.Count, and is useful for accessing the field via an interface.
+func (v *DoraRate) GetCount() int { return v.DoraRateDetail.Count }
+
+// GetOf returns DoraRate.Of, and is useful for accessing the field via an interface.
+func (v *DoraRate) GetOf() int { return v.DoraRateDetail.Of }
+
+// GetRate returns DoraRate.Rate, and is useful for accessing the field via an interface.
+func (v *DoraRate) GetRate() float64 { return v.DoraRateDetail.Rate }
+
+// GetEnoughData returns DoraRate.EnoughData, and is useful for accessing the field via an interface.
+func (v *DoraRate) GetEnoughData() bool { return v.DoraRateDetail.EnoughData }
+
+// GetBand returns DoraRate.Band, and is useful for accessing the field via an interface.
+func (v *DoraRate) GetBand() *DoraBand { return v.DoraRateDetail.Band }
+
+// GetDeploymentIds returns DoraRate.DeploymentIds, and is useful for accessing the field via an interface.
+func (v *DoraRate) GetDeploymentIds() []string { return v.DoraRateDetail.DeploymentIds }
+
+func (v *DoraRate) UnmarshalJSON(b []byte) error {
+
+	if string(b) == "null" {
+		return nil
+	}
+
+	var firstPass struct {
+		*DoraRate
+		graphql.NoUnmarshalJSON
+	}
+	firstPass.DoraRate = v
+
+	err := json.Unmarshal(b, &firstPass)
+	if err != nil {
+		return err
+	}
+
+	err = json.Unmarshal(
+		b, &v.DoraRateDetail)
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+type __premarshalDoraRate struct {
+	Count int `json:"count"`
+
+	Of int `json:"of"`
+
+	Rate float64 `json:"rate"`
+
+	EnoughData bool `json:"enoughData"`
+
+	Band *DoraBand `json:"band"`
+
+	DeploymentIds []string `json:"deploymentIds"`
+}
+
+func (v *DoraRate) MarshalJSON() ([]byte, error) {
+	premarshaled, err := v.__premarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(premarshaled)
+}
+
+func (v *DoraRate) __premarshalJSON() (*__premarshalDoraRate, error) {
+	var retval __premarshalDoraRate
+
+	retval.Count = v.DoraRateDetail.Count
+	retval.Of = v.DoraRateDetail.Of
+	retval.Rate = v.DoraRateDetail.Rate
+	retval.EnoughData = v.DoraRateDetail.EnoughData
+	retval.Band = v.DoraRateDetail.Band
+	retval.DeploymentIds = v.DoraRateDetail.DeploymentIds
+	return &retval, nil
+}
+
+// DoraRateDetail includes the GraphQL fields of DoraRate requested by the fragment DoraRateDetail.
+// The GraphQL type's documentation follows.
+//
+// count of of deployments; deploymentIds are the count ones.
+type DoraRateDetail struct {
+	Count      int     `json:"count"`
+	Of         int     `json:"of"`
+	Rate       float64 `json:"rate"`
+	EnoughData bool    `json:"enoughData"`
+	// Null when there is not enough data, and always for the rework rate (the report publishes no bands).
+	Band          *DoraBand `json:"band"`
+	DeploymentIds []string  `json:"deploymentIds"`
+}
+
+// GetCount returns DoraRateDetail.Count, and is useful for accessing the field via an interface.
+func (v *DoraRateDetail) GetCount() int { return v.Count }
+
+// GetOf returns DoraRateDetail.Of, and is useful for accessing the field via an interface.
+func (v *DoraRateDetail) GetOf() int { return v.Of }
+
+// GetRate returns DoraRateDetail.Rate, and is useful for accessing the field via an interface.
+func (v *DoraRateDetail) GetRate() float64 { return v.Rate }
+
+// GetEnoughData returns DoraRateDetail.EnoughData, and is useful for accessing the field via an interface.
+func (v *DoraRateDetail) GetEnoughData() bool { return v.EnoughData }
+
+// GetBand returns DoraRateDetail.Band, and is useful for accessing the field via an interface.
+func (v *DoraRateDetail) GetBand() *DoraBand { return v.Band }
+
+// GetDeploymentIds returns DoraRateDetail.DeploymentIds, and is useful for accessing the field via an interface.
+func (v *DoraRateDetail) GetDeploymentIds() []string { return v.DeploymentIds }
+
+// DoraRecovered includes the requested fields of the GraphQL type DoraRecovered.
+// The GraphQL type's documentation follows.
+//
+// One failure and the success that ended it.
+type DoraRecovered struct {
+	FailedId      string  `json:"failedId"`
+	RecoveredById string  `json:"recoveredById"`
+	Seconds       float64 `json:"seconds"`
+}
+
+// GetFailedId returns DoraRecovered.FailedId, and is useful for accessing the field via an interface.
+func (v *DoraRecovered) GetFailedId() string { return v.FailedId }
+
+// GetRecoveredById returns DoraRecovered.RecoveredById, and is useful for accessing the field via an interface.
+func (v *DoraRecovered) GetRecoveredById() string { return v.RecoveredById }
+
+// GetSeconds returns DoraRecovered.Seconds, and is useful for accessing the field via an interface.
+func (v *DoraRecovered) GetSeconds() float64 { return v.Seconds }
+
+// DoraRecovery includes the requested fields of the GraphQL type DoraRecovery.
+// The GraphQL type's documentation follows.
+//
+// The failed deployment recovery time: the median over the recovered failures.
+type DoraRecovery struct {
+	Seconds    *float64  `json:"seconds"`
+	Samples    int       `json:"samples"`
+	EnoughData bool      `json:"enoughData"`
+	Band       *DoraBand `json:"band"`
+	// The failures recovered.
+	DeploymentIds []string        `json:"deploymentIds"`
+	Recoveries    []DoraRecovered `json:"recoveries"`
+	// The failures with no later success in their environment.
+	UnrecoveredIds []string `json:"unrecoveredIds"`
+}
+
+// GetSeconds returns DoraRecovery.Seconds, and is useful for accessing the field via an interface.
+func (v *DoraRecovery) GetSeconds() *float64 { return v.Seconds }
+
+// GetSamples returns DoraRecovery.Samples, and is useful for accessing the field via an interface.
+func (v *DoraRecovery) GetSamples() int { return v.Samples }
+
+// GetEnoughData returns DoraRecovery.EnoughData, and is useful for accessing the field via an interface.
+func (v *DoraRecovery) GetEnoughData() bool { return v.EnoughData }
+
+// GetBand returns DoraRecovery.Band, and is useful for accessing the field via an interface.
+func (v *DoraRecovery) GetBand() *DoraBand { return v.Band }
+
+// GetDeploymentIds returns DoraRecovery.DeploymentIds, and is useful for accessing the field via an interface.
+func (v *DoraRecovery) GetDeploymentIds() []string { return v.DeploymentIds }
+
+// GetRecoveries returns DoraRecovery.Recoveries, and is useful for accessing the field via an interface.
+func (v *DoraRecovery) GetRecoveries() []DoraRecovered { return v.Recoveries }
+
+// GetUnrecoveredIds returns DoraRecovery.UnrecoveredIds, and is useful for accessing the field via an interface.
+func (v *DoraRecovery) GetUnrecoveredIds() []string { return v.UnrecoveredIds }
+
+// DoraReport includes the requested fields of the GraphQL type DoraReport.
+type DoraReport struct {
+	From  time.Time         `json:"from"`
+	To    time.Time         `json:"to"`
+	Weeks []DoraWeek        `json:"weeks"`
+	Total DoraFiguresDetail `json:"total"`
+}
+
+// GetFrom returns DoraReport.From, and is useful for accessing the field via an interface.
+func (v *DoraReport) GetFrom() time.Time { return v.From }
+
+// GetTo returns DoraReport.To, and is useful for accessing the field via an interface.
+func (v *DoraReport) GetTo() time.Time { return v.To }
+
+// GetWeeks returns DoraReport.Weeks, and is useful for accessing the field via an interface.
+func (v *DoraReport) GetWeeks() []DoraWeek { return v.Weeks }
+
+// GetTotal returns DoraReport.Total, and is useful for accessing the field via an interface.
+func (v *DoraReport) GetTotal() DoraFiguresDetail { return v.Total }
+
+// DoraWeek includes the requested fields of the GraphQL type DoraWeek.
+// The GraphQL type's documentation follows.
+//
+// One ISO week, Monday 00:00 UTC to the next Monday.
+type DoraWeek struct {
+	Year    int               `json:"year"`
+	Week    int               `json:"week"`
+	Start   time.Time         `json:"start"`
+	Figures DoraFiguresDetail `json:"figures"`
+}
+
+// GetYear returns DoraWeek.Year, and is useful for accessing the field via an interface.
+func (v *DoraWeek) GetYear() int { return v.Year }
+
+// GetWeek returns DoraWeek.Week, and is useful for accessing the field via an interface.
+func (v *DoraWeek) GetWeek() int { return v.Week }
+
+// GetStart returns DoraWeek.Start, and is useful for accessing the field via an interface.
+func (v *DoraWeek) GetStart() time.Time { return v.Start }
+
+// GetFigures returns DoraWeek.Figures, and is useful for accessing the field via an interface.
+func (v *DoraWeek) GetFigures() DoraFiguresDetail { return v.Figures }
+
 // EffectiveDeploy includes the requested fields of the GraphQL type EffectiveDeploy.
 // The GraphQL type's documentation follows.
 //
@@ -702,6 +1015,15 @@ type GetDeploymentResponse struct {
 
 // GetDeployment returns GetDeploymentResponse.Deployment, and is useful for accessing the field via an interface.
 func (v *GetDeploymentResponse) GetDeployment() *DeploymentDetail { return v.Deployment }
+
+// GetDoraMetricsResponse is returned by GetDoraMetrics on success.
+type GetDoraMetricsResponse struct {
+	// The DORA metrics of the deploys the caller may read, in weekly buckets.
+	DoraMetrics DoraReport `json:"doraMetrics"`
+}
+
+// GetDoraMetrics returns GetDoraMetricsResponse.DoraMetrics, and is useful for accessing the field via an interface.
+func (v *GetDoraMetricsResponse) GetDoraMetrics() DoraReport { return v.DoraMetrics }
 
 // GetFreezeCalendarResponse is returned by GetFreezeCalendar on success.
 type GetFreezeCalendarResponse struct {
@@ -2227,6 +2549,34 @@ type __GetDeploymentInput struct {
 // GetId returns __GetDeploymentInput.Id, and is useful for accessing the field via an interface.
 func (v *__GetDeploymentInput) GetId() string { return v.Id }
 
+// __GetDoraMetricsInput is used internally by genqlient
+type __GetDoraMetricsInput struct {
+	Tenant             string     `json:"tenant,omitempty"`
+	Application        string     `json:"application,omitempty"`
+	Environment        string     `json:"environment,omitempty"`
+	From               *time.Time `json:"from,omitempty"`
+	To                 *time.Time `json:"to,omitempty"`
+	FailureWindowHours int        `json:"failureWindowHours,omitempty"`
+}
+
+// GetTenant returns __GetDoraMetricsInput.Tenant, and is useful for accessing the field via an interface.
+func (v *__GetDoraMetricsInput) GetTenant() string { return v.Tenant }
+
+// GetApplication returns __GetDoraMetricsInput.Application, and is useful for accessing the field via an interface.
+func (v *__GetDoraMetricsInput) GetApplication() string { return v.Application }
+
+// GetEnvironment returns __GetDoraMetricsInput.Environment, and is useful for accessing the field via an interface.
+func (v *__GetDoraMetricsInput) GetEnvironment() string { return v.Environment }
+
+// GetFrom returns __GetDoraMetricsInput.From, and is useful for accessing the field via an interface.
+func (v *__GetDoraMetricsInput) GetFrom() *time.Time { return v.From }
+
+// GetTo returns __GetDoraMetricsInput.To, and is useful for accessing the field via an interface.
+func (v *__GetDoraMetricsInput) GetTo() *time.Time { return v.To }
+
+// GetFailureWindowHours returns __GetDoraMetricsInput.FailureWindowHours, and is useful for accessing the field via an interface.
+func (v *__GetDoraMetricsInput) GetFailureWindowHours() int { return v.FailureWindowHours }
+
 // __GetFreezeCalendarInput is used internally by genqlient
 type __GetFreezeCalendarInput struct {
 	Tenant      string     `json:"tenant"`
@@ -3373,6 +3723,104 @@ func GetDeployment(
 	}
 
 	data_ = &GetDeploymentResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The query executed by GetDoraMetrics.
+const GetDoraMetrics_Operation = `
+query GetDoraMetrics ($tenant: String, $application: String, $environment: String, $from: Time, $to: Time, $failureWindowHours: Int) {
+	doraMetrics(filter: {tenant:$tenant,application:$application,environment:$environment,from:$from,to:$to,failureWindowHours:$failureWindowHours}) {
+		from
+		to
+		weeks {
+			year
+			week
+			start
+			figures {
+				... DoraFiguresDetail
+			}
+		}
+		total {
+			... DoraFiguresDetail
+		}
+	}
+}
+fragment DoraFiguresDetail on DoraFigures {
+	deploymentFrequency {
+		deploys
+		perWeek
+		band
+		deploymentIds
+	}
+	leadTime {
+		seconds
+		samples
+		enoughData
+		band
+		deploymentIds
+	}
+	changeFailRate {
+		... DoraRateDetail
+	}
+	recoveryTime {
+		seconds
+		samples
+		enoughData
+		band
+		deploymentIds
+		recoveries {
+			failedId
+			recoveredById
+			seconds
+		}
+		unrecoveredIds
+	}
+	reworkRate {
+		... DoraRateDetail
+	}
+}
+fragment DoraRateDetail on DoraRate {
+	count
+	of
+	rate
+	enoughData
+	band
+	deploymentIds
+}
+`
+
+func GetDoraMetrics(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	tenant string,
+	application string,
+	environment string,
+	from *time.Time,
+	to *time.Time,
+	failureWindowHours int,
+) (data_ *GetDoraMetricsResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "GetDoraMetrics",
+		Query:  GetDoraMetrics_Operation,
+		Variables: &__GetDoraMetricsInput{
+			Tenant:             tenant,
+			Application:        application,
+			Environment:        environment,
+			From:               from,
+			To:                 to,
+			FailureWindowHours: failureWindowHours,
+		},
+	}
+
+	data_ = &GetDoraMetricsResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(

@@ -16,6 +16,16 @@ type Artifact struct {
 	// SHA256 pins the artifact when the descriptor gives it: the qa step
 	// refuses any other content.
 	SHA256 string `json:"sha256,omitempty"`
+	// CreatedAt is when the artifact was built, when the descriptor says:
+	// the lead time of the change starts there.
+	CreatedAt *time.Time `json:"createdAt,omitempty"`
+}
+
+// Commit is the source change a descriptor deploys, as far as it says.
+type Commit struct {
+	// Time is when the change was committed: the lead time starts there,
+	// before the artifact's time.
+	Time *time.Time `json:"time,omitempty"`
 }
 
 // Target is one place a plugin deploys to: a directory for the local
@@ -86,6 +96,21 @@ type Descriptor struct {
 	// Rollout changes the environment's rollout, where the descriptor
 	// policy allows it.
 	Rollout *RolloutOverride `json:"rollout,omitempty"`
+	// Commit is the change deployed, when the descriptor gives it.
+	Commit *Commit `json:"commit,omitempty"`
+	// Remediation flags the deploy as unplanned work fixing an earlier one:
+	// it counts in the deployment rework rate and marks the deploy before
+	// it as failed (DORA metrics).
+	Remediation bool `json:"remediation,omitempty"`
+}
+
+// ChangeTime is when the change this descriptor deploys was made: the
+// commit's time, else the artifact's, nil when it gives neither.
+func (d Descriptor) ChangeTime() *time.Time {
+	if d.Commit != nil && d.Commit.Time != nil {
+		return d.Commit.Time
+	}
+	return d.Artifact.CreatedAt
 }
 
 // FreezeOverride is the descriptor's request to deploy in a freeze.

@@ -38,6 +38,8 @@ type rawDescriptor struct {
 	Exports      map[string]rawExport `yaml:"exports"`
 	Rollback     *rawRollback         `yaml:"rollback"`
 	Rollout      *RolloutDoc          `yaml:"rollout"`
+	Commit       *rawCommit           `yaml:"commit"`
+	Remediation  bool                 `yaml:"remediation"`
 
 	afterTimeout time.Duration
 }
@@ -52,6 +54,10 @@ type rawArtifact struct {
 	Version string `yaml:"version"`
 	Source  string `yaml:"source"`
 	SHA256  string `yaml:"sha256"`
+	// CreatedAt is a string so that a wrong time is reported on its path.
+	CreatedAt string `yaml:"createdAt"`
+
+	createdAt *time.Time
 }
 
 type rawDeploy struct {
@@ -143,6 +149,7 @@ func check(errs *yamltree.Errors, d *rawDescriptor) {
 	}
 	CheckLabels(errs, "labels", d.Labels)
 	checkArtifact(errs, d.Artifact)
+	checkProvenance(errs, d)
 	CheckTargets(errs, "deploy.targets", d.Deploy.Targets)
 	CheckParams(errs, "deploy.params", d.Deploy.Params)
 	checkSteps(errs, d.Steps)
@@ -270,6 +277,7 @@ func (d *rawDescriptor) descriptor() *deploy.Descriptor {
 		Artifact: deploy.Artifact{
 			Type: d.Artifact.Type, Name: d.Artifact.Name, Version: d.Artifact.Version,
 			Source: d.Artifact.Source, SHA256: d.Artifact.SHA256,
+			CreatedAt: d.Artifact.createdAt,
 		},
 		DryRun: d.DryRun,
 		Deploy: deploy.DeploySection{
@@ -287,6 +295,8 @@ func (d *rawDescriptor) descriptor() *deploy.Descriptor {
 		Exports:      exports(d.Exports),
 		Rollback:     d.Rollback.override(),
 		Rollout:      d.Rollout.Override(),
+		Commit:       d.Commit.commit(),
+		Remediation:  d.Remediation,
 	}
 	if d.FreezeOverride != nil {
 		out.FreezeOverride = &deploy.FreezeOverride{Reason: d.FreezeOverride.Reason}

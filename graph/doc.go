@@ -3,7 +3,7 @@
 // models, the one error presenter, the live follow loops shared with the SSE
 // stream, and the configured gqlgen handler.
 //
-// It may import deploy, graph/generated, graph/model, gqlgen, gqlparser,
+// It may import deploy, dora, graph/generated, graph/model, gqlgen, gqlparser,
 // gorilla/websocket and the standard library; never engine, server or
 // internal/*.
 package graph

@@ -331,7 +331,7 @@ var clientSizes = map[string]map[string]any{
 
 // notSizes are the Int and list variables of the real operations that set
 // no size.
-var notSizes = map[string]bool{"after": true, "logsAfter": true, "states": true, "failedStates": true}
+var notSizes = map[string]bool{"after": true, "logsAfter": true, "states": true, "failedStates": true, "failureWindowHours": true}
 
 // TestLimitsKeepTheRealOperations measures every operation of the CLI
 // (client/*.graphql) and of the web interface (frontend/src/gql/gql.ts)

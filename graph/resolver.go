@@ -13,8 +13,10 @@ import (
 // convert its answer; they hold no state of their own.
 type Resolver struct {
 	Service deploy.Service
-	Events  deploy.Events
-	Logger  *slog.Logger
+	// Dora serves doraMetrics; nil answers an internal error.
+	Dora   DoraReader
+	Events deploy.Events
+	Logger *slog.Logger
 }
 
 func (r *Resolver) logger() *slog.Logger {

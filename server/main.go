@@ -163,7 +163,7 @@ func newCore(ctx context.Context, cfg *config.Config, db *postgres.DB, url strin
 		return nil, nil, err
 	}
 	svc, err := service.New(service.Options{Config: cfg, Store: store, Authorizer: az, Governor: gov,
-		Changes: changes, Plugins: plugins, Specs: specs, Logger: log})
+		Changes: changes, Plugins: plugins, Specs: specs, Logger: log, Outcomes: store})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -45,7 +45,7 @@ func (a *api) routes() http.Handler {
 		a.heartbeat = 15 * time.Second
 	}
 	gql := graph.NewHandler(graph.HandlerOptions{
-		Resolver:      &graph.Resolver{Service: a.service, Events: a.events, Logger: a.log},
+		Resolver:      &graph.Resolver{Service: a.service, Dora: doraReader(a.service), Events: a.events, Logger: a.log},
 		InitFunc:      a.wsInit,
 		CheckOrigin:   a.checkOrigin,
 		MayIntrospect: a.mayIntrospect(),
@@ -98,4 +98,10 @@ func (a *api) readyz(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// doraReader is the service's DORA metrics, nil when it computes none.
+func doraReader(s deploy.Service) graph.DoraReader {
+	d, _ := s.(graph.DoraReader)
+	return d
 }

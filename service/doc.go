@@ -4,7 +4,7 @@
 // (deploys, waits, releases, schedules) is handed to the engine through the
 // Engine port, in the transaction that stores it.
 //
-// It imports deploy, chains, config, descriptor, engine/rollout (the pure
+// It imports deploy, chains, config, descriptor, dora, engine/rollout (the pure
 // planner, which the engine shares), internal/crontick, internal/specsig and the
 // standard library; never engine, internal/postgres, graph or server.
 package service

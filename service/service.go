@@ -73,21 +73,25 @@ type Options struct {
 	// hash, and their signature when it has keys); nil hashes them only.
 	Specs  *specsig.Keyring
 	Logger *slog.Logger
+	// Outcomes reads what the DORA metrics are computed from; nil serves
+	// none.
+	Outcomes OutcomeReader
 }
 
 // Service is the application service: every method authorizes the
 // identity in its context, runs the checks of the spec in its order and
 // reads the read model; durable work goes to the Engine.
 type Service struct {
-	cfg     *config.Config
-	store   Store
-	authz   deploy.Authorizer
-	gov     deploy.Governor
-	changes map[string]deploy.ChangeConnector
-	plugins map[string]deploy.Plugin
-	engine  Engine
-	specs   *specsig.Keyring
-	log     *slog.Logger
+	cfg      *config.Config
+	store    Store
+	authz    deploy.Authorizer
+	gov      deploy.Governor
+	changes  map[string]deploy.ChangeConnector
+	plugins  map[string]deploy.Plugin
+	engine   Engine
+	specs    *specsig.Keyring
+	log      *slog.Logger
+	outcomes OutcomeReader
 }
 
 var _ deploy.Service = (*Service)(nil)
@@ -101,7 +105,7 @@ func New(o Options) (*Service, error) {
 		o.Logger = slog.Default()
 	}
 	s := &Service{cfg: o.Config, store: o.Store, authz: o.Authorizer, gov: o.Governor, changes: o.Changes,
-		plugins: map[string]deploy.Plugin{}, specs: o.Specs, log: o.Logger}
+		plugins: map[string]deploy.Plugin{}, specs: o.Specs, log: o.Logger, outcomes: o.Outcomes}
 	for _, p := range o.Plugins {
 		s.plugins[p.Name()] = p
 	}

@@ -162,6 +162,68 @@ type ComplexityRoot struct {
 		Name         func(childComplexity int) int
 	}
 
+	DoraFigures struct {
+		ChangeFailRate      func(childComplexity int) int
+		DeploymentFrequency func(childComplexity int) int
+		LeadTime            func(childComplexity int) int
+		RecoveryTime        func(childComplexity int) int
+		ReworkRate          func(childComplexity int) int
+	}
+
+	DoraFrequency struct {
+		Band          func(childComplexity int) int
+		DeploymentIds func(childComplexity int) int
+		Deploys       func(childComplexity int) int
+		PerWeek       func(childComplexity int) int
+	}
+
+	DoraMedian struct {
+		Band          func(childComplexity int) int
+		DeploymentIds func(childComplexity int) int
+		EnoughData    func(childComplexity int) int
+		Samples       func(childComplexity int) int
+		Seconds       func(childComplexity int) int
+	}
+
+	DoraRate struct {
+		Band          func(childComplexity int) int
+		Count         func(childComplexity int) int
+		DeploymentIds func(childComplexity int) int
+		EnoughData    func(childComplexity int) int
+		Of            func(childComplexity int) int
+		Rate          func(childComplexity int) int
+	}
+
+	DoraRecovered struct {
+		FailedID      func(childComplexity int) int
+		RecoveredByID func(childComplexity int) int
+		Seconds       func(childComplexity int) int
+	}
+
+	DoraRecovery struct {
+		Band           func(childComplexity int) int
+		DeploymentIds  func(childComplexity int) int
+		EnoughData     func(childComplexity int) int
+		Recoveries     func(childComplexity int) int
+		Samples        func(childComplexity int) int
+		Seconds        func(childComplexity int) int
+		UnrecoveredIds func(childComplexity int) int
+	}
+
+	DoraReport struct {
+		From  func(childComplexity int) int
+		To    func(childComplexity int) int
+		Total func(childComplexity int) int
+		Weeks func(childComplexity int) int
+	}
+
+	DoraWeek struct {
+		Figures func(childComplexity int) int
+		Start   func(childComplexity int) int
+		Week    func(childComplexity int) int
+		Year    func(childComplexity int) int
+	}
+
 	EffectiveDeploy struct {
 		ConfigRevision func(childComplexity int) int
 		ConfigSource   func(childComplexity int) int
@@ -311,6 +373,7 @@ type ComplexityRoot struct {
 		AuditEntries     func(childComplexity int, filter *model.AuditFilter, first *int, after *string) int
 		Deployment       func(childComplexity int, id string) int
 		Deployments      func(childComplexity int, filter *model.DeploymentFilter, first *int, after *string) int
+		DoraMetrics      func(childComplexity int, filter *model.DoraFilter) int
 		FreezeCalendar   func(childComplexity int, tenant *string, application string, environment string, from *time.Time, to *time.Time) int
 		FreezeCalendars  func(childComplexity int, environments []model.EnvironmentRef, from *time.Time, to *time.Time) int
 		Inventory        func(childComplexity int) int
@@ -1070,6 +1133,242 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.DeploymentImport.Name(childComplexity), true
 
+	case "DoraFigures.changeFailRate":
+		if e.ComplexityRoot.DoraFigures.ChangeFailRate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraFigures.ChangeFailRate(childComplexity), true
+	case "DoraFigures.deploymentFrequency":
+		if e.ComplexityRoot.DoraFigures.DeploymentFrequency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraFigures.DeploymentFrequency(childComplexity), true
+	case "DoraFigures.leadTime":
+		if e.ComplexityRoot.DoraFigures.LeadTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraFigures.LeadTime(childComplexity), true
+	case "DoraFigures.recoveryTime":
+		if e.ComplexityRoot.DoraFigures.RecoveryTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraFigures.RecoveryTime(childComplexity), true
+	case "DoraFigures.reworkRate":
+		if e.ComplexityRoot.DoraFigures.ReworkRate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraFigures.ReworkRate(childComplexity), true
+
+	case "DoraFrequency.band":
+		if e.ComplexityRoot.DoraFrequency.Band == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraFrequency.Band(childComplexity), true
+	case "DoraFrequency.deploymentIds":
+		if e.ComplexityRoot.DoraFrequency.DeploymentIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraFrequency.DeploymentIds(childComplexity), true
+	case "DoraFrequency.deploys":
+		if e.ComplexityRoot.DoraFrequency.Deploys == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraFrequency.Deploys(childComplexity), true
+	case "DoraFrequency.perWeek":
+		if e.ComplexityRoot.DoraFrequency.PerWeek == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraFrequency.PerWeek(childComplexity), true
+
+	case "DoraMedian.band":
+		if e.ComplexityRoot.DoraMedian.Band == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraMedian.Band(childComplexity), true
+	case "DoraMedian.deploymentIds":
+		if e.ComplexityRoot.DoraMedian.DeploymentIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraMedian.DeploymentIds(childComplexity), true
+	case "DoraMedian.enoughData":
+		if e.ComplexityRoot.DoraMedian.EnoughData == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraMedian.EnoughData(childComplexity), true
+	case "DoraMedian.samples":
+		if e.ComplexityRoot.DoraMedian.Samples == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraMedian.Samples(childComplexity), true
+	case "DoraMedian.seconds":
+		if e.ComplexityRoot.DoraMedian.Seconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraMedian.Seconds(childComplexity), true
+
+	case "DoraRate.band":
+		if e.ComplexityRoot.DoraRate.Band == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraRate.Band(childComplexity), true
+	case "DoraRate.count":
+		if e.ComplexityRoot.DoraRate.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraRate.Count(childComplexity), true
+	case "DoraRate.deploymentIds":
+		if e.ComplexityRoot.DoraRate.DeploymentIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraRate.DeploymentIds(childComplexity), true
+	case "DoraRate.enoughData":
+		if e.ComplexityRoot.DoraRate.EnoughData == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraRate.EnoughData(childComplexity), true
+	case "DoraRate.of":
+		if e.ComplexityRoot.DoraRate.Of == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraRate.Of(childComplexity), true
+	case "DoraRate.rate":
+		if e.ComplexityRoot.DoraRate.Rate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraRate.Rate(childComplexity), true
+
+	case "DoraRecovered.failedId":
+		if e.ComplexityRoot.DoraRecovered.FailedID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraRecovered.FailedID(childComplexity), true
+	case "DoraRecovered.recoveredById":
+		if e.ComplexityRoot.DoraRecovered.RecoveredByID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraRecovered.RecoveredByID(childComplexity), true
+	case "DoraRecovered.seconds":
+		if e.ComplexityRoot.DoraRecovered.Seconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraRecovered.Seconds(childComplexity), true
+
+	case "DoraRecovery.band":
+		if e.ComplexityRoot.DoraRecovery.Band == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraRecovery.Band(childComplexity), true
+	case "DoraRecovery.deploymentIds":
+		if e.ComplexityRoot.DoraRecovery.DeploymentIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraRecovery.DeploymentIds(childComplexity), true
+	case "DoraRecovery.enoughData":
+		if e.ComplexityRoot.DoraRecovery.EnoughData == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraRecovery.EnoughData(childComplexity), true
+	case "DoraRecovery.recoveries":
+		if e.ComplexityRoot.DoraRecovery.Recoveries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraRecovery.Recoveries(childComplexity), true
+	case "DoraRecovery.samples":
+		if e.ComplexityRoot.DoraRecovery.Samples == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraRecovery.Samples(childComplexity), true
+	case "DoraRecovery.seconds":
+		if e.ComplexityRoot.DoraRecovery.Seconds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraRecovery.Seconds(childComplexity), true
+	case "DoraRecovery.unrecoveredIds":
+		if e.ComplexityRoot.DoraRecovery.UnrecoveredIds == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraRecovery.UnrecoveredIds(childComplexity), true
+
+	case "DoraReport.from":
+		if e.ComplexityRoot.DoraReport.From == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraReport.From(childComplexity), true
+	case "DoraReport.to":
+		if e.ComplexityRoot.DoraReport.To == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraReport.To(childComplexity), true
+	case "DoraReport.total":
+		if e.ComplexityRoot.DoraReport.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraReport.Total(childComplexity), true
+	case "DoraReport.weeks":
+		if e.ComplexityRoot.DoraReport.Weeks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraReport.Weeks(childComplexity), true
+
+	case "DoraWeek.figures":
+		if e.ComplexityRoot.DoraWeek.Figures == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraWeek.Figures(childComplexity), true
+	case "DoraWeek.start":
+		if e.ComplexityRoot.DoraWeek.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraWeek.Start(childComplexity), true
+	case "DoraWeek.week":
+		if e.ComplexityRoot.DoraWeek.Week == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraWeek.Week(childComplexity), true
+	case "DoraWeek.year":
+		if e.ComplexityRoot.DoraWeek.Year == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraWeek.Year(childComplexity), true
+
 	case "EffectiveDeploy.configRevision":
 		if e.ComplexityRoot.EffectiveDeploy.ConfigRevision == nil {
 			break
@@ -1744,6 +2043,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Deployments(childComplexity, args["filter"].(*model.DeploymentFilter), args["first"].(*int), args["after"].(*string)), true
+	case "Query.doraMetrics":
+		if e.ComplexityRoot.Query.DoraMetrics == nil {
+			break
+		}
+
+		args, err := ec.field_Query_doraMetrics_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.DoraMetrics(childComplexity, args["filter"].(*model.DoraFilter)), true
 	case "Query.freezeCalendar":
 		if e.ComplexityRoot.Query.FreezeCalendar == nil {
 			break
@@ -2621,6 +2931,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		return graphql.NewInputUnmarshalerIndex(
 			graphql.NewInputUnmarshaler("AuditFilter", ec.unmarshalInputAuditFilter),
 			graphql.NewInputUnmarshaler("DeploymentFilter", ec.unmarshalInputDeploymentFilter),
+			graphql.NewInputUnmarshaler("DoraFilter", ec.unmarshalInputDoraFilter),
 			graphql.NewInputUnmarshaler("EnvironmentRef", ec.unmarshalInputEnvironmentRef),
 		)
 	}
@@ -3153,6 +3464,105 @@ type DeploymentImport {
 extend type Deployment {
   "The imports of the descriptor, sorted by name; empty when it imports nothing."
   imports: [DeploymentImport!]!
+}
+`, BuiltIn: false},
+	{Name: "../schema/dora.graphqls", Input: `"A dora.dev performance band (dora.dev 2024/2025 report)."
+enum DoraBand {
+  ELITE
+  HIGH
+  MEDIUM
+  LOW
+}
+
+"The deployments of a bucket."
+type DoraFrequency {
+  deploys: Int!
+  "Deploys divided by the weeks of the bucket."
+  perWeek: Float!
+  band: DoraBand!
+  deploymentIds: [ID!]!
+}
+
+"A median duration; null seconds when there is no sample."
+type DoraMedian {
+  seconds: Float
+  samples: Int!
+  "False below the threshold of samples: the figure has no band then (not enough data)."
+  enoughData: Boolean!
+  "Null when there is not enough data."
+  band: DoraBand
+  deploymentIds: [ID!]!
+}
+
+"count of of deployments; deploymentIds are the count ones."
+type DoraRate {
+  count: Int!
+  of: Int!
+  rate: Float!
+  enoughData: Boolean!
+  "Null when there is not enough data, and always for the rework rate (the report publishes no bands)."
+  band: DoraBand
+  deploymentIds: [ID!]!
+}
+
+"One failure and the success that ended it."
+type DoraRecovered {
+  failedId: ID!
+  recoveredById: ID!
+  seconds: Float!
+}
+
+"The failed deployment recovery time: the median over the recovered failures."
+type DoraRecovery {
+  seconds: Float
+  samples: Int!
+  enoughData: Boolean!
+  band: DoraBand
+  "The failures recovered."
+  deploymentIds: [ID!]!
+  recoveries: [DoraRecovered!]!
+  "The failures with no later success in their environment."
+  unrecoveredIds: [ID!]!
+}
+
+"The five metrics of a bucket; a deploy belongs to the bucket in which it finished."
+type DoraFigures {
+  deploymentFrequency: DoraFrequency!
+  leadTime: DoraMedian!
+  changeFailRate: DoraRate!
+  recoveryTime: DoraRecovery!
+  reworkRate: DoraRate!
+}
+
+"One ISO week, Monday 00:00 UTC to the next Monday."
+type DoraWeek {
+  year: Int!
+  week: Int!
+  start: Time!
+  figures: DoraFigures!
+}
+
+type DoraReport {
+  from: Time!
+  to: Time!
+  weeks: [DoraWeek!]!
+  total: DoraFigures!
+}
+
+"The scope and range of the DORA metrics; empty fields select any, the range defaults to the last 28 days."
+input DoraFilter {
+  tenant: String
+  application: String
+  environment: String
+  from: Time
+  to: Time
+  "How long after a deploy a rollback or remediation marks it as failed, in hours (default 24, at most 168)."
+  failureWindowHours: Int
+}
+
+extend type Query {
+  "The DORA metrics of the deploys the caller may read, in weekly buckets."
+  doraMetrics(filter: DoraFilter): DoraReport!
 }
 `, BuiltIn: false},
 	{Name: "../schema/freeze.graphqls", Input: `"One window of a freeze calendar, [start, end): no deploy runs in it without an override."
@@ -3954,6 +4364,130 @@ func (ec *executionContext) childFields_DeploymentImport(ctx context.Context, fi
 		return ec.fieldContext_DeploymentImport_exports(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DeploymentImport", field.Name)
+}
+
+func (ec *executionContext) childFields_DoraFigures(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deploymentFrequency":
+		return ec.fieldContext_DoraFigures_deploymentFrequency(ctx, field)
+	case "leadTime":
+		return ec.fieldContext_DoraFigures_leadTime(ctx, field)
+	case "changeFailRate":
+		return ec.fieldContext_DoraFigures_changeFailRate(ctx, field)
+	case "recoveryTime":
+		return ec.fieldContext_DoraFigures_recoveryTime(ctx, field)
+	case "reworkRate":
+		return ec.fieldContext_DoraFigures_reworkRate(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DoraFigures", field.Name)
+}
+
+func (ec *executionContext) childFields_DoraFrequency(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deploys":
+		return ec.fieldContext_DoraFrequency_deploys(ctx, field)
+	case "perWeek":
+		return ec.fieldContext_DoraFrequency_perWeek(ctx, field)
+	case "band":
+		return ec.fieldContext_DoraFrequency_band(ctx, field)
+	case "deploymentIds":
+		return ec.fieldContext_DoraFrequency_deploymentIds(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DoraFrequency", field.Name)
+}
+
+func (ec *executionContext) childFields_DoraMedian(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "seconds":
+		return ec.fieldContext_DoraMedian_seconds(ctx, field)
+	case "samples":
+		return ec.fieldContext_DoraMedian_samples(ctx, field)
+	case "enoughData":
+		return ec.fieldContext_DoraMedian_enoughData(ctx, field)
+	case "band":
+		return ec.fieldContext_DoraMedian_band(ctx, field)
+	case "deploymentIds":
+		return ec.fieldContext_DoraMedian_deploymentIds(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DoraMedian", field.Name)
+}
+
+func (ec *executionContext) childFields_DoraRate(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "count":
+		return ec.fieldContext_DoraRate_count(ctx, field)
+	case "of":
+		return ec.fieldContext_DoraRate_of(ctx, field)
+	case "rate":
+		return ec.fieldContext_DoraRate_rate(ctx, field)
+	case "enoughData":
+		return ec.fieldContext_DoraRate_enoughData(ctx, field)
+	case "band":
+		return ec.fieldContext_DoraRate_band(ctx, field)
+	case "deploymentIds":
+		return ec.fieldContext_DoraRate_deploymentIds(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DoraRate", field.Name)
+}
+
+func (ec *executionContext) childFields_DoraRecovered(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "failedId":
+		return ec.fieldContext_DoraRecovered_failedId(ctx, field)
+	case "recoveredById":
+		return ec.fieldContext_DoraRecovered_recoveredById(ctx, field)
+	case "seconds":
+		return ec.fieldContext_DoraRecovered_seconds(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DoraRecovered", field.Name)
+}
+
+func (ec *executionContext) childFields_DoraRecovery(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "seconds":
+		return ec.fieldContext_DoraRecovery_seconds(ctx, field)
+	case "samples":
+		return ec.fieldContext_DoraRecovery_samples(ctx, field)
+	case "enoughData":
+		return ec.fieldContext_DoraRecovery_enoughData(ctx, field)
+	case "band":
+		return ec.fieldContext_DoraRecovery_band(ctx, field)
+	case "deploymentIds":
+		return ec.fieldContext_DoraRecovery_deploymentIds(ctx, field)
+	case "recoveries":
+		return ec.fieldContext_DoraRecovery_recoveries(ctx, field)
+	case "unrecoveredIds":
+		return ec.fieldContext_DoraRecovery_unrecoveredIds(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DoraRecovery", field.Name)
+}
+
+func (ec *executionContext) childFields_DoraReport(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "from":
+		return ec.fieldContext_DoraReport_from(ctx, field)
+	case "to":
+		return ec.fieldContext_DoraReport_to(ctx, field)
+	case "weeks":
+		return ec.fieldContext_DoraReport_weeks(ctx, field)
+	case "total":
+		return ec.fieldContext_DoraReport_total(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DoraReport", field.Name)
+}
+
+func (ec *executionContext) childFields_DoraWeek(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "year":
+		return ec.fieldContext_DoraWeek_year(ctx, field)
+	case "week":
+		return ec.fieldContext_DoraWeek_week(ctx, field)
+	case "start":
+		return ec.fieldContext_DoraWeek_start(ctx, field)
+	case "figures":
+		return ec.fieldContext_DoraWeek_figures(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DoraWeek", field.Name)
 }
 
 func (ec *executionContext) childFields_EffectiveDeploy(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {

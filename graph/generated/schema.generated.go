@@ -40,6 +40,7 @@ type QueryResolver interface {
 	Deployments(ctx context.Context, filter *model.DeploymentFilter, first *int, after *string) (*model.DeploymentConnection, error)
 	Activity(ctx context.Context, first *int) ([]model.Deployment, error)
 	Inventory(ctx context.Context) ([]model.InventoryEntry, error)
+	DoraMetrics(ctx context.Context, filter *model.DoraFilter) (*model.DoraReport, error)
 	FreezeCalendar(ctx context.Context, tenant *string, application string, environment string, from *time.Time, to *time.Time) (*model.FreezeCalendar, error)
 	FreezeCalendars(ctx context.Context, environments []model.EnvironmentRef, from *time.Time, to *time.Time) ([]model.EnvironmentFreezeCalendar, error)
 	Release(ctx context.Context, id string) (*model.Release, error)
@@ -399,6 +400,20 @@ func (ec *executionContext) field_Query_deployments_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["after"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_doraMetrics_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.DoraFilter, error) {
+			return ec.unmarshalODoraFilter2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐDoraFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
 	return args, nil
 }
 
@@ -1379,6 +1394,50 @@ func (ec *executionContext) fieldContext_Query_inventory(_ context.Context, fiel
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_doraMetrics(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_doraMetrics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().DoraMetrics(ctx, fc.Args["filter"].(*model.DoraFilter))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DoraReport) graphql.Marshaler {
+			return ec.marshalNDoraReport2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐDoraReport(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_doraMetrics(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DoraReport(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_doraMetrics_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_freezeCalendar(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2114,6 +2173,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_inventory(ctx, field)
+				})
+		case "doraMetrics":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_doraMetrics(ctx, field)
 				})
 		case "freezeCalendar":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,

@@ -196,6 +196,92 @@ type DeploymentImport struct {
 	Exports []string `json:"exports"`
 }
 
+// The five metrics of a bucket; a deploy belongs to the bucket in which it finished.
+type DoraFigures struct {
+	DeploymentFrequency *DoraFrequency `json:"deploymentFrequency"`
+	LeadTime            *DoraMedian    `json:"leadTime"`
+	ChangeFailRate      *DoraRate      `json:"changeFailRate"`
+	RecoveryTime        *DoraRecovery  `json:"recoveryTime"`
+	ReworkRate          *DoraRate      `json:"reworkRate"`
+}
+
+// The scope and range of the DORA metrics; empty fields select any, the range defaults to the last 28 days.
+type DoraFilter struct {
+	Tenant      *string    `json:"tenant,omitempty"`
+	Application *string    `json:"application,omitempty"`
+	Environment *string    `json:"environment,omitempty"`
+	From        *time.Time `json:"from,omitempty"`
+	To          *time.Time `json:"to,omitempty"`
+	// How long after a deploy a rollback or remediation marks it as failed, in hours (default 24, at most 168).
+	FailureWindowHours *int `json:"failureWindowHours,omitempty"`
+}
+
+// The deployments of a bucket.
+type DoraFrequency struct {
+	Deploys int `json:"deploys"`
+	// Deploys divided by the weeks of the bucket.
+	PerWeek       float64  `json:"perWeek"`
+	Band          DoraBand `json:"band"`
+	DeploymentIds []string `json:"deploymentIds"`
+}
+
+// A median duration; null seconds when there is no sample.
+type DoraMedian struct {
+	Seconds *float64 `json:"seconds,omitempty"`
+	Samples int      `json:"samples"`
+	// False below the threshold of samples: the figure has no band then (not enough data).
+	EnoughData bool `json:"enoughData"`
+	// Null when there is not enough data.
+	Band          *DoraBand `json:"band,omitempty"`
+	DeploymentIds []string  `json:"deploymentIds"`
+}
+
+// count of of deployments; deploymentIds are the count ones.
+type DoraRate struct {
+	Count      int     `json:"count"`
+	Of         int     `json:"of"`
+	Rate       float64 `json:"rate"`
+	EnoughData bool    `json:"enoughData"`
+	// Null when there is not enough data, and always for the rework rate (the report publishes no bands).
+	Band          *DoraBand `json:"band,omitempty"`
+	DeploymentIds []string  `json:"deploymentIds"`
+}
+
+// One failure and the success that ended it.
+type DoraRecovered struct {
+	FailedID      string  `json:"failedId"`
+	RecoveredByID string  `json:"recoveredById"`
+	Seconds       float64 `json:"seconds"`
+}
+
+// The failed deployment recovery time: the median over the recovered failures.
+type DoraRecovery struct {
+	Seconds    *float64  `json:"seconds,omitempty"`
+	Samples    int       `json:"samples"`
+	EnoughData bool      `json:"enoughData"`
+	Band       *DoraBand `json:"band,omitempty"`
+	// The failures recovered.
+	DeploymentIds []string        `json:"deploymentIds"`
+	Recoveries    []DoraRecovered `json:"recoveries"`
+	// The failures with no later success in their environment.
+	UnrecoveredIds []string `json:"unrecoveredIds"`
+}
+
+type DoraReport struct {
+	From  time.Time    `json:"from"`
+	To    time.Time    `json:"to"`
+	Weeks []DoraWeek   `json:"weeks"`
+	Total *DoraFigures `json:"total"`
+}
+
+// One ISO week, Monday 00:00 UTC to the next Monday.
+type DoraWeek struct {
+	Year    int          `json:"year"`
+	Week    int          `json:"week"`
+	Start   time.Time    `json:"start"`
+	Figures *DoraFigures `json:"figures"`
+}
+
 // The deploy as it runs: descriptor merged with the environment configuration.
 type EffectiveDeploy struct {
 	Plugin         string          `json:"plugin"`
@@ -727,6 +813,66 @@ func (e *DeploymentState) UnmarshalJSON(b []byte) error {
 }
 
 func (e DeploymentState) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// A dora.dev performance band (dora.dev 2024/2025 report).
+type DoraBand string
+
+const (
+	DoraBandElite  DoraBand = "ELITE"
+	DoraBandHigh   DoraBand = "HIGH"
+	DoraBandMedium DoraBand = "MEDIUM"
+	DoraBandLow    DoraBand = "LOW"
+)
+
+var AllDoraBand = []DoraBand{
+	DoraBandElite,
+	DoraBandHigh,
+	DoraBandMedium,
+	DoraBandLow,
+}
+
+func (e DoraBand) IsValid() bool {
+	switch e {
+	case DoraBandElite, DoraBandHigh, DoraBandMedium, DoraBandLow:
+		return true
+	}
+	return false
+}
+
+func (e DoraBand) String() string {
+	return string(e)
+}
+
+func (e *DoraBand) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = DoraBand(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid DoraBand", str)
+	}
+	return nil
+}
+
+func (e DoraBand) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *DoraBand) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e DoraBand) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

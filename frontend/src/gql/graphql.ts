@@ -250,6 +250,107 @@ export type DeploymentState =
   | 'SUCCESS'
   | 'WAITING_DEPENDENCY';
 
+/** A dora.dev performance band (dora.dev 2024/2025 report). */
+export type DoraBand =
+  | 'ELITE'
+  | 'HIGH'
+  | 'LOW'
+  | 'MEDIUM';
+
+/** The five metrics of a bucket; a deploy belongs to the bucket in which it finished. */
+export type DoraFigures = {
+  __typename?: 'DoraFigures';
+  changeFailRate: DoraRate;
+  deploymentFrequency: DoraFrequency;
+  leadTime: DoraMedian;
+  recoveryTime: DoraRecovery;
+  reworkRate: DoraRate;
+};
+
+/** The scope and range of the DORA metrics; empty fields select any, the range defaults to the last 28 days. */
+export type DoraFilter = {
+  application?: InputMaybe<Scalars['String']['input']>;
+  environment?: InputMaybe<Scalars['String']['input']>;
+  /** How long after a deploy a rollback or remediation marks it as failed, in hours (default 24, at most 168). */
+  failureWindowHours?: InputMaybe<Scalars['Int']['input']>;
+  from?: InputMaybe<Scalars['Time']['input']>;
+  tenant?: InputMaybe<Scalars['String']['input']>;
+  to?: InputMaybe<Scalars['Time']['input']>;
+};
+
+/** The deployments of a bucket. */
+export type DoraFrequency = {
+  __typename?: 'DoraFrequency';
+  band: DoraBand;
+  deploymentIds: Array<Scalars['ID']['output']>;
+  deploys: Scalars['Int']['output'];
+  /** Deploys divided by the weeks of the bucket. */
+  perWeek: Scalars['Float']['output'];
+};
+
+/** A median duration; null seconds when there is no sample. */
+export type DoraMedian = {
+  __typename?: 'DoraMedian';
+  /** Null when there is not enough data. */
+  band: Maybe<DoraBand>;
+  deploymentIds: Array<Scalars['ID']['output']>;
+  /** False below the threshold of samples: the figure has no band then (not enough data). */
+  enoughData: Scalars['Boolean']['output'];
+  samples: Scalars['Int']['output'];
+  seconds: Maybe<Scalars['Float']['output']>;
+};
+
+/** count of of deployments; deploymentIds are the count ones. */
+export type DoraRate = {
+  __typename?: 'DoraRate';
+  /** Null when there is not enough data, and always for the rework rate (the report publishes no bands). */
+  band: Maybe<DoraBand>;
+  count: Scalars['Int']['output'];
+  deploymentIds: Array<Scalars['ID']['output']>;
+  enoughData: Scalars['Boolean']['output'];
+  of: Scalars['Int']['output'];
+  rate: Scalars['Float']['output'];
+};
+
+/** One failure and the success that ended it. */
+export type DoraRecovered = {
+  __typename?: 'DoraRecovered';
+  failedId: Scalars['ID']['output'];
+  recoveredById: Scalars['ID']['output'];
+  seconds: Scalars['Float']['output'];
+};
+
+/** The failed deployment recovery time: the median over the recovered failures. */
+export type DoraRecovery = {
+  __typename?: 'DoraRecovery';
+  band: Maybe<DoraBand>;
+  /** The failures recovered. */
+  deploymentIds: Array<Scalars['ID']['output']>;
+  enoughData: Scalars['Boolean']['output'];
+  recoveries: Array<DoraRecovered>;
+  samples: Scalars['Int']['output'];
+  seconds: Maybe<Scalars['Float']['output']>;
+  /** The failures with no later success in their environment. */
+  unrecoveredIds: Array<Scalars['ID']['output']>;
+};
+
+export type DoraReport = {
+  __typename?: 'DoraReport';
+  from: Scalars['Time']['output'];
+  to: Scalars['Time']['output'];
+  total: DoraFigures;
+  weeks: Array<DoraWeek>;
+};
+
+/** One ISO week, Monday 00:00 UTC to the next Monday. */
+export type DoraWeek = {
+  __typename?: 'DoraWeek';
+  figures: DoraFigures;
+  start: Scalars['Time']['output'];
+  week: Scalars['Int']['output'];
+  year: Scalars['Int']['output'];
+};
+
 /** The deploy as it runs: descriptor merged with the environment configuration. */
 export type EffectiveDeploy = {
   __typename?: 'EffectiveDeploy';
@@ -572,6 +673,8 @@ export type Query = {
   auditEntries: AuditConnection;
   deployment: Maybe<Deployment>;
   deployments: DeploymentConnection;
+  /** The DORA metrics of the deploys the caller may read, in weekly buckets. */
+  doraMetrics: DoraReport;
   /**
    * The freeze calendar of an environment from `from` (default now) to `to` (default 30 days after from, at most 90).
    * tenant defaults to the server's default tenant. NOT_FOUND when the viewer may not read the environment;
@@ -620,6 +723,11 @@ export type QueryDeploymentsArgs = {
   after: InputMaybe<Scalars['String']['input']>;
   filter: InputMaybe<DeploymentFilter>;
   first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryDoraMetricsArgs = {
+  filter: InputMaybe<DoraFilter>;
 };
 
 
