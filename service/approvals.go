@@ -20,7 +20,14 @@ func (s *Service) Reject(ctx context.Context, id, comment string) (*deploy.Deplo
 	return s.answer(ctx, id, comment, false)
 }
 
-func (s *Service) answer(ctx context.Context, id, comment string, approved bool) (*deploy.Deployment, error) {
+func (s *Service) answer(ctx context.Context, id, comment string, approved bool) (_ *deploy.Deployment, err error) {
+	defer func() {
+		action := "deployment.approve"
+		if !approved {
+			action = "deployment.reject"
+		}
+		s.auditRefused(ctx, action, id, err, nil)
+	}()
 	who := deploy.IdentityFrom(ctx)
 	d, err := s.Get(ctx, id)
 	if err != nil {

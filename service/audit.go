@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 
 	"manent.dev/manent/deploy"
 )
@@ -45,4 +46,33 @@ func (s *Service) ListAudit(ctx context.Context, f deploy.AuditFilter) (deploy.A
 		return true
 	}
 	return s.store.ListAudit(ctx, f)
+}
+
+// refusedCodes are the refusals written to the audit log: an attempt the
+// permissions, the governance, the descriptor's checks or the state of its
+// target refused. An anonymous caller has no identity to record, a target
+// the caller may not read (NOT_FOUND) no target to name, and an internal
+// error is the server's, logged with its ID.
+var refusedCodes = map[deploy.Code]bool{
+	deploy.EFORBIDDEN: true, deploy.EUNPROCESSABLE: true, deploy.EINVALID: true, deploy.ECONFLICT: true,
+}
+
+// auditRefused records a refused attempt at action on target as the action
+// with ".refused": who tried, and the code and message the caller got,
+// which are safe to show and name no secret. Any other outcome is left to
+// the action's own entry.
+func (s *Service) auditRefused(ctx context.Context, action, target string, err error, details map[string]any) {
+	var de *deploy.Error
+	if err == nil || !errors.As(err, &de) || !refusedCodes[de.Code] {
+		return
+	}
+	who := deploy.IdentityFrom(ctx)
+	if who.Anonymous() {
+		return
+	}
+	if details == nil {
+		details = map[string]any{}
+	}
+	details["code"], details["error"] = string(de.Code), de.Error()
+	s.audit(ctx, who.Subject, action+".refused", target, details)
 }

@@ -15,9 +15,21 @@ import (
 // (its dependencies inside the release excepted), and only then accepted.
 func (s *Service) SubmitRelease(ctx context.Context, raw []byte) (*deploy.ReleaseSubmission, error) {
 	rd, err := descriptor.ParseRelease(raw)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		var sub *deploy.ReleaseSubmission
+		if sub, err = s.submitRelease(ctx, rd); err == nil {
+			return sub, nil
+		}
 	}
+	target := ""
+	if rd != nil {
+		target = rd.ID
+	}
+	s.auditRefused(ctx, "release.submit", target, err, nil)
+	return nil, err
+}
+
+func (s *Service) submitRelease(ctx context.Context, rd *deploy.ReleaseDescriptor) (*deploy.ReleaseSubmission, error) {
 	who := deploy.IdentityFrom(ctx)
 	if who.Anonymous() {
 		return nil, deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
@@ -188,7 +200,8 @@ func (s *Service) ListReleases(ctx context.Context, f deploy.ReleaseFilter) (dep
 // CancelRelease implements deploy.Service: the workflow is stopped first,
 // so it queues or rolls back nothing more, then the unfinished deploys are
 // cancelled (those running stop at their next step).
-func (s *Service) CancelRelease(ctx context.Context, id string) (*deploy.Release, error) {
+func (s *Service) CancelRelease(ctx context.Context, id string) (_ *deploy.Release, err error) {
+	defer func() { s.auditRefused(ctx, "release.cancel", id, err, nil) }()
 	who := deploy.IdentityFrom(ctx)
 	r, err := s.GetRelease(ctx, id)
 	if err != nil {

@@ -19,7 +19,18 @@ var NonRollbackArtifactTypes = []string{"migration"}
 // pipeline, as a new deploy with that deploy's descriptor, without its
 // dependencies (after) and deployment imports.
 func (s *Service) RollbackTo(ctx context.Context, r deploy.RollbackRequest) (*deploy.Submission, error) {
-	return s.rollback(ctx, r, "", "")
+	sub, err := s.rollback(ctx, r, "", "")
+	if err != nil {
+		// The refused rollback has no deploy: its entry names the deploy
+		// asked for (id or to), and the environment in its details.
+		target := r.ID
+		if target == "" {
+			target = r.To
+		}
+		s.auditRefused(ctx, "deployment.rollback", target, err, map[string]any{
+			"tenant": r.Tenant, "application": r.Application, "environment": r.Environment, "to": r.To})
+	}
+	return sub, err
 }
 
 // RollbackMember is the rollback of a deploy of a release with onFailure:

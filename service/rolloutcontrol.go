@@ -43,7 +43,8 @@ func (s *Service) AbortRollout(ctx context.Context, id, reason string) (*deploy.
 	return s.requestRollout(ctx, id, deploy.RolloutActionAbort, reason, "")
 }
 
-func (s *Service) requestRollout(ctx context.Context, id string, action deploy.RolloutAction, text, pause string) (*deploy.Deployment, error) {
+func (s *Service) requestRollout(ctx context.Context, id string, action deploy.RolloutAction, text, pause string) (_ *deploy.Deployment, err error) {
+	defer func() { s.auditRefused(ctx, "deployment.rollout."+string(action), id, err, nil) }()
 	who := deploy.IdentityFrom(ctx)
 	d, err := s.Get(ctx, id)
 	if err != nil {

@@ -94,7 +94,8 @@ func (s *Service) Schedules(ctx context.Context) ([]deploy.RecurringSchedule, er
 
 // DeleteSchedule implements deploy.Service: it needs deployment.submit on
 // the schedule's environment (who may create it may remove it).
-func (s *Service) DeleteSchedule(ctx context.Context, name string) error {
+func (s *Service) DeleteSchedule(ctx context.Context, name string) (err error) {
+	defer func() { s.auditRefused(ctx, "schedule.delete", name, err, nil) }()
 	who := deploy.IdentityFrom(ctx)
 	if who.Anonymous() {
 		return deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")

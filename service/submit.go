@@ -19,10 +19,25 @@ import (
 // enqueues its workflow in one transaction.
 func (s *Service) Submit(ctx context.Context, raw []byte, opts deploy.SubmitOptions) (*deploy.Submission, error) {
 	d, err := descriptor.Parse(raw)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		var sub *deploy.Submission
+		if sub, err = s.submitDescriptor(ctx, d, opts); err == nil {
+			return sub, nil
+		}
 	}
-	return s.submitDescriptor(ctx, d, opts)
+	// A validation asks and changes nothing: only a real submission's
+	// refusal is an attempt worth keeping.
+	if !opts.ValidateOnly {
+		details := map[string]any{}
+		target := ""
+		if d != nil {
+			target = d.ID
+			details["tenant"], details["application"], details["environment"] = d.Tenant, d.Application, d.Environment
+			details["version"], details["dryRun"] = d.Artifact.Version, d.DryRun
+		}
+		s.auditRefused(ctx, "deployment.submit", target, err, details)
+	}
+	return nil, err
 }
 
 // submitDescriptor is Submit after parsing: releases and rollbacks submit
@@ -236,7 +251,8 @@ func (s *Service) governanceInput(ctx context.Context, id deploy.Identity, d *de
 
 // Cancel cancels a deploy: at once when it has not started, at the start of
 // its next step when it runs.
-func (s *Service) Cancel(ctx context.Context, deployID string) (*deploy.Deployment, error) {
+func (s *Service) Cancel(ctx context.Context, deployID string) (_ *deploy.Deployment, err error) {
+	defer func() { s.auditRefused(ctx, "deployment.cancel", deployID, err, nil) }()
 	id := deploy.IdentityFrom(ctx)
 	d, err := s.Get(ctx, deployID)
 	if err != nil {
