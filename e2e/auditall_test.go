@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/vektah/gqlparser/v2"
@@ -240,5 +241,32 @@ artifact: {type: application, name: other, version: 1.0.0, source: "file:hello-1
 				}
 			}
 		})
+	}
+
+	// What changes nothing or names nothing the caller may see is left
+	// out; a resume that names no pause is refused before it reads the
+	// deploy, and recorded all the same.
+	r.gql(tokenCI, `mutation($d: String!) { submitDeployment(descriptor: $d, validateOnly: true) { validated } }`,
+		map[string]any{"d": strings.Replace(other, "aa-other", "aa-other-v", 1)})
+	r.gql(tokenCI, `mutation { cancelDeployment(id: "aa-missing") { id } }`, nil)
+	r.gql(tokenCI, `mutation { resumeRollout(id: "aa-1", pause: "nope") { id } }`, nil)
+	a := r.gql(tokenAdmin, `{ auditEntries(first: 200) { nodes { actor action target details } } }`, nil)
+	var page struct {
+		Nodes []auditNode `json:"nodes"`
+	}
+	if a.code() != "" || json.Unmarshal(a.Data["auditEntries"], &page) != nil {
+		t.Fatalf("auditEntries: %+v", a)
+	}
+	resumes := 0
+	for _, n := range page.Nodes {
+		if n.Target == "aa-other-v" || n.Target == "aa-missing" {
+			t.Errorf("an entry of a validation or of a missing deploy: %+v", n)
+		}
+		if n.Action == "deployment.rollout.resume.refused" && n.Details["code"] == "UNPROCESSABLE" {
+			resumes++
+		}
+	}
+	if resumes != 1 {
+		t.Errorf("refused resumes naming no pause = %d, want 1", resumes)
 	}
 }

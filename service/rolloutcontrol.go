@@ -28,7 +28,9 @@ func (s *Service) PauseRollout(ctx context.Context, id, reason string) (*deploy.
 // since the pause named; EUNPROCESSABLE when pause names no pause).
 func (s *Service) ResumeRollout(ctx context.Context, id, comment, pause string) (*deploy.Deployment, error) {
 	if pause != "" && !pausePattern.MatchString(pause) {
-		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "pause must name a pause of the rollout as its status gives it (pause[2/1])")
+		err := deploy.Errorf(deploy.EUNPROCESSABLE, "pause must name a pause of the rollout as its status gives it (pause[2/1])")
+		s.auditRefused(ctx, "deployment.rollout.resume", id, err, nil)
+		return nil, err
 	}
 	return s.requestRollout(ctx, id, deploy.RolloutActionResume, comment, pause)
 }
