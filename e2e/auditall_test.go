@@ -249,6 +249,16 @@ artifact: {type: application, name: other, version: 1.0.0, source: "file:hello-1
 	r.gql(tokenCI, `mutation($d: String!) { submitDeployment(descriptor: $d, validateOnly: true) { validated } }`,
 		map[string]any{"d": strings.Replace(other, "aa-other", "aa-other-v", 1)})
 	r.gql(tokenCI, `mutation { cancelDeployment(id: "aa-missing") { id } }`, nil)
+	// The REST API submits through the same service: a refused POST is
+	// recorded, a plan is a validation.
+	if _, status := r.postAs(tokenCI, "/api/v1/deployments", "application/yaml",
+		[]byte(strings.Replace(other, "aa-other", "aa-other-rest", 1))); status != 403 {
+		t.Errorf("POST /api/v1/deployments on other: %d, want 403", status)
+	}
+	if _, status := r.postAs(tokenCI, "/api/v1/deployments/plan", "application/yaml",
+		[]byte(strings.Replace(other, "aa-other", "aa-other-v", 1))); status != 403 {
+		t.Errorf("POST /api/v1/deployments/plan on other: %d, want 403", status)
+	}
 	r.gql(tokenCI, `mutation { resumeRollout(id: "aa-1", pause: "nope") { id } }`, nil)
 	a := r.gql(tokenAdmin, `{ auditEntries(first: 200) { nodes { actor action target details } } }`, nil)
 	var page struct {
@@ -257,14 +267,20 @@ artifact: {type: application, name: other, version: 1.0.0, source: "file:hello-1
 	if a.code() != "" || json.Unmarshal(a.Data["auditEntries"], &page) != nil {
 		t.Fatalf("auditEntries: %+v", a)
 	}
-	resumes := 0
+	resumes, rest := 0, 0
 	for _, n := range page.Nodes {
+		if n.Action == "deployment.submit.refused" && n.Target == "aa-other-rest" && n.Actor == ci && n.Details["code"] == "FORBIDDEN" {
+			rest++
+		}
 		if n.Target == "aa-other-v" || n.Target == "aa-missing" {
 			t.Errorf("an entry of a validation or of a missing deploy: %+v", n)
 		}
 		if n.Action == "deployment.rollout.resume.refused" && n.Details["code"] == "UNPROCESSABLE" {
 			resumes++
 		}
+	}
+	if rest != 1 {
+		t.Errorf("refused REST submissions recorded = %d, want 1", rest)
 	}
 	if resumes != 1 {
 		t.Errorf("refused resumes naming no pause = %d, want 1", resumes)
