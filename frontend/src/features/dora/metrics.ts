@@ -43,7 +43,7 @@ export const metrics: Metric[] = [
   {
     key: "deploymentFrequency",
     title: "Deployment frequency",
-    about: "Successful deploys per week.",
+    about: "Deployments per week: the deploys that succeeded, or failed after acting on a target.",
     value: (f) => f.deploymentFrequency.perWeek,
     format: (v) => `${Number.isInteger(v) ? v : v.toFixed(1)} / week`,
     basis: (f) => `${f.deploymentFrequency.deploys} ${f.deploymentFrequency.deploys === 1 ? "deploy" : "deploys"}`,
