@@ -48,8 +48,8 @@ export function DoraChart({ metric, weeks, onPick }: { metric: Metric; weeks: Ch
     );
   };
   return (
-    <div data-chart={metric.key}>
-      <LineChart width={420} height={170} data={data} margin={{ top: 10, right: 16, bottom: 0, left: 0 }}>
+    <div data-chart={metric.key} style={{ overflowX: "auto" }}>
+      <LineChart width={360} height={170} data={data} margin={{ top: 10, right: 16, bottom: 0, left: 0 }}>
         <CartesianGrid strokeDasharray="3 3" />
         <XAxis dataKey="label" tick={{ fontSize: 11 }} />
         <YAxis tickFormatter={(v: number) => metric.format(v)} tick={{ fontSize: 11 }} width={80} />
