@@ -3,7 +3,7 @@ import { MemoryRouter } from "react-router";
 import { describe, expect, it } from "vitest";
 import { fakeApi } from "../../test/fakeApi";
 import { DoraPage } from "./DoraPage";
-import { metrics, parseDoraFilters, toDoraFilter, writeDoraFilters, type Figures } from "./metrics";
+import { figureText, metrics, parseDoraFilters, toDoraFilter, writeDoraFilters, type Figures } from "./metrics";
 
 const ids = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}-${i + 1}`);
 
@@ -63,6 +63,13 @@ describe("DORA filters", () => {
     expect(parseDoraFilters(new URLSearchParams("weeks=7")).weeks).toBe(12);
     const now = Date.parse("2026-12-01T00:00:00Z");
     expect(toDoraFilter(f, now)).toEqual({ application: "hello", from: "2026-11-03T00:00:00.000Z", to: "2026-12-01T00:00:00.000Z" });
+  });
+
+  it("tell a week without samples from one with too few", () => {
+    const none = figures("x", false);
+    none.leadTime = { seconds: null, samples: 0, enoughData: false, band: null, deploymentIds: [] };
+    none.recoveryTime = { seconds: null, samples: 0, enoughData: false, band: null, deploymentIds: [], unrecoveredIds: ["x-open"] };
+    expect(metrics.map((m) => figureText(m, none))).toEqual(["2 / week", "no data", "not enough data", "not enough data", "not enough data"]);
   });
 
   it("give no number where a figure has not enough data", () => {

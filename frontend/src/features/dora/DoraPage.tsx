@@ -7,6 +7,7 @@ import { Empty, Loading } from "../../shared/Placeholder";
 import { DoraChart, type ChartWeek } from "./DoraChart";
 import {
   bandName,
+  figureText,
   metrics,
   parseDoraFilters,
   rangeWeeks,
@@ -25,11 +26,12 @@ import styles from "./DoraPage.module.css";
 /** The figure of a metric, or "not enough data" where it has too few samples to compare. */
 export function FigureText({ metric, figures }: { metric: Metric; figures: Figures }) {
   const v = metric.value(figures);
+  const text = figureText(metric, figures);
   const band = metric.band(figures);
   return (
     <>
       <p className={styles.figure} data-figure={metric.key}>
-        {v == null ? <span className="m-muted">Not enough data</span> : metric.format(v)}
+        {v == null ? <span className="m-muted">{text.charAt(0).toUpperCase() + text.slice(1)}</span> : text}
       </p>
       <p className="m-muted">
         {metric.basis(figures)}
@@ -164,7 +166,6 @@ export function DoraPage() {
                 <DoraChart metric={m} weeks={weeks} onPick={(week) => setPick({ metric: m.key, week })} />
                 <ul className={styles.weeks} aria-label={`${m.title} by week`}>
                   {weeks.map((w, i) => {
-                    const v = m.value(w.figures);
                     const label = weekLabel(w);
                     return (
                       <li key={label}>
@@ -175,7 +176,7 @@ export function DoraPage() {
                           aria-pressed={pick?.metric === m.key && pick.week === i}
                           onClick={() => setPick({ metric: m.key, week: i })}
                         >
-                          {label}: {v == null ? "not enough data" : m.format(v)}
+                          {label}: {figureText(m, w.figures)}
                         </button>
                       </li>
                     );

@@ -30,6 +30,8 @@ export interface Metric {
    */
   value(f: Figures): number | null;
   format(v: number): string;
+  /** How many samples the figure rests on: none is "no data", a few "not enough data". */
+  samples(f: Figures): number;
   /** What the figure rests on, shown beside "not enough data" too. */
   basis(f: Figures): string;
   band(f: Figures): DoraBand | null;
@@ -46,6 +48,7 @@ export const metrics: Metric[] = [
     about: "Deployments per week: the deploys that succeeded, or failed after acting on a target.",
     value: (f) => f.deploymentFrequency.perWeek,
     format: (v) => `${Number.isInteger(v) ? v : v.toFixed(1)} / week`,
+    samples: (f) => f.deploymentFrequency.deploys,
     basis: (f) => `${f.deploymentFrequency.deploys} ${f.deploymentFrequency.deploys === 1 ? "deploy" : "deploys"}`,
     band: (f) => f.deploymentFrequency.band,
     ids: (f) => f.deploymentFrequency.deploymentIds,
@@ -56,6 +59,7 @@ export const metrics: Metric[] = [
     about: "Median time from the commit or artifact (else the submission) to success.",
     value: (f) => (f.leadTime.enoughData && f.leadTime.seconds != null ? f.leadTime.seconds : null),
     format: (v) => formatDuration(v * 1000),
+    samples: (f) => f.leadTime.samples,
     basis: (f) => samples(f.leadTime.samples),
     band: (f) => f.leadTime.band ?? null,
     ids: (f) => f.leadTime.deploymentIds,
@@ -66,6 +70,7 @@ export const metrics: Metric[] = [
     about: "Deploys that failed, or were rolled back or remediated within the window.",
     value: (f) => (f.changeFailRate.enoughData ? f.changeFailRate.rate : null),
     format: percent,
+    samples: (f) => f.changeFailRate.of,
     basis: (f) => `${f.changeFailRate.count} of ${f.changeFailRate.of}`,
     band: (f) => f.changeFailRate.band ?? null,
     ids: (f) => f.changeFailRate.deploymentIds,
@@ -76,6 +81,7 @@ export const metrics: Metric[] = [
     about: "Median time from a failure to the next success in its environment.",
     value: (f) => (f.recoveryTime.enoughData && f.recoveryTime.seconds != null ? f.recoveryTime.seconds : null),
     format: (v) => formatDuration(v * 1000),
+    samples: (f) => f.recoveryTime.samples + f.recoveryTime.unrecoveredIds.length,
     basis: (f) =>
       samples(f.recoveryTime.samples) + (f.recoveryTime.unrecoveredIds.length ? `, ${f.recoveryTime.unrecoveredIds.length} not recovered` : ""),
     band: (f) => f.recoveryTime.band ?? null,
@@ -87,11 +93,23 @@ export const metrics: Metric[] = [
     about: "Deploys that were remediations or rollbacks (no published bands).",
     value: (f) => (f.reworkRate.enoughData ? f.reworkRate.rate : null),
     format: percent,
+    samples: (f) => f.reworkRate.of,
     basis: (f) => `${f.reworkRate.count} of ${f.reworkRate.of}`,
     band: (f) => f.reworkRate.band ?? null,
     ids: (f) => f.reworkRate.deploymentIds,
   },
 ];
+
+/**
+ * The figure as text: its number, or why there is none. A week without a
+ * single sample has no data; one with a few has not enough (deployment
+ * frequency always has a figure: zero deploys is one).
+ */
+export function figureText(m: Metric, f: Figures): string {
+  const v = m.value(f);
+  if (v != null) return m.format(v);
+  return m.samples(f) === 0 ? "no data" : "not enough data";
+}
 
 function samples(n: number): string {
   return `${n} ${n === 1 ? "sample" : "samples"}`;
