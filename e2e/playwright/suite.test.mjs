@@ -19,4 +19,5 @@ await import("./specs/releases.spec.mjs");
 await import("./specs/delivery.spec.mjs");
 await import("./specs/rollout.spec.mjs");
 await import("./specs/audit.spec.mjs");
+await import("./specs/dora.spec.mjs");
 await import("./specs/wall.spec.mjs");

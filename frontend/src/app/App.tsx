@@ -14,6 +14,7 @@ import {
   ApprovalsPage,
   AuditPage,
   DeploymentPage,
+  DoraPage,
   DeploymentsPage,
   EnvironmentPage,
   EnvironmentsPage,
@@ -38,6 +39,7 @@ const nav: NavItem[] = [
   { to: "/environments", label: "Environments" },
   { to: "/approvals", label: "Approvals" },
   { to: "/audit", label: "Audit" },
+  { to: "/dora", label: "DORA" },
   { to: "/wall", label: "Wall" },
 ];
 
@@ -100,6 +102,7 @@ function SignedIn() {
           <Route path="/deployments/:id" element={<DeploymentPage />} />
           <Route path="/releases" element={<ReleasesPage />} />
           <Route path="/audit" element={<AuditPage />} />
+          <Route path="/dora" element={<DoraPage />} />
           <Route path="/releases/:id" element={<ReleasePage />} />
           <Route path="/environments" element={<EnvironmentsPage />} />
           <Route path="/environments/:tenant/:application/:environment" element={<EnvironmentPage />} />

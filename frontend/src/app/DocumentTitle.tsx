@@ -10,6 +10,7 @@ const titles: [RegExp, (m: RegExpMatchArray) => string][] = [
   [/^\/releases/, () => "Releases"],
   [/^\/environments\/[^/]+\/([^/]+)\/([^/]+)/, (m) => `Freezes ${decodeURIComponent(m[1] ?? "")} → ${decodeURIComponent(m[2] ?? "")}`],
   [/^\/environments/, () => "Environments"],
+  [/^\/dora/, () => "DORA"],
   [/^\/wall/, () => "Wall"],
 ];
 

@@ -4,7 +4,8 @@ import { Empty, Loading } from "../shared/Placeholder";
 /**
  * A view loaded when it is first shown: each route is a chunk of its own,
  * so the first load carries only what the start page needs (the release
- * graph's layout library, dagre, comes with the release page alone).
+ * graph's layout library, dagre, comes with the release page alone, the
+ * charting library, recharts, with the DORA page).
  */
 function lazyView<K extends string>(load: () => Promise<Record<K, ComponentType>>, name: K) {
   return lazy(() => load().then((m) => ({ default: m[name] })));
@@ -18,6 +19,7 @@ export const EnvironmentsPage = lazyView(() => import("../features/environments/
 export const EnvironmentPage = lazyView(() => import("../features/environments/EnvironmentPage"), "EnvironmentPage");
 export const ApprovalsPage = lazyView(() => import("../features/approvals/ApprovalsPage"), "ApprovalsPage");
 export const AuditPage = lazyView(() => import("../features/audit/AuditPage"), "AuditPage");
+export const DoraPage = lazyView(() => import("../features/dora/DoraPage"), "DoraPage");
 export const WallPage = lazyView(() => import("../features/wall/WallPage"), "WallPage");
 
 interface BoundaryState {
