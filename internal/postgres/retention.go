@@ -13,24 +13,6 @@ import (
 	"manent.dev/manent/deploy"
 )
 
-// Retention is how long finished deploys, log lines and audit entries are
-// kept; a zero duration keeps that kind forever.
-type Retention struct {
-	Deployments time.Duration
-	Logs        time.Duration
-	Audit       time.Duration
-}
-
-// Purged is what one run of the retention removed.
-type Purged struct {
-	Deployments []string `json:"deployment_ids"`
-	Logs        int64    `json:"log_lines"`
-	Audit       int64    `json:"audit_entries"`
-	// AuditFirst and AuditLast bound the IDs of the audit entries removed.
-	AuditFirst int64 `json:"audit_first_id,omitempty"`
-	AuditLast  int64 `json:"audit_last_id,omitempty"`
-}
-
 // maxAuditedIDs bounds the deploy IDs named in the audit entry of a run, so
 // a first run on a large history writes no huge entry; the count is whole.
 const maxAuditedIDs = 1000
@@ -50,8 +32,8 @@ const keptDeploys = `
 // before now minus r.Deployments (their steps, logs, approvals and
 // dependencies go with them), the log lines older than r.Logs and the audit
 // entries older than r.Audit, then records the run in the audit.
-func (s *Store) Purge(ctx context.Context, actor string, r Retention) (Purged, error) {
-	var p Purged
+func (s *Store) Purge(ctx context.Context, actor string, r deploy.Retention) (deploy.Purged, error) {
+	var p deploy.Purged
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if r.Deployments > 0 {
 			err := tx.NewRaw(`DELETE FROM manent.deployments
@@ -105,7 +87,7 @@ func (s *Store) Purge(ctx context.Context, actor string, r Retention) (Purged, e
 		return nil
 	})
 	if err != nil {
-		return Purged{}, wrap("retention", err)
+		return deploy.Purged{}, wrap("retention", err)
 	}
 	if p.Deployments == nil {
 		p.Deployments = []string{}

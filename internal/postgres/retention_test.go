@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"manent.dev/manent/internal/postgres"
+	"manent.dev/manent/deploy"
 )
 
 // TestRetentionPurge seeds a history on PostgreSQL and checks what one run
@@ -68,7 +68,7 @@ func TestRetentionPurge(t *testing.T) {
 		now.Add(-500*day), now.Add(-450*day))
 	exec(`INSERT INTO manent.audit (time, actor, action) VALUES ($1, 'token:ci', 'deploy.create')`, now.Add(-10*day))
 
-	got, err := f.store.Purge(f.ctx, "manent:retention", postgres.Retention{Deployments: 90 * day, Logs: 30 * day, Audit: 400 * day})
+	got, err := f.store.Purge(f.ctx, "manent:retention", deploy.Retention{Deployments: 90 * day, Logs: 30 * day, Audit: 400 * day})
 	if err != nil {
 		t.Fatalf("Purge: %v", err)
 	}
@@ -128,7 +128,7 @@ func TestRetentionPurge(t *testing.T) {
 	}
 
 	// A second run removes nothing more and still records itself.
-	again, err := f.store.Purge(f.ctx, "manent:retention", postgres.Retention{Deployments: 90 * day, Logs: 30 * day, Audit: 400 * day})
+	again, err := f.store.Purge(f.ctx, "manent:retention", deploy.Retention{Deployments: 90 * day, Logs: 30 * day, Audit: 400 * day})
 	if err != nil || len(again.Deployments) != 0 || again.Logs != 0 || again.Audit != 0 {
 		t.Errorf("second run = %+v, %v; want nothing removed", again, err)
 	}
