@@ -43,7 +43,31 @@ type Config struct {
 	// Plugins: what the plugins need beyond the environment
 	// configurations (docs/ssh.md).
 	Plugins Plugins `yaml:"plugins"`
+	// Retention: how long finished deploys, log lines and audit entries
+	// are kept (docs/manent-yml.md).
+	Retention Retention `yaml:"retention"`
 }
+
+// Retention is how long manent keeps what it records; a daily job removes
+// what is older. The release in service, the one before it and the last
+// failure of each environment are kept whatever their age.
+type Retention struct {
+	Deployments yamltree.Days `yaml:"deployments"`
+	Logs        yamltree.Days `yaml:"logs"`
+	Audit       yamltree.Days `yaml:"audit"`
+}
+
+// Retention defaults and floors: the floors keep a typo (1h for 1d) from
+// erasing the recent history, and the audit's matches the database's own
+// floor in manent.audit_expire.
+const (
+	DefaultRetentionDeployments = yamltree.Days(90 * 24 * time.Hour)
+	DefaultRetentionLogs        = yamltree.Days(30 * 24 * time.Hour)
+	DefaultRetentionAudit       = yamltree.Days(400 * 24 * time.Hour)
+	MinRetentionDeployments     = yamltree.Days(24 * time.Hour)
+	MinRetentionLogs            = yamltree.Days(24 * time.Hour)
+	MinRetentionAudit           = yamltree.Days(30 * 24 * time.Hour)
+)
 
 // Roles a process can serve.
 const (
@@ -351,6 +375,8 @@ func Defaults(dir string) *Config {
 		Chains:  Chains{PollInterval: 5 * time.Second},
 		Secrets: Secrets{FileRoot: dir, EnvPrefix: "MANENT_SECRET_"},
 		Plugins: Plugins{SSH: defaultSSHPlugin()},
+		Retention: Retention{Deployments: DefaultRetentionDeployments, Logs: DefaultRetentionLogs,
+			Audit: DefaultRetentionAudit},
 	}
 }
 

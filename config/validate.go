@@ -65,6 +65,7 @@ func (c *Config) validate(errs *yamltree.Errors) {
 	c.validateQueues(errs)
 	c.validateGovernance(errs)
 	c.validatePlugins(errs)
+	c.validateRetention(errs)
 	if c.Engine.ApplicationVersion == "" {
 		errs.Add("engine.application_version", "must not be empty: DBOS recovers only the workflows of its own application version")
 	}
@@ -348,4 +349,19 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+func (c *Config) validateRetention(errs *yamltree.Errors) {
+	r := c.Retention
+	if r.Deployments < MinRetentionDeployments {
+		errs.Add("retention.deployments", "must be at least 1d")
+	}
+	if r.Logs < MinRetentionLogs {
+		errs.Add("retention.logs", "must be at least 1d")
+	} else if r.Logs > r.Deployments && r.Deployments >= MinRetentionDeployments {
+		errs.Add("retention.logs", "must not be longer than retention.deployments: a deploy's log lines go with it")
+	}
+	if r.Audit < MinRetentionAudit {
+		errs.Add("retention.audit", "must be at least 30d")
+	}
 }

@@ -205,6 +205,7 @@ func (e *Engine) setupDBOS(ctx context.Context, url string) error {
 	dbos.RegisterWorkflow(c, e.releaseWorkflow, dbos.WithWorkflowName(releaseWorkflowName), noLimit)
 	dbos.RegisterWorkflow(c, e.scheduleWorkflow, dbos.WithWorkflowName(scheduleWorkflowName), noLimit)
 	dbos.RegisterWorkflow(c, e.undoWorkflow, dbos.WithWorkflowName(undoWorkflowName), noLimit)
+	dbos.RegisterWorkflow(c, e.retentionWorkflow, dbos.WithWorkflowName(retentionWorkflowName), noLimit)
 	// No concurrency limit on the wait queue: a waiting deploy costs a
 	// sleeping Recv.
 	if _, err := dbos.RegisterQueue(c, waitQueue,
@@ -280,6 +281,11 @@ func (e *Engine) Launch() error {
 	}
 	e.stop = cancel
 	e.done = make(chan struct{})
+	if e.worker {
+		if err := e.startRetention(); err != nil {
+			e.log.Warn("retention not started; the next worker start tries again", "error", err)
+		}
+	}
 	go e.reconcile(ctx)
 	return nil
 }

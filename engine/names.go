@@ -27,6 +27,9 @@ const (
 	// scheduleWorkflowName waits for one tick of a recurring schedule;
 	// ID <schedule>:schedule:<generation>[:<previous tick>].
 	scheduleWorkflowName = "manent.schedule"
+	// retentionWorkflowName runs the retention of one UTC day;
+	// ID manent:retention:<YYYY-MM-DD>.
+	retentionWorkflowName = "manent.retention"
 
 	// deployQueue is partitioned per tenant/application/environment; an
 	// environment with a concurrency above one has a queue of its own
@@ -44,9 +47,10 @@ const (
 	scheduleSuffix = ":schedule"
 
 	// Message topics.
-	topicWait     = "wait"
-	topicRelease  = "release"
-	topicSchedule = "schedule"
+	topicWait      = "wait"
+	topicRelease   = "release"
+	topicSchedule  = "schedule"
+	topicRetention = "retention"
 	// topicRollout wakes a deploy's workflow in a rollout's bake or pause
 	// (a cancel, a request of its rollout).
 	topicRollout = "rollout"
@@ -54,7 +58,8 @@ const (
 
 // workflowNames lists every workflow of manent, for the takeover of a dead
 // executor's workflows.
-var workflowNames = []string{deployWorkflowName, waitWorkflowName, releaseWorkflowName, scheduleWorkflowName, undoWorkflowName}
+var workflowNames = []string{deployWorkflowName, waitWorkflowName, releaseWorkflowName, scheduleWorkflowName, undoWorkflowName,
+	retentionWorkflowName}
 
 // onDeployQueue reports whether a workflow runs on a deploy queue (its
 // environment's partition) rather than on the wait queue.

@@ -20,6 +20,9 @@ type Store interface {
 	deploy.ReleaseStore
 	deploy.ScheduleStore
 	deploy.SuccessHistory
+	// Purge removes what is older than the retention and records the run
+	// in the audit, in one transaction.
+	Purge(ctx context.Context, actor string, r deploy.Retention) (deploy.Purged, error)
 	// ExecutorFenced reports whether another worker took over the
 	// executor's deploys.
 	ExecutorFenced(ctx context.Context, executorID string) (bool, error)

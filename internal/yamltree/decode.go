@@ -58,6 +58,10 @@ func (d *decoder) value(n *yaml.Node, path string, rv reflect.Value) {
 		d.duration(n, path, rv)
 		return
 	}
+	if rv.Type() == daysType {
+		d.days(n, path, rv)
+		return
+	}
 	switch rv.Kind() {
 	case reflect.Pointer:
 		p := reflect.New(rv.Type().Elem())
@@ -260,6 +264,35 @@ func (d *decoder) duration(n *yaml.Node, path string, rv reflect.Value) {
 		return
 	}
 	rv.SetInt(int64(v))
+}
+
+// Days is a duration written in days (90d) or as a Go duration (36h): the
+// periods counted in days, such as retention, take it; the other durations
+// keep Go's syntax alone.
+type Days time.Duration
+
+var daysType = reflect.TypeFor[Days]()
+
+func (d *decoder) days(n *yaml.Node, path string, rv reflect.Value) {
+	v, err := parseDays(n.Value)
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" || err != nil {
+		d.errs.Add(path, "must be a duration such as 36h, 7d or 90d")
+		return
+	}
+	rv.SetInt(int64(v))
+}
+
+// parseDays reads a Go duration (90m, 2h) or a whole number of days (90d).
+func parseDays(s string) (time.Duration, error) {
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.Atoi(n)
+		// The bound keeps the multiplication from overflowing.
+		if err != nil || days < 0 || days > 100_000 || n[0] == '+' {
+			return 0, fmt.Errorf("invalid number of days %q", s)
+		}
+		return time.Duration(days) * 24 * time.Hour, nil
+	}
+	return time.ParseDuration(s)
 }
 
 // stringTags are the scalars taken as written into a string field.

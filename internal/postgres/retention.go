@@ -1,0 +1,100 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"manent.dev/manent/deploy"
+)
+
+// maxAuditedIDs bounds the deploy IDs named in the audit entry of a run, so
+// a first run on a large history writes no huge entry; the count is whole.
+const maxAuditedIDs = 1000
+
+// keptDeploys are the deploys retention never removes, whatever their
+// age: what the inventory shows (the release in service, the one before
+// it, the last failure) and what has not ended.
+const keptDeploys = `
+	SELECT deployment_id FROM manent.inventory
+	UNION SELECT deployment_id FROM manent.last_failures
+	UNION SELECT deployment_id FROM (
+		SELECT deployment_id, row_number() OVER (PARTITION BY tenant, application, environment
+			ORDER BY deployed_at DESC, deployment_id DESC) AS n
+		FROM manent.inventory_history) AS h WHERE h.n <= 2`
+
+// Purge removes, in one transaction, the finished deploys that ended
+// before now minus r.Deployments (their steps, logs, approvals and
+// dependencies go with them), the log lines older than r.Logs and the audit
+// entries older than r.Audit, then records the run in the audit.
+func (s *Store) Purge(ctx context.Context, actor string, r deploy.Retention) (deploy.Purged, error) {
+	var p deploy.Purged
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if r.Deployments > 0 {
+			err := tx.NewRaw(`DELETE FROM manent.deployments
+				WHERE state IN (?) AND finished_at < now() - ?::interval
+				AND id NOT IN (`+keptDeploys+`)
+				RETURNING id`, bun.List(deploy.Final), interval(r.Deployments)).Scan(ctx, &p.Deployments)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("remove deploys: %w", err)
+			}
+		}
+		if r.Logs > 0 {
+			res, err := tx.ExecContext(ctx, `DELETE FROM manent.deployment_logs WHERE time < now() - ?::interval`,
+				interval(r.Logs))
+			if err != nil {
+				return fmt.Errorf("remove log lines: %w", err)
+			}
+			p.Logs, _ = res.RowsAffected()
+		}
+		if r.Audit > 0 {
+			var first, last *int64
+			err := tx.QueryRowContext(ctx, `SELECT removed, first_id, last_id FROM manent.audit_expire(now() - ?::interval)`,
+				interval(r.Audit)).Scan(&p.Audit, &first, &last)
+			if err != nil {
+				return fmt.Errorf("remove audit entries: %w", err)
+			}
+			if first != nil && last != nil {
+				p.AuditFirst, p.AuditLast = *first, *last
+			}
+		}
+		details := map[string]any{
+			"deployments": len(p.Deployments), "log_lines": p.Logs, "audit_entries": p.Audit,
+			"retention": map[string]string{"deployments": r.Deployments.String(), "logs": r.Logs.String(), "audit": r.Audit.String()},
+		}
+		ids := p.Deployments
+		if len(ids) > maxAuditedIDs {
+			ids, details["deployment_ids_truncated"] = ids[:maxAuditedIDs], true
+		}
+		details["deployment_ids"] = ids
+		if p.Audit > 0 {
+			details["audit_ids"] = map[string]int64{"first": p.AuditFirst, "last": p.AuditLast}
+		}
+		b, err := json.Marshal(details)
+		if err != nil {
+			return fmt.Errorf("encode retention details: %w", err)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO manent.audit (actor, action, target, details) VALUES (?, 'retention.run', '', ?::jsonb)`,
+			actor, string(b))
+		if err != nil {
+			return fmt.Errorf("record retention run: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return deploy.Purged{}, wrap("retention", err)
+	}
+	if p.Deployments == nil {
+		p.Deployments = []string{}
+	}
+	return p, nil
+}
+
+func interval(d time.Duration) string {
+	return fmt.Sprintf("%d microseconds", d.Microseconds())
+}
