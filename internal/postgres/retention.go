@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
 
 	"manent.dev/manent/deploy"
@@ -52,20 +53,36 @@ func (s *Store) Purge(ctx context.Context, actor string, r deploy.Retention) (de
 			}
 			p.Logs, _ = res.RowsAffected()
 		}
+		auditErr := ""
 		if r.Audit > 0 {
+			// In a savepoint: where the database refuses the removal (the
+			// migration could not create manent_audit_retention), the
+			// deploys and log lines still go, and the run says why the
+			// audit entries stayed.
+			if _, err := tx.ExecContext(ctx, `SAVEPOINT audit_expire`); err != nil {
+				return fmt.Errorf("remove audit entries: %w", err)
+			}
 			var first, last *int64
 			err := tx.QueryRowContext(ctx, `SELECT removed, first_id, last_id FROM manent.audit_expire(now() - ?::interval)`,
 				interval(r.Audit)).Scan(&p.Audit, &first, &last)
-			if err != nil {
+			switch {
+			case auditRemovalRefused(err):
+				if _, rerr := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT audit_expire`); rerr != nil {
+					return fmt.Errorf("remove audit entries: %w", rerr)
+				}
+				auditErr = "expired audit entries kept: the database refused their removal (see docs/audit.md, Retention)"
+			case err != nil:
 				return fmt.Errorf("remove audit entries: %w", err)
-			}
-			if first != nil && last != nil {
+			case first != nil && last != nil:
 				p.AuditFirst, p.AuditLast = *first, *last
 			}
 		}
 		details := map[string]any{
 			"deployments": len(p.Deployments), "log_lines": p.Logs, "audit_entries": p.Audit,
 			"retention": map[string]string{"deployments": r.Deployments.String(), "logs": r.Logs.String(), "audit": r.Audit.String()},
+		}
+		if auditErr != "" {
+			details["audit_error"] = auditErr
 		}
 		ids := p.Deployments
 		if len(ids) > maxAuditedIDs {
@@ -97,4 +114,12 @@ func (s *Store) Purge(ctx context.Context, actor string, r deploy.Retention) (de
 
 func interval(d time.Duration) string {
 	return fmt.Sprintf("%d microseconds", d.Microseconds())
+}
+
+// auditRemovalRefused reports whether err is the database refusing the
+// removal of audit entries: the append-only trigger (restrict_violation)
+// or a missing privilege, where manent_audit_retention could not be made.
+func auditRemovalRefused(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "23001" || pgErr.Code == "42501")
 }

@@ -174,3 +174,34 @@ func TestAuditStaysAppendOnly(t *testing.T) {
 		t.Fatalf("audit entries = %d, %v; want 1 kept", n, err)
 	}
 }
+
+// TestRetentionWithoutTheAuditRole: where the migration could not hand
+// manent.audit_expire to manent_audit_retention (a database user without
+// the right to create roles), the function runs as manent's user, whom
+// the trigger refuses: the run still removes what it may, keeps the
+// expired audit entries, and says so in its entry.
+func TestRetentionWithoutTheAuditRole(t *testing.T) {
+	f := newFixture(t)
+	day := 24 * time.Hour
+	for _, sql := range []string{
+		`ALTER FUNCTION manent.audit_expire(timestamptz) OWNER TO CURRENT_USER`,
+		`INSERT INTO manent.audit (time, actor, action) VALUES (now() - interval '500 days', 'a', 'x')`,
+	} {
+		if _, err := f.pool.Exec(f.ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	got, err := f.store.Purge(f.ctx, "manent:retention", deploy.Retention{Deployments: 90 * day, Logs: 30 * day, Audit: 400 * day})
+	if err != nil || got.Audit != 0 {
+		t.Fatalf("purge = %+v, %v; want no error and no audit entry removed", got, err)
+	}
+	var old int
+	var details string
+	if err := f.pool.QueryRow(f.ctx, `SELECT (SELECT count(*) FROM manent.audit WHERE action = 'x'),
+		(SELECT details::text FROM manent.audit WHERE action = 'retention.run')`).Scan(&old, &details); err != nil {
+		t.Fatal(err)
+	}
+	if old != 1 || !strings.Contains(details, "expired audit entries kept") {
+		t.Fatalf("old entries %d, run entry %s: want the old entry kept and the run saying why", old, details)
+	}
+}
