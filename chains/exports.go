@@ -128,12 +128,11 @@ func compilePattern(pattern, format string) (*regexp.Regexp, string) {
 // CompilePattern returns an export pattern anchored to match whole values
 // only (^(?:pattern)$), for the descriptor's validation at submit time too.
 func CompilePattern(pattern string) (*regexp.Regexp, error) {
-	// Compiled alone first: a pattern with unbalanced groups such as
-	// a)|(.* would otherwise escape the anchors once wrapped.
-	if _, err := regexp.Compile(pattern); err != nil {
+	re, err := deploy.CompilePattern(pattern)
+	if err != nil {
 		return nil, fmt.Errorf("export pattern: %w", err)
 	}
-	return regexp.Compile(`^(?:` + pattern + `)$`)
+	return re, nil
 }
 
 // SplitFrom reads an export's from, <step>.<key>: the step whose output

@@ -22,6 +22,12 @@ func (p PlannedStep) Custom() bool {
 // execution both compile through it, so a value the submission accepted is
 // one the step accepts.
 func CompilePattern(pattern string) (*regexp.Regexp, error) {
+	// Compiled alone first: a pattern with unbalanced groups such as
+	// a)|(.* would otherwise escape the anchors once wrapped, and match
+	// any value.
+	if _, err := regexp.Compile(pattern); err != nil {
+		return nil, err
+	}
 	return regexp.Compile(`^(?:` + pattern + `)$`)
 }
 

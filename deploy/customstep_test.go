@@ -31,3 +31,28 @@ func TestOperationSecrets(t *testing.T) {
 		}
 	}
 }
+
+// TestCompilePatternKeepsItsAnchors: a pattern whose groups do not
+// balance is refused, never wrapped into one that escapes the anchors
+// (^(?:a)|(.*)$ matches any value).
+func TestCompilePatternKeepsItsAnchors(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, value string
+		ok, match      bool
+	}{
+		{pattern: "[a-z]+", value: "abc", ok: true, match: true},
+		{pattern: "[a-z]+", value: "abc; rm -rf /", ok: true, match: false},
+		{pattern: "a|b", value: "ab", ok: true, match: false},
+		{pattern: "a)|(.*", value: "anything at all"},
+		{pattern: "(a", value: "a"},
+	} {
+		re, err := deploy.CompilePattern(tc.pattern)
+		if (err == nil) != tc.ok {
+			t.Errorf("deploy.CompilePattern(%q): %v, want ok %t", tc.pattern, err, tc.ok)
+			continue
+		}
+		if err == nil && re.MatchString(tc.value) != tc.match {
+			t.Errorf("%q matches %q: %t, want %t", tc.pattern, tc.value, !tc.match, tc.match)
+		}
+	}
+}

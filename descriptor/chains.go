@@ -82,7 +82,7 @@ type rawImportRef struct {
 // against the whole value (or each host of a targets export), so the
 // engine and the parser agree on what `[a-z]+` accepts.
 func CompileExportPattern(p string) (*regexp.Regexp, error) {
-	return regexp.Compile(`^(?:` + p + `)$`)
+	return deploy.CompilePattern(p)
 }
 
 // ParseAfterTimeout reads an afterTimeout: a Go duration (90m, 2h) or a

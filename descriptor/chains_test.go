@@ -306,7 +306,7 @@ exports:
 				"exports.host.pattern: is required for a string export: it is matched against the whole value",
 				"exports.long.pattern: must be at most 1024 bytes",
 				"exports.nofrom.from: is required",
-				"exports.re.pattern: must be a regular expression (Go syntax): missing closing ): `^(?:(a)$`",
+				"exports.re.pattern: must be a regular expression (Go syntax): missing closing ): `(a`",
 			},
 		},
 		{

@@ -64,7 +64,7 @@ func parseOutputs(data []byte, outputs map[string]deploy.OutputSpec, secrets map
 		if !utf8.ValidString(value) {
 			return nil, &OutputError{fmt.Sprintf("the value of %s (line %d) is not valid UTF-8", key, n)}
 		}
-		re, err := compilePattern(spec.Pattern)
+		re, err := deploy.CompilePattern(spec.Pattern)
 		if err != nil {
 			return nil, deploy.Permanentf("the pattern of output %s does not compile: %v", key, err)
 		}
@@ -74,12 +74,6 @@ func parseOutputs(data []byte, outputs map[string]deploy.OutputSpec, secrets map
 		out[key] = value
 	}
 	return out, nil
-}
-
-// compilePattern anchors a declared pattern at both ends, as the
-// configuration reads it: the whole value must match.
-func compilePattern(pattern string) (*regexp.Regexp, error) {
-	return regexp.Compile(`^(?:` + pattern + `)$`)
 }
 
 // showKey is key as an error may show it: a key that could be a secret
