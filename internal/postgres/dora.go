@@ -6,19 +6,14 @@ import (
 	"errors"
 	"time"
 
-	"github.com/uptrace/bun"
-
-	"manent.dev/manent/deploy"
 	"manent.dev/manent/dora"
 )
 
-// targetFreeSteps are the standard steps that run before any target is
-// acted on: a deploy that failed in them changed nothing.
-var targetFreeSteps = []string{deploy.StepConfig, deploy.StepSecrets, deploy.StepArtifacts, deploy.StepQA}
-
-// outcomeRow is one finished deploy as the metrics read it.
+// outcomeRow is one finished deploy as the metrics read it: its fact in
+// manent.dora_facts, which the database writes as the deploy finishes and
+// keeps when the retention removes the deploy.
 type outcomeRow struct {
-	ID          string     `bun:"id"`
+	ID          string     `bun:"deployment_id"`
 	Tenant      string     `bun:"tenant"`
 	Application string     `bun:"application"`
 	Environment string     `bun:"environment"`
@@ -34,24 +29,19 @@ type outcomeRow struct {
 }
 
 // Outcomes reads the finished deploys (dry runs left out) that the DORA
-// metrics are computed from, oldest first. Everything finished since
-// f.Since is read, not only the range shown, so that a failure's recovery
-// and a later rollback or remediation are seen wherever they fall.
+// metrics are computed from, oldest first, removed ones included: they are
+// read from the facts the retention of deploys leaves. Everything finished
+// since f.Since is read, not only the range shown, so that a failure's
+// recovery and a later rollback or remediation are seen wherever they fall.
 func (s *Store) Outcomes(ctx context.Context, f dora.Filter) ([]dora.Outcome, error) {
 	var rows []outcomeRow
-	err := s.db.NewRaw(`SELECT d.id, d.tenant, d.application, d.environment, d.state, d.created_at,
-			d.started_at, d.finished_at, d.rollback, d.rollback_of,
-			COALESCE(d.descriptor->>'remediation' = 'true', false) AS remediation,
-			COALESCE(d.descriptor->'commit'->>'time', d.descriptor->'artifact'->>'createdAt') AS change_at,
-			EXISTS (SELECT 1 FROM manent.deployment_steps AS s
-				WHERE s.deployment_id = d.id AND s.started_at IS NOT NULL
-					AND s.kind IN (?, ?) AND s.name NOT IN (?)) AS touched
-		FROM manent.deployments AS d
-		WHERE NOT d.dry_run AND d.finished_at IS NOT NULL AND d.finished_at >= ?
-			AND (? = '' OR d.tenant = ?) AND (? = '' OR d.application = ?) AND (? = '' OR d.environment = ?)
-		ORDER BY d.finished_at, d.id`,
-		deploy.KindRun, deploy.KindRollback, bun.List(targetFreeSteps), f.Since,
-		f.Tenant, f.Tenant, f.Application, f.Application, f.Environment, f.Environment).Scan(ctx, &rows)
+	err := s.db.NewRaw(`SELECT deployment_id, tenant, application, environment, state, created_at,
+			started_at, finished_at, rollback, rollback_of, remediation, change_at, touched
+		FROM manent.dora_facts
+		WHERE finished_at >= ?
+			AND (? = '' OR tenant = ?) AND (? = '' OR application = ?) AND (? = '' OR environment = ?)
+		ORDER BY finished_at, deployment_id`,
+		f.Since, f.Tenant, f.Tenant, f.Application, f.Application, f.Environment, f.Environment).Scan(ctx, &rows)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, wrap("read deploy outcomes", err)
 	}
