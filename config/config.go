@@ -43,8 +43,8 @@ type Config struct {
 	// Plugins: what the plugins need beyond the environment
 	// configurations (docs/ssh.md).
 	Plugins Plugins `yaml:"plugins"`
-	// Retention: how long finished deploys, log lines and audit entries
-	// are kept (docs/manent-yml.md).
+	// Retention: how long finished deploys, log lines, audit entries and
+	// the facts of the DORA metrics are kept (docs/manent-yml.md).
 	Retention Retention `yaml:"retention"`
 }
 
@@ -55,6 +55,9 @@ type Retention struct {
 	Deployments yamltree.Days `yaml:"deployments"`
 	Logs        yamltree.Days `yaml:"logs"`
 	Audit       yamltree.Days `yaml:"audit"`
+	// Dora: how long the facts the DORA metrics read of each finished
+	// deploy are kept; they outlive the deploys (docs/dora.md).
+	Dora yamltree.Days `yaml:"dora"`
 }
 
 // Retention defaults and floors: the floors keep a typo (1h for 1d) from
@@ -67,6 +70,10 @@ const (
 	MinRetentionDeployments     = yamltree.Days(24 * time.Hour)
 	MinRetentionLogs            = yamltree.Days(24 * time.Hour)
 	MinRetentionAudit           = yamltree.Days(30 * 24 * time.Hour)
+	DefaultRetentionDora        = yamltree.Days(730 * 24 * time.Hour)
+	// MinRetentionDora covers the longest range the DORA metrics show (53
+	// weeks), with the week before it and the longest failure window.
+	MinRetentionDora = yamltree.Days(400 * 24 * time.Hour)
 )
 
 // Roles a process can serve.
@@ -376,7 +383,7 @@ func Defaults(dir string) *Config {
 		Secrets: Secrets{FileRoot: dir, EnvPrefix: "MANENT_SECRET_"},
 		Plugins: Plugins{SSH: defaultSSHPlugin()},
 		Retention: Retention{Deployments: DefaultRetentionDeployments, Logs: DefaultRetentionLogs,
-			Audit: DefaultRetentionAudit},
+			Audit: DefaultRetentionAudit, Dora: DefaultRetentionDora},
 	}
 }
 

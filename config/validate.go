@@ -364,4 +364,9 @@ func (c *Config) validateRetention(errs *yamltree.Errors) {
 	if r.Audit < MinRetentionAudit {
 		errs.Add("retention.audit", "must be at least 30d")
 	}
+	if r.Dora < MinRetentionDora {
+		errs.Add("retention.dora", "must be at least 400d: the DORA metrics show up to 53 weeks")
+	} else if r.Dora < r.Deployments {
+		errs.Add("retention.dora", "must not be shorter than retention.deployments: the metrics would forget deploys still listed")
+	}
 }

@@ -2,12 +2,14 @@ package deploy
 
 import "time"
 
-// Retention is how long finished deploys, log lines and audit entries are
-// kept; a zero duration keeps that kind forever.
+// Retention is how long finished deploys, log lines, audit entries and
+// the facts of the DORA metrics are kept; a zero duration keeps that kind
+// forever.
 type Retention struct {
 	Deployments time.Duration
 	Logs        time.Duration
 	Audit       time.Duration
+	Dora        time.Duration
 }
 
 // Purged is what one run of the retention removed.
@@ -15,6 +17,8 @@ type Purged struct {
 	Deployments []string `json:"deployment_ids"`
 	Logs        int64    `json:"log_lines"`
 	Audit       int64    `json:"audit_entries"`
+	// DoraFacts is how many facts of the DORA metrics expired.
+	DoraFacts int64 `json:"dora_facts"`
 	// AuditFirst and AuditLast bound the IDs of the audit entries removed.
 	AuditFirst int64 `json:"audit_first_id,omitempty"`
 	AuditLast  int64 `json:"audit_last_id,omitempty"`

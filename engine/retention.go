@@ -72,7 +72,7 @@ func (e *Engine) retentionWorkflow(ctx dbos.Context, day string) (string, error)
 	r := e.cfg.Retention
 	p, err := readStep(ctx, stepRetentionPurge, func(c context.Context) (deploy.Purged, error) {
 		return e.store.Purge(c, deploy.RetentionActor, deploy.Retention{Deployments: time.Duration(r.Deployments),
-			Logs: time.Duration(r.Logs), Audit: time.Duration(r.Audit)})
+			Logs: time.Duration(r.Logs), Audit: time.Duration(r.Audit), Dora: time.Duration(r.Dora)})
 	})
 	if err != nil {
 		return "", fmt.Errorf("retention of %s: %w", day, err)

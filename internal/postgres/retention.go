@@ -31,8 +31,10 @@ const keptDeploys = `
 
 // Purge removes, in one transaction, the finished deploys that ended
 // before now minus r.Deployments (their steps, logs, approvals and
-// dependencies go with them), the log lines older than r.Logs and the audit
-// entries older than r.Audit, then records the run in the audit.
+// dependencies go with them, their DORA facts stay), the log lines older
+// than r.Logs, the DORA facts of deploys that ended before now minus r.Dora
+// and the audit entries older than r.Audit, then records the run in the
+// audit.
 func (s *Store) Purge(ctx context.Context, actor string, r deploy.Retention) (deploy.Purged, error) {
 	var p deploy.Purged
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -52,6 +54,15 @@ func (s *Store) Purge(ctx context.Context, actor string, r deploy.Retention) (de
 				return fmt.Errorf("remove log lines: %w", err)
 			}
 			p.Logs, _ = res.RowsAffected()
+		}
+		if r.Dora > 0 {
+			// The facts of the removed deploys stay: the metrics read them.
+			res, err := tx.ExecContext(ctx, `DELETE FROM manent.dora_facts WHERE finished_at < now() - ?::interval`,
+				interval(r.Dora))
+			if err != nil {
+				return fmt.Errorf("remove DORA facts: %w", err)
+			}
+			p.DoraFacts, _ = res.RowsAffected()
 		}
 		auditErr := ""
 		if r.Audit > 0 {
@@ -78,8 +89,9 @@ func (s *Store) Purge(ctx context.Context, actor string, r deploy.Retention) (de
 			}
 		}
 		details := map[string]any{
-			"deployments": len(p.Deployments), "log_lines": p.Logs, "audit_entries": p.Audit,
-			"retention": map[string]string{"deployments": r.Deployments.String(), "logs": r.Logs.String(), "audit": r.Audit.String()},
+			"deployments": len(p.Deployments), "log_lines": p.Logs, "audit_entries": p.Audit, "dora_facts": p.DoraFacts,
+			"retention": map[string]string{"deployments": r.Deployments.String(), "logs": r.Logs.String(), "audit": r.Audit.String(),
+				"dora": r.Dora.String()},
 		}
 		if auditErr != "" {
 			details["audit_error"] = auditErr

@@ -2,12 +2,14 @@ package postgres_test
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/dora"
 )
 
 // TestRetentionPurge seeds a history on PostgreSQL and checks what one run
@@ -68,11 +70,28 @@ func TestRetentionPurge(t *testing.T) {
 		now.Add(-500*day), now.Add(-450*day))
 	exec(`INSERT INTO manent.audit (time, actor, action) VALUES ($1, 'token:ci', 'deploy.create')`, now.Add(-10*day))
 
-	got, err := f.store.Purge(f.ctx, "manent:retention", deploy.Retention{Deployments: 90 * day, Logs: 30 * day, Audit: 400 * day})
+	outcomes := func() []dora.Outcome {
+		t.Helper()
+		o, err := f.store.Outcomes(f.ctx, dora.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	facts := outcomes()
+	if n := len(facts); n != 7 {
+		t.Fatalf("%d DORA facts before the run, want the 7 finished deploys", n)
+	}
+
+	got, err := f.store.Purge(f.ctx, "manent:retention", deploy.Retention{Deployments: 90 * day, Logs: 30 * day, Audit: 400 * day, Dora: 730 * day})
 	if err != nil {
 		t.Fatalf("Purge: %v", err)
 	}
 	slices.Sort(got.Deployments)
+	// The removed deploys leave their facts: the metrics are unchanged.
+	if after := outcomes(); !reflect.DeepEqual(after, facts) || got.DoraFacts != 0 {
+		t.Errorf("DORA facts after the run (%d removed):\n got %+v\nwant %+v", got.DoraFacts, after, facts)
+	}
 	if want := []string{"old-cancelled", "old-err", "old-ok"}; !slices.Equal(got.Deployments, want) {
 		t.Errorf("removed deploys = %v, want %v", got.Deployments, want)
 	}
@@ -118,19 +137,36 @@ func TestRetentionPurge(t *testing.T) {
 		IDs         []string `json:"deployment_ids"`
 		Logs        int      `json:"log_lines"`
 		Audit       int      `json:"audit_entries"`
+		DoraFacts   *int     `json:"dora_facts"`
 	}
 	if err := json.Unmarshal([]byte(details), &d); err != nil {
 		t.Fatal(err)
 	}
 	slices.Sort(d.IDs)
-	if actor != "manent:retention" || d.Deployments != 3 || !slices.Equal(d.IDs, got.Deployments) || d.Logs != 4 || d.Audit != 2 {
+	if actor != "manent:retention" || d.Deployments != 3 || !slices.Equal(d.IDs, got.Deployments) || d.Logs != 4 || d.Audit != 2 ||
+		d.DoraFacts == nil || *d.DoraFacts != 0 {
 		t.Errorf("audit entry %s by %s", details, actor)
 	}
 
 	// A second run removes nothing more and still records itself.
-	again, err := f.store.Purge(f.ctx, "manent:retention", deploy.Retention{Deployments: 90 * day, Logs: 30 * day, Audit: 400 * day})
-	if err != nil || len(again.Deployments) != 0 || again.Logs != 0 || again.Audit != 0 {
+	again, err := f.store.Purge(f.ctx, "manent:retention", deploy.Retention{Deployments: 90 * day, Logs: 30 * day, Audit: 400 * day, Dora: 730 * day})
+	if err != nil || len(again.Deployments) != 0 || again.Logs != 0 || again.Audit != 0 || again.DoraFacts != 0 {
 		t.Errorf("second run = %+v, %v; want nothing removed", again, err)
+	}
+
+	// A shorter retention of the facts removes those of the deploys that
+	// ended before it, removed deploys or not.
+	expired, err := f.store.Purge(f.ctx, "manent:retention", deploy.Retention{Deployments: 90 * day, Dora: 140 * day})
+	if err != nil || expired.DoraFacts != 2 {
+		t.Fatalf("run with dora 140d = %+v, %v; want the facts of old-ok and old-err removed", expired, err)
+	}
+	var ids []string
+	for _, o := range outcomes() {
+		ids = append(ids, o.ID)
+	}
+	slices.Sort(ids)
+	if want := []string{"before", "in-service", "last-failure", "old-cancelled", "recent"}; !slices.Equal(ids, want) {
+		t.Errorf("DORA facts left = %v, want %v", ids, want)
 	}
 }
 
