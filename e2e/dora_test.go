@@ -1,10 +1,16 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
+	"net/http"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
+
+	"manent.dev/manent/deploy"
+	"manent.dev/manent/internal/postgres"
 )
 
 // doraTotal is the part of `manent dora -o json` the test reads.
@@ -81,5 +87,75 @@ func TestDoraMetricsFromDeploys(t *testing.T) {
 	}
 	if _, _, code := r.manent(tokenAdmin, "dora", "--from", "2020-01-01"); code != 2 {
 		t.Errorf("a range over 53 weeks: exit %d, want 2", code)
+	}
+}
+
+// The daily retention removes deploys older than retention.deployments but
+// not what the DORA metrics read of them: `manent dora -o json` gives the
+// same figures before and after a run, the removed deploys' IDs included,
+// and another tenant's reader still sees none of them.
+func TestDoraMetricsOutliveRetention(t *testing.T) {
+	r := newRig(t, rigOptions{steps: []string{"artifacts", "deploy"}, maxRecovery: 3})
+	r.artifact("1.0.0")
+	r.artifact("1.0.1")
+	r.env("staging", "plugin: local\ntargets:\n  - path: targets/staging\n")
+	r.srv.start()
+	// hello-0 and hello-1 are neither in service nor the one before: the
+	// run removes them; hello-1 is the failure hello-fix remediates.
+	r.deployFollowed(r.descriptor("hello-0", "staging", "1.0.0", ""))
+	r.deployFollowed(r.descriptor("hello-1", "staging", "1.0.1", ""))
+	r.deployFollowed(r.descriptor("hello-fix", "staging", "1.0.0", "remediation: true\n"))
+	r.deployFollowed(r.descriptor("hello-3", "staging", "1.0.1", ""))
+
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, r.srv.dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = db.Close() }()
+	// A hundred days ago, past the default retention.deployments (90d).
+	if _, err := db.Bun().ExecContext(ctx, `UPDATE manent.deployments SET created_at = created_at - interval '100 days',
+		started_at = started_at - interval '100 days', finished_at = finished_at - interval '100 days'`); err != nil {
+		t.Fatal(err)
+	}
+	from := time.Now().UTC().AddDate(0, 0, -120).Format(time.DateOnly)
+	to := time.Now().UTC().AddDate(0, 0, -80).Format(time.DateOnly)
+	metrics := func(token string) (doraTotal, string) {
+		t.Helper()
+		out, errOut, code := r.manent(token, "dora", "-o", "json", "--application", "hello", "--from", from, "--to", to)
+		if code != 0 {
+			t.Fatalf("manent dora: exit %d\n%s", code, errOut)
+		}
+		var v doraTotal
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Fatalf("dora JSON: %v\n%s", err, out)
+		}
+		return v, out
+	}
+	before, beforeJSON := metrics(tokenAdmin)
+	if ids := before.Total.DeploymentFrequency.DeploymentIDs; !reflect.DeepEqual(ids, []string{"hello-0", "hello-1", "hello-fix", "hello-3"}) {
+		t.Fatalf("deployments before the run %v", ids)
+	}
+	if ids := before.Total.ChangeFailRate.DeploymentIDs; !reflect.DeepEqual(ids, []string{"hello-1"}) {
+		t.Fatalf("failed before the run %v", ids)
+	}
+
+	store := postgres.NewStore(db)
+	p, err := store.Purge(ctx, deploy.RetentionActor, deploy.Retention{Deployments: 90 * 24 * time.Hour, Dora: 730 * 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(p.Deployments)
+	if want := []string{"hello-0", "hello-1"}; !slices.Equal(p.Deployments, want) {
+		t.Fatalf("the run removed %v, want %v", p.Deployments, want)
+	}
+	if _, code := r.get("/api/v1/deployments/hello-1"); code != http.StatusNotFound {
+		t.Errorf("GET of a removed deploy: %d, want 404", code)
+	}
+	if _, afterJSON := metrics(tokenAdmin); afterJSON != beforeJSON {
+		t.Errorf("the metrics changed with the retention\nbefore %s\n after %s", beforeJSON, afterJSON)
+	}
+	if got, _ := metrics(tokenAcme); len(got.Total.DeploymentFrequency.DeploymentIDs) != 0 {
+		t.Errorf("another tenant's reader sees %v", got.Total.DeploymentFrequency.DeploymentIDs)
 	}
 }

@@ -48,7 +48,8 @@ BEGIN
                 AND manent.dora_touches_target(s.kind, s.name)),
         COALESCE(NEW.descriptor->>'remediation' = 'true', false),
         NEW.rollback, NEW.rollback_of)
-    ON CONFLICT (deployment_id) DO UPDATE SET state = EXCLUDED.state, started_at = EXCLUDED.started_at,
+    ON CONFLICT (deployment_id) DO UPDATE SET state = EXCLUDED.state, created_at = EXCLUDED.created_at,
+        started_at = EXCLUDED.started_at,
         finished_at = EXCLUDED.finished_at, change_at = EXCLUDED.change_at, touched = EXCLUDED.touched,
         remediation = EXCLUDED.remediation, rollback = EXCLUDED.rollback, rollback_of = EXCLUDED.rollback_of;
     RETURN NULL;
