@@ -829,9 +829,12 @@ func (v *DoraRecovery) GetUnrecoveredIds() []string { return v.UnrecoveredIds }
 
 // DoraReport includes the requested fields of the GraphQL type DoraReport.
 type DoraReport struct {
-	From  time.Time         `json:"from"`
-	To    time.Time         `json:"to"`
-	Weeks []DoraWeek        `json:"weeks"`
+	// The start of the first whole ISO week the filter's range meets.
+	From time.Time `json:"from"`
+	// The end of the last whole ISO week the filter's range meets.
+	To    time.Time  `json:"to"`
+	Weeks []DoraWeek `json:"weeks"`
+	// The figures of the whole weeks.
 	Total DoraFiguresDetail `json:"total"`
 }
 

@@ -35,6 +35,10 @@ type Report struct {
 	From, To time.Time
 	Weeks    []Week
 	Total    Figures
+	// Range is the figures of the range exactly as asked, not widened to
+	// whole weeks: a rolling period (the last 28 days, and the 28 before,
+	// of the wall's strip), deploys per week over its own length.
+	Range Figures
 }
 
 // Week is one ISO week (Monday 00:00 UTC to the next Monday).
@@ -129,6 +133,13 @@ func Compute(outcomes []Outcome, opts Options) (Report, error) {
 		rep.Weeks = append(rep.Weeks, Week{Year: y, Week: w, Start: start, Figures: h.figures(bucket, 1, opts.MinSamples)})
 	}
 	rep.Total = h.figures(inRange, float64(len(rep.Weeks)), opts.MinSamples)
+	var exact []Outcome
+	for _, o := range inRange {
+		if inside(*o.FinishedAt, opts.From, opts.To) {
+			exact = append(exact, o)
+		}
+	}
+	rep.Range = h.figures(exact, float64(opts.To.Sub(opts.From))/float64(week), opts.MinSamples)
 	return rep, nil
 }
 

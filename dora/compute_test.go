@@ -2,6 +2,7 @@ package dora_test
 
 import (
 	"errors"
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -266,5 +267,61 @@ func TestComputeTotalsTheRange(t *testing.T) {
 	if r := tot.RecoveryTime; r.Samples != 1 || r.Enough || r.Band != "" || len(r.Recoveries) != 1 ||
 		r.Recoveries[0] != (dora.Recovered{Failed: "bad", RecoveredBy: "r0", After: 3*time.Hour + 45*time.Minute}) {
 		t.Errorf("recovery %+v", r)
+	}
+}
+
+// Range is the figures of the range as asked, not widened: the rolling
+// periods of the wall's strip. The weeks and the total stay whole weeks.
+func TestComputeRangeIsExact(t *testing.T) {
+	var history []dora.Outcome
+	// a success every 12 hours for two weeks, finished half an hour later
+	for i := range 28 {
+		h := float64(i * 12)
+		history = append(history, dep(string(rune('a'+i%26))+string(rune('0'+i/26)), h, h+0.5, dora.StateSuccess))
+	}
+	history = append(history, dep("bad", 200, 200.75, dora.StateError))
+	tests := []struct {
+		name            string
+		from, to        time.Time
+		deploys         int
+		perWeek         float64
+		failed          []string
+		recovered       int
+		enoughLeadTimes bool
+	}{
+		// a0 (finished at 0.5 h) and a2 and c2 (312.5 h, 324.5 h) are outside
+		{"inside two weeks", at(1), at(312), 26, 26 / (311.0 / 168), []string{"bad"}, 1, true},
+		// bad is recovered after the period ends: still recovered
+		{"a period ending before the recovery", at(190), at(201), 2, 2 / (11.0 / 168), []string{"bad"}, 1, false},
+		{"a period of nothing", at(-100), at(-1), 0, 0, nil, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := dora.Compute(history, dora.Options{From: tt.from, To: tt.to})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := rep.Range
+			if f := r.DeploymentFrequency; f.Deploys != tt.deploys || math.Abs(f.PerWeek-tt.perWeek) > 1e-9 {
+				t.Errorf("frequency %d, %v per week; expected %d, %v", f.Deploys, f.PerWeek, tt.deploys, tt.perWeek)
+			}
+			if got := r.ChangeFailRate.DeployIDs; !reflect.DeepEqual(got, tt.failed) {
+				t.Errorf("failed %v, expected %v", got, tt.failed)
+			}
+			if got := len(r.RecoveryTime.Recoveries); got != tt.recovered {
+				t.Errorf("%d recoveries, expected %d", got, tt.recovered)
+			}
+			if r.LeadTime.Enough != tt.enoughLeadTimes {
+				t.Errorf("lead time enough %v, expected %v", r.LeadTime.Enough, tt.enoughLeadTimes)
+			}
+			var whole int
+			for _, w := range rep.Weeks {
+				whole += w.DeploymentFrequency.Deploys
+			}
+			if whole != rep.Total.DeploymentFrequency.Deploys || rep.Total.DeploymentFrequency.Deploys < r.DeploymentFrequency.Deploys {
+				t.Errorf("total %d, weeks %d, range %d: the total is the whole weeks", rep.Total.DeploymentFrequency.Deploys, whole,
+					r.DeploymentFrequency.Deploys)
+			}
+		})
 	}
 }

@@ -38,7 +38,8 @@ func toDoraQuery(f *model.DoraFilter) dora.Query {
 }
 
 func toModelDoraReport(r dora.Report) *model.DoraReport {
-	out := &model.DoraReport{From: r.From, To: r.To, Weeks: make([]model.DoraWeek, len(r.Weeks)), Total: toModelDoraFigures(r.Total)}
+	out := &model.DoraReport{From: r.From, To: r.To, Weeks: make([]model.DoraWeek, len(r.Weeks)), Total: toModelDoraFigures(r.Total),
+		Range: toModelDoraFigures(r.Range)}
 	for i, w := range r.Weeks {
 		out.Weeks[i] = model.DoraWeek{Year: w.Year, Week: w.Week, Start: w.Start, Figures: toModelDoraFigures(w.Figures)}
 	}

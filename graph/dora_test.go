@@ -66,3 +66,27 @@ func TestDoraMetricsQuery(t *testing.T) {
 		t.Errorf("a window too long: %+v", resp.Errors)
 	}
 }
+
+// range answers the figures of the range as asked, where total answers
+// the whole weeks it meets.
+func TestDoraMetricsRange(t *testing.T) {
+	monday := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+	fin := func(h int) *time.Time { t := monday.Add(time.Duration(h) * time.Hour); return &t }
+	history := []dora.Outcome{
+		{ID: "a", Environment: "prod", SubmittedAt: monday, FinishedAt: fin(1), State: dora.StateSuccess, TouchedTarget: true},
+		{ID: "b", Environment: "prod", SubmittedAt: *fin(2), FinishedAt: fin(3), State: dora.StateSuccess, TouchedTarget: true},
+	}
+	reader := doraFunc(func(_ context.Context, q dora.Query) (dora.Report, error) {
+		return dora.Compute(history, dora.Options{From: q.From, To: q.To})
+	})
+	srv := newTestServer(t, &fakeService{}, newFakeEvents(), func(o *HandlerOptions) { o.Resolver.Dora = reader })
+	resp := srv.query(t, "viewer", `query($f: DoraFilter) { doraMetrics(filter: $f) {
+		total { deploymentFrequency { deploys deploymentIds } }
+		range { deploymentFrequency { deploys perWeek deploymentIds } } } }`,
+		map[string]any{"f": map[string]any{"from": "2026-01-05T02:00:00Z", "to": "2026-01-05T14:00:00Z"}})
+	want := `{"total":{"deploymentFrequency":{"deploys":2,"deploymentIds":["a","b"]}},` +
+		`"range":{"deploymentFrequency":{"deploys":1,"perWeek":14,"deploymentIds":["b"]}}}`
+	if len(resp.Errors) > 0 || string(resp.Data["doraMetrics"]) != want {
+		t.Errorf("got %s %+v\nwant %s", resp.Data["doraMetrics"], resp.Errors, want)
+	}
+}

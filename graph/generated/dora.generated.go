@@ -878,6 +878,38 @@ func (ec *executionContext) fieldContext_DoraReport_total(_ context.Context, fie
 	return fc, nil
 }
 
+func (ec *executionContext) _DoraReport_range(ctx context.Context, field graphql.CollectedField, obj *model.DoraReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DoraReport_range(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Range, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.DoraFigures) graphql.Marshaler {
+			return ec.marshalNDoraFigures2ᚖmanentᚗdevᚋmanentᚋgraphᚋmodelᚐDoraFigures(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DoraReport_range(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DoraReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DoraFigures(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _DoraWeek_year(ctx context.Context, field graphql.CollectedField, obj *model.DoraWeek) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -1414,6 +1446,11 @@ func (ec *executionContext) _DoraReport(ctx context.Context, sel ast.SelectionSe
 			}
 		case "total":
 			out.Values[i] = ec._DoraReport_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "range":
+			out.Values[i] = ec._DoraReport_range(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

@@ -212,6 +212,7 @@ type ComplexityRoot struct {
 
 	DoraReport struct {
 		From  func(childComplexity int) int
+		Range func(childComplexity int) int
 		To    func(childComplexity int) int
 		Total func(childComplexity int) int
 		Weeks func(childComplexity int) int
@@ -1325,6 +1326,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.DoraReport.From(childComplexity), true
+	case "DoraReport.range":
+		if e.ComplexityRoot.DoraReport.Range == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DoraReport.Range(childComplexity), true
 	case "DoraReport.to":
 		if e.ComplexityRoot.DoraReport.To == nil {
 			break
@@ -3543,10 +3550,15 @@ type DoraWeek {
 }
 
 type DoraReport {
+  "The start of the first whole ISO week the filter's range meets."
   from: Time!
+  "The end of the last whole ISO week the filter's range meets."
   to: Time!
   weeks: [DoraWeek!]!
+  "The figures of the whole weeks."
   total: DoraFigures!
+  "The figures of the filter's range as asked, not widened to whole weeks: a rolling period such as the last 28 days (deploys per week over its own length)."
+  range: DoraFigures!
 }
 
 "The scope and range of the DORA metrics; empty fields select any, the range defaults to the last 28 days."
@@ -4472,6 +4484,8 @@ func (ec *executionContext) childFields_DoraReport(ctx context.Context, field gr
 		return ec.fieldContext_DoraReport_weeks(ctx, field)
 	case "total":
 		return ec.fieldContext_DoraReport_total(ctx, field)
+	case "range":
+		return ec.fieldContext_DoraReport_range(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type DoraReport", field.Name)
 }

@@ -268,10 +268,15 @@ type DoraRecovery struct {
 }
 
 type DoraReport struct {
-	From  time.Time    `json:"from"`
-	To    time.Time    `json:"to"`
-	Weeks []DoraWeek   `json:"weeks"`
+	// The start of the first whole ISO week the filter's range meets.
+	From time.Time `json:"from"`
+	// The end of the last whole ISO week the filter's range meets.
+	To    time.Time  `json:"to"`
+	Weeks []DoraWeek `json:"weeks"`
+	// The figures of the whole weeks.
 	Total *DoraFigures `json:"total"`
+	// The figures of the filter's range as asked, not widened to whole weeks: a rolling period such as the last 28 days (deploys per week over its own length).
+	Range *DoraFigures `json:"range"`
 }
 
 // One ISO week, Monday 00:00 UTC to the next Monday.

@@ -336,8 +336,13 @@ export type DoraRecovery = {
 
 export type DoraReport = {
   __typename?: 'DoraReport';
+  /** The start of the first whole ISO week the filter's range meets. */
   from: Scalars['Time']['output'];
+  /** The figures of the filter's range as asked, not widened to whole weeks: a rolling period such as the last 28 days (deploys per week over its own length). */
+  range: DoraFigures;
+  /** The end of the last whole ISO week the filter's range meets. */
   to: Scalars['Time']['output'];
+  /** The figures of the whole weeks. */
   total: DoraFigures;
   weeks: Array<DoraWeek>;
 };
