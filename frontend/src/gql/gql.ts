@@ -55,6 +55,7 @@ type Documents = {
     "\n  fragment WallDeployment on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    requester\n    createdAt\n    startedAt\n    finishedAt\n    updatedAt\n    startAt\n    dryRun\n    artifact {\n      version\n    }\n    currentStep\n    error\n    plan {\n      steps {\n        name\n        maxRetries\n      }\n    }\n    steps {\n      name\n      state\n      kind\n      position\n      attempts\n      error\n    }\n    rollout {\n      state\n      currentWave\n      targetsTotal\n      targetsDone\n      waves {\n        name\n        state\n        deferredUntil\n        bake {\n          until\n        }\n        batches {\n          state\n        }\n      }\n      pause {\n        until\n      }\n    }\n  }\n": typeof types.WallDeploymentFragmentDoc,
     "\n  query Wall($failedStates: [DeploymentState!], $since: Time) {\n    activity(first: 200) {\n      ...WallDeployment\n    }\n    failed: deployments(filter: { states: $failedStates, createdAfter: $since }, first: 30) {\n      nodes {\n        ...WallDeployment\n      }\n    }\n    inService: inventory {\n      tenant\n      application\n      environment\n      deployedAt\n    }\n  }\n": typeof types.WallDocument,
     "\n  subscription WallFeed {\n    activity {\n      kind\n      deployment {\n        ...WallDeployment\n      }\n    }\n  }\n": typeof types.WallFeedDocument,
+    "\n  query WallDora($current: DoraFilter, $previous: DoraFilter) {\n    current: doraMetrics(filter: $current) {\n      range {\n        ...DoraPageFigures\n      }\n    }\n    previous: doraMetrics(filter: $previous) {\n      range {\n        ...DoraPageFigures\n      }\n    }\n  }\n": typeof types.WallDoraDocument,
 };
 const documents: Documents = {
     "\n  query AppViewer {\n    viewer {\n      subject\n    }\n  }\n": types.AppViewerDocument,
@@ -98,6 +99,7 @@ const documents: Documents = {
     "\n  fragment WallDeployment on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    requester\n    createdAt\n    startedAt\n    finishedAt\n    updatedAt\n    startAt\n    dryRun\n    artifact {\n      version\n    }\n    currentStep\n    error\n    plan {\n      steps {\n        name\n        maxRetries\n      }\n    }\n    steps {\n      name\n      state\n      kind\n      position\n      attempts\n      error\n    }\n    rollout {\n      state\n      currentWave\n      targetsTotal\n      targetsDone\n      waves {\n        name\n        state\n        deferredUntil\n        bake {\n          until\n        }\n        batches {\n          state\n        }\n      }\n      pause {\n        until\n      }\n    }\n  }\n": types.WallDeploymentFragmentDoc,
     "\n  query Wall($failedStates: [DeploymentState!], $since: Time) {\n    activity(first: 200) {\n      ...WallDeployment\n    }\n    failed: deployments(filter: { states: $failedStates, createdAfter: $since }, first: 30) {\n      nodes {\n        ...WallDeployment\n      }\n    }\n    inService: inventory {\n      tenant\n      application\n      environment\n      deployedAt\n    }\n  }\n": types.WallDocument,
     "\n  subscription WallFeed {\n    activity {\n      kind\n      deployment {\n        ...WallDeployment\n      }\n    }\n  }\n": types.WallFeedDocument,
+    "\n  query WallDora($current: DoraFilter, $previous: DoraFilter) {\n    current: doraMetrics(filter: $current) {\n      range {\n        ...DoraPageFigures\n      }\n    }\n    previous: doraMetrics(filter: $previous) {\n      range {\n        ...DoraPageFigures\n      }\n    }\n  }\n": types.WallDoraDocument,
 };
 
 /**
@@ -278,6 +280,10 @@ export function graphql(source: "\n  query Wall($failedStates: [DeploymentState!
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  subscription WallFeed {\n    activity {\n      kind\n      deployment {\n        ...WallDeployment\n      }\n    }\n  }\n"): (typeof documents)["\n  subscription WallFeed {\n    activity {\n      kind\n      deployment {\n        ...WallDeployment\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query WallDora($current: DoraFilter, $previous: DoraFilter) {\n    current: doraMetrics(filter: $current) {\n      range {\n        ...DoraPageFigures\n      }\n    }\n    previous: doraMetrics(filter: $previous) {\n      range {\n        ...DoraPageFigures\n      }\n    }\n  }\n"): (typeof documents)["\n  query WallDora($current: DoraFilter, $previous: DoraFilter) {\n    current: doraMetrics(filter: $current) {\n      range {\n        ...DoraPageFigures\n      }\n    }\n    previous: doraMetrics(filter: $previous) {\n      range {\n        ...DoraPageFigures\n      }\n    }\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};

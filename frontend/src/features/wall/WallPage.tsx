@@ -9,9 +9,11 @@ import { elapsed, formatDuration } from "../../shared/format";
 import { attemptNote, planProgress } from "../../shared/progress";
 import { rolloutLine } from "../../shared/rollout";
 import { StepProgress } from "../../shared/StepProgress";
-import { deploymentStateInfo, failedStates } from "../../shared/states";
+import { deploymentStateInfo, failedStates, isFinal } from "../../shared/states";
 import { formatClock, formatRelative, useNow } from "../../shared/time";
 import { applyEvent, columns, emptyBoard, failedStep, fromSnapshot, waitFigure, windowFromSearch, type Board, type WallItem } from "./board";
+import { DoraStrip } from "./DoraStrip";
+import { doraStripFromSearch } from "./strip";
 import { WallFeedSubscription, WallQuery } from "./queries";
 import styles from "./WallPage.module.css";
 
@@ -148,6 +150,9 @@ export function WallPage() {
   const location = useLocation();
   const windowMs = windowFromSearch(location.search);
   const light = new URLSearchParams(location.search).get("theme") === "light";
+  const withDora = doraStripFromSearch(location.search);
+  // Counts the deploys that ended: the DORA strip reads its figures again.
+  const [ended, setEnded] = useState(0);
   const now = useNow();
   const connection = useConnection();
   const [syncAt, setSyncAt] = useState(() => Date.now());
@@ -177,7 +182,10 @@ export function WallPage() {
     return () => clearInterval(t);
   }, [refetch]);
 
-  useSubscriptionEvents(WallFeedSubscription, {}, (data) => setBoard((b) => applyEvent(b, data.activity.deployment, Date.now(), windowRef.current)));
+  useSubscriptionEvents(WallFeedSubscription, {}, (data) => {
+    setBoard((b) => applyEvent(b, data.activity.deployment, Date.now(), windowRef.current));
+    if (isFinal(data.activity.deployment.state)) setEnded((n) => n + 1);
+  });
   useOnReconnect(() => {
     setSyncAt(Date.now());
     refetch({ requestPolicy: "network-only" });
@@ -217,6 +225,7 @@ export function WallPage() {
           <Column title="Just failed" kind="failed" items={failed} empty={`No failure in the last ${windowLabel}`} now={now} />
         </main>
       )}
+      {withDora && <DoraStrip refreshKey={ended} />}
     </div>
   );
 }

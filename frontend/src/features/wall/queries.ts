@@ -85,3 +85,18 @@ export const WallFeedSubscription = graphql(`
     }
   }
 `);
+
+export const WallDoraQuery = graphql(`
+  query WallDora($current: DoraFilter, $previous: DoraFilter) {
+    current: doraMetrics(filter: $current) {
+      range {
+        ...DoraPageFigures
+      }
+    }
+    previous: doraMetrics(filter: $previous) {
+      range {
+        ...DoraPageFigures
+      }
+    }
+  }
+`);
