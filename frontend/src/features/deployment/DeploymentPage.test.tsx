@@ -100,6 +100,20 @@ function renderPage(first: DeploymentViewFragment) {
 }
 
 describe("DeploymentPage", () => {
+  it("names the retention among the reasons a deploy is not found: the DORA page links to removed deploys", async () => {
+    const api = fakeApi({ DeploymentPage: () => ({ deployment: null }) });
+    render(
+      <MemoryRouter initialEntries={["/deployments/hello-old"]}>
+        <Routes>
+          <Route path="/deployments/:id" element={<DeploymentPage />} />
+        </Routes>
+      </MemoryRouter>,
+      { wrapper: api.wrapper },
+    );
+    expect(await screen.findByText("No deploy hello-old.")).toBeInTheDocument();
+    expect(screen.getByText(/the retention removed it/)).toHaveTextContent("the DORA metrics still count it");
+  });
+
   it("follows a rollout live: a batch done, the next wave current, a deploy without rollout shows none", async () => {
     const targets = (eu2: "PENDING" | "RUNNING" | "SUCCESS") => [
       target("eu-1", { wave: "canary", batch: 1, state: "SUCCESS" }),

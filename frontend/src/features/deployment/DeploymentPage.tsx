@@ -79,7 +79,8 @@ function DeploymentView({ id }: { id: string }) {
     if (result.fetching || !result.data) return <Loading label="Loading the deploy…" />;
     return (
       <Empty title={`No deploy ${id}.`}>
-        It does not exist, or your identity may not read it. <Link to="/deployments">All deploys</Link>
+        It does not exist, the retention removed it (finished deploys are kept 90 days by default, and the DORA metrics still count
+        it), or your identity may not read it. <Link to="/deployments">All deploys</Link>
       </Empty>
     );
   }
