@@ -76,3 +76,70 @@ describe("the DORA page", () => {
     }
   });
 });
+
+const stripQuery = `query ($current: DoraFilter, $previous: DoraFilter) {
+  current: doraMetrics(filter: $current) { range { deploymentFrequency { deploys perWeek band } changeFailRate { of rate enoughData band } } }
+  previous: doraMetrics(filter: $previous) { range { deploymentFrequency { deploys perWeek } } }
+}`;
+
+/** The strip's periods as the wall asks for them: the last 28 days up to the next minute, and the 28 before. */
+function stripPeriods(/** @type {number} */ now) {
+  const day = 86_400_000;
+  const to = Math.ceil(now / 60_000) * 60_000;
+  const iso = (/** @type {number} */ t) => new Date(t).toISOString();
+  return { current: { from: iso(to - 28 * day), to: iso(to) }, previous: { from: iso(to - 56 * day), to: iso(to - 28 * day) } };
+}
+
+const perWeek = (/** @type {number} */ v) => `${Number.isInteger(v) ? v : v.toFixed(1)} / week`;
+const bandName = (/** @type {string} */ b) => b.charAt(0) + b.slice(1).toLowerCase();
+
+describe("the wall's DORA strip", () => {
+  test("shows the figures the server computes for the last 28 days, with their bands", { timeout: 240_000 }, async () => {
+    // Given a success and a failure through the real server.
+    const ok = await submit("staging");
+    const failed = await submit("broken");
+    await finished(ok, "SUCCESS");
+    await finished(failed, "ERROR");
+
+    const { page, screenshot, consoleErrors, close } = await newPage({ viewport: { width: 1920, height: 1080 }, colorScheme: "dark" });
+    try {
+      await signIn(page, "demo-viewer");
+      // Without the option there is no strip.
+      await page.goto("/wall");
+      await page.getByText("● LIVE").waitFor();
+      assert.equal(await page.getByRole("region", { name: /DORA/ }).count(), 0);
+
+      await page.goto("/wall?dora=1");
+      const strip = page.getByRole("region", { name: "DORA metrics, last 28 days" });
+      await strip.waitFor();
+      const freq = strip.locator('[data-metric="deploymentFrequency"]');
+      const cfr = strip.locator('[data-metric="changeFailRate"]');
+      // Then the strip says what doraMetrics answers for the same periods (read again until they agree: a
+      // deploy of another spec may end in between, and the strip follows it).
+      /** @type {any} */
+      let want;
+      await eventually(
+        async () => {
+          want = (await graphql("demo-viewer", stripQuery, stripPeriods(Date.now()))).data;
+          const f = want.current.range.deploymentFrequency;
+          const text = await freq.innerText();
+          if (f.deploys >= 2 && text.includes(perWeek(f.perWeek)) && text.includes(bandName(f.band))) return true;
+          throw new Error(`the strip says ${JSON.stringify(text)}, the server ${JSON.stringify(f)}`);
+        },
+        { timeout: 60_000, message: "the strip's deployment frequency is the server's" },
+      );
+      assert.match(await freq.innerText(), new RegExp(`28 days before: ${perWeek(want.previous.range.deploymentFrequency.perWeek)}`));
+      const c = want.current.range.changeFailRate;
+      if (c.enoughData) assert.match(await cfr.innerText(), new RegExp(`${bandName(c.band)}`));
+      else {
+        assert.match(await cfr.innerText(), /not enough data/);
+        assert.equal(await cfr.getAttribute("data-enough"), "false");
+      }
+      assert.equal(await strip.locator("[data-metric]").count(), 5);
+      await screenshot("wall-dora");
+      assert.deepEqual(consoleErrors(), []);
+    } finally {
+      await close();
+    }
+  });
+});

@@ -64,10 +64,10 @@ describe("the wall's DORA strip", () => {
     }));
     const strip = await screen.findByRole("region", { name: "DORA metrics, last 28 days" });
     await within(strip).findByText("3 / week");
-    // The two rolling periods, back to back, ending now (to the minute).
+    // The two rolling periods, back to back, ending now (up to the next minute).
     expect(asked[0]).toEqual({
-      current: { from: "2026-11-02T12:00:00.000Z", to: "2026-11-30T12:00:00.000Z" },
-      previous: { from: "2026-10-05T12:00:00.000Z", to: "2026-11-02T12:00:00.000Z" },
+      current: { from: "2026-11-02T12:01:00.000Z", to: "2026-11-30T12:01:00.000Z" },
+      previous: { from: "2026-10-05T12:01:00.000Z", to: "2026-11-02T12:01:00.000Z" },
     });
     expect(within(strip).getAllByRole("listitem")).toHaveLength(5);
 
@@ -139,16 +139,18 @@ describe("the wall's DORA strip", () => {
     vi.useRealTimers();
     await screen.findByText("2 / week");
     expect(asked.length).toBeGreaterThan(before);
-    // 90 s and the 6 s waited later, to the minute
-    expect(asked.at(-1)).toMatchObject({ current: { to: "2026-11-30T12:02:00.000Z" } });
+    // 90 s and the 6 s waited later, up to the next minute
+    expect(asked.at(-1)).toMatchObject({ current: { to: "2026-11-30T12:03:00.000Z" } });
   });
 });
 
 describe("strip periods and trends", () => {
   it("are two 28-day periods back to back", () => {
-    const p = stripPeriods(Date.parse("2026-03-29T10:15:59Z"));
-    expect(p.current).toEqual({ from: "2026-03-01T10:15:00.000Z", to: "2026-03-29T10:15:00.000Z" });
-    expect(p.previous).toEqual({ from: "2026-02-01T10:15:00.000Z", to: "2026-03-01T10:15:00.000Z" });
+    const p = stripPeriods(Date.parse("2026-03-29T10:15:01Z"));
+    expect(p.current).toEqual({ from: "2026-03-01T10:16:00.000Z", to: "2026-03-29T10:16:00.000Z" });
+    expect(p.previous).toEqual({ from: "2026-02-01T10:16:00.000Z", to: "2026-03-01T10:16:00.000Z" });
+    // on the minute, up to it
+    expect(stripPeriods(Date.parse("2026-03-29T10:15:00Z")).current.to).toBe("2026-03-29T10:15:00.000Z");
   });
 
   it("tell better from worse by the metric's direction", () => {

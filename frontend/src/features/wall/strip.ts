@@ -6,11 +6,11 @@ const dayMs = 86_400_000;
 
 /**
  * The strip's two periods: the last 28 days up to now, and the 28 before.
- * now is rounded down to the minute so that a refresh within a minute asks
- * the same thing.
+ * now is rounded up to the next minute, so that a refresh within a minute
+ * asks the same thing and a deploy that ended a second ago counts.
  */
 export function stripPeriods(now: number): { current: { from: string; to: string }; previous: { from: string; to: string } } {
-  const to = Math.floor(now / 60_000) * 60_000;
+  const to = Math.ceil(now / 60_000) * 60_000;
   const mid = to - stripDays * dayMs;
   const iso = (t: number) => new Date(t).toISOString();
   return { current: { from: iso(mid), to: iso(to) }, previous: { from: iso(mid - stripDays * dayMs), to: iso(mid) } };
