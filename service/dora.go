@@ -10,7 +10,8 @@ import (
 )
 
 // OutcomeReader reads the finished deploys the DORA metrics are computed
-// from (internal/postgres).
+// from: their facts, which outlive the deploys the retention removes
+// (internal/postgres).
 type OutcomeReader interface {
 	Outcomes(ctx context.Context, f dora.Filter) ([]dora.Outcome, error)
 }

@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -101,5 +102,54 @@ func TestOutcomes(t *testing.T) {
 				t.Errorf("outcomes\n got %+v\nwant %+v", sums, tt.want)
 			}
 		})
+	}
+}
+
+// The fact of a deploy follows it after it finished: its rollback's
+// outcome recorded later, a step of its rollback that starts later; and
+// it outlives the deploy.
+func TestOutcomeFactFollowsTheDeploy(t *testing.T) {
+	f := newFixture(t)
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		if _, err := f.pool.Exec(f.ctx, sql, args...); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	read := func() []string {
+		t.Helper()
+		got, err := f.store.Outcomes(f.ctx, dora.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, o := range got {
+			out = append(out, fmt.Sprintf("%s %s touched=%v rollback=%s", o.ID, o.State, o.TouchedTarget, o.Rollback))
+		}
+		return out
+	}
+	exec(`INSERT INTO manent.deployments (id, tenant, application, environment, state) VALUES ('d', 'demo', 'app', 'prod', 'ENQUEUED')`)
+	exec(`UPDATE manent.deployments SET state = 'PENDING', started_at = now() WHERE id = 'd'`)
+	exec(`INSERT INTO manent.deployment_steps (deployment_id, name, position, state, kind, started_at) VALUES ('d', 'config', 0, 'ERROR', 'run', now())`)
+	if got := read(); len(got) != 0 {
+		t.Fatalf("a running deploy has a fact: %v", got)
+	}
+	exec(`UPDATE manent.deployments SET state = 'ERROR', finished_at = now() WHERE id = 'd'`)
+	steps := []struct {
+		name, sql, want string
+	}{
+		{"finished before touching a target", ``, "d ERROR touched=false rollback="},
+		{"its rollback's outcome", `UPDATE manent.deployments SET rollback = 'running' WHERE id = 'd'`, "d ERROR touched=false rollback=running"},
+		{"a rollback step starts", `INSERT INTO manent.deployment_steps (deployment_id, name, position, state, kind, started_at)
+			VALUES ('d', 'deploy', 1, 'SUCCESS', 'rollback', now())`, "d ERROR touched=true rollback=running"},
+		{"the deploy removed", `DELETE FROM manent.deployments WHERE id = 'd'`, "d ERROR touched=true rollback=running"},
+	}
+	for _, s := range steps {
+		if s.sql != "" {
+			exec(s.sql)
+		}
+		if got := read(); !reflect.DeepEqual(got, []string{s.want}) {
+			t.Errorf("%s: %v, want %q", s.name, got, s.want)
+		}
 	}
 }
