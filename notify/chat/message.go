@@ -129,12 +129,14 @@ func approvalLines(ev Event, st deploy.Status) (string, string) {
 		line = fmt.Sprintf("awaits the approval of wave %d", p)
 	}
 	a := st.Approval
-	if a == nil {
+	if a == nil || ev.pass() > 0 {
+		// A wave's answers are in its rollout's section, not counted here:
+		// its page shows them.
 		return line, ""
 	}
 	given := 0
 	for _, ap := range a.Approvals {
-		if ap.Approved && ap.Pass == ev.pass() {
+		if ap.Approved {
 			given++
 		}
 	}
@@ -142,7 +144,7 @@ func approvalLines(ev Event, st deploy.Status) (string, string) {
 	if len(a.Groups) > 0 {
 		detail += ", from " + escape(strings.Join(a.Groups, ", "), maxName)
 	}
-	if a.ExpiresAt != nil && ev.pass() == 0 {
+	if a.ExpiresAt != nil {
 		detail += fmt.Sprintf("; expires <!date^%d^{date_short_pretty} {time}|%s>", a.ExpiresAt.Unix(),
 			a.ExpiresAt.UTC().Format(time.RFC3339))
 	}
@@ -173,7 +175,7 @@ func failureLines(ev Event, st deploy.Status) (string, string) {
 	}
 	switch deploy.State(ev.State) {
 	case deploy.StateCancelled:
-		by := "cancelled"
+		by := "was cancelled"
 		if st.CancelledBy != nil {
 			by += " by " + escape(*st.CancelledBy, maxName)
 		}

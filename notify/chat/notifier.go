@@ -128,8 +128,12 @@ func (n *Notifier) Send(ctx context.Context, i int, ev Event, st deploy.Status, 
 	if !ok {
 		return nil
 	}
-	body, err := json.Marshal(msg)
-	if err != nil {
+	var body bytes.Buffer
+	enc := json.NewEncoder(&body)
+	// Slack's own escaping is the message's (escape): JSON's of <, > and &
+	// would only make it longer.
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(msg); err != nil {
 		return deploy.Permanent(fmt.Errorf("chat target %d: encode the message: %w", i, err))
 	}
 	t := n.targets[i]
@@ -145,7 +149,7 @@ func (n *Notifier) Send(ctx context.Context, i int, ev Event, st deploy.Status, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, n.opts.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), &body)
 	if err != nil {
 		return deploy.Permanentf("chat target %d: the webhook URL cannot be requested", i)
 	}
