@@ -290,6 +290,11 @@ func progress(d *deploy.Deployment, pass int) string {
 					given++
 				}
 			}
+			if given >= st.Approval.Required {
+				// The store records the answer; the deploy's wait moves it on
+				// a moment later.
+				return fmt.Sprintf(": %d of %d approval(s) given, it goes on.", given, st.Approval.Required)
+			}
 			return fmt.Sprintf(": %d of %d approval(s) given, it still waits for more.", given, st.Approval.Required)
 		}
 		return ": it still waits for more approvals."
