@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,9 +11,11 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/internal/safehttp"
 )
 
 // Approver answers approvals as the identity in ctx: the service, whose
@@ -76,6 +79,9 @@ type payload struct {
 		ActionID string `json:"action_id"`
 		Value    string `json:"value"`
 	} `json:"actions"`
+	// ResponseURL is where Slack takes a message for the user who clicked:
+	// it shows nothing of the body of the answer to a button.
+	ResponseURL string `json:"response_url"`
 }
 
 // click is one answer from Slack, with who gave it.
@@ -85,6 +91,7 @@ type click struct {
 	value      ActionValue
 	who        deploy.Identity
 	targets    []int
+	respondTo  string
 }
 
 func (a *actions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -115,11 +122,66 @@ func (a *actions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.who, c.targets = a.n.identity(verified, c.user, c.team)
 	if c.who.Anonymous() {
 		a.record(ctx, c, "refused", deploy.Errorf(deploy.EFORBIDDEN, "slack user not mapped"))
-		reply(w, "Your Slack account is not linked to a manent identity, so manent cannot take your answer. "+
+		a.respond(ctx, w, c, "Your Slack account is not linked to a manent identity, so manent cannot take your answer. "+
 			"An administrator can add you to notifications.chat[].users; until then, answer in the web interface.")
 		return
 	}
-	reply(w, a.answer(deploy.WithIdentity(ctx, c.who), c))
+	a.respond(ctx, w, c, a.answer(deploy.WithIdentity(ctx, c.who), c))
+}
+
+// respond answers the click twice: in the body, as the brief answer
+// Slack asks for within 3 seconds, and at the click's response_url, which
+// is how Slack shows the user a message about a button.
+func (a *actions) respond(ctx context.Context, w http.ResponseWriter, c click, text string) {
+	reply(w, text)
+	target, ok := a.n.responseURL(c.respondTo)
+	if !ok {
+		return
+	}
+	body, err := json.Marshal(ephemeral(text))
+	if err != nil {
+		return
+	}
+	a.n.pending.Add(1)
+	go func() {
+		defer a.n.pending.Done()
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.n.opts.Timeout)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
+		if err != nil {
+			return
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := safehttp.Do(a.n.opts.Client, req, maxResponse)
+		if err != nil {
+			// The URL holds a token of the click: logged without it.
+			a.log.WarnContext(ctx, "answer a Slack click at its response_url", "error", withoutURL(err))
+			return
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close() // drained: nothing is lost
+	}()
+}
+
+// responseURL is the click's response_url when it is Slack's (or under
+// Options.ResponseURLPrefix): the request is signed, but manent posts
+// only where Slack listens.
+func (n *Notifier) responseURL(raw string) (string, bool) {
+	if raw == "" || !strings.HasPrefix(raw, n.opts.ResponseURLPrefix) {
+		return "", false
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.User != nil || u.Host == "" {
+		return "", false
+	}
+	return raw, true
+}
+
+// Wait waits for the answers still being posted to response URLs.
+func (n *Notifier) Wait() {
+	if n != nil {
+		n.pending.Wait()
+	}
 }
 
 // verified lists the targets whose signing secret signed the request.
@@ -157,7 +219,7 @@ func (a *actions) parse(body []byte) (click, string) {
 	if err := json.Unmarshal([]byte(form.Get("payload")), &p); err != nil {
 		return click{}, "manent could not read this request."
 	}
-	c := click{user: p.User.ID, team: p.Team.ID}
+	c := click{user: p.User.ID, team: p.Team.ID, respondTo: p.ResponseURL}
 	if c.team == "" {
 		c.team = p.User.TeamID
 	}
@@ -363,7 +425,13 @@ func reply(w http.ResponseWriter, text string) {
 		w.WriteHeader(http.StatusOK)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"response_type": "ephemeral", "replace_original": false, "text": text})
+	writeJSON(w, http.StatusOK, ephemeral(text))
+}
+
+// ephemeral is a message only the user who clicked sees, below the
+// message they clicked on, which stays as it was for the other approvers.
+func ephemeral(text string) map[string]any {
+	return map[string]any{"response_type": "ephemeral", "replace_original": false, "text": text}
 }
 
 func writeStatus(w http.ResponseWriter, status int, text string) {

@@ -25,11 +25,3 @@ func escape(s string, max int) string {
 	s = escaper.Replace(s)
 	return broadcast.ReplaceAllString(s, "@\u200b$1")
 }
-
-// plain is text for a plain_text field (Slack does not parse it): only cut.
-func plain(s string, max int) string {
-	if utf8.RuneCountInString(s) > max {
-		return string([]rune(s)[:max-1]) + "…"
-	}
-	return s
-}

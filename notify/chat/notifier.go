@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 
 	"manent.dev/manent/config"
@@ -35,13 +36,22 @@ type Options struct {
 	Timeout time.Duration
 	// Now is the clock of the signatures' window (default time.Now).
 	Now func() time.Time
+	// ResponseURLPrefix is where the answers to clicks may be posted
+	// (default DefaultResponseURLPrefix, Slack's).
+	ResponseURLPrefix string
 }
+
+// DefaultResponseURLPrefix is where Slack's response URLs live.
+const DefaultResponseURLPrefix = "https://hooks.slack.com/"
+
 
 // Notifier is the chat side of manent: the messages of the targets of
 // notifications.chat and the answers to their buttons.
 type Notifier struct {
 	targets []target
 	opts    Options
+	// pending counts the answers being posted to response URLs.
+	pending sync.WaitGroup
 }
 
 type target struct {
@@ -73,6 +83,9 @@ func New(cfg *config.Config, o Options) *Notifier {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.ResponseURLPrefix == "" {
+		o.ResponseURLPrefix = DefaultResponseURLPrefix
 	}
 	groups := map[string][]string{}
 	for _, t := range cfg.Auth.Tokens {
