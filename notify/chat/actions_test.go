@@ -25,7 +25,9 @@ type approver struct {
 	answer func(ctx context.Context, id string, approve bool) (*deploy.Deployment, error)
 }
 
-func (a approver) Get(ctx context.Context, id string) (*deploy.Deployment, error) { return a.get(ctx, id) }
+func (a approver) Get(ctx context.Context, id string) (*deploy.Deployment, error) {
+	return a.get(ctx, id)
+}
 func (a approver) Approve(ctx context.Context, id, _ string) (*deploy.Deployment, error) {
 	return a.answer(ctx, id, true)
 }

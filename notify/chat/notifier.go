@@ -44,7 +44,6 @@ type Options struct {
 // DefaultResponseURLPrefix is where Slack's response URLs live.
 const DefaultResponseURLPrefix = "https://hooks.slack.com/"
 
-
 // Notifier is the chat side of manent: the messages of the targets of
 // notifications.chat and the answers to their buttons.
 type Notifier struct {
