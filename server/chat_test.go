@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -316,5 +318,110 @@ func TestSlackActionsBodyLimit(t *testing.T) {
 	body := "payload=" + strings.Repeat("a", 300<<10)
 	if got := postAction(t, srv, slackSecret, time.Now(), body); got.status != http.StatusRequestEntityTooLarge {
 		t.Errorf("a 300 KiB request: %d, want 413", got.status)
+	}
+}
+
+// waitSSE reads a deploy's events until a state event satisfies done.
+func waitSSE(t *testing.T, url, token string, done func(raw []byte) bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	event := ""
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			event = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: ") && event == "state":
+			if done([]byte(strings.TrimPrefix(line, "data: "))) {
+				return
+			}
+		}
+	}
+	t.Fatalf("the stream ended before the state awaited (%v)", sc.Err())
+}
+
+// TestSlackWaveApproval: the button of a wave's approval answers that
+// wave, and the deploy's own button no longer answers anything.
+func TestSlackWaveApproval(t *testing.T) {
+	configPath := chatConfig(t)
+	dir := filepath.Dir(configPath)
+	write(t, filepath.Join(dir, "envconfig/demo/hello/fleet.yml"), fmt.Sprintf(`plugin: local
+targets:
+  - {path: %[1]s/w1}
+  - {path: %[1]s/w2}
+rollout:
+  waves:
+    - {name: first, count: 1}
+    - {name: second, approval: true}
+`, filepath.Join(dir, "fleet")))
+	srv := startServer(t, configPath)
+	const id = "fleet-chat-1"
+	descriptor := strings.Replace(fmt.Sprintf(helloDescriptor, id), "environment: staging", "environment: fleet", 1)
+	resp, body := request(t, "POST", srv.URL()+"/api/v1/deployments", chatTokens["ci"], descriptor)
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("submit: %d %s", resp.StatusCode, body)
+	}
+	events := srv.URL() + "/api/v1/deployments/" + id + "/events"
+	waitSSE(t, events, chatTokens["admin"], func(raw []byte) bool {
+		var st struct {
+			Rollout *struct {
+				Waves []struct {
+					State string `json:"state"`
+				} `json:"waves"`
+			} `json:"rollout"`
+		}
+		return json.Unmarshal(raw, &st) == nil && st.Rollout != nil && len(st.Rollout.Waves) == 2 &&
+			st.Rollout.Waves[1].State == "awaiting_approval"
+	})
+
+	if got := postAction(t, srv, slackSecret, time.Now(), click("U0ALICE", "T0ACME", chat.ActionApprove, id)); !strings.Contains(got.text, "This approval request of `fleet-chat-1` is over") {
+		t.Errorf("the deploy's own button on a wave's request: %q", got.text)
+	}
+	value, _ := json.Marshal(chat.ActionValue{Deployment: id, Pass: 2})
+	p, _ := json.Marshal(map[string]any{"type": "block_actions", "user": map[string]string{"id": "U0ALICE"}, "team": map[string]string{"id": "T0ACME"},
+		"actions": []map[string]string{{"action_id": chat.ActionApprove, "value": string(value)}}})
+	if got := postAction(t, srv, slackSecret, time.Now(), url.Values{"payload": {string(p)}}.Encode()); !strings.HasPrefix(got.text, "You approved `fleet-chat-1`") {
+		t.Errorf("the wave's button: %q", got.text)
+	}
+	// followSSE would insist on a state first: a stream opened on a
+	// deploy with log lines sends them before its snapshot.
+	final := ""
+	waitSSE(t, events, chatTokens["admin"], func(raw []byte) bool {
+		var st statusJSON
+		if json.Unmarshal(raw, &st) != nil || !slices.Contains([]string{"SUCCESS", "ERROR", "CANCELLED"}, st.State) {
+			return false
+		}
+		final = st.State
+		return true
+	})
+	if final != "SUCCESS" {
+		t.Errorf("ended %s, want SUCCESS once the wave is approved", final)
+	}
+	_, body = request(t, "GET", srv.URL()+"/api/v1/deployments/"+id, chatTokens["admin"], "")
+	var st struct {
+		Rollout struct {
+			Waves []struct {
+				Approval *struct {
+					Approvals []struct {
+						Identity string `json:"identity"`
+						Pass     int    `json:"pass"`
+					} `json:"approvals"`
+				} `json:"approval"`
+			} `json:"waves"`
+		} `json:"rollout"`
+	}
+	if err := json.Unmarshal(body, &st); err != nil || len(st.Rollout.Waves) != 2 || st.Rollout.Waves[1].Approval == nil ||
+		len(st.Rollout.Waves[1].Approval.Approvals) != 1 || st.Rollout.Waves[1].Approval.Approvals[0].Identity != "token:alice" {
+		t.Errorf("wave approvals in %s, want alice's alone", body)
 	}
 }
