@@ -2,7 +2,9 @@ package config_test
 
 import (
 	"errors"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 
 	"manent.dev/manent/config"
@@ -129,5 +131,36 @@ func TestChatTargetWants(t *testing.T) {
 	}
 	if !(config.ChatTarget{}).Wants(config.ChatApproval, "a", "b", "c") {
 		t.Error("an empty target wants nothing, want everything")
+	}
+}
+
+// TestDocChatExamples parses the notifications shown in docs/chat.md and
+// docs/manent-yml.md, so neither page can show what manent refuses.
+func TestDocChatExamples(t *testing.T) {
+	const tokens = "auth:\n  tokens:\n    - {name: bob, sha256: " +
+		"0000000000000000000000000000000000000000000000000000000000000000}\n"
+	found := 0
+	for _, page := range []string{"../docs/chat.md", "../docs/manent-yml.md"} {
+		text, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range yamlBlock.FindAllStringSubmatch(string(text), -1) {
+			if !strings.HasPrefix(m[1], "notifications:") {
+				continue
+			}
+			found++
+			c, err := config.Parse([]byte(tokens+m[1]), t.TempDir())
+			if err != nil {
+				t.Errorf("%s: %v\n%s", page, err, m[1])
+				continue
+			}
+			if len(c.Notifications.Chat) == 0 {
+				t.Errorf("%s: no chat target in\n%s", page, m[1])
+			}
+		}
+	}
+	if found < 2 {
+		t.Errorf("found %d examples, want the one of each page", found)
 	}
 }
