@@ -39,6 +39,8 @@ const (
 	// answerWithin is Slack's limit on the answer (3s), less a margin for
 	// the way back.
 	answerWithin = 2500 * time.Millisecond
+	// maxIDLength is longer than any deploy ID (128 characters).
+	maxIDLength = 256
 	// viaSlack is the comment of an answer given from Slack.
 	viaSlack = "from Slack"
 )
@@ -230,7 +232,7 @@ func (a *actions) parse(body []byte) (click, string) {
 		if act.ActionID != ActionApprove && act.ActionID != ActionReject {
 			continue
 		}
-		if err := json.Unmarshal([]byte(act.Value), &c.value); err != nil || c.value.Deployment == "" || c.value.Pass < 0 {
+		if err := json.Unmarshal([]byte(act.Value), &c.value); err != nil || !plausibleID(c.value.Deployment) || c.value.Pass < 0 {
 			return c, "manent could not read this button."
 		}
 		c.approve = act.ActionID == ActionApprove
@@ -238,6 +240,12 @@ func (a *actions) parse(body []byte) (click, string) {
 	}
 	// The Open button only opens its link; Slack still tells the app.
 	return c, ""
+}
+
+// plausibleID keeps what a button names to what a deploy ID can be, so
+// that nothing else reaches the service or the audit log's target.
+func plausibleID(id string) bool {
+	return id != "" && len(id) <= maxIDLength && deploy.UnsafeText(id, "") == "" && !strings.ContainsAny(id, " /")
 }
 
 // identity maps a Slack user through the users of the verified targets.
