@@ -46,6 +46,9 @@ type Config struct {
 	// Retention: how long finished deploys, log lines, audit entries and
 	// the facts of the DORA metrics are kept (docs/manent-yml.md).
 	Retention Retention `yaml:"retention"`
+	// Notifications: chat messages about deploys and approvals answered
+	// from the chat (docs/chat.md).
+	Notifications Notifications `yaml:"notifications"`
 }
 
 // Retention is how long manent keeps what it records; a daily job removes

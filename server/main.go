@@ -104,10 +104,12 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 		if err != nil {
 			return nil, err
 		}
+		notifier, chatActions := newChat(cfg, c.Dev, svc, postgres.NewStore(db), s.log)
+		s.onClose("chat answers", func() error { notifier.Wait(); return nil })
 		a := &api{
 			service: svc, events: events, auth: tokens.New(cfg.Auth.Tokens), ready: ready, log: s.log,
 			publicURL: cfg.Server.PublicURL, introspection: cfg.Server.IntrospectionPolicy(),
-			spa: frontend.FS(), demoTargets: c.DemoTargets,
+			spa: frontend.FS(), demoTargets: c.DemoTargets, chatActions: chatActions,
 		}
 		h = a.routes()
 	}

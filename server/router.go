@@ -33,6 +33,9 @@ type api struct {
 	spa fs.FS
 	// demoTargets, when set, is served read-only at /demo/ (Config.DemoTargets).
 	demoTargets string
+	// chatActions answers the buttons of the chat messages (Slack signs
+	// them: no bearer token); nil without notifications.chat.
+	chatActions http.Handler
 }
 
 func (a *api) live() graph.Live {
@@ -57,6 +60,9 @@ func (a *api) routes() http.Handler {
 	mux.HandleFunc("POST /api/v1/deployments/plan", a.requireREST(a.submit(true)))
 	mux.HandleFunc("GET /api/v1/deployments/{id}", a.requireREST(a.status))
 	mux.HandleFunc("GET /api/v1/deployments/{id}/events", a.requireREST(a.stream))
+	if a.chatActions != nil {
+		mux.Handle("POST /api/v1/chat/slack/actions", a.chatActions)
+	}
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, deploy.Errorf(deploy.ENOTFOUND, "no such endpoint: %s %s", r.Method, r.URL.Path))
 	})

@@ -1,0 +1,180 @@
+package chat_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"manent.dev/manent/config"
+	"manent.dev/manent/deploy"
+	"manent.dev/manent/notify/chat"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden messages of testdata/")
+
+func ptr[T any](v T) *T { return &v }
+
+var (
+	created = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	expires = time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+)
+
+// baseStatus is a deploy of hello 1.4.2 to prod whose data tries every
+// trick on the chat: mentions, links, markup.
+func baseStatus(state deploy.State) deploy.Status {
+	return deploy.Status{
+		ID: "hello-prod-42", Tenant: "demo", Application: "hello", Environment: "prod", State: state,
+		Requester: "token:ci", CreatedAt: created,
+		Artifact: deploy.StatusArtifact{Type: "application", Name: "hello", Version: "1.4.2",
+			Source: "https://repo.example.com/hello-1.4.2.tar.gz"},
+		Steps: []deploy.StatusStep{
+			{Name: "config", Kind: deploy.KindRun, State: deploy.StepSuccess, Attempts: 1},
+			{Name: "db-migrate", Type: "http", Kind: deploy.KindRun, State: deploy.StepSuccess, Attempts: 1,
+				Output: map[string]string{"password": "s3cr3t-output"}},
+			{Name: "deploy", Kind: deploy.KindRun, State: deploy.StepError, Attempts: 3,
+				Error: ptr("disk full on <!channel> & @here <https://evil.example.com|click me>")},
+		},
+	}
+}
+
+func TestMessages(t *testing.T) {
+	approval := func(st deploy.Status) deploy.Status {
+		st.Approval = &deploy.StatusApproval{Status: "waiting", Required: 2, Groups: []string{"release-managers"},
+			Approvals: []deploy.Approval{{DeploymentID: st.ID, Identity: "token:alice", Approved: true}}, ExpiresAt: &expires}
+		return st
+	}
+	rolledBack := func(state string) deploy.Status {
+		st := baseStatus(deploy.StateError)
+		st.Error = ptr("step deploy failed")
+		st.Rollback = &deploy.RollbackStatus{State: state}
+		return st
+	}
+	cancelled := baseStatus(deploy.StateCancelled)
+	cancelled.CancelledBy = ptr("oidc:bob")
+	rejected := approval(baseStatus(deploy.StateRejected))
+	rejected.Approval.Approvals = append(rejected.Approval.Approvals, deploy.Approval{Identity: "token:carol"})
+	for _, tc := range []struct {
+		golden string
+		ev     chat.Event
+		st     deploy.Status
+	}{
+		{"started", chat.Event{Type: chat.EventStarted}, baseStatus(deploy.StatePending)},
+		{"step-failed", chat.Event{Type: chat.EventStep, Step: "deploy", State: "ERROR"}, baseStatus(deploy.StatePending)},
+		{"approval", chat.Event{Type: chat.EventApproval}, approval(baseStatus(deploy.StateAwaitingApproval))},
+		{"wave-approval", chat.Event{Type: chat.EventApproval, Step: "approval[2]"}, approval(baseStatus(deploy.StatePending))},
+		{"success", chat.Event{Type: chat.EventFinished, State: "SUCCESS"}, baseStatus(deploy.StateSuccess)},
+		{"rolled-back", chat.Event{Type: chat.EventFinished, State: "ERROR"}, rolledBack(deploy.RollbackCompleted)},
+		{"rollback-failed", chat.Event{Type: chat.EventFinished, State: "ERROR"}, rolledBack(deploy.RollbackFailed)},
+		{"failed-no-rollback", chat.Event{Type: chat.EventFinished, State: "ERROR"}, rolledBack(deploy.RollbackDisabled)},
+		{"cancelled", chat.Event{Type: chat.EventFinished, State: "CANCELLED"}, cancelled},
+		{"rejected", chat.Event{Type: chat.EventFinished, State: "REJECTED"}, rejected},
+		{"expired", chat.Event{Type: chat.EventFinished, State: "EXPIRED"}, baseStatus(deploy.StateExpired)},
+		{"dependency-failed", chat.Event{Type: chat.EventFinished, State: "DEPENDENCY_FAILED"},
+			func() deploy.Status {
+				st := baseStatus(deploy.StateDependencyFailed)
+				st.Error = ptr("dependency db-prod-7 ended ERROR")
+				return st
+			}()},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			tc.ev.ID, tc.ev.DeploymentID = "ev-1", tc.st.ID
+			got := receive(t, tc.ev, tc.st)
+			checkSafe(t, got)
+			path := filepath.Join("testdata", tc.golden+".json")
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (go test -update writes it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("message differs from %s:\n%s", path, got)
+			}
+		})
+	}
+}
+
+// receive sends the event through Send to a loopback receiver and returns
+// the JSON it received, indented.
+func receive(t *testing.T, ev chat.Event, st deploy.Status) []byte {
+	t.Helper()
+	got := make(chan []byte, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("%s with %q, want a JSON POST", r.Method, r.Header.Get("Content-Type"))
+		}
+		b, _ := io.ReadAll(r.Body)
+		got <- b
+		_, _ = io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+	n := notifier(t, srv.URL+"/services/T0/B0/secret-path", config.ChatTarget{AllowHTTP: true})
+	if err := n.Send(context.Background(), 0, ev, st, chat.DeployLink("https://manent.example.com/", st.ID)); err != nil {
+		t.Fatalf("Send: %v", err)
+	}
+	var v any
+	if err := json.Unmarshal(<-got, &v); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// checkSafe holds every message to what deploy data may not do in Slack.
+func checkSafe(t *testing.T, msg []byte) {
+	t.Helper()
+	s := string(msg)
+	for _, bad := range []string{"<!channel>", "<https://evil", "@here", "s3cr3t-output", "repo.example.com", "secret-path"} {
+		if strings.Contains(s, bad) {
+			t.Errorf("message holds %q:\n%s", bad, s)
+		}
+	}
+}
+
+// notifier makes a one-target notifier whose webhook_ref resolves to url.
+func notifier(t *testing.T, url string, tg config.ChatTarget) *chat.Notifier {
+	t.Helper()
+	tg.Type, tg.WebhookRef = config.ChatSlack, "env:MANENT_SECRET_WEBHOOK"
+	cfg := &config.Config{Notifications: config.Notifications{Chat: []config.ChatTarget{tg}}}
+	return chat.New(cfg, chat.Options{Resolve: func(_ context.Context, ref string) (string, error) {
+		if ref != tg.WebhookRef {
+			t.Errorf("resolved %q", ref)
+		}
+		return url, nil
+	}})
+}
+
+func TestNoMessage(t *testing.T) {
+	dry := baseStatus(deploy.StateSuccess)
+	dry.DryRun = true
+	for name, tc := range map[string]struct {
+		ev chat.Event
+		st deploy.Status
+	}{
+		"a step that succeeded": {chat.Event{Type: chat.EventStep, Step: "deploy", State: "SUCCESS"}, baseStatus(deploy.StatePending)},
+		"a dry run":             {chat.Event{Type: chat.EventFinished, State: "SUCCESS"}, dry},
+		"an unknown event":      {chat.Event{Type: "paused"}, baseStatus(deploy.StatePending)},
+	} {
+		if _, ok := chat.Compose(tc.ev, tc.st, ""); ok {
+			t.Errorf("%s: a message, want none", name)
+		}
+	}
+}
