@@ -226,6 +226,11 @@ func TestDeployOverRESTAndSSE(t *testing.T) {
 	if len(states) == 0 || states[len(states)-1] != "SUCCESS" {
 		t.Fatalf("SSE states = %v, want to end with SUCCESS", states)
 	}
+	// Followed again once it ended, with its whole log: the snapshot
+	// comes first (followSSE checks it) and the final state last.
+	if again := followSSE(t, base+"/hello-rest-1/events", demoTokens["ci"]); len(again) == 0 || again[len(again)-1] != "SUCCESS" {
+		t.Fatalf("SSE states of the ended deploy = %v, want the snapshot first and SUCCESS last", again)
+	}
 
 	resp, body = request(t, "GET", base+"/hello-rest-1", demoTokens["viewer"], "")
 	st = statusJSON{}

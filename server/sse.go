@@ -96,12 +96,20 @@ type sseWriter struct {
 // The update's kind is only a hint (events of a burst are merged): what is
 // sent follows from comparing with the previous status.
 func (s *sseWriter) update(u graph.Update, prev *deploy.Status) *deploy.Status {
-	for _, l := range u.Logs {
-		s.event(strconv.FormatInt(l.Seq, 10), graph.KindLog,
-			sseLine{Seq: l.Seq, Time: l.Time.UTC(), Step: l.Step, Level: l.Level, Message: l.Message})
-	}
 	st := deploy.NewStatus(u.Deployment)
-	if prev == nil || !sameDeployState(prev, &st) {
+	if prev == nil {
+		// The first event is the snapshot, whatever lines came with it;
+		// a deploy that already ended gets its state again after them, so
+		// that the final state stays the last event.
+		s.event("", graph.KindState, st)
+		s.logs(u.Logs)
+		if len(u.Logs) > 0 && st.State.Terminal() {
+			s.event("", graph.KindState, st)
+		}
+		return &st
+	}
+	s.logs(u.Logs)
+	if !sameDeployState(prev, &st) {
 		s.event("", graph.KindState, st)
 		return &st
 	}
@@ -109,6 +117,13 @@ func (s *sseWriter) update(u graph.Update, prev *deploy.Status) *deploy.Status {
 		s.event("", graph.KindStep, step)
 	}
 	return &st
+}
+
+func (s *sseWriter) logs(lines []deploy.LogLine) {
+	for _, l := range lines {
+		s.event(strconv.FormatInt(l.Seq, 10), graph.KindLog,
+			sseLine{Seq: l.Seq, Time: l.Time.UTC(), Step: l.Step, Level: l.Level, Message: l.Message})
+	}
 }
 
 func (s *sseWriter) event(id, name string, v any) {
