@@ -47,6 +47,9 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 	if err := checkDev(cfg, c.Dev); err != nil {
 		return nil, err
 	}
+	if c.DevOIDC != "" && !c.Dev {
+		return nil, errors.New("the development oidc provider is manent-server dev's only")
+	}
 	specs, err := specKeyring(ctx, cfg, c.Logger)
 	if err != nil {
 		return nil, err
@@ -63,6 +66,9 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 			}
 		}
 	}()
+	if err := s.startDevOIDC(c, cfg); err != nil {
+		return nil, err
+	}
 	stepRoots, err := httpStepRoots(cfg, s.startDemoCDN(c), s.log)
 	if err != nil {
 		return nil, err
@@ -104,8 +110,12 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 		if err != nil {
 			return nil, err
 		}
+		idp, err := newOIDC(ctx, cfg, s)
+		if err != nil {
+			return nil, err
+		}
 		a := &api{
-			service: svc, events: events, auth: tokens.New(cfg.Auth.Tokens), ready: ready, log: s.log,
+			service: svc, events: events, auth: credentials{tokens: tokens.New(cfg.Auth.Tokens), oidc: idp}, ready: ready, log: s.log,
 			publicURL: cfg.Server.PublicURL, introspection: cfg.Server.IntrospectionPolicy(),
 			spa: frontend.FS(), demoTargets: c.DemoTargets,
 		}
