@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +12,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/gorilla/websocket"
 
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/internal/devoidc"
@@ -113,6 +116,37 @@ func TestOIDCBearerTokens(t *testing.T) {
 				t.Errorf("viewer: %d %s, want %d %s", status, out, tt.status, tt.code)
 			}
 		})
+	}
+}
+
+// TestOIDCWebsocket: a subscription's connection_init takes OIDC tokens
+// too, and closes with the overage's own reason.
+func TestOIDCWebsocket(t *testing.T) {
+	users := append(devoidc.DemoUsers(), devoidc.User{Name: "dave", Subject: "u-1004", Password: "dave-pw", Groups: []string{"viewers"}})
+	idp, err := devoidc.Start(devoidc.Options{Users: users, ExtraClaims: map[string]map[string]any{"dave": {"groups": nil, "hasgroups": true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = idp.Close() })
+	srv := startServer(t, oidcConfig(t, idp.Issuer()))
+	alice, err := idp.SignIn(context.Background(), "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dave, err := idp.SignIn(context.Background(), "dave")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dial(t, srv, nil, map[string]any{"token": alice.AccessToken}); err != nil {
+		t.Errorf("alice: %v", err)
+	}
+	_, err = dial(t, srv, nil, map[string]any{"Authorization": "Bearer " + dave.AccessToken})
+	var ce *websocket.CloseError
+	if !errors.As(err, &ce) || ce.Code != closeForbidden || ce.Text != string(deploy.EGROUPSOVERAGE) {
+		t.Errorf("overage in connection_init: %v, want close %d %s", err, closeForbidden, deploy.EGROUPSOVERAGE)
+	}
+	if _, err := dial(t, srv, http.Header{"Authorization": {"Bearer " + dave.AccessToken}}, nil); err == nil || !strings.Contains(err.Error(), "status 403") {
+		t.Errorf("overage in the upgrade's header: %v, want a 403", err)
 	}
 }
 
