@@ -3,6 +3,6 @@
 // claim), and holds what the sign-in flows need of the provider: its
 // discovery, its OAuth 2.0 endpoints and the verifier.
 //
-// It imports deploy, config, go-oidc, x/oauth2 and the standard
+// It imports deploy, config, go-oidc, go-jose, x/oauth2 and the standard
 // library.
 package oidc

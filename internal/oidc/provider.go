@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	gooidc "github.com/coreos/go-oidc/v3/oidc"
+	jose "github.com/go-jose/go-jose/v4"
 	"golang.org/x/oauth2"
 
 	"manent.dev/manent/config"
@@ -150,10 +150,11 @@ func (p *Provider) discover(ctx context.Context) (*discovered, error) {
 	if len(algs) == 0 {
 		algs = []string{"RS256"} // the one OIDC requires every provider to offer
 	}
-	// The key set outlives the request that discovered it: its context
-	// carries only the HTTP client.
-	keys := gooidc.NewRemoteKeySet(gooidc.ClientContext(context.Background(), p.client), meta.JWKSURI)
-	v := gooidc.NewVerifier(p.cfg.Issuer, recordingKeys{keys}, &gooidc.Config{
+	keys := &keySet{url: meta.JWKSURI, client: p.client, now: p.now}
+	for _, a := range algs {
+		keys.algs = append(keys.algs, jose.SignatureAlgorithm(a))
+	}
+	v := gooidc.NewVerifier(p.cfg.Issuer, keys, &gooidc.Config{
 		SkipClientIDCheck:    true, // the audiences are checked against auth.oidc.audiences below
 		SupportedSigningAlgs: algs,
 		Now:                  func() time.Time { return p.now().Add(-Leeway) },
@@ -231,6 +232,9 @@ func (p *Provider) Verify(ctx context.Context, raw string) (*Token, error) {
 	}
 	sig := &signatureResult{}
 	_, verr := d.verifier.Verify(context.WithValue(ctx, signatureKey{}, sig), raw)
+	if sig.unavailable != nil {
+		return nil, fmt.Errorf("oidc provider %s: %w", p.cfg.Issuer, sig.unavailable)
+	}
 	if !sig.ok {
 		p.log.DebugContext(ctx, "oidc token signature refused", "error", verr)
 		return nil, deploy.Errorf(deploy.EUNAUTHENTICATED,
@@ -360,25 +364,3 @@ func (p *Provider) audienceAllowed(aud any) bool {
 	return false
 }
 
-// recordingKeys is the provider's key set, telling Verify whether the
-// signature held: go-oidc checks the signature first and the claims after,
-// and its errors do not say which failed.
-type recordingKeys struct{ keys gooidc.KeySet }
-
-type signatureKey struct{}
-
-type signatureResult struct {
-	ok      bool
-	payload []byte
-}
-
-func (k recordingKeys) VerifySignature(ctx context.Context, jwt string) ([]byte, error) {
-	payload, err := k.keys.VerifySignature(ctx, jwt)
-	if r, _ := ctx.Value(signatureKey{}).(*signatureResult); r != nil {
-		r.ok, r.payload = err == nil, payload
-	}
-	if err != nil {
-		return nil, errors.Join(errors.New("verify signature"), err)
-	}
-	return payload, nil
-}

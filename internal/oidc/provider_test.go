@@ -6,6 +6,7 @@ import (
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -28,6 +29,7 @@ type issuer struct {
 	key       *rsa.PrivateKey
 	kid       string
 	down      atomic.Bool
+	keysDown  atomic.Bool
 	discovery atomic.Int32
 	jwks      atomic.Int32
 }
@@ -55,6 +57,10 @@ func newIssuer(t *testing.T) *issuer {
 	})
 	mux.HandleFunc("GET /keys", func(w http.ResponseWriter, r *http.Request) {
 		iss.jwks.Add(1)
+		if iss.keysDown.Load() {
+			http.Error(w, "down", http.StatusBadGateway)
+			return
+		}
 		_ = json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{
 			{Key: &iss.key.PublicKey, KeyID: iss.kid, Algorithm: "RS256", Use: "sig"}}})
 	})
@@ -283,5 +289,60 @@ func TestDiscoveryAfterAnOutage(t *testing.T) {
 	ep, err := p.Endpoint(ctx)
 	if err != nil || ep.DeviceAuthURL != iss.srv.URL+"/device_authorization" || ep.TokenURL != iss.srv.URL+"/token" {
 		t.Errorf("endpoint = %+v, %v", ep, err)
+	}
+}
+
+// TestKeyFetches: the provider's keys are fetched once and kept; a key ID
+// manent does not know makes it fetch them again (the provider rotated its
+// keys), but at most every 30 s, so that made-up key IDs cannot make it
+// hammer the provider; keys that cannot be fetched are an internal error,
+// not a bad token.
+func TestKeyFetches(t *testing.T) {
+	iss := newIssuer(t)
+	var clock atomic.Int64
+	clock.Store(time.Now().Unix())
+	c := config.OIDC{Issuer: iss.srv.URL, ClientID: "manent"}
+	c.SetDefaults()
+	p := oidc.New(oidc.Options{Config: c, Now: func() time.Time { return time.Unix(clock.Load(), 0) }})
+	ctx := context.Background()
+	alice := iss.claims("alice")
+	for range 3 {
+		if _, err := p.Authenticate(ctx, iss.sign(t, alice)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := iss.jwks.Load(); n != 1 {
+		t.Fatalf("%d key fetches for three tokens, want 1", n)
+	}
+	rotated, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		_, err := p.Authenticate(ctx, sign(t, rotated, jose.RS256, fmt.Sprintf("made-up-%d", i), alice))
+		if deploy.ErrorCode(err) != deploy.EUNAUTHENTICATED || !strings.Contains(err.Error(), "signature") {
+			t.Fatalf("unknown kid: %v", err)
+		}
+	}
+	if n := iss.jwks.Load(); n != 1 {
+		t.Errorf("%d key fetches after a burst of unknown key IDs right after a fetch, want 1", n)
+	}
+	// The provider rotates: its new key is fetched once 30 s have passed.
+	iss.key, iss.kid = rotated, "k2"
+	clock.Add(31)
+	for range 3 {
+		if _, err := p.Authenticate(ctx, iss.sign(t, alice)); err != nil {
+			t.Fatalf("a token under the new key: %v", err)
+		}
+	}
+	if n := iss.jwks.Load(); n != 2 {
+		t.Errorf("%d key fetches after a rotation, want 2", n)
+	}
+
+	down := newIssuer(t)
+	down.keysDown.Store(true)
+	_, err = provider(t, down, nil).Authenticate(ctx, down.sign(t, down.claims("alice")))
+	if err == nil || deploy.ErrorCode(err) != deploy.EINTERNAL {
+		t.Errorf("keys unavailable: %v, want an internal error", err)
 	}
 }
