@@ -62,7 +62,7 @@ func (k *keySet) VerifySignature(ctx context.Context, raw string) ([]byte, error
 // verify returns the payload of a token whose signature holds; when the
 // keys could not be fetched, the error is also unavailable.
 func (k *keySet) verify(ctx context.Context, raw string) (payload []byte, unavailable, err error) {
-	jws, err := jose.ParseSigned(raw, k.algs)
+	jws, err := jose.ParseSignedCompact(raw, k.algs)
 	if err != nil {
 		return nil, nil, fmt.Errorf("parse jws: %w", err)
 	}

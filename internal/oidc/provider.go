@@ -363,4 +363,3 @@ func (p *Provider) audienceAllowed(aud any) bool {
 	}
 	return false
 }
-
