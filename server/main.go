@@ -69,6 +69,10 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 	if err := s.startDevOIDC(c, cfg); err != nil {
 		return nil, err
 	}
+	oidcSecret, err := oidcClientSecret(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
 	stepRoots, err := httpStepRoots(cfg, s.startDemoCDN(c), s.log)
 	if err != nil {
 		return nil, err
@@ -110,10 +114,7 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 		if err != nil {
 			return nil, err
 		}
-		idp, err := newOIDC(ctx, cfg, s)
-		if err != nil {
-			return nil, err
-		}
+		idp := newOIDC(ctx, cfg, oidcSecret, s)
 		a := &api{
 			service: svc, events: events, auth: credentials{tokens: tokens.New(cfg.Auth.Tokens), oidc: idp}, ready: ready, log: s.log,
 			publicURL: cfg.Server.PublicURL, introspection: cfg.Server.IntrospectionPolicy(),

@@ -51,24 +51,29 @@ func (s *Server) startDevOIDC(c Config, cfg *config.Config) error {
 	return nil
 }
 
-// newOIDC returns the provider of auth.oidc, nil when there is none. Its
-// client secret is read now (an unreadable one stops the start, naming its
-// reference). The provider is discovered now too, but one that does not
-// answer does not stop the start: the static tokens keep working, and
-// OIDC tokens are refused with an internal error (logged) until a later
-// request finds the provider again.
-func newOIDC(ctx context.Context, cfg *config.Config, s *Server) (*oidc.Provider, error) {
+// oidcClientSecret reads auth.oidc.client_secret_ref, at start-up, before
+// anything is opened: one that cannot be read stops the start, naming its
+// reference, never a value.
+func oidcClientSecret(ctx context.Context, cfg *config.Config) (string, error) {
+	o := cfg.Auth.OIDC
+	if o == nil || o.ClientSecretRef == "" {
+		return "", nil
+	}
+	v, err := keyReader(cfg).Resolve(ctx, o.ClientSecretRef)
+	if err != nil {
+		return "", fmt.Errorf("auth.oidc.client_secret_ref: %w", err)
+	}
+	return v, nil
+}
+
+// newOIDC returns the provider of auth.oidc, nil when there is none. It is
+// discovered now, but one that does not answer does not stop the start:
+// the static tokens keep working, and OIDC tokens are refused with an
+// internal error (logged) until a later request finds the provider again.
+func newOIDC(ctx context.Context, cfg *config.Config, secret string, s *Server) *oidc.Provider {
 	o := cfg.Auth.OIDC
 	if o == nil {
-		return nil, nil
-	}
-	var secret string
-	if o.ClientSecretRef != "" {
-		v, err := keyReader(cfg).Resolve(ctx, o.ClientSecretRef)
-		if err != nil {
-			return nil, fmt.Errorf("auth.oidc.client_secret_ref: %w", err)
-		}
-		secret = v
+		return nil
 	}
 	p := oidc.New(oidc.Options{Config: *o, ClientSecret: secret, Logger: s.log.With("component", "oidc")})
 	wait, cancel := context.WithTimeout(ctx, 15*time.Second)
@@ -77,5 +82,5 @@ func newOIDC(ctx context.Context, cfg *config.Config, s *Server) (*oidc.Provider
 		s.log.Warn("the oidc provider of auth.oidc does not answer: its tokens are refused until it does "+
 			"(static tokens work); manent tries again at the next oidc token", "issuer", o.Issuer, "error", err)
 	}
-	return p, nil
+	return p
 }

@@ -150,6 +150,51 @@ func TestOIDCWebsocket(t *testing.T) {
 	}
 }
 
+// TestOIDCProviderDown: a provider that does not answer at start-up does
+// not stop manent: static tokens work, and its tokens are an internal
+// error (not UNAUTHENTICATED, which would send users to sign in again). A
+// client secret that cannot be read stops the start, naming its
+// reference.
+func TestOIDCProviderDown(t *testing.T) {
+	idp, err := devoidc.Start(devoidc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice, err := idp.SignIn(context.Background(), "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := idp.Close(); err != nil {
+		t.Fatal(err)
+	}
+	srv := startServer(t, oidcConfig(t, idp.Issuer()))
+	if status, out := rawGraphQL(t, srv.URL(), demoTokens["viewer"], `{ viewer { subject } }`); status != http.StatusOK ||
+		!strings.Contains(out, "token:viewer") {
+		t.Errorf("static token while the provider is down: %d %s", status, out)
+	}
+	resp, body := request(t, "GET", srv.URL()+"/api/v1/deployments/none", alice.AccessToken, "")
+	var e restError
+	if resp.StatusCode != http.StatusInternalServerError || json.Unmarshal(body, &e) != nil || e.Error.Code != deploy.EINTERNAL || e.Error.ErrorID == "" {
+		t.Errorf("oidc token while the provider is down: %d %s", resp.StatusCode, body)
+	}
+
+	path := oidcConfig(t, idp.Issuer())
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(b), "client_id: manent}", "client_id: manent, client_secret_ref: env:MANENT_TEST_NO_SUCH_VARIABLE}", 1)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DATABASE_URL", "postgres://nowhere.invalid/x") // refused before the database is opened
+	_, err = Main(context.Background(), Config{ConfigPath: path, Listen: "127.0.0.1:0",
+		Logger: slog.New(slog.NewTextHandler(&testLog{t: t}, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if err == nil || !strings.Contains(err.Error(), "auth.oidc.client_secret_ref: secret reference env:MANENT_TEST_NO_SUCH_VARIABLE: variable not set") {
+		t.Errorf("unreadable client secret: %v", err)
+	}
+}
+
 func rawGraphQL(t *testing.T, base, token, query string) (int, string) {
 	t.Helper()
 	b, _ := json.Marshal(map[string]any{"query": query})
