@@ -63,8 +63,13 @@ type Options struct {
 	// value removes the claim: tests make overages with it.
 	ExtraClaims map[string]map[string]any
 	// DevicePollInterval is the interval the device grant asks clients to
-	// poll at; 0 is 5 s, RFC 8628's default.
+	// poll at; 0 is 5 s, RFC 8628's default. A client that polls sooner
+	// gets slow_down, and 5 s more to wait.
 	DevicePollInterval time.Duration
+	// DeviceLifetime is how long a device code may be used; 0 is 10 min.
+	DeviceLifetime time.Duration
+	// Now is the clock that paces device polls; nil is time.Now.
+	Now func() time.Time
 }
 
 // Provider is a running development provider.
@@ -94,7 +99,13 @@ func Start(o Options) (*Provider, error) {
 	if o.DevicePollInterval == 0 {
 		o.DevicePollInterval = 5 * time.Second
 	}
-	st, err := newStorage(&client{id: ClientID, redirects: o.RedirectURIs}, o.Users, o.ExtraClaims)
+	if o.DeviceLifetime == 0 {
+		o.DeviceLifetime = 10 * time.Minute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	st, err := newStorage(&client{id: ClientID, redirects: o.RedirectURIs}, o)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +119,7 @@ func Start(o Options) (*Provider, error) {
 	key = sha256.Sum256(key[:])
 	prov, err := op.NewProvider(&op.Config{
 		CryptoKey: key, CodeMethodS256: true, GrantTypeRefreshToken: true,
-		DeviceAuthorization: op.DeviceAuthorizationConfig{Lifetime: 10 * time.Minute, PollInterval: o.DevicePollInterval,
+		DeviceAuthorization: op.DeviceAuthorizationConfig{Lifetime: o.DeviceLifetime, PollInterval: o.DevicePollInterval,
 			UserFormPath: devicePath, UserCode: op.UserCodeBase20},
 	}, st, op.StaticIssuer(issuer), op.WithAllowInsecure())
 	if err != nil {

@@ -7,7 +7,9 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/oauth2"
 
@@ -62,43 +64,59 @@ func tokenError(err error) string {
 }
 
 // TestDeviceGrant runs the device authorization grant through the
-// provider's endpoints: pending until the user answers, then tokens that
-// manent's verifier maps to the user's identity and groups; a refresh
-// gives new ones and uses up the old refresh token; a denial is
-// access_denied.
+// provider's endpoints: pending until the user answers, slow_down (and 5 s
+// more) for a client that polls too soon, then tokens that manent's
+// verifier maps to the user's identity and groups, once; a refresh gives
+// new ones and uses up the old refresh token; a denial is access_denied,
+// an old code expired_token.
 func TestDeviceGrant(t *testing.T) {
 	ctx := context.Background()
-	p := start(t, devoidc.Options{})
+	base := time.Now()
+	var elapsed atomic.Int64
+	wait := func(d time.Duration) { elapsed.Add(int64(d)) }
+	p := start(t, devoidc.Options{Now: func() time.Time { return base.Add(time.Duration(elapsed.Load())) }})
 	v := verifier(t, p)
 
 	dc, err := p.StartDevice(ctx, "openid profile email groups offline_access")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u, err := url.Parse(dc.VerificationURI); err != nil || "http://"+u.Host != p.Issuer() || dc.Interval <= 0 || dc.UserCode == "" {
+	if u, err := url.Parse(dc.VerificationURI); err != nil || "http://"+u.Host != p.Issuer() || dc.Interval != 5 || dc.UserCode == "" {
 		t.Fatalf("device code = %+v", dc)
 	}
-	if _, err := p.PollDevice(ctx, dc); tokenError(err) != "authorization_pending" {
-		t.Fatalf("before the user answered: %v", err)
+	poll := func(want string) devoidc.Tokens {
+		t.Helper()
+		tok, err := p.PollDevice(ctx, dc)
+		if tokenError(err) != want || (want == "" && err != nil) {
+			t.Fatalf("poll: %v, want %q", err, want)
+		}
+		return tok
 	}
+	poll("authorization_pending")
+	poll("slow_down") // at once: too soon
+	wait(5 * time.Second)
+	poll("slow_down") // the interval was 10 s; it is 15 s now
+	wait(15 * time.Second)
+	poll("authorization_pending")
 	if err := p.Verify(ctx, dc, "alice", "wrong", true); err == nil {
 		t.Fatal("a wrong password was taken")
 	}
-	if _, err := p.PollDevice(ctx, dc); tokenError(err) != "authorization_pending" {
-		t.Fatalf("after a wrong password: %v", err)
-	}
+	wait(15 * time.Second)
+	poll("authorization_pending")
 	if err := p.Verify(ctx, dc, "alice", password(t, p, "alice"), true); err != nil {
 		t.Fatal(err)
 	}
-	tok, err := p.PollDevice(ctx, dc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	wait(15 * time.Second)
+	tok := poll("")
 	for name, raw := range map[string]string{"access token": tok.AccessToken, "ID token": tok.IDToken} {
 		id, err := v.Authenticate(ctx, raw)
 		if err != nil || id.Subject != "oidc:alice" || !slices.Equal(id.Groups, []string{"release-managers"}) {
 			t.Errorf("%s: %+v, %v", name, id, err)
 		}
+	}
+	wait(15 * time.Second)
+	if again, err := p.PollDevice(ctx, dc); err == nil || again.AccessToken != "" {
+		t.Errorf("a device code gave tokens twice: %v", err)
 	}
 	if tok.RefreshToken == "" {
 		t.Fatal("no refresh token for offline_access")
@@ -123,6 +141,18 @@ func TestDeviceGrant(t *testing.T) {
 	}
 	if _, err := p.PollDevice(ctx, denied); tokenError(err) != "access_denied" {
 		t.Errorf("denied: %v", err)
+	}
+
+	short := start(t, devoidc.Options{DeviceLifetime: time.Nanosecond})
+	old, err := short.StartDevice(ctx, "openid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := short.PollDevice(ctx, old); tokenError(err) != "expired_token" {
+		t.Errorf("expired: %v", err)
+	}
+	if err := short.Verify(ctx, old, "carol", password(t, short, "carol"), true); err == nil {
+		t.Error("an expired code was signed in")
 	}
 }
 
@@ -198,7 +228,7 @@ func TestCodeFlowWithPKCE(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw, _ := tok.Extra("id_token").(string)
-	vt, err := v.Verify(ctx, raw)
+	vt, err := v.VerifyIDToken(ctx, raw, "nonce-1")
 	if err != nil || vt.Identity.Subject != "oidc:carol" || !slices.Equal(vt.Identity.Groups, []string{"viewers"}) || vt.Nonce != "nonce-1" {
 		t.Fatalf("ID token: %+v, %v", vt, err)
 	}

@@ -31,6 +31,9 @@ type storage struct {
 	key    signingKey
 	// extra are claims added to every token of a user (tests: an overage).
 	extra map[string]map[string]any
+	// pollInterval is the device grant's; now is the clock that paces it.
+	pollInterval time.Duration
+	now          func() time.Time
 
 	mu       sync.Mutex
 	requests map[string]*authRequest
@@ -43,6 +46,10 @@ type storage struct {
 type deviceEntry struct {
 	state    op.DeviceAuthorizationState
 	userCode string
+	// lastPoll and interval pace the client (RFC 8628 §3.5): a poll
+	// sooner than interval after the last one is slow_down, and adds 5 s.
+	lastPoll time.Time
+	interval time.Duration
 }
 
 var (
@@ -69,12 +76,13 @@ func (p publicKey) Algorithm() jose.SignatureAlgorithm { return jose.RS256 }
 func (p publicKey) Use() string                        { return "sig" }
 func (p publicKey) Key() any                           { return &p.k.key.PublicKey }
 
-func newStorage(c *client, users []User, extra map[string]map[string]any) (*storage, error) {
+func newStorage(c *client, o Options) (*storage, error) {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return nil, fmt.Errorf("generate signing key: %w", err)
 	}
-	return &storage{client: c, users: users, key: signingKey{id: rand.Text()[:16], key: key}, extra: extra,
+	return &storage{client: c, users: o.Users, key: signingKey{id: rand.Text()[:16], key: key}, extra: o.ExtraClaims,
+		pollInterval: o.DevicePollInterval, now: o.Now,
 		requests: map[string]*authRequest{}, codes: map[string]string{}, refresh: map[string]*refreshToken{},
 		devices: map[string]*deviceEntry{}, userCode: map[string]string{}}, nil
 }
@@ -333,7 +341,7 @@ func (s *storage) StoreDeviceAuthorization(_ context.Context, clientID, deviceCo
 			delete(s.devices, dc)
 		}
 	}
-	s.devices[deviceCode] = &deviceEntry{userCode: userCode,
+	s.devices[deviceCode] = &deviceEntry{userCode: userCode, interval: s.pollInterval,
 		state: op.DeviceAuthorizationState{ClientID: clientID, Scopes: scopes, Expires: expires}}
 	s.userCode[userCode] = deviceCode
 	return nil
@@ -346,7 +354,19 @@ func (s *storage) GetDeviceAuthorizatonState(_ context.Context, clientID, device
 	if !ok || e.state.ClientID != clientID {
 		return nil, errNotFound
 	}
+	now := s.now()
+	if !e.lastPoll.IsZero() && now.Sub(e.lastPoll) < e.interval {
+		e.lastPoll = now
+		e.interval += 5 * time.Second
+		return nil, context.DeadlineExceeded // the op package answers slow_down
+	}
+	e.lastPoll = now
 	st := e.state
+	if st.Done {
+		// A device code gives its tokens once.
+		delete(s.userCode, e.userCode)
+		delete(s.devices, deviceCode)
+	}
 	return &st, nil
 }
 

@@ -3,6 +3,7 @@ package oidc
 import (
 	"bytes"
 	"context"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -212,6 +213,26 @@ type Token struct {
 // claims. The checks that need no network come first, so that a string
 // that is not the provider's JWT never makes manent fetch its keys.
 func (p *Provider) Verify(ctx context.Context, raw string) (*Token, error) {
+	return p.verify(ctx, raw, p.cfg.AllowedAudiences())
+}
+
+// VerifyIDToken checks the ID token the token endpoint answered to one of
+// manent's own sign-in flows: Verify's checks, but with an audience that
+// holds the client ID itself, and a nonce that is the one the flow sent,
+// so that an ID token of another sign-in, replayed, is refused.
+func (p *Provider) VerifyIDToken(ctx context.Context, raw, nonce string) (*Token, error) {
+	t, err := p.verify(ctx, raw, []string{p.cfg.ClientID})
+	if err != nil {
+		return nil, err
+	}
+	if nonce == "" || subtle.ConstantTimeCompare([]byte(t.Nonce), []byte(nonce)) != 1 {
+		return nil, deploy.Errorf(deploy.EUNAUTHENTICATED,
+			"token refused: its nonce is not the one of this sign-in (an ID token of another sign-in, replayed?)")
+	}
+	return t, nil
+}
+
+func (p *Provider) verify(ctx context.Context, raw string, audiences []string) (*Token, error) {
 	header, unverified, err := parseUnverified(raw)
 	if err != nil {
 		return nil, err
@@ -248,7 +269,7 @@ func (p *Provider) Verify(ctx context.Context, raw string) (*Token, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !p.audienceAllowed(claims["aud"]) {
+	if !audienceAllowed(claims["aud"], audiences) {
 		return nil, deploy.Errorf(deploy.EUNAUTHENTICATED,
 			"token refused: its audience is not one of auth.oidc.audiences (it was issued for another application)")
 	}
@@ -349,8 +370,7 @@ func numericDate(v any) (time.Time, bool) {
 
 // audienceAllowed reports whether aud (a string or a list of strings)
 // holds one of the allowed audiences.
-func (p *Provider) audienceAllowed(aud any) bool {
-	allowed := p.cfg.AllowedAudiences()
+func audienceAllowed(aud any, allowed []string) bool {
 	switch a := aud.(type) {
 	case string:
 		return slices.Contains(allowed, a)

@@ -346,3 +346,35 @@ func TestKeyFetches(t *testing.T) {
 		t.Errorf("keys unavailable: %v, want an internal error", err)
 	}
 }
+
+// TestVerifyIDToken: the ID token of manent's own sign-in must carry the
+// nonce the flow sent and the client ID itself among its audiences.
+func TestVerifyIDToken(t *testing.T) {
+	iss := newIssuer(t)
+	p := provider(t, iss, func(c *config.OIDC) { c.Audiences = []string{"api://manent"} })
+	ctx := context.Background()
+	idToken := iss.sign(t, with(iss.claims("alice"), "nonce", "n-1"))
+	if tok, err := p.VerifyIDToken(ctx, idToken, "n-1"); err != nil || tok.Identity.Subject != "oidc:alice" || tok.Nonce != "n-1" {
+		t.Fatalf("the sign-in's own ID token: %+v %v", tok, err)
+	}
+	tests := []struct {
+		name, token, nonce, msg string
+	}{
+		{"replayed into another sign-in", idToken, "n-2", "nonce"},
+		{"no nonce expected", idToken, "", "nonce"},
+		{"no nonce in the token", iss.sign(t, iss.claims("alice")), "n-1", "nonce"},
+		{"issued for the API, not the client", iss.sign(t, with(iss.claims("alice"), "nonce", "n-1", "aud", "api://manent")), "n-1", "audience"},
+		{"expired", iss.sign(t, with(iss.claims("alice"), "nonce", "n-1", "exp", time.Now().Add(-time.Hour).Unix())), "n-1", "expired"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := p.VerifyIDToken(ctx, tt.token, tt.nonce); deploy.ErrorCode(err) != deploy.EUNAUTHENTICATED || !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("err = %v, want UNAUTHENTICATED with %q", err, tt.msg)
+			}
+		})
+	}
+	// As a bearer token, the API's audience is the one allowed.
+	if _, err := p.Authenticate(ctx, idToken); deploy.ErrorCode(err) != deploy.EUNAUTHENTICATED {
+		t.Errorf("an ID token for the client as a bearer token when audiences name the API only: %v", err)
+	}
+}
