@@ -95,7 +95,7 @@ func (k *keySet) candidates(ctx context.Context, kid string) ([]jose.JSONWebKey,
 	if len(found) > 0 || (!k.fetched.IsZero() && k.now().Sub(k.fetched) < refetchAfter) {
 		return found, nil
 	}
-	keys, err := k.fetch(ctx)
+	keys, err := k.fetch(context.WithoutCancel(ctx)) // bounded by its own timeout, not by one request
 	if err != nil {
 		// Try again sooner than after a fetch that worked: there may be
 		// no keys at all until then.

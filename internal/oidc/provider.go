@@ -116,7 +116,9 @@ func (p *Provider) discovery(ctx context.Context, force bool) (*discovered, erro
 	if !force && !p.failedAt.IsZero() && time.Since(p.failedAt) < retryAfter {
 		return nil, p.failure
 	}
-	d, err := p.discover(ctx)
+	// A request that ends while the provider is read must not count as the
+	// provider's failure: the timeout of discover bounds the wait instead.
+	d, err := p.discover(context.WithoutCancel(ctx))
 	if err != nil {
 		p.failedAt, p.failure = time.Now(), err
 		return nil, err
