@@ -215,7 +215,7 @@ type Token struct {
 // claims. The checks that need no network come first, so that a string
 // that is not the provider's JWT never makes manent fetch its keys.
 func (p *Provider) Verify(ctx context.Context, raw string) (*Token, error) {
-	return p.verify(ctx, raw, p.cfg.AllowedAudiences())
+	return p.verify(ctx, raw, p.cfg.AllowedAudiences(), "one of auth.oidc.audiences")
 }
 
 // VerifyIDToken checks the ID token the token endpoint answered to one of
@@ -223,7 +223,7 @@ func (p *Provider) Verify(ctx context.Context, raw string) (*Token, error) {
 // holds the client ID itself, and a nonce that is the one the flow sent,
 // so that an ID token of another sign-in, replayed, is refused.
 func (p *Provider) VerifyIDToken(ctx context.Context, raw, nonce string) (*Token, error) {
-	t, err := p.verify(ctx, raw, []string{p.cfg.ClientID})
+	t, err := p.verify(ctx, raw, []string{p.cfg.ClientID}, "auth.oidc.client_id")
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +234,9 @@ func (p *Provider) VerifyIDToken(ctx context.Context, raw, nonce string) (*Token
 	return t, nil
 }
 
-func (p *Provider) verify(ctx context.Context, raw string, audiences []string) (*Token, error) {
+// verify is Verify with the audiences a token may carry, named by
+// audienceName in the refusal.
+func (p *Provider) verify(ctx context.Context, raw string, audiences []string, audienceName string) (*Token, error) {
 	header, unverified, err := parseUnverified(raw)
 	if err != nil {
 		return nil, err
@@ -242,7 +244,7 @@ func (p *Provider) verify(ctx context.Context, raw string, audiences []string) (
 	if !slices.Contains(config.SigningAlgorithms, header.Alg) {
 		return nil, errAlgorithm
 	}
-	if iss, _ := unverified["iss"].(string); iss != p.cfg.Issuer {
+	if iss, _ := unverified["iss"].(string); !issuerMatches(p.cfg.Issuer, iss) {
 		return nil, deploy.Errorf(deploy.EUNAUTHENTICATED,
 			"token refused: it was not issued by the identity provider of auth.oidc")
 	}
@@ -273,7 +275,7 @@ func (p *Provider) verify(ctx context.Context, raw string, audiences []string) (
 	}
 	if !audienceAllowed(claims["aud"], audiences) {
 		return nil, deploy.Errorf(deploy.EUNAUTHENTICATED,
-			"token refused: its audience is not one of auth.oidc.audiences (it was issued for another application)")
+			"token refused: its audience is not %s (it was issued for another application)", audienceName)
 	}
 	id, err := identity(claims, p.cfg.UserClaim, p.cfg.GroupsClaim)
 	if err != nil {
@@ -287,6 +289,14 @@ func (p *Provider) verify(ctx context.Context, raw string, audiences []string) (
 	}
 	nonce, _ := claims["nonce"].(string)
 	return &Token{Identity: id, Claims: claims, Nonce: nonce, Expiry: expiry}, nil
+}
+
+// issuerMatches reports whether a token's iss is the configured issuer.
+// Google's tokens may leave the scheme out; go-oidc, which checks iss
+// again after the signature, allows that for Google alone, and so does
+// manent.
+func issuerMatches(configured, iss string) bool {
+	return iss == configured || (configured == "https://accounts.google.com" && iss == "accounts.google.com")
 }
 
 var (
