@@ -114,9 +114,9 @@ func Start(o Options) (*Provider, error) {
 		return nil, fmt.Errorf("development oidc provider: listen: %w", err)
 	}
 	issuer := "http://" + ln.Addr().String()
-	var key [32]byte
-	copy(key[:], rand.Text()+rand.Text())
-	key = sha256.Sum256(key[:])
+	// The key that encrypts the provider's opaque values, made now like
+	// the signing key: nothing of the provider outlives the process.
+	key := sha256.Sum256([]byte(rand.Text() + rand.Text()))
 	prov, err := op.NewProvider(&op.Config{
 		CryptoKey: key, CodeMethodS256: true, GrantTypeRefreshToken: true,
 		DeviceAuthorization: op.DeviceAuthorizationConfig{Lifetime: o.DeviceLifetime, PollInterval: o.DevicePollInterval,
