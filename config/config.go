@@ -138,9 +138,10 @@ type Database struct {
 	URL string `yaml:"url"`
 }
 
-// Auth holds the static bearer tokens.
+// Auth holds the static bearer tokens and the OIDC provider (nil: none).
 type Auth struct {
 	Tokens []Token `yaml:"tokens"`
+	OIDC   *OIDC   `yaml:"oidc"`
 }
 
 // Token is a static bearer token, stored as the hex SHA-256 of its value.

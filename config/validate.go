@@ -156,6 +156,7 @@ func (c *Config) validateAuth(errs *yamltree.Errors) {
 			}
 		}
 	}
+	c.validateOIDC(errs)
 }
 
 func (c *Config) validateArtifacts(errs *yamltree.Errors) {

@@ -17,6 +17,10 @@ const (
 	EUNAUTHENTICATED Code = "UNAUTHENTICATED"
 	// EFORBIDDEN: the identity lacks the permission.
 	EFORBIDDEN Code = "FORBIDDEN"
+	// EGROUPSOVERAGE: an OIDC token whose groups the provider left out
+	// (too many to fit, an Azure "overage"): refused, never taken for an
+	// identity without groups.
+	EGROUPSOVERAGE Code = "GROUPS_OVERAGE"
 	// EUNPROCESSABLE: a well-formed request that policy or configuration refuses (the spec's 422).
 	EUNPROCESSABLE Code = "UNPROCESSABLE"
 	// ENOTFOUND: no such object, or not readable by the caller.

@@ -126,6 +126,13 @@ func TestBrokenReleaseRollsBack(t *testing.T) {
 // it is ready.
 func startDev(t *testing.T, bin, dir string, port int, extra ...string) string {
 	t.Helper()
+	return startDevWatching(t, bin, dir, port, nil, extra...)
+}
+
+// startDevWatching is startDev that also copies the server's standard
+// output to stdout (nil: nowhere).
+func startDevWatching(t *testing.T, bin, dir string, port int, stdout io.Writer, extra ...string) string {
+	t.Helper()
 	var mu sync.Mutex
 	var log bytes.Buffer
 	args := append([]string{"dev", "-c", filepath.Join(dir, "examples/manent.yml"), "--listen", fmt.Sprintf("127.0.0.1:%d", port)}, extra...)
@@ -137,7 +144,10 @@ func startDev(t *testing.T, bin, dir string, port int, extra ...string) string {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+pgtest.URL(t))
-	cmd.Stdout, cmd.Stderr = lockedWriter{&mu, &log}, lockedWriter{&mu, &log}
+	cmd.Stdout, cmd.Stderr = io.Writer(lockedWriter{&mu, &log}), lockedWriter{&mu, &log}
+	if stdout != nil {
+		cmd.Stdout = io.MultiWriter(cmd.Stdout, stdout)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

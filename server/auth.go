@@ -75,7 +75,7 @@ func (a *api) requireGraphQL(next http.Handler) http.Handler {
 		}
 		id, err := a.authenticate(r.Context(), header)
 		if err != nil {
-			writeGraphQLError(w, r, a.log, http.StatusUnauthorized, err)
+			writeGraphQLError(w, r, a.log, httpStatus(deploy.ErrorCode(err)), err)
 			return
 		}
 		// gqlgen reads the whole body: bound it (a descriptor of maxDescriptor
@@ -99,14 +99,18 @@ func (a *api) wsInit(ctx context.Context, p transport.InitPayload) (context.Cont
 	}
 	id, err := a.authenticate(ctx, header)
 	if err != nil {
-		reason := string(deploy.EUNAUTHENTICATED)
-		if deploy.ErrorCode(err) != deploy.EUNAUTHENTICATED {
+		code := deploy.ErrorCode(err)
+		if code != deploy.EGROUPSOVERAGE {
+			code = deploy.EUNAUTHENTICATED
+		}
+		reason := string(code)
+		if c := deploy.ErrorCode(err); c != deploy.EUNAUTHENTICATED && c != deploy.EGROUPSOVERAGE {
 			// Do not tell a client about an internal failure in a close frame.
 			a.log.ErrorContext(ctx, "websocket authentication failed", "error", err)
 			reason = "authentication failed"
 		}
 		ctx = transport.WithWebsocketCloseCode(transport.AppendCloseReason(ctx, reason), closeForbidden)
-		return ctx, nil, deploy.Errorf(deploy.EUNAUTHENTICATED, "%s", reason)
+		return ctx, nil, deploy.Errorf(code, "%s", reason)
 	}
 	return deploy.WithIdentity(ctx, id), nil, nil
 }

@@ -22,7 +22,7 @@ func httpStatus(code deploy.Code) int {
 		return http.StatusUnprocessableEntity
 	case deploy.EUNAUTHENTICATED:
 		return http.StatusUnauthorized
-	case deploy.EFORBIDDEN:
+	case deploy.EFORBIDDEN, deploy.EGROUPSOVERAGE:
 		return http.StatusForbidden
 	case deploy.ENOTFOUND:
 		return http.StatusNotFound

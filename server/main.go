@@ -47,6 +47,9 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 	if err := checkDev(cfg, c.Dev); err != nil {
 		return nil, err
 	}
+	if c.DevOIDC != "" && !c.Dev {
+		return nil, errors.New("the development oidc provider is manent-server dev's only")
+	}
 	specs, err := specKeyring(ctx, cfg, c.Logger)
 	if err != nil {
 		return nil, err
@@ -63,6 +66,13 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 			}
 		}
 	}()
+	if err := s.startDevOIDC(c, cfg); err != nil {
+		return nil, err
+	}
+	oidcSecret, err := oidcClientSecret(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
 	stepRoots, err := httpStepRoots(cfg, s.startDemoCDN(c), s.log)
 	if err != nil {
 		return nil, err
@@ -106,8 +116,9 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 		}
 		notifier, chatActions := newChat(cfg, c.Dev, svc, postgres.NewStore(db), s.log)
 		s.onClose("chat answers", func() error { notifier.Wait(); return nil })
+		idp := newOIDC(ctx, cfg, oidcSecret, s)
 		a := &api{
-			service: svc, events: events, auth: tokens.New(cfg.Auth.Tokens), ready: ready, log: s.log,
+			service: svc, events: events, auth: credentials{tokens: tokens.New(cfg.Auth.Tokens), oidc: idp}, ready: ready, log: s.log,
 			publicURL: cfg.Server.PublicURL, introspection: cfg.Server.IntrospectionPolicy(),
 			spa: frontend.FS(), demoTargets: c.DemoTargets, chatActions: chatActions,
 		}

@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"manent.dev/manent/internal/devoidc"
 )
 
 // Roles of a process (DESIGN.md §1): api serves the APIs, worker runs
@@ -50,6 +52,10 @@ type Config struct {
 	// by HTTP steps besides pipeline.custom.ca_file's. Empty in
 	// production.
 	DemoCDN string
+	// DevOIDC, when set, is the loopback address of the development OIDC
+	// provider (manent-server dev only), with the demo's users; auth.oidc
+	// points to it unless manent.yml sets auth.oidc.
+	DevOIDC string
 }
 
 // Server is a running manent-server. Create it with Main.
@@ -71,6 +77,8 @@ type Server struct {
 	// fenced is closed when another worker took over this process's
 	// deploys (see engine.Fenced): the process must exit.
 	fenced <-chan struct{}
+	// devOIDC is the development OIDC provider, nil unless Config.DevOIDC.
+	devOIDC *devoidc.Provider
 }
 
 type closer struct {
@@ -84,6 +92,9 @@ func (s *Server) Addr() string { return s.listener.Addr().String() }
 
 // URL is the base URL of the server as seen from this machine.
 func (s *Server) URL() string { return "http://" + s.Addr() }
+
+// DevOIDC is the development OIDC provider Main started, nil when none.
+func (s *Server) DevOIDC() *devoidc.Provider { return s.devOIDC }
 
 // Role is the role the server runs in.
 func (s *Server) Role() string { return s.role }

@@ -26,13 +26,13 @@ func main() {
 		RunE: func(*cobra.Command, []string) error { return run(ctx, cfg, false) }}
 	serve.Flags().StringVar(&cfg.Role, "role", server.RoleAll, "all, api or worker")
 	serve.Flags().StringVar(&cfg.Listen, "listen", "", "listen address (overrides server.listen)")
-	var demoCDN string
+	var demoCDN, devOIDC string
 	dev := &cobra.Command{Use: "dev", Short: "serve the demo configuration and print its tokens", Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if !c.Flags().Changed("config") {
 				cfg.ConfigPath = "examples/manent.yml"
 			}
-			cfg.DemoCDN = demoCDN
+			cfg.DemoCDN, cfg.DevOIDC = demoCDN, devOIDC
 			// The demo's environments deploy under .manent/targets.
 			cfg.DemoTargets = filepath.Join(cfg.DataDir, "targets")
 			cfg.Dev = true
@@ -42,6 +42,8 @@ func main() {
 	// Not cfg.DemoCDN itself: the flag's default would reach serve.
 	dev.Flags().StringVar(&demoCDN, "demo-cdn-listen", "127.0.0.1:8443",
 		"loopback address of the demo CDN, which the demo's cdn-purge step calls over TLS (empty: none)")
+	dev.Flags().StringVar(&devOIDC, "oidc-listen", "127.0.0.1:0",
+		"loopback address of the development OIDC provider, with the demo users alice, bob and carol (empty: none)")
 	migrate := &cobra.Command{Use: "migrate", Short: "migrate the database and exit", Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return server.Migrate(ctx, cfg) }}
 	root.AddCommand(serve, dev, migrate, adminCommand(ctx, &cfg))
@@ -58,6 +60,12 @@ func run(ctx context.Context, cfg server.Config, demo bool) error {
 	if demo {
 		fmt.Printf("manent is serving on %s\n\n  export MANENT_SERVER=%s\n\n", srv.URL(), srv.URL())
 		fmt.Println("  demo tokens: demo-admin (everything), demo-ci (submit, read, cancel the demo), demo-viewer (read only)")
+		if p := srv.DevOIDC(); p != nil {
+			fmt.Printf("\n  development OIDC provider: %s (issuer; made for this run, gone when it stops)\n", p.Issuer())
+			for _, u := range p.Users() {
+				fmt.Printf("    %-6s password %s  %s\n", u.Name, u.Password, u.Role)
+			}
+		}
 	}
 	err = srv.Run(ctx)
 	return errors.Join(err, srv.Close())

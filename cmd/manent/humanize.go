@@ -83,6 +83,8 @@ func humanizeAPI(api *client.APIError) (string, int) {
 		return fmt.Sprintf("not authenticated: %s\nSet %s (or --token) to a valid token.", api.Message, envToken), exitAuth
 	case deploy.EFORBIDDEN:
 		return "permission denied: " + api.Message, exitAuth
+	case deploy.EGROUPSOVERAGE:
+		return "permission denied: " + api.Message + "\nAsk the identity provider's administrator to send only the groups manent needs.", exitAuth
 	case deploy.ENOTFOUND:
 		return api.Message, exitRefused
 	case deploy.ECONFLICT:

@@ -30,6 +30,8 @@ func TestHumanize(t *testing.T) {
 		{name: "unprocessable", err: &client.APIError{Code: deploy.EUNPROCESSABLE, Message: "no target"}, code: 2, contains: []string{"refused: no target"}},
 		{name: "unauthenticated", err: &client.APIError{Code: deploy.EUNAUTHENTICATED, Message: "unknown token"}, code: 3, contains: []string{"not authenticated: unknown token", "MANENT_TOKEN"}},
 		{name: "forbidden", err: &client.APIError{Code: deploy.EFORBIDDEN, Message: "token:viewer may not submit"}, code: 3, contains: []string{"permission denied: token:viewer may not submit"}},
+		{name: "groups overage", err: &client.APIError{Code: deploy.EGROUPSOVERAGE, Message: "token refused: the identity provider left out the groups claim"},
+			code: 3, contains: []string{"permission denied: token refused: the identity provider left out the groups claim", "\nAsk the identity provider's administrator"}},
 		{name: "not found", err: &client.APIError{Code: deploy.ENOTFOUND, Message: "deployment x not found"}, code: 2, contains: []string{"deployment x not found"}},
 		{name: "conflict", err: &client.APIError{Code: deploy.ECONFLICT, Message: "already ended"}, code: 2, contains: []string{"conflict: already ended"}},
 		{name: "internal", err: &client.APIError{Code: deploy.EINTERNAL, Message: "internal error", ErrorID: "ab12"}, code: 1, contains: []string{"error ID ab12"}},

@@ -33,14 +33,18 @@ var thirdParty = map[string][]string{
 	"robfig/cron":       {"github.com/robfig/cron/v3"},
 	"dbos":              {"github.com/dbos-inc/dbos-transact-golang"},
 	"genqlient":         {"github.com/Khan/genqlient"},
+	"go-jose":           {"github.com/go-jose/go-jose/v4"},
+	"go-oidc":           {"github.com/coreos/go-oidc/v3"},
 	"gorilla/websocket": {"github.com/gorilla/websocket"},
 	"gqlgen":            {"github.com/99designs/gqlgen"},
 	"gqlparser":         {"github.com/vektah/gqlparser/v2"},
 	"opa":               {"github.com/open-policy-agent/opa"},
 	"pgx":               {"github.com/jackc/pgx/v5"},
 	"theory/jsonpath":   {"github.com/theory/jsonpath"},
+	"x/oauth2":          {"golang.org/x/oauth2"},
 	"x/term":            {"golang.org/x/term"},
 	"yaml":              {"go.yaml.in/yaml/v3"},
+	"zitadel/oidc":      {"github.com/zitadel/oidc/v3"},
 }
 
 // The names of a rule that are phrases rather than packages.

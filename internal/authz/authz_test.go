@@ -28,6 +28,9 @@ func TestDemoPolicy(t *testing.T) {
 	admin := deploy.Identity{Subject: "token:demo-admin"}
 	ci := deploy.Identity{Subject: "token:demo-ci", Groups: []string{"ci"}}
 	viewer := deploy.Identity{Subject: "token:demo-viewer", Groups: []string{"viewers"}}
+	alice := deploy.Identity{Subject: "oidc:alice", Groups: []string{"release-managers"}}
+	bob := deploy.Identity{Subject: "oidc:bob", Groups: []string{"developers"}}
+	carol := deploy.Identity{Subject: "oidc:carol", Groups: []string{"viewers"}}
 	helloStaging := deploy.Resource{Tenant: "demo", Application: "hello", Environment: "staging"}
 	helloProd := deploy.Resource{Tenant: "demo", Application: "hello", Environment: "prod"}
 	otherApp := deploy.Resource{Tenant: "demo", Application: "billing", Environment: "staging"}
@@ -66,6 +69,18 @@ func TestDemoPolicy(t *testing.T) {
 		{"an unknown identity holds nothing", deploy.Identity{Subject: "token:someone"}, helloStaging, deploy.PermRead, false},
 		{"a group named like a role is not the role", deploy.Identity{Subject: "oidc:eve", Groups: []string{"admin"}}, helloStaging, deploy.PermRead, false},
 		{"a subject named like a role is not the role", deploy.Identity{Subject: "admin"}, helloStaging, deploy.PermRead, false},
+		// The users of manent-server dev's OIDC provider.
+		{"alice, release manager, approves in prod", alice, helloProd, deploy.PermApprove, true},
+		{"alice rolls back", alice, otherApp, deploy.PermRollback, true},
+		{"alice overrides a freeze", alice, helloProd, deploy.PermFreezeOverride, true},
+		{"alice is not admin", alice, helloProd, deploy.PermAdmin, false},
+		{"alice only in tenant demo", alice, otherTenant, deploy.PermRead, false},
+		{"bob, developer, submits hello", bob, helloStaging, deploy.PermSubmit, true},
+		{"bob may not roll back", bob, helloStaging, deploy.PermRollback, false},
+		{"bob may not override a freeze", bob, helloProd, deploy.PermFreezeOverride, false},
+		{"carol, viewer, reads", carol, helloProd, deploy.PermRead, true},
+		{"carol may not submit", carol, helloStaging, deploy.PermSubmit, false},
+		{"alice without her group holds nothing", deploy.Identity{Subject: "oidc:alice"}, helloStaging, deploy.PermRead, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -296,5 +311,28 @@ func TestHasRole(t *testing.T) {
 				t.Fatalf("HasRole = %v, %v; want %v", got, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestGroupNamesOfProviders: the group names providers send (Okta's with
+// spaces, Keycloak's paths, Entra's object IDs) are granted by the policy
+// as written in docs/oidc.md.
+func TestGroupNamesOfProviders(t *testing.T) {
+	a, err := authz.New("", `p, release-manager, demo, *, deployment.approve
+g, "group:Release Managers", release-manager, demo
+g, group:/ops/release, release-manager, demo
+g, group:4f3c1c2e-8d1b-4f6e-9a51-2b7c0d9e1f30, release-manager, demo
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := deploy.Resource{Tenant: "demo", Application: "hello", Environment: "prod"}
+	for _, g := range []string{"Release Managers", "/ops/release", "4f3c1c2e-8d1b-4f6e-9a51-2b7c0d9e1f30"} {
+		if ok, err := a.Allowed(deploy.Identity{Subject: "oidc:alice", Groups: []string{g}}, res, deploy.PermApprove); err != nil || !ok {
+			t.Errorf("group %q: %v %v", g, ok, err)
+		}
+	}
+	if ok, _ := a.Allowed(deploy.Identity{Subject: "oidc:alice", Groups: []string{"Release"}}, res, deploy.PermApprove); ok {
+		t.Error("a group was matched by a prefix of its name")
 	}
 }
