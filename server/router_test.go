@@ -285,9 +285,9 @@ func TestSSEStream(t *testing.T) {
 			t.Fatalf("got %+v (ok %v), want %s id %q containing %q", ev, ok, name, id, contains)
 		}
 	}
-	// The snapshot: lines after Last-Event-ID, then the state.
-	expect("log", "2", `"message":"two"`)
+	// The snapshot first, then the lines after Last-Event-ID.
 	expect("state", "", `"state":"PENDING"`)
+	expect("log", "2", `"message":"two"`)
 
 	now := time.Now()
 	mu.Lock()
