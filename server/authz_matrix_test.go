@@ -207,6 +207,9 @@ type matrixRow struct {
 	// also are outcomes an allowed request may get besides ALLOWED and
 	// CONFLICT (the object's state does not fit the request).
 	also []string
+	// missingAs is who asks about the missing object (before the seed):
+	// nobody by default.
+	missingAs string
 	// run replaces the generic check (a test of its own).
 	run func(t *testing.T, m *matrix)
 	// public routes serve no tenant data.
@@ -456,20 +459,19 @@ func matrixRows() []matrixRow {
 			ask: func(m *matrix, p principal) answer {
 				return m.gql(p, `mutation { cancelRelease(id: "ta-release-wait") { id state } }`)
 			}},
-		{key: "Mutation.rollback", marker: `"id":"rb-`,
-			expect: func(p principal) string {
-				if e := toCreate(a, deploy.PermRollback)(p); e != outAllowed {
-					return e
-				}
-				if !p.holds(a, deploy.PermRead) {
-					return outUnprocessable // to names a deploy it may not read: as one that does not exist
-				}
-				return outAllowed
-			},
+		// A rollback needs deployment.rollback; to one who may not read the
+		// environment, it is nothing in service there (as before any deploy).
+		{key: "Mutation.rollback", name: "to", marker: `"id":"rb-`, expect: rollbackRule, missingAs: "admin",
 			state: statusOf(func(p principal) string { return "/api/v1/deployments/rb-" + p.name }),
 			ask: func(m *matrix, p principal) answer {
 				return m.gql(p, fmt.Sprintf(`mutation { rollback(tenant: "ta", application: "hello", environment: "staging", to: "ta-done", id: %q) { id } }`,
 					"rb-"+p.name))
+			}},
+		{key: "Mutation.rollback", name: "previous release", marker: `"id":"rp-`, expect: rollbackRule, missingAs: "admin",
+			state: statusOf(func(p principal) string { return "/api/v1/deployments/rp-" + p.name }),
+			ask: func(m *matrix, p principal) answer {
+				return m.gql(p, fmt.Sprintf(`mutation { rollback(tenant: "ta", application: "hello", environment: "staging", id: %q) { id } }`,
+					"rp-"+p.name))
 			}},
 		{key: "Mutation.deleteSchedule", expect: onObject(a, deploy.PermSubmit), marker: `"deleteSchedule":true`,
 			state: func(m *matrix) string { return m.gql(m.admin(), `{ schedules { name state } }`).body },
@@ -516,6 +518,13 @@ func matrixRows() []matrixRow {
 			return m.rest(p, "GET", "/deployments/ta-done", "")
 		}},
 	}
+}
+
+func rollbackRule(p principal) string {
+	if e := toCreate(tenantA, deploy.PermRollback)(p); e != outAllowed {
+		return e
+	}
+	return onObject(tenantA, deploy.PermRollback)(p)
 }
 
 // scheduleOf is the schedule a principal deletes: the one every refused
@@ -732,9 +741,7 @@ func (m *matrix) seedAll(t *testing.T) {
 	}
 	for _, tenant := range []string{tenantA, tenantB} {
 		submit(descriptorFor(tenant, tenant+"-done", "staging", ""), http.StatusAccepted)
-		if states := followSSE(t, m.srv.URL()+"/api/v1/deployments/"+tenant+"-done/events", m.seed.token()); !slices.Contains(states, "SUCCESS") {
-			t.Fatalf("seed %s-done: states %v", tenant, states)
-		}
+		m.awaitDeploy(t, tenant+"-done", "SUCCESS")
 		submit(descriptorFor(tenant, tenant+"-await", "prod", ""), http.StatusAccepted)
 		submit(descriptorFor(tenant, tenant+"-nightly", "staging", "schedule: {cron: \"0 3 * * *\"}\n"), http.StatusCreated)
 		if codes := graphQL(t, m.srv, m.seed.token(), `mutation($d: String!) { submitRelease(descriptor: $d) { id } }`,
@@ -759,10 +766,16 @@ func (m *matrix) seedAll(t *testing.T) {
 	// The deploys awaiting an approval, the member of the waiting release
 	// included: the rows about them read them there.
 	for _, id := range []string{"ta-await", "tb-await", "ta-reject", "ta-cancel"} {
-		m.awaitState(t, fmt.Sprintf(`subscription { deploymentEvents(id: %q) { deployment { state } } }`, id), "AWAITING_APPROVAL")
+		m.awaitDeploy(t, id, "AWAITING_APPROVAL")
 	}
 	// The release queues its deploy on its own: follow the release.
 	m.awaitState(t, `subscription { releaseEvents(id: "ta-release-wait") { deploys { state } } }`, "AWAITING_APPROVAL")
+}
+
+// awaitDeploy follows a deploy until it is in state.
+func (m *matrix) awaitDeploy(t *testing.T, id, state string) {
+	t.Helper()
+	m.awaitState(t, fmt.Sprintf(`subscription { deploymentEvents(id: %q) { deployment { state } } }`, id), state)
 }
 
 // awaitState follows a subscription until it shows state.
@@ -902,7 +915,11 @@ func TestAuthorizationMatrix(t *testing.T) {
 			continue
 		}
 		if slices.ContainsFunc(principals, func(p principal) bool { return r.expect(p) == outHidden }) {
-			m.missing[r.label()] = r.ask(m, nobody)
+			by := nobody
+			if r.missingAs != "" {
+				by = principal{name: r.missingAs}
+			}
+			m.missing[r.label()] = r.ask(m, by)
 		}
 	}
 	m.seedAll(t)
@@ -1073,9 +1090,7 @@ func testActivityPerEvent(t *testing.T, m *matrix) {
 		if a := m.rest(m.seed, "POST", "/api/v1/deployments", descriptorFor(tenant, id, "staging", "")); a.status != http.StatusAccepted {
 			t.Fatalf("submit %s: %s", id, a)
 		}
-		if states := followSSE(t, m.srv.URL()+"/api/v1/deployments/"+id+"/events", m.seed.token()); !slices.Contains(states, "SUCCESS") {
-			t.Fatalf("%s: states %v", id, states)
-		}
+		m.awaitDeploy(t, id, "SUCCESS")
 	}
 	upTo := func(f feed, id string) []string {
 		var got []string
