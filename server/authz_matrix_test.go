@@ -1046,7 +1046,6 @@ func boolInt(b bool) int {
 	return 0
 }
 
-
 // testActivityPerEvent: the activity feed authorizes every event. Every
 // principal subscribes; a deploy of each tenant runs to its end, then one
 // of the marker tenant, which every principal reads. Once a subscriber got
