@@ -785,7 +785,7 @@ func (m *matrix) awaitState(t *testing.T, query, state string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	payload, _ := json.Marshal(map[string]any{"query": query})
 	if err := conn.WriteJSON(wsMessage{Type: "subscribe", ID: "1", Payload: payload}); err != nil {
 		t.Fatal(err)
@@ -820,7 +820,7 @@ func (m *matrix) subscribe(p principal, query string, first bool) answer {
 	if err != nil {
 		t.Fatalf("dial: %v", err)
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	init := map[string]any{}
 	if !p.anonymous() {
 		init["token"] = p.token()
