@@ -274,6 +274,36 @@ func gqlString(s string) string {
 	return string(b)
 }
 
+const crossRelease = `apiVersion: manent/v1
+kind: Release
+id: tx-release
+deploys:
+  - name: a
+    descriptor:
+      apiVersion: manent/v1
+      id: tx-rel-a
+      tenant: ta
+      application: hello
+      environment: staging
+      artifact: {type: application, name: hello, version: 1.0.0, source: "file:hello-1.0.0.tar.gz"}
+  - name: b
+    descriptor:
+      apiVersion: manent/v1
+      id: tx-rel-b
+      tenant: tb
+      application: hello
+      environment: staging
+      artifact: {type: application, name: hello, version: 1.0.0, source: "file:hello-1.0.0.tar.gz"}
+`
+
+// readsBoth is the rule of a release over both tenants.
+func readsBoth(p principal) string {
+	if e := onObject(tenantA, deploy.PermRead)(p); e != outAllowed {
+		return e
+	}
+	return onObject(tenantB, deploy.PermRead)(p)
+}
+
 // matrixRows is the table: one row (or more) per GraphQL field and route.
 func matrixRows() []matrixRow {
 	a := tenantA
@@ -301,7 +331,9 @@ func matrixRows() []matrixRow {
 			return strings.Join(all, "\n")
 		}
 	}
-	rolloutState := stateOf("ta-done", "state rollout { state request { action } }")
+	rolloutState := func(id string) func(m *matrix) string {
+		return stateOf(id, "state rollout { state request { action by } pause { step } waves { state } }")
+	}
 	return []matrixRow{
 		// Queries.
 		{key: "Query.viewer", expect: signedIn, ask: func(m *matrix, p principal) answer {
@@ -340,6 +372,20 @@ func matrixRows() []matrixRow {
 		{key: "Query.release", expect: onObject(a, deploy.PermRead), marker: `"id":"ta-release"`, ask: func(m *matrix, p principal) answer {
 			return m.gql(p, `{ release(id: "ta-release") { id state deploys { name deploymentId state } } }`)
 		}},
+		{key: "Query.release", name: "two tenants", expect: readsBoth, marker: `"id":"tx-release"`, ask: func(m *matrix, p principal) answer {
+			return m.gql(p, `{ release(id: "tx-release") { id state deploys { name deploymentId state } } }`)
+		}},
+		{key: "Query.releases", name: "two tenants", expect: signedIn, lists: map[string]string{tenantA: `"tx-release"`}, sees: func(p principal, _ string) bool {
+			return readsBoth(p) == outAllowed
+		}, ask: func(m *matrix, p principal) answer {
+			return m.gql(p, `{ releases(first: 500) { nodes { id } } }`)
+		}},
+		{key: "ReleaseDeploy.deployment", name: "two tenants", expect: readsBoth, marker: `"id":"tx-rel-b"`, ask: func(m *matrix, p principal) answer {
+			return m.gql(p, `{ release(id: "tx-release") { deploys { deployment { id } } } }`)
+		}},
+		{key: "Subscription.releaseEvents", name: "two tenants", expect: readsBoth, marker: `"id":"tx-release"`, ask: func(m *matrix, p principal) answer {
+			return m.subscribe(p, `subscription { releaseEvents(id: "tx-release") { id state } }`, false)
+		}},
 		{key: "Query.releases", expect: signedIn, lists: map[string]string{tenantA: `"ta-release"`, tenantB: `"tb-release"`}, sees: reads,
 			ask: func(m *matrix, p principal) answer {
 				return m.gql(p, `{ releases(first: 500) { nodes { id } } }`)
@@ -360,17 +406,17 @@ func matrixRows() []matrixRow {
 			ask: func(m *matrix, p principal) answer {
 				return m.gql(p, `{ deployment(id: "ta-await") { canApprove } }`)
 			}},
-		{key: "Deployment.canPauseRollout", expect: onObject(a, deploy.PermRead), flag: "canPauseRollout", flagPerm: deploy.PermRolloutControl,
+		{key: "Deployment.canPauseRollout", expect: onObject(a, deploy.PermRead), flag: "canPauseRollout", flagPerm: deploy.PermRolloutControl, flagMustHold: true,
 			ask: func(m *matrix, p principal) answer {
-				return m.gql(p, `{ deployment(id: "ta-await") { canPauseRollout } }`)
+				return m.gql(p, `{ deployment(id: "ta-fleet-pause") { canPauseRollout } }`)
 			}},
-		{key: "Deployment.canResumeRollout", expect: onObject(a, deploy.PermRead), flag: "canResumeRollout", flagPerm: deploy.PermRolloutControl,
+		{key: "Deployment.canResumeRollout", expect: onObject(a, deploy.PermRead), flag: "canResumeRollout", flagPerm: deploy.PermRolloutControl, flagMustHold: true,
 			ask: func(m *matrix, p principal) answer {
-				return m.gql(p, `{ deployment(id: "ta-await") { canResumeRollout } }`)
+				return m.gql(p, `{ deployment(id: "ta-fleet-resume") { canResumeRollout } }`)
 			}},
-		{key: "Deployment.canAbortRollout", expect: onObject(a, deploy.PermRead), flag: "canAbortRollout", flagPerm: deploy.PermRolloutControl,
+		{key: "Deployment.canAbortRollout", expect: onObject(a, deploy.PermRead), flag: "canAbortRollout", flagPerm: deploy.PermRolloutControl, flagMustHold: true,
 			ask: func(m *matrix, p principal) answer {
-				return m.gql(p, `{ deployment(id: "ta-await") { canAbortRollout } }`)
+				return m.gql(p, `{ deployment(id: "ta-fleet-abort") { canAbortRollout } }`)
 			}},
 		{key: "ReleaseDeploy.deployment", expect: onObject(a, deploy.PermRead), marker: `"id":"ta-rel-1"`, ask: func(m *matrix, p principal) answer {
 			return m.gql(p, `{ release(id: "ta-release") { deploys { deployment { id } } } }`)
@@ -436,17 +482,17 @@ func matrixRows() []matrixRow {
 			ask: func(m *matrix, p principal) answer {
 				return m.gql(p, `mutation { rejectDeployment(id: "ta-reject", comment: "matrix") { id state } }`)
 			}},
-		{key: "Mutation.pauseRollout", expect: onObject(a, deploy.PermRolloutControl), state: rolloutState,
+		{key: "Mutation.pauseRollout", expect: onObject(a, deploy.PermRolloutControl), state: rolloutState("ta-fleet-pause"), marker: `"id":"ta-fleet-pause"`,
 			ask: func(m *matrix, p principal) answer {
-				return m.gql(p, `mutation { pauseRollout(id: "ta-done", reason: "matrix") { id } }`)
+				return m.gql(p, `mutation { pauseRollout(id: "ta-fleet-pause", reason: "matrix") { id } }`)
 			}},
-		{key: "Mutation.resumeRollout", expect: onObject(a, deploy.PermRolloutControl), state: rolloutState,
+		{key: "Mutation.resumeRollout", expect: onObject(a, deploy.PermRolloutControl), state: rolloutState("ta-fleet-resume"), marker: `"id":"ta-fleet-resume"`,
 			ask: func(m *matrix, p principal) answer {
-				return m.gql(p, `mutation { resumeRollout(id: "ta-done", comment: "matrix") { id } }`)
+				return m.gql(p, `mutation { resumeRollout(id: "ta-fleet-resume", comment: "matrix") { id } }`)
 			}},
-		{key: "Mutation.abortRollout", expect: onObject(a, deploy.PermRolloutControl), state: rolloutState,
+		{key: "Mutation.abortRollout", expect: onObject(a, deploy.PermRolloutControl), state: rolloutState("ta-fleet-abort"), marker: `"id":"ta-fleet-abort"`,
 			ask: func(m *matrix, p principal) answer {
-				return m.gql(p, `mutation { abortRollout(id: "ta-done", reason: "matrix") { id } }`)
+				return m.gql(p, `mutation { abortRollout(id: "ta-fleet-abort", reason: "matrix") { id } }`)
 			}},
 		{key: "Mutation.submitRelease", expect: toCreate(a, deploy.PermSubmit), marker: `"id":"mr-`,
 			state: releaseOf(func(p principal) string { return "mr-" + p.name }),
@@ -686,6 +732,19 @@ governance:
 				filepath.Join(dir, "targets", tenant, env) + "\n"
 		}
 	}
+	// A rollout per request of a person (pause, resume, abort): each in an
+	// environment of its own, since a running rollout holds its queue.
+	for _, env := range []string{"fleet-pause", "fleet-resume", "fleet-abort"} {
+		files["envconfig/"+tenantA+"/hello/"+env+".yml"] = fmt.Sprintf(`plugin: local
+targets:
+  - {path: %[1]s/1}
+  - {path: %[1]s/2}
+rollout:
+  waves:
+    - {name: first, count: 1}
+    - {name: second, approval: true}
+`, filepath.Join(dir, "targets", tenantA, env))
+	}
 	for name, body := range files {
 		path := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -768,6 +827,29 @@ func (m *matrix) seedAll(t *testing.T) {
 	for _, id := range []string{"ta-await", "tb-await", "ta-reject", "ta-cancel"} {
 		m.awaitDeploy(t, id, "AWAITING_APPROVAL")
 	}
+	// A release over both tenants: readable by who reads both.
+	if codes := graphQL(t, m.srv, m.seed.token(), `mutation($d: String!) { submitRelease(descriptor: $d) { id } }`,
+		map[string]any{"d": crossRelease}, nil); len(codes) > 0 {
+		t.Fatalf("seed tx-release: %v", codes)
+	}
+	if got := m.subscribe(m.seed, `subscription { releaseEvents(id: "tx-release") { state } }`, false); !strings.Contains(got.body, `"SUCCESS"`) {
+		t.Fatalf("seed tx-release: %s", got.body)
+	}
+	// The rollouts wait for the approval of their second wave; one is
+	// paused.
+	for _, env := range []string{"fleet-pause", "fleet-resume", "fleet-abort"} {
+		submit(descriptorFor(tenantA, "ta-"+env, env, ""), http.StatusAccepted)
+		m.awaitState(t, fmt.Sprintf(`subscription { deploymentEvents(id: "ta-%s") { deployment { rollout { state } } } }`, env), "AWAITING_APPROVAL")
+	}
+	// A person's pause waits for the next wave: asked, then the wave
+	// approved (by another than the requester).
+	if a := m.gql(m.seed, `mutation { pauseRollout(id: "ta-fleet-resume", reason: "seed") { id } }`); outcomeOf(a) != outAllowed {
+		t.Fatalf("seed: pause: %s", a)
+	}
+	if a := m.gql(m.admin(), `mutation { approveDeployment(id: "ta-fleet-resume", comment: "seed") { id } }`); outcomeOf(a) != outAllowed {
+		t.Fatalf("seed: approve the wave: %s", a)
+	}
+	m.awaitState(t, `subscription { deploymentEvents(id: "ta-fleet-resume") { deployment { rollout { state } } } }`, "PAUSED")
 	// The release queues its deploy on its own: follow the release.
 	m.awaitState(t, `subscription { releaseEvents(id: "ta-release-wait") { deploys { state } } }`, "AWAITING_APPROVAL")
 }
