@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/graph/generated"
@@ -210,6 +211,8 @@ type matrixRow struct {
 	// missingAs is who asks about the missing object (before the seed):
 	// nobody by default.
 	missingAs string
+	// whole: an allowed answer carries no error at all.
+	whole bool
 	// run replaces the generic check (a test of its own).
 	run func(t *testing.T, m *matrix)
 	// public routes serve no tenant data.
@@ -350,6 +353,17 @@ func matrixRows() []matrixRow {
 			lists: map[string]string{tenantA: `"state":"SUCCESS"`}, sees: reads, ask: func(m *matrix, p principal) answer {
 				return m.gql(p, `{ deployment(id: "tb-after") { after { dependencies { id state } } } }`)
 			}},
+		// Every field of the schema under the object, so that a field added
+		// to a type is asked too: the whole answer for a reader, with no
+		// error, the missing one for anyone else.
+		{key: "Query.deployment", name: "every field", expect: onObject(a, deploy.PermRead), marker: `"id":"ta-fleet-pause"`, whole: true,
+			ask: func(m *matrix, p principal) answer {
+				return m.gql(p, `{ deployment(id: "ta-fleet-pause") `+everyField(m.t, "Deployment")+` }`)
+			}},
+		{key: "Query.release", name: "every field", expect: readsBoth, marker: `"id":"tx-release"`, whole: true,
+			ask: func(m *matrix, p principal) answer {
+				return m.gql(p, `{ release(id: "tx-release") `+everyField(m.t, "Release", "Deployment")+` }`)
+			}},
 		{key: "Query.deployments", expect: signedIn, lists: lists, sees: reads, ask: func(m *matrix, p principal) answer {
 			return m.gql(p, `{ deployments(first: 500) { nodes { tenant } } }`)
 		}},
@@ -475,6 +489,22 @@ func matrixRows() []matrixRow {
 				return m.gql(p, fmt.Sprintf(`mutation { submitDeployment(descriptor: %s, validateOnly: true) { validated } }`,
 					gqlString(descriptorFor(a, "mf-"+p.name, "frozen", "freezeOverride: {reason: matrix}\n"))))
 			}},
+		// An after names a deploy of another tenant: to one who may not read
+		// it, as one that does not exist.
+		{key: "Mutation.submitDeployment", name: "after a deploy of another tenant", missingAs: "tb-submit", marker: `"validated":true`,
+			expect: func(p principal) string {
+				if e := toCreate(tenantB, deploy.PermSubmit)(p); e != outAllowed {
+					return e
+				}
+				if !reads(p, a) {
+					return outHidden
+				}
+				return outAllowed
+			},
+			ask: func(m *matrix, p principal) answer {
+				return m.gql(p, fmt.Sprintf(`mutation { submitDeployment(descriptor: %s, validateOnly: true) { validated } }`,
+					gqlString(descriptorFor(tenantB, "ma-"+p.name, "staging", "after: [ta-done]\n"))))
+			}},
 		{key: "Mutation.cancelDeployment", expect: onObject(a, deploy.PermCancel), marker: `"id":"ta-cancel"`,
 			state: stateOf("ta-cancel", "state cancelRequested cancelledBy"),
 			ask: func(m *matrix, p principal) answer {
@@ -542,6 +572,11 @@ func matrixRows() []matrixRow {
 			ask: func(m *matrix, p principal) answer {
 				return m.rest(p, "POST", "/api/v1/deployments", descriptorFor(a, "ms-"+p.name, "staging", ""))
 			}},
+		{key: "POST /api/v1/deployments", name: "dry run", expect: toCreate(a, deploy.PermDryRun), marker: `"id": "mdr-`,
+			state: statusOf(func(p principal) string { return "/api/v1/deployments/mdr-" + p.name }),
+			ask: func(m *matrix, p principal) answer {
+				return m.rest(p, "POST", "/api/v1/deployments", descriptorFor(a, "mdr-"+p.name, "staging", "dryRun: true\n"))
+			}},
 		{key: "POST /api/v1/deployments/plan", expect: toCreate(a, deploy.PermSubmit), marker: `"validated": true`,
 			state: statusOf(func(p principal) string { return "/api/v1/deployments/mp-" + p.name }),
 			ask: func(m *matrix, p principal) answer {
@@ -589,6 +624,37 @@ func scheduleOf(p principal) string {
 		return "ta-nightly-" + p.name
 	}
 	return "ta-nightly"
+}
+
+// everyField is a selection of every field of the type and of the types
+// under it (each once on a path, at most five deep), the fields that need
+// an argument without a default left out, and those of the types skipped
+// (what another row asks whole, and would cost too much under a list).
+func everyField(t *testing.T, typeName string, skip ...string) string {
+	t.Helper()
+	schema := generated.NewExecutableSchema(generated.Config{}).Schema()
+	var sel func(name string, depth int, path []string) string
+	sel = func(name string, depth int, path []string) string {
+		var b strings.Builder
+		b.WriteString("{")
+		for _, f := range schema.Types[name].Fields {
+			if strings.HasPrefix(f.Name, "__") || slices.ContainsFunc(f.Arguments, func(a *ast.ArgumentDefinition) bool {
+				return a.Type.NonNull && a.DefaultValue == nil
+			}) {
+				continue
+			}
+			def := schema.Types[f.Type.Name()]
+			switch {
+			case def.Kind != ast.Object:
+				b.WriteString(" " + f.Name)
+			case depth > 0 && !slices.Contains(path, def.Name) && !slices.Contains(skip, def.Name):
+				b.WriteString(" " + f.Name + " " + sel(def.Name, depth-1, append(slices.Clone(path), def.Name)))
+			}
+		}
+		b.WriteString(" }")
+		return b.String()
+	}
+	return sel(typeName, 5, []string{typeName})
 }
 
 // schemaFields lists what the matrix must cover from the schema: every
@@ -1066,6 +1132,9 @@ func (m *matrix) check(t *testing.T, r matrixRow, principals []principal) {
 			if out != outAllowed && out != outConflict && !slices.Contains(r.also, out) {
 				fail("got %s, want it allowed", out)
 				continue
+			}
+			if r.whole && strings.Contains(got.body, `"errors"`) {
+				fail("allowed, but a field of the answer failed")
 			}
 			if r.marker != "" && out == outAllowed && !strings.Contains(got.body, r.marker) {
 				fail("allowed, but the answer lacks %s: the request does not reach the object", r.marker)
