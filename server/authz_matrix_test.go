@@ -379,6 +379,10 @@ func matrixRows() []matrixRow {
 		{key: "Query.auditEntries", expect: signedIn, lists: lists, sees: reads, ask: func(m *matrix, p principal) answer {
 			return m.gql(p, `{ auditEntries(first: 500) { nodes { target resources { tenant } } } }`)
 		}},
+		{key: "Query.auditEntries", name: "a release over both tenants", expect: signedIn, lists: map[string]string{tenantA: `"target":"tx-release"`},
+			sees: func(p principal, _ string) bool { return readsBoth(p) == outAllowed }, ask: func(m *matrix, p principal) answer {
+				return m.gql(p, `{ auditEntries(first: 500, filter: {action: "release.*"}) { nodes { target } } }`)
+			}},
 		{key: "Query.doraMetrics", expect: signedIn, lists: map[string]string{tenantA: `"ta-done"`, tenantB: `"tb-done"`}, sees: reads,
 			ask: func(m *matrix, p principal) answer {
 				return m.gql(p, `{ doraMetrics { total { deploymentFrequency { deploymentIds } } } }`)
@@ -537,6 +541,36 @@ func matrixRows() []matrixRow {
 			ask: func(m *matrix, p principal) answer {
 				return m.gql(p, fmt.Sprintf(`mutation { submitRelease(descriptor: %s) { id } }`,
 					gqlString(releaseFor(a, "mr-"+p.name, "mr-"+p.name+"-1", "staging"))))
+			}},
+		// A release submitted again is answered with the existing one, to who
+		// may submit it; an ID held by a release the caller may not read is
+		// in use.
+		{key: "Mutation.submitRelease", name: "again", marker: `"id":"ta-release"`,
+			expect: func(p principal) string {
+				if e := toCreate(a, deploy.PermSubmit)(p); e != outAllowed {
+					return e
+				}
+				if !reads(p, a) {
+					return outConflict
+				}
+				return outAllowed
+			},
+			state: releaseOf(func(principal) string { return "ta-release" }),
+			ask: func(m *matrix, p principal) answer {
+				return m.gql(p, fmt.Sprintf(`mutation { submitRelease(descriptor: %s) { id } }`,
+					gqlString(releaseFor(a, "ta-release", "ta-rel-1", "staging"))))
+			}},
+		{key: "Mutation.submitRelease", name: "two tenants", marker: `"id":"mx-`,
+			expect: func(p principal) string {
+				if e := toCreate(a, deploy.PermSubmit)(p); e != outAllowed {
+					return e
+				}
+				return toCreate(tenantB, deploy.PermSubmit)(p)
+			},
+			state: releaseOf(func(p principal) string { return "mx-" + p.name }),
+			ask: func(m *matrix, p principal) answer {
+				doc := strings.ReplaceAll(strings.ReplaceAll(crossRelease, "tx-", "mx-"+p.name+"-"), "id: mx-"+p.name+"-release", "id: mx-"+p.name)
+				return m.gql(p, fmt.Sprintf(`mutation { submitRelease(descriptor: %s) { id } }`, gqlString(doc)))
 			}},
 		{key: "Mutation.cancelRelease", expect: onObject(a, deploy.PermCancel), marker: `"id":"ta-release-wait"`,
 			state: releaseOf(func(principal) string { return "ta-release-wait" }),
