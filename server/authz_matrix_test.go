@@ -606,6 +606,18 @@ func matrixRows() []matrixRow {
 			ask: func(m *matrix, p principal) answer {
 				return m.rest(p, "POST", "/api/v1/deployments", descriptorFor(a, "ms-"+p.name, "staging", ""))
 			}},
+		// An ID in use: the deploy itself to who may submit and read it, a
+		// conflict to who may submit but not read it.
+		{key: "POST /api/v1/deployments", name: "again", expect: againRule, marker: `"id": "ta-done"`,
+			state: func(m *matrix) string { return m.gql(m.admin(), `{ deployment(id: "ta-done") { state requester updatedAt } }`).body },
+			ask: func(m *matrix, p principal) answer {
+				return m.rest(p, "POST", "/api/v1/deployments", descriptorFor(a, "ta-done", "staging", ""))
+			}},
+		{key: "POST /api/v1/deployments", name: "a schedule again", expect: againRule, marker: `"id": "ta-nightly-again"`,
+			state: func(m *matrix) string { return m.gql(m.admin(), `{ schedules { name requester updatedAt } }`).body },
+			ask: func(m *matrix, p principal) answer {
+				return m.rest(p, "POST", "/api/v1/deployments", descriptorFor(a, "ta-nightly-again", "staging", "schedule: {cron: \"0 3 * * *\"}\n"))
+			}},
 		{key: "POST /api/v1/deployments", name: "dry run", expect: toCreate(a, deploy.PermDryRun), marker: `"id": "mdr-`,
 			state: statusOf(func(p principal) string { return "/api/v1/deployments/mdr-" + p.name }),
 			ask: func(m *matrix, p principal) answer {
@@ -641,6 +653,16 @@ func matrixRows() []matrixRow {
 			return m.rest(p, "GET", "/deployments/ta-done", "")
 		}},
 	}
+}
+
+func againRule(p principal) string {
+	if e := toCreate(tenantA, deploy.PermSubmit)(p); e != outAllowed {
+		return e
+	}
+	if !reads(p, tenantA) {
+		return outConflict
+	}
+	return outAllowed
 }
 
 func rollbackRule(p principal) string {
@@ -925,6 +947,7 @@ func (m *matrix) seedAll(t *testing.T) {
 		map[string]any{"d": releaseFor(tenantA, "ta-release-wait", "ta-rel-wait-1", "prod")}, nil); len(codes) > 0 {
 		t.Fatalf("seed ta-release-wait: %v", codes)
 	}
+	submit(descriptorFor(tenantA, "ta-nightly-again", "staging", "schedule: {cron: \"0 3 * * *\"}\n"), http.StatusCreated)
 	for _, p := range matrixPrincipals() {
 		if name := scheduleOf(p); name != "ta-nightly" {
 			submit(descriptorFor(tenantA, name, "staging", "schedule: {cron: \"0 3 * * *\"}\n"), http.StatusCreated)
