@@ -609,7 +609,9 @@ func matrixRows() []matrixRow {
 		// An ID in use: the deploy itself to who may submit and read it, a
 		// conflict to who may submit but not read it.
 		{key: "POST /api/v1/deployments", name: "again", expect: againRule, marker: `"id": "ta-done"`,
-			state: func(m *matrix) string { return m.gql(m.admin(), `{ deployment(id: "ta-done") { state requester updatedAt } }`).body },
+			state: func(m *matrix) string {
+				return m.gql(m.admin(), `{ deployment(id: "ta-done") { state requester updatedAt } }`).body
+			},
 			ask: func(m *matrix, p principal) answer {
 				return m.rest(p, "POST", "/api/v1/deployments", descriptorFor(a, "ta-done", "staging", ""))
 			}},
