@@ -630,6 +630,10 @@ func matrixRows() []matrixRow {
 			ask: func(m *matrix, p principal) answer {
 				return m.rest(p, "POST", "/api/v1/deployments/plan", descriptorFor(a, "mp-"+p.name, "staging", ""))
 			}},
+		{key: "POST /api/v1/deployments/plan", name: "an ID in use", expect: againRule, marker: `"validated": true`,
+			ask: func(m *matrix, p principal) answer {
+				return m.rest(p, "POST", "/api/v1/deployments/plan", descriptorFor(a, "ta-done", "staging", ""))
+			}},
 		{key: "GET /api/v1/deployments/{id}", expect: onObject(a, deploy.PermRead), marker: `"id": "ta-done"`, ask: func(m *matrix, p principal) answer {
 			return m.rest(p, "GET", "/api/v1/deployments/ta-done", "")
 		}},
