@@ -37,7 +37,9 @@ import (
 // themselves: one without a row in matrixRows fails the test with its name.
 // To add a row, give its key (Type.field, or the route's pattern as
 // router.go registers it), the request, and who may do it (the rules below
-// say it as docs/security.md does: onObject, toCreate, listed...).
+// say it as docs/security.md does: onObject, toCreate, signedIn with lists).
+// Rows run in order (queries before the mutations that change what they
+// read); within a row, the refused requests run before the allowed ones.
 
 // Tenants of the matrix: objects are seeded in both, identities hold
 // permissions in one; marker is a third tenant every identity may read,
@@ -463,7 +465,7 @@ func matrixRows() []matrixRow {
 		}},
 		{key: "Subscription.activity", run: testActivityPerEvent},
 
-		// Mutations: the refused ones first, then the allowed.
+		// Mutations: each changes an object of its own (or makes new ones).
 		{key: "Mutation._noop", expect: signedIn, ask: func(m *matrix, p principal) answer {
 			return m.gql(p, `mutation { _noop }`)
 		}},
