@@ -3,6 +3,8 @@ package graph
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -96,5 +98,68 @@ func TestActivitySkipsWhatTheCallerCannotRead(t *testing.T) {
 		if u.Kind == KindState {
 			return
 		}
+	}
+}
+
+// TestActivityStopsWhenReadAccessIsLost: the feed reads every event with the
+// caller's permissions, so a deploy it may no longer read stops appearing at
+// its next event, while one it still reads goes on. (No permission can be
+// taken away from a running server yet; this is the check a policy reload
+// will rely on.)
+func TestActivityStopsWhenReadAccessIsLost(t *testing.T) {
+	var mu sync.Mutex
+	readable := map[string]bool{"hello-1": true, "marker": true}
+	svc := &fakeService{get: func(_ context.Context, id string) (*deploy.Deployment, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !readable[id] {
+			return nil, deploy.DeploymentNotFound(id)
+		}
+		return &deploy.Deployment{ID: id, State: deploy.StatePending}, nil
+	}}
+	events := newFakeEvents()
+	ch := Live{Service: svc, Events: events}.Activity(t.Context())
+	// Activity has no snapshot to tell when it is subscribed: publish until
+	// the first update arrives.
+	for got := false; !got; {
+		events.Publish(deploy.Event{Kind: deploy.EventDeployment, DeploymentID: "hello-1"})
+		select {
+		case <-ch:
+			got = true
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	// upTo reads until the marker's update: the events published before it
+	// have been read by then (a burst is read in the order of the IDs,
+	// hello-1 before marker).
+	upTo := func() []string {
+		var ids []string
+		for {
+			u, ok := recv(t, ch)
+			if !ok {
+				t.Fatal("the feed ended")
+			}
+			if u.Deployment.ID == "marker" {
+				return ids
+			}
+			ids = append(ids, u.Deployment.ID)
+		}
+	}
+	events.Publish(deploy.Event{Kind: deploy.EventDeployment, DeploymentID: "marker"})
+	upTo()
+
+	events.Publish(deploy.Event{Kind: deploy.EventStep, DeploymentID: "hello-1"})
+	events.Publish(deploy.Event{Kind: deploy.EventDeployment, DeploymentID: "marker"})
+	if ids := upTo(); !slices.Contains(ids, "hello-1") {
+		t.Fatalf("before the loss: %v, want hello-1", ids)
+	}
+	mu.Lock()
+	readable["hello-1"] = false
+	mu.Unlock()
+	events.Publish(deploy.Event{Kind: deploy.EventStep, DeploymentID: "hello-1"})
+	events.Publish(deploy.Event{Kind: deploy.EventDeployment, DeploymentID: "hello-1"})
+	events.Publish(deploy.Event{Kind: deploy.EventDeployment, DeploymentID: "marker"})
+	if ids := upTo(); len(ids) > 0 {
+		t.Fatalf("after the loss of read access the feed sent %v", ids)
 	}
 }

@@ -44,6 +44,29 @@ func (a *api) live() graph.Live {
 
 // routes returns the server's HTTP handler.
 func (a *api) routes() http.Handler {
+	return a.mux().ServeMux
+}
+
+// routeMux is the server's ServeMux, keeping the patterns registered on
+// it: the authorization matrix (authz_matrix_test.go) checks that every
+// route has a row, so a route added here without one fails the tests.
+type routeMux struct {
+	*http.ServeMux
+	patterns []string
+}
+
+func (m *routeMux) Handle(pattern string, h http.Handler) {
+	m.patterns = append(m.patterns, pattern)
+	m.ServeMux.Handle(pattern, h)
+}
+
+func (m *routeMux) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
+	m.patterns = append(m.patterns, pattern)
+	m.ServeMux.HandleFunc(pattern, h)
+}
+
+// mux builds the router: every route of the server is registered here.
+func (a *api) mux() *routeMux {
 	if a.heartbeat <= 0 {
 		a.heartbeat = 15 * time.Second
 	}
@@ -54,7 +77,7 @@ func (a *api) routes() http.Handler {
 		MayIntrospect: a.mayIntrospect(),
 		Logger:        a.log,
 	})
-	mux := http.NewServeMux()
+	mux := &routeMux{ServeMux: http.NewServeMux()}
 	mux.Handle("/graphql", a.requireGraphQL(gql))
 	mux.HandleFunc("POST /api/v1/deployments", a.requireREST(a.submit(false)))
 	mux.HandleFunc("POST /api/v1/deployments/plan", a.requireREST(a.submit(true)))

@@ -47,8 +47,27 @@ func (s *Service) submitRelease(ctx context.Context, rd *deploy.ReleaseDescripto
 			d.Tenant = s.cfg.Server.DefaultTenant
 		}
 	}
-	// A resubmit returns the existing release before the checks, which
-	// could refuse it now that its deploys exist.
+	// The permissions come first, as for a deploy: who may not submit the
+	// release learns nothing of one that exists under its ID.
+	var denied releaseRefusal
+	for i, d := range resolved {
+		perm := deploy.PermSubmit
+		if d.DryRun {
+			perm = deploy.PermDryRun
+		}
+		res := deploy.Resource{Tenant: d.Tenant, Application: d.Application, Environment: d.Environment}
+		if err := s.require(who, res, perm); err != nil {
+			if deploy.ErrorCode(err) == deploy.EINTERNAL {
+				return nil, err
+			}
+			denied.add(fmt.Sprintf("deploys[%d]", i), err)
+		}
+	}
+	if err := denied.err(); err != nil {
+		return nil, err
+	}
+	// A resubmit returns the existing release before the other checks,
+	// which could refuse it now that its deploys exist.
 	if existing, err := s.store.GetRelease(ctx, rd.ID); err == nil {
 		if !s.mayReadRelease(who, existing) {
 			return nil, deploy.Errorf(deploy.ECONFLICT, "release ID %q is already in use", rd.ID)

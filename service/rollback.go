@@ -55,6 +55,12 @@ func (s *Service) rollback(ctx context.Context, r deploy.RollbackRequest, from, 
 	if err := s.require(who, res, deploy.PermRollback); err != nil {
 		return nil, err
 	}
+	if release == "" && !s.readable(who, res) {
+		// The rollback would show the caller the release in service and the
+		// one before it: an environment it may not read has neither, as
+		// one where nothing was ever deployed.
+		return nil, nothingInService(res)
+	}
 	if release == "" && r.ID != "" {
 		if msg := descriptor.DeployIDProblem(r.ID); msg != "" {
 			return nil, &deploy.Error{Code: deploy.EINVALID, Message: "invalid rollback",
@@ -154,7 +160,7 @@ func (s *Service) currentDeploy(ctx context.Context, res deploy.Resource, from s
 			}
 		}
 		if from == "" {
-			return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "nothing to roll back: %s/%s has no release in service", res.Application, res.Environment)
+			return nil, nothingInService(res)
 		}
 	}
 	d, err := s.store.Get(ctx, from)
@@ -162,6 +168,10 @@ func (s *Service) currentDeploy(ctx context.Context, res deploy.Resource, from s
 		return nil, err
 	}
 	return d, nil
+}
+
+func nothingInService(res deploy.Resource) error {
+	return deploy.Errorf(deploy.EUNPROCESSABLE, "nothing to roll back: %s/%s has no release in service", res.Application, res.Environment)
 }
 
 // rollbackTarget is to, which must be a succeeded deploy of the same

@@ -44,7 +44,13 @@ func (s *Service) submitSchedule(ctx context.Context, who deploy.Identity, d *de
 	var previousTick *time.Time
 	if old, err := s.store.GetSchedule(ctx, name); err == nil {
 		previousTick = old.LastTick
-		if ok, _ := s.authz.Allowed(who, deploy.Resource{Tenant: old.Tenant, Application: old.Application, Environment: old.Environment}, deploy.PermSubmit); !ok {
+		res := deploy.Resource{Tenant: old.Tenant, Application: old.Application, Environment: old.Environment}
+		// A schedule the caller may not read is not theirs to replace, nor
+		// to learn about from the answer: its name is in use, as a deploy ID.
+		if !s.readable(who, res) {
+			return nil, deploy.Errorf(deploy.ECONFLICT, "schedule name %q is already in use", name)
+		}
+		if ok, _ := s.authz.Allowed(who, res, deploy.PermSubmit); !ok {
 			return nil, deploy.Errorf(deploy.ECONFLICT, "schedule %q belongs to another application", name)
 		}
 		previous = old.Generation

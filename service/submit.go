@@ -52,8 +52,14 @@ func (s *Service) submitDescriptor(ctx context.Context, d *deploy.Descriptor, op
 	}
 	res := deploy.Resource{Tenant: d.Tenant, Application: d.Application, Environment: d.Environment}
 	perm := deploy.PermSubmit
-	if d.DryRun {
+	switch {
+	case d.DryRun:
 		perm = deploy.PermDryRun
+	case opts.RollbackOf != "":
+		// A rollback needs deployment.rollback, not deployment.submit:
+		// rollback checked it, and it is what lets an on-call undo a
+		// release it may not ship.
+		perm = deploy.PermRollback
 	}
 	if err := s.require(id, res, perm); err != nil {
 		return nil, err
