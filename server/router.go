@@ -83,12 +83,18 @@ func (a *api) mux() *routeMux {
 	mux.HandleFunc("POST /api/v1/deployments/plan", a.requireREST(a.submit(true)))
 	mux.HandleFunc("GET /api/v1/deployments/{id}", a.requireREST(a.status))
 	mux.HandleFunc("GET /api/v1/deployments/{id}/events", a.requireREST(a.stream))
+	noEndpoint := func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, a.log, deploy.Errorf(deploy.ENOTFOUND, "no such endpoint: %s %s", r.Method, r.URL.Path))
+	}
+	// Registered whether or not chat is configured, so that every route is
+	// in the router's list (the authorization matrix reads it); without
+	// notifications.chat it answers as an unknown endpoint.
 	if a.chatActions != nil {
 		mux.Handle("POST /api/v1/chat/slack/actions", a.chatActions)
+	} else {
+		mux.HandleFunc("POST /api/v1/chat/slack/actions", noEndpoint)
 	}
-	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, r, a.log, deploy.Errorf(deploy.ENOTFOUND, "no such endpoint: %s %s", r.Method, r.URL.Path))
-	})
+	mux.HandleFunc("/api/", noEndpoint)
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("GET /readyz", a.readyz)
 	if a.demoTargets != "" {
