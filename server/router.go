@@ -10,6 +10,7 @@ import (
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/graph"
+	"manent.dev/manent/internal/oidc/login"
 )
 
 // api holds what the HTTP layer needs. Main fills it from the real adapters;
@@ -60,6 +61,7 @@ func (a *api) routes() http.Handler {
 	mux.HandleFunc("POST /api/v1/deployments/plan", a.requireREST(a.submit(true)))
 	mux.HandleFunc("GET /api/v1/deployments/{id}", a.requireREST(a.status))
 	mux.HandleFunc("GET /api/v1/deployments/{id}/events", a.requireREST(a.stream))
+	mux.HandleFunc("GET "+login.SettingsPath, a.loginSettings)
 	if a.chatActions != nil {
 		mux.Handle("POST /api/v1/chat/slack/actions", a.chatActions)
 	}
