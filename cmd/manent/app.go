@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
@@ -39,6 +40,15 @@ type app struct {
 	started bool
 	// clientOptions are added to every client (tests shorten timeouts).
 	clientOptions []client.Option
+
+	// loginHTTP calls the identity provider (nil: a default client).
+	loginHTTP *http.Client
+	// sleep waits between the polls of manent login (nil: a real wait);
+	// openBrowser opens an address (nil: the platform's opener).
+	sleep       func(ctx context.Context, d time.Duration) error
+	openBrowser func(url string) error
+	// fromLogin is set when the token is the stored login's.
+	fromLogin bool
 }
 
 const (
@@ -148,6 +158,8 @@ Exit codes: 0 success, 1 the deploy did not succeed (or another error),
 		a.rollbackCmd(),
 		a.rolloutCmd(),
 		a.viewerGetCmd(),
+		a.loginCmd(),
+		a.logoutCmd(),
 		a.versionGetCmd(),
 	)
 	return root
@@ -170,6 +182,16 @@ func (a *app) resolveGlobals(cmd *cobra.Command) error {
 		return &usageError{err: err}
 	}
 	a.format = f
+	if a.token == "" && cmd.Annotations[annotationNoLogin] == "" {
+		// The stored login, when MANENT_TOKEN and --token say nothing. Its
+		// errors are the command's own, not usage errors.
+		tok, err := a.storedLogin(cmd.Context())
+		if err != nil {
+			a.started = true
+			return err
+		}
+		a.token = tok
+	}
 	return nil
 }
 
@@ -183,8 +205,7 @@ func (a *app) runE(f func(cmd *cobra.Command, args []string) error) func(*cobra.
 }
 
 func (a *app) client() *client.Client {
-	opts := append([]client.Option{client.WithUserAgent("manent-cli/" + buildVersion())}, a.clientOptions...)
-	return client.New(a.server, a.token, opts...)
+	return client.New(a.server, a.token, a.clientOptionsAll()...)
 }
 
 // progressf writes a human message to stderr (never to stdout, which holds
