@@ -47,6 +47,9 @@ type app struct {
 	// openBrowser opens an address (nil: the platform's opener).
 	sleep       func(ctx context.Context, d time.Duration) error
 	openBrowser func(url string) error
+	// loginNow is the clock of the sign-in flows (nil: time.Now); not now,
+	// which tests fix in the past for what the CLI prints.
+	loginNow func() time.Time
 	// fromLogin is set when the token is the stored login's.
 	fromLogin bool
 }

@@ -71,7 +71,7 @@ func (a *app) login(ctx context.Context, flow string, browser bool) error {
 	if err != nil {
 		return err
 	}
-	prov, err := login.Discover(ctx, *settings, a.loginHTTP, nil)
+	prov, err := login.Discover(ctx, *settings, a.loginHTTP, a.loginNow)
 	if err != nil {
 		return loginError(err)
 	}
@@ -212,7 +212,7 @@ func (a *app) logoutCmd() *cobra.Command {
 // revoke revokes a login at its provider, when it can: the file goes
 // anyway, and tokens that could not be revoked expire by themselves.
 func (a *app) revoke(ctx context.Context, tok *login.Tokens) {
-	prov, err := login.Discover(ctx, login.Settings{Issuer: tok.Issuer, ClientID: tok.ClientID}, a.loginHTTP, nil)
+	prov, err := login.Discover(ctx, login.Settings{Issuer: tok.Issuer, ClientID: tok.ClientID}, a.loginHTTP, a.loginNow)
 	if err == nil {
 		_, err = prov.Revoke(ctx, tok)
 	}
@@ -237,7 +237,7 @@ func (a *app) storedLogin(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", nil
 	}
-	tok, err := store.Current(ctx, client.New(a.server, "").BaseURL(), a.loginHTTP, nil)
+	tok, err := store.Current(ctx, client.New(a.server, "").BaseURL(), a.loginHTTP, a.loginNow)
 	if errors.Is(err, login.ErrNotSignedIn) {
 		return "", nil
 	}

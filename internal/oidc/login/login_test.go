@@ -246,7 +246,7 @@ func TestDiscoverIssuerMismatch(t *testing.T) {
 // browser plays a person at the development provider's sign-in page: it
 // follows the redirects of the authorization URL to the page, signs in,
 // and follows the provider's redirect to the loopback callback.
-func browser(t *testing.T, idp *devoidc.Provider, authURL, user string) (*http.Response, string) {
+func browser(t *testing.T, idp *devoidc.Provider, authURL, user string) (status int, at *url.URL, page string) {
 	t.Helper()
 	jar, _ := cookiejar.New(nil)
 	hc := &http.Client{Jar: jar, Timeout: 30 * time.Second}
@@ -266,7 +266,7 @@ func browser(t *testing.T, idp *devoidc.Provider, authURL, user string) (*http.R
 	defer resp.Body.Close()
 	var b strings.Builder
 	_, _ = io.Copy(&b, resp.Body)
-	return resp, b.String()
+	return resp.StatusCode, resp.Request.URL, b.String()
 }
 
 // TestAuthCode runs the authorization code flow with PKCE through the
@@ -289,13 +289,19 @@ func TestAuthCode(t *testing.T) {
 		redirect, _ := url.Parse(u.Query().Get("redirect_uri"))
 		// Another page of the machine calling the port is not the answer.
 		forged := redirect.String() + "?state=forged&code=made-up"
-		if resp, err := http.Get(forged); err != nil || resp.StatusCode != http.StatusBadRequest {
-			t.Errorf("a callback with another state: %v %v", resp, err)
+		resp, err := http.Get(forged)
+		if err != nil {
+			return err
 		}
-		var resp *http.Response
-		resp, page = browser(t, idp, pr.URL, "bob")
-		if resp.StatusCode != http.StatusOK || resp.Request.URL.Host != redirect.Host {
-			t.Errorf("the browser ended at %s: %d", resp.Request.URL, resp.StatusCode)
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("a callback with another state: %s", resp.Status)
+		}
+		var status int
+		var at *url.URL
+		status, at, page = browser(t, idp, pr.URL, "bob")
+		if status != http.StatusOK || at.Host != redirect.Host {
+			t.Errorf("the browser ended at %s: %d", at, status)
 		}
 		return nil
 	}})
