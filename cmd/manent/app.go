@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -50,8 +51,12 @@ type app struct {
 	// loginNow is the clock of the sign-in flows (nil: time.Now); not now,
 	// which tests fix in the past for what the CLI prints.
 	loginNow func() time.Time
-	// fromLogin is set when the token is the stored login's.
-	fromLogin bool
+	// fromLogin is set when the token is the stored login's; refreshed
+	// are the tokens its refreshes gave during the run (redacted too).
+	fromLogin   bool
+	tokenSource func(context.Context) (string, error)
+	refreshedMu sync.Mutex
+	refreshed   []string
 }
 
 const (
@@ -93,27 +98,38 @@ func (a *app) run(ctx context.Context, args []string) int {
 	return code
 }
 
-// redact masks the token in anything printed, whatever produced it. An
-// identity token:<name> is left alone: a token may be spelled like its own
-// name (the demo's are), and the name is not a secret.
+// redact masks the token in anything printed, whatever produced it, and
+// the tokens a refresh of the stored login gave since. An identity
+// token:<name> is left alone: a token may be spelled like its own name
+// (the demo's are), and the name is not a secret.
 func (a *app) redact(s string) string {
-	if len(a.token) < 4 {
+	a.refreshedMu.Lock()
+	tokens := append([]string{a.token}, a.refreshed...)
+	a.refreshedMu.Unlock()
+	for _, t := range tokens {
+		s = redactToken(s, t)
+	}
+	return s
+}
+
+func redactToken(s, token string) string {
+	if len(token) < 4 {
 		return s
 	}
 	var b strings.Builder
 	for {
-		i := strings.Index(s, a.token)
+		i := strings.Index(s, token)
 		if i < 0 {
 			b.WriteString(s)
 			return b.String()
 		}
 		b.WriteString(s[:i])
 		if strings.HasSuffix(s[:i], "token:") {
-			b.WriteString(a.token)
+			b.WriteString(token)
 		} else {
 			b.WriteString("********")
 		}
-		s = s[i+len(a.token):]
+		s = s[i+len(token):]
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -183,13 +184,17 @@ func (a *app) loginStore() (login.Store, error) {
 }
 
 // storedLogin is the token of the stored login for the server, refreshed
-// when it expires: "" when there is none (or no home to keep one in).
+// when it expires: "" when there is none (or no home to keep one in). The
+// clients of the run then ask the login again at each request and
+// websocket connection, so that a deploy followed for longer than a token
+// lives goes on with a refreshed one.
 func (a *app) storedLogin(ctx context.Context) (string, error) {
 	store, err := a.loginStore()
 	if err != nil {
 		return "", nil
 	}
-	tok, err := store.Current(ctx, client.New(a.server, "").BaseURL(), a.loginHTTP, a.loginNow)
+	server := client.New(a.server, "").BaseURL()
+	tok, err := store.Current(ctx, server, a.loginHTTP, a.loginNow)
 	if errors.Is(err, login.ErrNotSignedIn) {
 		return "", nil
 	}
@@ -197,6 +202,19 @@ func (a *app) storedLogin(ctx context.Context) (string, error) {
 		return "", loginError(err)
 	}
 	a.fromLogin = true
+	a.tokenSource = func(ctx context.Context) (string, error) {
+		t, err := store.Current(ctx, server, a.loginHTTP, a.loginNow)
+		if err != nil {
+			return "", loginError(err)
+		}
+		bearer := t.Bearer()
+		a.refreshedMu.Lock()
+		if bearer != a.token && !slices.Contains(a.refreshed, bearer) {
+			a.refreshed = append(a.refreshed, bearer)
+		}
+		a.refreshedMu.Unlock()
+		return bearer, nil
+	}
 	return tok.Bearer(), nil
 }
 
@@ -222,5 +240,9 @@ func loginError(err error) error {
 
 // clientOptionsAll are the options of every client of the app.
 func (a *app) clientOptionsAll() []client.Option {
-	return append([]client.Option{client.WithUserAgent("manent-cli/" + buildVersion())}, a.clientOptions...)
+	opts := append([]client.Option{client.WithUserAgent("manent-cli/" + buildVersion())}, a.clientOptions...)
+	if a.tokenSource != nil {
+		opts = append(opts, client.WithTokenSource(a.tokenSource))
+	}
+	return opts
 }
