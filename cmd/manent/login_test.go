@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -325,6 +326,30 @@ func TestLoginRefusals(t *testing.T) {
 		})
 	}
 
+	// A provider whose device authorization sends the user elsewhere: the
+	// address is never shown.
+	var issuer string
+	phisher := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/.well-known/openid-configuration":
+			_ = json.NewEncoder(w).Encode(map[string]any{"issuer": issuer, "authorization_endpoint": issuer + "/authorize",
+				"token_endpoint": issuer + "/token", "jwks_uri": issuer + "/keys", "device_authorization_endpoint": issuer + "/device_authorization"})
+		case "/device_authorization":
+			_ = json.NewEncoder(w).Encode(map[string]any{"device_code": "dc", "user_code": "ABCD-EFGH",
+				"verification_uri": "https://login.example.net/device", "expires_in": 600, "interval": 5})
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(phisher.Close)
+	issuer = phisher.URL
+	phished := newLoginRun(t, startManent(t, issuer))
+	if r := phished.run("login"); r.code != 3 || !strings.Contains(r.stderr, `refused: the verification address the identity provider sent is on "login.example.net"`) ||
+		strings.Contains(r.stderr, "ABCD-EFGH") || strings.Contains(r.stderr, "https://login.example.net") {
+		t.Fatalf("a verification address on another host: exit %d\n%s", r.code, r.stderr)
+	}
+
 	bare := newLoginRun(t, startManent(t, ""))
 	if r := bare.run("login"); r.code != 2 || !strings.Contains(r.stderr, "no single sign-on") {
 		t.Fatalf("a server without auth.oidc: exit %d\n%s", r.code, r.stderr)
@@ -363,10 +388,13 @@ func TestLoginCodeFlow(t *testing.T) {
 		}
 		return resp.Body.Close()
 	}
-	r := l.run("login", "--flow", "code", "--browser")
+	r := l.run("login", "--flow", "code", "--browser", "-o", "json")
 	if r.code != 0 || !strings.Contains(r.stderr, "as oidc:bob (groups developers)") || !strings.Contains(r.stderr, opened) ||
 		!strings.HasPrefix(opened, idp.Issuer()+"/") {
 		t.Fatalf("login: exit %d (opened %q)\n%s", r.code, opened, r.stderr)
+	}
+	if w := parseWhoami(t, r); w.Subject != "oidc:bob" || w.Credentials != credentialsLogin {
+		t.Fatalf("login -o json printed %+v", w)
 	}
 	if w := parseWhoami(t, l.run("whoami", "-o", "json")); w.Subject != "oidc:bob" {
 		t.Fatalf("whoami = %+v", w)
