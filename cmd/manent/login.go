@@ -102,6 +102,7 @@ func (a *app) login(ctx context.Context, flow string, browser bool) error {
 		return loginError(err)
 	}
 	tok.Server = c.BaseURL()
+	a.token = tok.Bearer() // redacted from anything printed from now on
 	// The server says who the tokens make the user before they are kept: a
 	// provider whose tokens the server refuses (an audience missing from
 	// auth.oidc.audiences) stores nothing.
@@ -226,7 +227,10 @@ func loginError(err error) error {
 	var host *login.VerificationHostError
 	var insecure *login.InsecureFileError
 	var netErr net.Error
+	var ex *exitError
 	switch {
+	case errors.As(err, &ex):
+		return err
 	case errors.Is(err, login.ErrExpired), errors.Is(err, login.ErrDenied), errors.Is(err, login.ErrSignInAgain),
 		errors.As(err, &host), errors.As(err, &insecure):
 		return &exitError{code: exitAuth, msg: deploy.EscapeText(err.Error())}
