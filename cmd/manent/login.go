@@ -120,6 +120,9 @@ func (a *app) login(ctx context.Context, flow string, browser bool) error {
 	}
 	view := viewerView{Subject: v.Subject, Groups: nonNilStrings(v.Groups), Server: c.Server(), Credentials: credentialsLogin}
 	a.progressf("Signed in to %s as %s%s.", c.Server(), v.Subject, groupsSuffix(view.Groups))
+	if a.getenv(envToken) != "" {
+		a.progressf("Note: %s is set, and wins over this sign-in until it is unset.", envToken)
+	}
 	if a.format == formatTable {
 		return nil
 	}

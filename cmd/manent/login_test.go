@@ -388,9 +388,12 @@ func TestLoginCodeFlow(t *testing.T) {
 		}
 		return resp.Body.Close()
 	}
+	// A MANENT_TOKEN in the environment would win over the login: said.
+	l.env[envToken] = "ci-token"
 	r := l.run("login", "--flow", "code", "--browser", "-o", "json")
+	delete(l.env, envToken)
 	if r.code != 0 || !strings.Contains(r.stderr, "as oidc:bob (groups developers)") || !strings.Contains(r.stderr, opened) ||
-		!strings.HasPrefix(opened, idp.Issuer()+"/") {
+		!strings.HasPrefix(opened, idp.Issuer()+"/") || !strings.Contains(r.stderr, "MANENT_TOKEN is set, and wins over this sign-in") {
 		t.Fatalf("login: exit %d (opened %q)\n%s", r.code, opened, r.stderr)
 	}
 	if w := parseWhoami(t, r); w.Subject != "oidc:bob" || w.Credentials != credentialsLogin {
