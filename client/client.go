@@ -29,6 +29,8 @@ type Client struct {
 	// addrErr is set when server is not a usable URL; every call returns it.
 	addrErr error
 	token   string
+	// tokenSource, when set, gives the token of each request instead.
+	tokenSource func(context.Context) (string, error)
 
 	httpClient *http.Client
 	gql        graphql.Client
@@ -63,6 +65,14 @@ func WithKeepAlive(d time.Duration) Option {
 	return func(c *Client) { c.keepAlive = d }
 }
 
+// WithTokenSource makes every request (and every websocket connection)
+// ask source for its token rather than use the one given to New: a login
+// whose tokens are refreshed while a deploy is followed. An error of
+// source fails the request with it.
+func WithTokenSource(source func(context.Context) (string, error)) Option {
+	return func(c *Client) { c.tokenSource = source }
+}
+
 // WithUserAgent sets the User-Agent of every request.
 func WithUserAgent(ua string) Option {
 	return func(c *Client) { c.userAgent = ua }
@@ -94,7 +104,7 @@ func New(server, token string, opts ...Option) *Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	hc.Transport = &authTransport{token: token, userAgent: c.userAgent, base: base}
+	hc.Transport = &authTransport{token: token, source: c.tokenSource, userAgent: c.userAgent, base: base}
 	// A GraphQL endpoint never redirects; following one could hand the token
 	// to another host.
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
@@ -147,16 +157,32 @@ func endpoints(server string) (display, httpURL, wsURL string, err error) {
 	return display, httpURL, u.String(), nil
 }
 
+// tokenSourceError is the failure of WithTokenSource's source: the
+// caller's own error, given back as it is, never taken for a server out of
+// reach.
+type tokenSourceError struct{ err error }
+
+func (e *tokenSourceError) Error() string { return e.err.Error() }
+func (e *tokenSourceError) Unwrap() error { return e.err }
+
 type authTransport struct {
 	token     string
+	source    func(context.Context) (string, error)
 	userAgent string
 	base      http.RoundTripper
 }
 
 func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := req.Clone(req.Context())
-	if t.token != "" {
-		r.Header.Set("Authorization", "Bearer "+t.token)
+	token := t.token
+	if t.source != nil {
+		var err error
+		if token, err = t.source(req.Context()); err != nil {
+			return nil, &tokenSourceError{err: err}
+		}
+	}
+	if token != "" {
+		r.Header.Set("Authorization", "Bearer "+token)
 	}
 	if t.userAgent != "" {
 		r.Header.Set("User-Agent", t.userAgent)

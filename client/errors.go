@@ -93,6 +93,10 @@ func (c *Client) mapError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	var source *tokenSourceError
+	if errors.As(err, &source) {
+		return source.err
+	}
 	var list gqlerror.List
 	if errors.As(err, &list) {
 		return apiErrorFrom(list)

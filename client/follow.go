@@ -203,7 +203,12 @@ func runSession[T any](ctx context.Context, c *Client,
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	d := &wsDialer{c: c}
-	wsc := graphql.NewClientUsingWebSocket(c.wsEndpoint, d, graphql.WithConnectionParams(c.initPayload()))
+	params, err := c.initPayload(ctx)
+	if err != nil {
+		// Reconnecting cannot help a token that cannot be had.
+		return false, false, &handlerError{err: err}
+	}
+	wsc := graphql.NewClientUsingWebSocket(c.wsEndpoint, d, graphql.WithConnectionParams(params))
 	errChan, err := wsc.Start(sctx)
 	if err != nil {
 		return false, false, c.startError(ctx, d, err)
@@ -301,9 +306,16 @@ func (c *Client) startError(ctx context.Context, d *wsDialer, err error) error {
 	return refusal
 }
 
-func (c *Client) initPayload() map[string]any {
-	if c.token == "" {
-		return map[string]any{}
+func (c *Client) initPayload(ctx context.Context) (map[string]any, error) {
+	token := c.token
+	if c.tokenSource != nil {
+		var err error
+		if token, err = c.tokenSource(ctx); err != nil {
+			return nil, err
+		}
 	}
-	return map[string]any{"Authorization": "Bearer " + c.token}
+	if token == "" {
+		return map[string]any{}, nil
+	}
+	return map[string]any{"Authorization": "Bearer " + token}, nil
 }

@@ -24,8 +24,12 @@ type OIDC struct {
 	// ClientSecretRef is a secret reference (env:NAME or file:path, read
 	// like pipeline.custom.spec_key_refs: out of reach of the environment
 	// configurations); empty for a public client.
-	ClientSecretRef string   `yaml:"client_secret_ref"`
-	Scopes          []string `yaml:"scopes"`
+	ClientSecretRef string `yaml:"client_secret_ref"`
+	// CLIClientID is the public client (no secret) manent login uses at
+	// the provider: a CLI cannot keep a secret, so a confidential ClientID
+	// needs one of its own. ClientID when empty.
+	CLIClientID string   `yaml:"cli_client_id"`
+	Scopes      []string `yaml:"scopes"`
 	// UserClaim is the claim whose value is <user> in oidc:<user>.
 	UserClaim   string `yaml:"user_claim"`
 	GroupsClaim string `yaml:"groups_claim"`
@@ -67,10 +71,23 @@ func (o *OIDC) RequestedScopes() []string {
 	return s
 }
 
-// AllowedAudiences are the aud values a bearer token may carry.
+// CLIClient is the client ID manent login uses: CLIClientID, or ClientID.
+func (o *OIDC) CLIClient() string {
+	if o.CLIClientID != "" {
+		return o.CLIClientID
+	}
+	return o.ClientID
+}
+
+// AllowedAudiences are the aud values a bearer token may carry: Audiences,
+// or the client IDs of the web sign-in and of manent login (whose ID tokens
+// carry them).
 func (o *OIDC) AllowedAudiences() []string {
 	if len(o.Audiences) > 0 {
 		return slices.Clone(o.Audiences)
+	}
+	if c := o.CLIClient(); c != o.ClientID {
+		return []string{o.ClientID, c}
 	}
 	return []string{o.ClientID}
 }
@@ -103,6 +120,9 @@ func (c *Config) validateOIDC(errs *yamltree.Errors) {
 		errs.Add(p+".client_id", "is required: the client ID registered for manent at the provider")
 	} else if len(o.ClientID) > 256 || strings.ContainsAny(o.ClientID, " \t\r\n\x00") {
 		errs.Add(p+".client_id", "must be at most 256 characters without spaces")
+	}
+	if o.CLIClientID != "" && (len(o.CLIClientID) > 256 || strings.ContainsAny(o.CLIClientID, " \t\r\n\x00")) {
+		errs.Add(p+".cli_client_id", "must be at most 256 characters without spaces")
 	}
 	if o.ClientSecretRef != "" {
 		if msg := c.keyRefProblem(o.ClientSecretRef); msg != "" {

@@ -23,6 +23,17 @@ func TestOIDCDefaults(t *testing.T) {
 	if got := o.AllowedAudiences(); !slices.Equal(got, []string{"manent"}) {
 		t.Errorf("audiences = %v", got)
 	}
+	if o.CLIClient() != "manent" {
+		t.Errorf("CLI client = %q, want the client ID", o.CLIClient())
+	}
+	o.CLIClientID = "manent-cli"
+	if got := o.AllowedAudiences(); !slices.Equal(got, []string{"manent", "manent-cli"}) || o.CLIClient() != "manent-cli" {
+		t.Errorf("with cli_client_id: audiences = %v, CLI client %q", got, o.CLIClient())
+	}
+	o.Audiences = []string{"api://manent"}
+	if got := o.AllowedAudiences(); !slices.Equal(got, []string{"api://manent"}) {
+		t.Errorf("audiences set = %v", got)
+	}
 	o.GroupsClaim = "roles"
 	if got := o.RequestedScopes(); slices.Contains(got, "groups") {
 		t.Errorf("scopes with another groups claim = %v", got)
@@ -65,6 +76,8 @@ func TestOIDCErrors(t *testing.T) {
 				"auth.oidc.allowed_algorithms[2]: must be one of " + strings.Join(config.SigningAlgorithms, ", ") + " (never a symmetric algorithm or none)"}},
 		{name: "audience with a space", oidc: "{issuer: https://a.example.com, client_id: m, audiences: ['a b']}",
 			want: []string{"auth.oidc.audiences[0]: must be 1 to 256 characters without spaces"}},
+		{name: "cli client ID with a space", oidc: "{issuer: https://a.example.com, client_id: m, cli_client_id: 'a b'}",
+			want: []string{"auth.oidc.cli_client_id: must be at most 256 characters without spaces"}},
 		{name: "name with markup", oidc: "{issuer: https://a.example.com, client_id: m, name: '<b>corp</b>'}",
 			want: []string{"auth.oidc.name: must be 1 to 64 characters on one line, without < or >"}},
 	}

@@ -2,10 +2,14 @@ package e2e
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -88,6 +92,70 @@ func TestDevOIDCDemo(t *testing.T) {
 	}
 	if _, stderr, code := cli(t, cliBin, serverURL, signIn("carol"), "validate", "-f", hello); code != 3 || !strings.Contains(stderr, "oidc:carol") {
 		t.Errorf("carol validates hello: exit %d, want 3\n%s", code, stderr)
+	}
+	cliLogin(t, cliBin, serverURL, "alice", found["alice"])
+}
+
+// cliLogin is manent login through the binary against the demo: the CLI
+// prints the provider's verification page and a code, alice approves it
+// there (over HTTP, as her browser would) while the CLI polls, and the
+// commands that follow, with no MANENT_TOKEN, act as oidc:alice from the
+// stored login; manent logout removes it.
+func cliLogin(t *testing.T, cliBin, serverURL, user, password string) {
+	t.Helper()
+	home := t.TempDir()
+	env := append(os.Environ(), "MANENT_SERVER="+serverURL, "MANENT_TOKEN=", "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, cliBin, "login")
+	cmd.Env = env
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	prompt := regexp.MustCompile(`open (http://\S+) and enter the code (\S+)`)
+	var printed strings.Builder
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		printed.WriteString(sc.Text() + "\n")
+		if m := prompt.FindStringSubmatch(sc.Text()); m != nil {
+			post(t, m[1], url.Values{"user_code": {m[2]}, "username": {user}, "password": {password}, "decision": {"allow"}}, http.StatusOK, nil)
+		}
+	}
+	if err := cmd.Wait(); err != nil || !strings.Contains(printed.String(), "as oidc:"+user) {
+		t.Fatalf("manent login: %v\n%s", err, printed.String())
+	}
+	run := func(args ...string) (string, string, int) {
+		c := exec.CommandContext(ctx, cliBin, args...)
+		c.Env = env
+		var out, errb strings.Builder
+		c.Stdout, c.Stderr = &out, &errb
+		code := 0
+		if err := c.Run(); err != nil {
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) {
+				t.Fatal(err)
+			}
+			code = ee.ExitCode()
+		}
+		return out.String(), errb.String(), code
+	}
+	stdout, stderrText, code := run("whoami", "-o", "json")
+	var who struct {
+		Subject     string `json:"subject"`
+		Credentials string `json:"credentials"`
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &who) != nil || who.Subject != "oidc:"+user || who.Credentials != "manent login" {
+		t.Fatalf("whoami after manent login: exit %d\n%s\n%s", code, stdout, stderrText)
+	}
+	if _, stderrText, code := run("logout"); code != 0 || !strings.Contains(stderrText, "Signed out") {
+		t.Fatalf("manent logout: exit %d\n%s", code, stderrText)
+	}
+	if _, stderrText, code := run("whoami"); code != 3 {
+		t.Fatalf("whoami after logout: exit %d, want 3\n%s", code, stderrText)
 	}
 }
 

@@ -650,6 +650,10 @@ func matrixRows() []matrixRow {
 		{key: "POST /api/v1/chat/slack/actions", expect: public, public: true, ask: func(m *matrix, p principal) answer {
 			return m.rest(p, "POST", "/api/v1/chat/slack/actions", "payload=%7B%7D")
 		}},
+		// How manent login signs in: the same for everyone, no tenant data.
+		{key: "GET /api/v1/auth/oidc", expect: public, public: true, ask: func(m *matrix, p principal) answer {
+			return m.rest(p, "GET", "/api/v1/auth/oidc", "")
+		}},
 		{key: "GET /healthz", expect: public, public: true, ask: func(m *matrix, p principal) answer {
 			return m.rest(p, "GET", "/healthz", "")
 		}},

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -39,6 +41,22 @@ type app struct {
 	started bool
 	// clientOptions are added to every client (tests shorten timeouts).
 	clientOptions []client.Option
+
+	// loginHTTP calls the identity provider (nil: a default client).
+	loginHTTP *http.Client
+	// sleep waits between the polls of manent login (nil: a real wait);
+	// openBrowser opens an address (nil: the platform's opener).
+	sleep       func(ctx context.Context, d time.Duration) error
+	openBrowser func(url string) error
+	// loginNow is the clock of the sign-in flows (nil: time.Now); not now,
+	// which tests fix in the past for what the CLI prints.
+	loginNow func() time.Time
+	// fromLogin is set when the token is the stored login's; refreshed
+	// are the tokens its refreshes gave during the run (redacted too).
+	fromLogin   bool
+	tokenSource func(context.Context) (string, error)
+	refreshedMu sync.Mutex
+	refreshed   []string
 }
 
 const (
@@ -80,27 +98,38 @@ func (a *app) run(ctx context.Context, args []string) int {
 	return code
 }
 
-// redact masks the token in anything printed, whatever produced it. An
-// identity token:<name> is left alone: a token may be spelled like its own
-// name (the demo's are), and the name is not a secret.
+// redact masks the token in anything printed, whatever produced it, and
+// the tokens a refresh of the stored login gave since. An identity
+// token:<name> is left alone: a token may be spelled like its own name
+// (the demo's are), and the name is not a secret.
 func (a *app) redact(s string) string {
-	if len(a.token) < 4 {
+	a.refreshedMu.Lock()
+	tokens := append([]string{a.token}, a.refreshed...)
+	a.refreshedMu.Unlock()
+	for _, t := range tokens {
+		s = redactToken(s, t)
+	}
+	return s
+}
+
+func redactToken(s, token string) string {
+	if len(token) < 4 {
 		return s
 	}
 	var b strings.Builder
 	for {
-		i := strings.Index(s, a.token)
+		i := strings.Index(s, token)
 		if i < 0 {
 			b.WriteString(s)
 			return b.String()
 		}
 		b.WriteString(s[:i])
 		if strings.HasSuffix(s[:i], "token:") {
-			b.WriteString(a.token)
+			b.WriteString(token)
 		} else {
 			b.WriteString("********")
 		}
-		s = s[i+len(a.token):]
+		s = s[i+len(token):]
 	}
 }
 
@@ -148,6 +177,8 @@ Exit codes: 0 success, 1 the deploy did not succeed (or another error),
 		a.rollbackCmd(),
 		a.rolloutCmd(),
 		a.viewerGetCmd(),
+		a.loginCmd(),
+		a.logoutCmd(),
 		a.versionGetCmd(),
 	)
 	return root
@@ -170,6 +201,16 @@ func (a *app) resolveGlobals(cmd *cobra.Command) error {
 		return &usageError{err: err}
 	}
 	a.format = f
+	if a.token == "" && cmd.Annotations[annotationNoLogin] == "" {
+		// The stored login, when MANENT_TOKEN and --token say nothing. Its
+		// errors are the command's own, not usage errors.
+		tok, err := a.storedLogin(cmd.Context())
+		if err != nil {
+			a.started = true
+			return err
+		}
+		a.token = tok
+	}
 	return nil
 }
 
@@ -183,8 +224,7 @@ func (a *app) runE(f func(cmd *cobra.Command, args []string) error) func(*cobra.
 }
 
 func (a *app) client() *client.Client {
-	opts := append([]client.Option{client.WithUserAgent("manent-cli/" + buildVersion())}, a.clientOptions...)
-	return client.New(a.server, a.token, opts...)
+	return client.New(a.server, a.token, a.clientOptionsAll()...)
 }
 
 // progressf writes a human message to stderr (never to stdout, which holds

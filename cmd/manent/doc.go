@@ -4,5 +4,7 @@
 // <noun>_<verb>.go; errors become messages and exit codes in humanize alone.
 //
 // It may import client, deploy, cobra, golang.org/x/term, yaml and the
-// standard library; it talks to the server only through client.
+// standard library, and internal/oidc/login for the sign-in flows of
+// manent login (which talk to the identity provider and keep its tokens);
+// it talks to the server only through client.
 package main

@@ -80,7 +80,7 @@ func humanizeAPI(api *client.APIError) (string, int) {
 	case deploy.EUNPROCESSABLE:
 		return withFields("refused", api), exitRefused
 	case deploy.EUNAUTHENTICATED:
-		return fmt.Sprintf("not authenticated: %s\nSet %s (or --token) to a valid token.", api.Message, envToken), exitAuth
+		return fmt.Sprintf("not authenticated: %s\nSet %s (or --token) to a valid token, or sign in with manent login.", api.Message, envToken), exitAuth
 	case deploy.EFORBIDDEN:
 		return "permission denied: " + api.Message, exitAuth
 	case deploy.EGROUPSOVERAGE:

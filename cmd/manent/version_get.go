@@ -34,6 +34,8 @@ func (a *app) versionGetCmd() *cobra.Command {
 		Use:   "version",
 		Short: "Print the version of this CLI",
 		Args:  noArgs,
+		// It asks no server: a stored login is not even read.
+		Annotations: map[string]string{annotationNoLogin: "true"},
 		RunE: a.runE(func(*cobra.Command, []string) error {
 			v := versionView{Version: buildVersion(), Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
 			return a.emit(v, func(w io.Writer) error {
