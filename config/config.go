@@ -46,6 +46,9 @@ type Config struct {
 	// Retention: how long finished deploys, log lines and audit entries
 	// are kept (docs/manent-yml.md).
 	Retention Retention `yaml:"retention"`
+	// Callbacks: where descriptors' callbacks may point and how their
+	// deliveries are signed and retried (docs/callbacks.md).
+	Callbacks Callbacks `yaml:"callbacks"`
 }
 
 // Retention is how long manent keeps what it records; a daily job removes
