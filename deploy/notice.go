@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"context"
 	"slices"
 	"time"
 )
@@ -94,7 +95,7 @@ type Delivery struct {
 	ID           string
 	DeploymentID string
 	EventID      string
-	NoticeType   NoticeType
+	EventType    NoticeType
 	Step         string
 	// Callback is the index of the callback in the descriptor.
 	Callback      int
@@ -155,7 +156,7 @@ func NewStatusCallbacks(d *Deployment) []StatusCallback {
 		}
 		seen[dl.Callback] = true
 		c.Deliveries = append(c.Deliveries, StatusDelivery{
-			ID: dl.ID, Event: dl.NoticeType, EventID: dl.EventID, Step: dl.Step, State: dl.State, Attempts: dl.Attempts,
+			ID: dl.ID, Event: dl.EventType, EventID: dl.EventID, Step: dl.Step, State: dl.State, Attempts: dl.Attempts,
 			LastStatus: nonZero(dl.LastStatus), LastError: optional(dl.LastError), NextAttemptAt: utc(dl.NextAttemptAt),
 			DeliveredAt: utc(dl.DeliveredAt),
 		})
@@ -168,4 +169,40 @@ func nonZero(n int) *int {
 		return nil
 	}
 	return &n
+}
+
+// DeliveryAttempt is what one attempt of a delivery changed of it.
+type DeliveryAttempt struct {
+	State         DeliveryState
+	Attempts      int
+	LastStatus    int
+	LastError     string
+	NextAttemptAt *time.Time
+	DeliveredAt   *time.Time
+}
+
+// DeliveryStore keeps the deliveries of the deploys' events to their
+// callbacks, the part of them that readers see.
+type DeliveryStore interface {
+	// PutDelivery records a delivery, pending, unless it is recorded.
+	PutDelivery(ctx context.Context, d Delivery) error
+	// RecordDelivery records what an attempt of the delivery id changed.
+	RecordDelivery(ctx context.Context, id string, a DeliveryAttempt) error
+	// URLDisabled reports whether the receiver at url answered 410 Gone to
+	// a delivery of the deploy.
+	URLDisabled(ctx context.Context, deploymentID, url string) (bool, error)
+	// Deliveries lists the deliveries of a deploy, oldest first.
+	Deliveries(ctx context.Context, deploymentID string) ([]Delivery, error)
+	// StartReplay makes the dead deliveries of the deploy (and the disabled
+	// ones when disabled is set) pending again, counting a replay of each;
+	// deliveryID "" takes them all, otherwise only that one. It returns
+	// them with the number of their replay; ENOTFOUND for an unknown
+	// delivery, ECONFLICT for one that is not dead (or disabled).
+	StartReplay(ctx context.Context, deploymentID, deliveryID string, disabled bool) ([]Replay, error)
+}
+
+// Replay is one delivery sent again, the n-th time it is.
+type Replay struct {
+	Delivery Delivery
+	N        int
 }
