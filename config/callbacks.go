@@ -31,6 +31,9 @@ type Callbacks struct {
 	Timeout time.Duration `yaml:"timeout"`
 	// Concurrency bounds the deliveries a worker makes at once.
 	Concurrency int `yaml:"concurrency"`
+	// FirstRetry is the wait before the first retry (5s); the later ones
+	// grow from it (5m, 30m, 2h, 5h, 10h with the default).
+	FirstRetry time.Duration `yaml:"first_retry"`
 }
 
 // Callback defaults.
@@ -38,6 +41,7 @@ const (
 	DefaultCallbackRetryWindow = 24 * time.Hour
 	DefaultCallbackTimeout     = 10 * time.Second
 	DefaultCallbackConcurrency = 8
+	DefaultCallbackFirstRetry  = 5 * time.Second
 )
 
 // CallbackProblem says why the policy refuses the callback URL raw, "" when
@@ -124,6 +128,12 @@ func (c *Config) validateCallbacks(errs *yamltree.Errors) {
 	}
 	if cb.Timeout < 100*time.Millisecond || cb.Timeout > time.Minute {
 		errs.Add("callbacks.timeout", "must be between 100ms and 1m")
+	}
+	if cb.FirstRetry == 0 {
+		cb.FirstRetry = DefaultCallbackFirstRetry
+	}
+	if cb.FirstRetry < 10*time.Millisecond || cb.FirstRetry > time.Hour {
+		errs.Add("callbacks.first_retry", "must be between 10ms and 1h")
 	}
 	if cb.Concurrency == 0 {
 		cb.Concurrency = DefaultCallbackConcurrency

@@ -98,8 +98,11 @@ type Delivery struct {
 	EventType    NoticeType
 	Step         string
 	// Callback is the index of the callback in the descriptor.
-	Callback      int
-	URL           string
+	Callback int
+	URL      string
+	// Body is the payload, as the first attempt sent it: a replay sends
+	// the same bytes.
+	Body          string
 	State         DeliveryState
 	Attempts      int
 	LastStatus    int
@@ -196,9 +199,10 @@ type DeliveryStore interface {
 	// StartReplay makes the dead deliveries of the deploy (and the disabled
 	// ones when disabled is set) pending again, counting a replay of each;
 	// deliveryID "" takes them all, otherwise only that one. It returns
-	// them with the number of their replay; ENOTFOUND for an unknown
+	// them with the number of their replay, after enqueue was called on
+	// the same transaction tx with them; ENOTFOUND for an unknown
 	// delivery, ECONFLICT for one that is not dead (or disabled).
-	StartReplay(ctx context.Context, deploymentID, deliveryID string, disabled bool) ([]Replay, error)
+	StartReplay(ctx context.Context, deploymentID, deliveryID string, disabled bool, enqueue func(tx any, r []Replay) error) ([]Replay, error)
 }
 
 // Replay is one delivery sent again, the n-th time it is.

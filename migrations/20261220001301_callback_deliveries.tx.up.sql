@@ -10,6 +10,8 @@ CREATE TABLE manent.callback_deliveries (
     step            text        NOT NULL DEFAULT '',
     callback        integer     NOT NULL CHECK (callback >= 0),
     url             text        NOT NULL,
+    -- body is the payload as first sent, which a replay sends again.
+    body            text        NOT NULL,
     state           text        NOT NULL CHECK (state IN ('pending', 'retrying', 'delivered', 'disabled', 'dead')),
     attempts        integer     NOT NULL DEFAULT 0,
     replays         integer     NOT NULL DEFAULT 0,

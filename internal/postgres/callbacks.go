@@ -24,6 +24,7 @@ type deliveryRow struct {
 	Step          string     `bun:"step"`
 	Callback      int        `bun:"callback"`
 	URL           string     `bun:"url"`
+	Body          string     `bun:"body"`
 	State         string     `bun:"state"`
 	Attempts      int        `bun:"attempts"`
 	Replays       int        `bun:"replays"`
@@ -36,7 +37,7 @@ type deliveryRow struct {
 
 func fromDeliveryRow(r deliveryRow) deploy.Delivery {
 	return deploy.Delivery{ID: r.ID, DeploymentID: r.DeploymentID, EventID: r.EventID, EventType: deploy.NoticeType(r.EventType),
-		Step: r.Step, Callback: r.Callback, URL: r.URL, State: deploy.DeliveryState(r.State), Attempts: r.Attempts,
+		Step: r.Step, Callback: r.Callback, URL: r.URL, Body: r.Body, State: deploy.DeliveryState(r.State), Attempts: r.Attempts,
 		LastStatus: r.LastStatus, LastError: r.LastError, NextAttemptAt: r.NextAttemptAt, DeliveredAt: r.DeliveredAt,
 		CreatedAt: r.CreatedAt}
 }
@@ -45,9 +46,9 @@ func fromDeliveryRow(r deliveryRow) deploy.Delivery {
 func (s *Store) PutDelivery(ctx context.Context, d deploy.Delivery) error {
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO manent.callback_deliveries
-				(id, deployment_id, event_id, event_type, step, callback, url, state)
-			VALUES (?, ?, ?, ?, ?, ?, ?, 'pending') ON CONFLICT (id) DO NOTHING`,
-			d.ID, d.DeploymentID, d.EventID, d.EventType, text(d.Step), d.Callback, d.URL)
+				(id, deployment_id, event_id, event_type, step, callback, url, body, state)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending') ON CONFLICT (id) DO NOTHING`,
+			d.ID, d.DeploymentID, d.EventID, d.EventType, text(d.Step), d.Callback, d.URL, d.Body)
 		if err != nil {
 			return err
 		}
@@ -98,7 +99,8 @@ func (s *Store) Deliveries(ctx context.Context, deploymentID string) ([]deploy.D
 }
 
 // StartReplay implements deploy.DeliveryStore.
-func (s *Store) StartReplay(ctx context.Context, deploymentID, deliveryID string, disabled bool) ([]deploy.Replay, error) {
+func (s *Store) StartReplay(ctx context.Context, deploymentID, deliveryID string, disabled bool,
+	enqueue func(tx any, r []deploy.Replay) error) ([]deploy.Replay, error) {
 	states := []string{string(deploy.DeliveryDead)}
 	if disabled {
 		states = append(states, string(deploy.DeliveryDisabled))
@@ -129,6 +131,9 @@ func (s *Store) StartReplay(ctx context.Context, deploymentID, deliveryID string
 		}
 		for _, r := range rows {
 			out = append(out, deploy.Replay{Delivery: fromDeliveryRow(r), N: r.Replays})
+		}
+		if err := enqueue(tx.Tx, out); err != nil {
+			return err
 		}
 		return notify(ctx, tx, deploy.EventDeployment, deploymentID)
 	})

@@ -32,7 +32,9 @@ type Store struct {
 // OnFinish sets what is called in the transaction of every end of a deploy
 // the store writes itself (FinishDeployment, a cancel at once); set it
 // before the store is used.
-func (s *Store) OnFinish(fn func(ctx context.Context, tx any, d deploy.Deployment) error) { s.finished = fn }
+func (s *Store) OnFinish(fn func(ctx context.Context, tx any, d deploy.Deployment) error) {
+	s.finished = fn
+}
 
 func (s *Store) finishedIn(ctx context.Context, tx bun.Tx, d deploy.Deployment) error {
 	if s.finished == nil {
