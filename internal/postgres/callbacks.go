@@ -33,6 +33,7 @@ type deliveryRow struct {
 	NextAttemptAt *time.Time `bun:"next_attempt_at"`
 	DeliveredAt   *time.Time `bun:"delivered_at"`
 	CreatedAt     time.Time  `bun:"created_at"`
+	UpdatedAt     time.Time  `bun:"updated_at"`
 }
 
 func fromDeliveryRow(r deliveryRow) deploy.Delivery {

@@ -1,0 +1,366 @@
+package engine_test
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"manent.dev/manent/deploy"
+)
+
+// receiverKey is the signing secret of the tests' callbacks policy, as
+// Standard Webhooks writes it; receiverKeyBytes is what it encodes.
+const receiverKey = "whsec_bWFuZW50LXRlc3Qta2V5LTAxMjM0NTY3ODk="
+
+// delivered is one request a receiver got.
+type delivered struct {
+	ID, Timestamp, Signature, UserAgent string
+	Body                                []byte
+}
+
+// receiver is a loopback webhook receiver: it records every request and
+// answers what answer says for the n-th request of an ID (from 1).
+type receiver struct {
+	t      *testing.T
+	mu     sync.Mutex
+	got    []delivered
+	perID  map[string]int
+	answer func(id string, n int) int
+	server *http.Server
+	ln     net.Listener
+	addr   string
+}
+
+func newReceiver(t *testing.T, answer func(id string, n int) int) *receiver {
+	r := &receiver{t: t, perID: map[string]int{}, answer: answer}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.addr = ln.Addr().String()
+	r.serve(ln)
+	t.Cleanup(r.stop)
+	return r
+}
+
+func (r *receiver) serve(ln net.Listener) {
+	r.ln = ln
+	r.server = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		var body strings.Builder
+		buf := make([]byte, 4096)
+		for {
+			n, err := req.Body.Read(buf)
+			body.Write(buf[:n])
+			if err != nil {
+				break
+			}
+		}
+		d := delivered{ID: req.Header.Get("webhook-id"), Timestamp: req.Header.Get("webhook-timestamp"),
+			Signature: req.Header.Get("webhook-signature"), UserAgent: req.Header.Get("User-Agent"), Body: []byte(body.String())}
+		r.mu.Lock()
+		r.got = append(r.got, d)
+		r.perID[d.ID]++
+		n := r.perID[d.ID]
+		r.mu.Unlock()
+		code := http.StatusNoContent
+		if r.answer != nil {
+			code = r.answer(d.ID, n)
+		}
+		w.WriteHeader(code)
+		_, _ = fmt.Fprint(w, "receiver says\x1b[31m no")
+	})}
+	go func() { _ = r.server.Serve(ln) }()
+}
+
+func (r *receiver) stop() { _ = r.server.Close() }
+
+// restart listens again on the same address.
+func (r *receiver) restart() {
+	ln, err := net.Listen("tcp", r.addr)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.serve(ln)
+}
+
+func (r *receiver) requests() []delivered {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.got)
+}
+
+func (r *receiver) url(path string) string { return "http://" + r.addr + path }
+
+// verify is the Go snippet of docs/callbacks.md: the signature over
+// "<id>.<timestamp>.<body>" with the key the secret encodes.
+func verify(secret string, d delivered) bool {
+	key, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(d.ID + "." + d.Timestamp + "." + string(d.Body)))
+	want := "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
+	for _, sig := range strings.Fields(d.Signature) {
+		if hmac.Equal([]byte(sig), []byte(want)) {
+			return true
+		}
+	}
+	return false
+}
+
+// callbackEnv is an engine whose policy allows callbacks to loopback.
+func callbackEnv(t *testing.T, extra string) *env {
+	t.Setenv("MANENT_SECRET_CALLBACK_KEY", receiverKey)
+	return newEnvWith(t, envOptions{engineYAML: `callbacks:
+  allowed: ["http://127.0.0.1:"]
+  allow_http: true
+  signing_key_refs: [env:MANENT_SECRET_CALLBACK_KEY]
+  first_retry: 20ms
+` + extra})
+}
+
+func (e *env) submitWithCallbacks(id, callbacks string) {
+	e.t.Helper()
+	doc := descriptorFor(id, "app", "staging") + "callbacks:\n" + callbacks
+	if _, err := e.eng.Submit(e.ctx, []byte(doc), deploy.SubmitOptions{}); err != nil {
+		e.t.Fatalf("submit %s: %v", id, err)
+	}
+}
+
+// waitDeliveries waits until the deploy ended and every delivery of its
+// callbacks is final, and returns it.
+func (e *env) waitDeliveries(id string, n int) *deploy.Deployment {
+	return e.wait(id, func(d *deploy.Deployment) bool {
+		if !d.State.Terminal() || len(d.Deliveries) < n {
+			return false
+		}
+		for _, dl := range d.Deliveries {
+			if !dl.State.Final() {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// Every event of a deploy reaches its callback once per webhook-id,
+// signed, with the status JSON; the status shows each delivery.
+func TestCallbacksDeliverEveryEventSigned(t *testing.T) {
+	e := callbackEnv(t, "")
+	r := newReceiver(t, nil)
+	e.submitWithCallbacks("cb-1", "  - url: "+r.url("/all?token=sekrit")+"\n  - {url: "+r.url("/end")+", events: [finished]}\n")
+	d := e.waitDeliveries("cb-1", 0)
+	st := deploy.NewStatus(d)
+	var steps []string
+	for _, s := range st.Steps {
+		if s.Kind != deploy.KindCheckpoint {
+			steps = append(steps, s.Name)
+		}
+	}
+	d = e.waitDeliveries("cb-1", len(steps)+3)
+	if d.State != deploy.StateSuccess {
+		t.Fatalf("deploy %s: %s", d.State, d.Error)
+	}
+	byID := map[string][]delivered{}
+	for _, got := range r.requests() {
+		if !verify(receiverKey, got) {
+			t.Errorf("signature of %s does not verify: %s", got.ID, got.Signature)
+		}
+		if !strings.HasPrefix(got.UserAgent, "manent/") {
+			t.Errorf("user agent %q", got.UserAgent)
+		}
+		byID[got.ID] = append(byID[got.ID], got)
+	}
+	want := []string{"cb-1:event:started", "cb-1:event:finished"}
+	for _, s := range steps {
+		want = append(want, "cb-1:event:step:"+s)
+	}
+	for _, id := range want {
+		if len(byID[id]) == 0 {
+			t.Errorf("no delivery of %s (got %d IDs)", id, len(byID))
+		}
+	}
+	if len(byID) != len(want) {
+		t.Errorf("%d IDs delivered, want %d", len(byID), len(want))
+	}
+	var fin struct {
+		Type string `json:"type"`
+		Data struct {
+			ID    string       `json:"id"`
+			State deploy.State `json:"state"`
+			Steps []any        `json:"steps"`
+		} `json:"data"`
+	}
+	finished := byID["cb-1:event:finished"]
+	if len(finished) != 2 {
+		t.Fatalf("finished delivered %d times, want once to each callback", len(finished))
+	}
+	if err := json.Unmarshal(finished[0].Body, &fin); err != nil || fin.Type != "deployment.finished" || fin.Data.ID != "cb-1" || len(fin.Data.Steps) == 0 {
+		t.Errorf("finished payload %s (%v)", finished[0].Body, err)
+	}
+	var stepEv struct {
+		Type string `json:"type"`
+		Data struct {
+			Step struct {
+				Name  string `json:"name"`
+				State string `json:"state"`
+			} `json:"step"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(byID["cb-1:event:step:deploy"][0].Body, &stepEv); err != nil || stepEv.Type != "deployment.step" ||
+		stepEv.Data.Step.Name != "deploy" || stepEv.Data.Step.State != "SUCCESS" {
+		t.Errorf("step payload %+v (%v)", stepEv, err)
+	}
+	st = deploy.NewStatus(d)
+	cbs := st.Callbacks
+	if len(cbs) != 2 || cbs[0].State != deploy.DeliveryDelivered || cbs[0].URL != r.url("/all") || len(cbs[0].Deliveries) != len(want) ||
+		len(cbs[1].Deliveries) != 1 || cbs[1].Events[0] != deploy.NoticeFinished {
+		t.Errorf("status callbacks %+v", cbs)
+	}
+	text, _ := json.Marshal(st)
+	if strings.Contains(string(text), "sekrit") {
+		t.Errorf("the status shows the callback's query: %s", text)
+	}
+}
+
+// 500s are retried with the same webhook-id until the receiver takes it.
+func TestCallbacksRetryAfterErrors(t *testing.T) {
+	e := callbackEnv(t, "")
+	r := newReceiver(t, func(_ string, n int) int {
+		if n < 3 {
+			return http.StatusInternalServerError
+		}
+		return http.StatusOK
+	})
+	e.submitWithCallbacks("cb-2", "  - {url: "+r.url("/")+", events: [started, finished]}\n")
+	d := e.waitDeliveries("cb-2", 2)
+	for _, dl := range d.Deliveries {
+		if dl.State != deploy.DeliveryDelivered || dl.Attempts != 3 || dl.LastStatus != 200 {
+			t.Errorf("delivery %+v", dl)
+		}
+	}
+	got := map[string]int{}
+	for _, req := range r.requests() {
+		got[req.ID]++
+		if !verify(receiverKey, req) {
+			t.Errorf("retry of %s not signed", req.ID)
+		}
+	}
+	if got["cb-2:event:started"] != 3 || got["cb-2:event:finished"] != 3 {
+		t.Errorf("requests per ID %v", got)
+	}
+}
+
+// A receiver down for a while gets the event once it is up again.
+func TestCallbacksReachAReceiverThatWasDown(t *testing.T) {
+	e := callbackEnv(t, "")
+	r := newReceiver(t, nil)
+	r.stop()
+	e.submitWithCallbacks("cb-3", "  - {url: "+r.url("/")+", events: [started]}\n")
+	e.wait("cb-3", func(d *deploy.Deployment) bool {
+		return len(d.Deliveries) == 1 && d.Deliveries[0].State == deploy.DeliveryRetrying
+	})
+	r.restart()
+	d := e.waitDeliveries("cb-3", 1)
+	if dl := d.Deliveries[0]; dl.State != deploy.DeliveryDelivered || dl.Attempts < 2 || len(r.requests()) != 1 {
+		t.Errorf("delivery %+v, %d requests", dl, len(r.requests()))
+	}
+}
+
+// 410 Gone disables the URL for the rest of the deploy's events.
+func TestCallbacksStopAt410(t *testing.T) {
+	e := callbackEnv(t, "")
+	r := newReceiver(t, func(string, int) int { return http.StatusGone })
+	gone := make(chan struct{})
+	e.plugin.deploy = func(ctx context.Context, _ deploy.PluginRequest) error {
+		select {
+		case <-gone:
+		case <-ctx.Done():
+		}
+		return nil
+	}
+	e.submitWithCallbacks("cb-4", "  - {url: "+r.url("/")+", events: [started, finished]}\n")
+	e.wait("cb-4", func(d *deploy.Deployment) bool {
+		return len(d.Deliveries) == 1 && d.Deliveries[0].State == deploy.DeliveryDisabled
+	})
+	close(gone)
+	d := e.waitDeliveries("cb-4", 2)
+	for _, dl := range d.Deliveries {
+		if dl.State != deploy.DeliveryDisabled {
+			t.Errorf("delivery %+v", dl)
+		}
+	}
+	if n := len(r.requests()); n != 1 {
+		t.Errorf("%d requests after a 410, want 1", n)
+	}
+	if cb := deploy.NewStatus(d).Callbacks[0]; cb.State != deploy.DeliveryDisabled {
+		t.Errorf("callback state %s", cb.State)
+	}
+}
+
+// After the retry window a delivery is dead; a replay sends it again
+// with the same webhook-id and body.
+func TestCallbacksDeadLetterReplayed(t *testing.T) {
+	e := callbackEnv(t, "  retry_window: 1s\n")
+	var mu sync.Mutex
+	up := false
+	r := newReceiver(t, func(string, int) int {
+		mu.Lock()
+		defer mu.Unlock()
+		if up {
+			return http.StatusOK
+		}
+		return http.StatusServiceUnavailable
+	})
+	e.submitWithCallbacks("cb-5", "  - {url: "+r.url("/")+", events: [finished]}\n")
+	d := e.waitDeliveries("cb-5", 1)
+	dead := d.Deliveries[0]
+	if dead.State != deploy.DeliveryDead || !strings.Contains(dead.LastError, "503") || strings.Contains(dead.LastError, "\x1b") {
+		t.Fatalf("delivery %+v", dead)
+	}
+	if cb := deploy.NewStatus(d).Callbacks[0]; cb.State != deploy.DeliveryDead {
+		t.Errorf("callback state %s", cb.State)
+	}
+	first := r.requests()
+	mu.Lock()
+	up = true
+	mu.Unlock()
+	if _, err := e.eng.ReplayCallbacks(e.ctx, "cb-5", "", false); err != nil {
+		t.Fatal(err)
+	}
+	d = e.wait("cb-5", func(d *deploy.Deployment) bool { return d.Deliveries[0].State == deploy.DeliveryDelivered })
+	reqs := r.requests()
+	last := reqs[len(reqs)-1]
+	if last.ID != first[0].ID || string(last.Body) != string(first[0].Body) || !verify(receiverKey, last) {
+		t.Errorf("replay %s %s, first %s", last.ID, last.Body, first[0].ID)
+	}
+	if d.Deliveries[0].Attempts != len(reqs) {
+		t.Errorf("attempts %d, requests %d", d.Deliveries[0].Attempts, len(reqs))
+	}
+	if _, err := e.eng.ReplayCallbacks(e.ctx, "cb-5", dead.ID, false); deploy.ErrorCode(err) != deploy.ECONFLICT {
+		t.Errorf("replay of a delivered one: %v", err)
+	}
+}
+
+// Callbacks the policy refuses are refused at submission, on their paths.
+func TestCallbacksRefusedAtSubmission(t *testing.T) {
+	e := callbackEnv(t, "")
+	doc := descriptorFor("cb-6", "app", "staging") + "callbacks:\n  - url: https://hooks.example.com/\n  - url: http://169.254.169.254/latest\n  - url: http://127.0.0.1:8080/ok\n"
+	_, err := e.eng.Submit(e.ctx, []byte(doc), deploy.SubmitOptions{})
+	var de *deploy.Error
+	if !errors.As(err, &de) || de.Code != deploy.EUNPROCESSABLE || len(de.Fields) != 2 ||
+		de.Fields[0].Path != "callbacks[0].url" || de.Fields[1].Path != "callbacks[1].url" {
+		t.Fatalf("submission: %v (%+v)", err, de)
+	}
+	if _, err := e.store.Get(e.ctx, "cb-6"); deploy.ErrorCode(err) != deploy.ENOTFOUND {
+		t.Errorf("a refused deploy was stored: %v", err)
+	}
+}
