@@ -333,7 +333,7 @@ func TestCallbacksDeadLetterReplayed(t *testing.T) {
 	mu.Lock()
 	up = true
 	mu.Unlock()
-	if _, err := e.eng.ReplayCallbacks(e.ctx, "cb-5", "", false); err != nil {
+	if _, err := e.eng.Service.ReplayCallbacks(e.ctx, "cb-5", "", false); err != nil {
 		t.Fatal(err)
 	}
 	d = e.wait("cb-5", func(d *deploy.Deployment) bool { return d.Deliveries[0].State == deploy.DeliveryDelivered })
@@ -345,7 +345,7 @@ func TestCallbacksDeadLetterReplayed(t *testing.T) {
 	if d.Deliveries[0].Attempts != len(reqs) {
 		t.Errorf("attempts %d, requests %d", d.Deliveries[0].Attempts, len(reqs))
 	}
-	if _, err := e.eng.ReplayCallbacks(e.ctx, "cb-5", dead.ID, false); deploy.ErrorCode(err) != deploy.ECONFLICT {
+	if _, err := e.eng.Service.ReplayCallbacks(e.ctx, "cb-5", dead.ID, false); deploy.ErrorCode(err) != deploy.ECONFLICT {
 		t.Errorf("replay of a delivered one: %v", err)
 	}
 }

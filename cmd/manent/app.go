@@ -147,6 +147,7 @@ Exit codes: 0 success, 1 the deploy did not succeed (or another error),
 		a.scheduleCmd(),
 		a.rollbackCmd(),
 		a.rolloutCmd(),
+		a.callbacksCmd(),
 		a.viewerGetCmd(),
 		a.versionGetCmd(),
 	)
