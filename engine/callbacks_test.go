@@ -10,6 +10,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -101,19 +105,19 @@ func (r *receiver) requests() []delivered {
 
 func (r *receiver) url(path string) string { return "http://" + r.addr + path }
 
-// verify is the Go snippet of docs/callbacks.md: the signature over
-// "<id>.<timestamp>.<body>" with the key the secret encodes.
-func verify(secret string, d delivered) bool {
+// verify is the Go snippet of docs/callbacks.md, as it is written there
+// (TestCallbackSnippets holds the two together).
+func verify(secret, id, timestamp string, body []byte, header string) bool {
 	key, _ := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, "whsec_"))
 	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte(d.ID + "." + d.Timestamp + "." + string(d.Body)))
+	mac.Write([]byte(id + "." + timestamp + "."))
+	mac.Write(body)
 	want := "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
-	for _, sig := range strings.Fields(d.Signature) {
-		if hmac.Equal([]byte(sig), []byte(want)) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(strings.Fields(header), func(s string) bool { return hmac.Equal([]byte(s), []byte(want)) })
+}
+
+func (d delivered) verifies(secret string) bool {
+	return verify(secret, d.ID, d.Timestamp, d.Body, d.Signature)
 }
 
 // callbackEnv is an engine whose policy allows callbacks to loopback.
@@ -171,7 +175,7 @@ func TestCallbacksDeliverEveryEventSigned(t *testing.T) {
 	}
 	byID := map[string][]delivered{}
 	for _, got := range r.requests() {
-		if !verify(receiverKey, got) {
+		if !got.verifies(receiverKey) {
 			t.Errorf("signature of %s does not verify: %s", got.ID, got.Signature)
 		}
 		if !strings.HasPrefix(got.UserAgent, "manent/") {
@@ -250,7 +254,7 @@ func TestCallbacksRetryAfterErrors(t *testing.T) {
 	got := map[string]int{}
 	for _, req := range r.requests() {
 		got[req.ID]++
-		if !verify(receiverKey, req) {
+		if !req.verifies(receiverKey) {
 			t.Errorf("retry of %s not signed", req.ID)
 		}
 	}
@@ -339,7 +343,7 @@ func TestCallbacksDeadLetterReplayed(t *testing.T) {
 	d = e.wait("cb-5", func(d *deploy.Deployment) bool { return d.Deliveries[0].State == deploy.DeliveryDelivered })
 	reqs := r.requests()
 	last := reqs[len(reqs)-1]
-	if last.ID != first[0].ID || string(last.Body) != string(first[0].Body) || !verify(receiverKey, last) {
+	if last.ID != first[0].ID || string(last.Body) != string(first[0].Body) || !last.verifies(receiverKey) {
 		t.Errorf("replay %s %s, first %s", last.ID, last.Body, first[0].ID)
 	}
 	if d.Deliveries[0].Attempts != len(reqs) {
@@ -362,5 +366,86 @@ func TestCallbacksRefusedAtSubmission(t *testing.T) {
 	}
 	if _, err := e.store.Get(e.ctx, "cb-6"); deploy.ErrorCode(err) != deploy.ENOTFOUND {
 		t.Errorf("a refused deploy was stored: %v", err)
+	}
+}
+
+// docSnippet is the code block of docs/callbacks.md in lang.
+func docSnippet(t *testing.T, lang string) string {
+	t.Helper()
+	text, err := os.ReadFile("../docs/callbacks.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```" + lang + "\n(.*?)```").FindStringSubmatch(string(text))
+	if m == nil {
+		t.Fatalf("docs/callbacks.md has no %s block", lang)
+	}
+	return m[1]
+}
+
+// The signature snippets of docs/callbacks.md verify a real delivery, and
+// refuse it once its body is changed: Go's is the test's own verify, Node's
+// and Python's run in their interpreters.
+func TestCallbackSnippets(t *testing.T) {
+	e := callbackEnv(t, "")
+	r := newReceiver(t, nil)
+	e.submitWithCallbacks("cb-doc", "  - {url: "+r.url("/")+", events: [finished]}\n")
+	e.waitDeliveries("cb-doc", 1)
+	got := r.requests()[0]
+	src, err := os.ReadFile("callbacks_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), docSnippet(t, "go")) {
+		t.Errorf("the Go snippet of docs/callbacks.md is not the verify of this test")
+	}
+	if !got.verifies(receiverKey) {
+		t.Errorf("the Go snippet refuses a real delivery")
+	}
+	tampered := got
+	tampered.Body = append([]byte(nil), got.Body...)
+	tampered.Body[len(tampered.Body)-2] ^= 1
+	if tampered.verifies(receiverKey) {
+		t.Errorf("the Go snippet accepts a changed body")
+	}
+	dir := t.TempDir()
+	run := func(t *testing.T, interpreter, code string, d delivered) bool {
+		t.Helper()
+		body := filepath.Join(dir, "body")
+		if err := os.WriteFile(body, d.Body, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(interpreter, "-c", code)
+		if interpreter == "node" {
+			cmd = exec.Command(interpreter, "-e", code)
+		}
+		cmd.Env = append(os.Environ(), "S="+receiverKey, "I="+d.ID, "T="+d.Timestamp, "H="+d.Signature, "B="+body)
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatalf("%s: %v", interpreter, err)
+		}
+		if err != nil && exit.ExitCode() != 1 {
+			t.Fatalf("%s failed: %v\n%s", interpreter, err, out)
+		}
+		return err == nil
+	}
+	for _, tt := range []struct{ interpreter, lang, call string }{
+		{"node", "js", `process.exit(verify(process.env.S, process.env.I, process.env.T, require("fs").readFileSync(process.env.B), process.env.H) ? 0 : 1)`},
+		{"python3", "python", `import os, sys
+sys.exit(0 if verify(os.environ["S"], os.environ["I"], os.environ["T"], open(os.environ["B"], "rb").read(), os.environ["H"]) else 1)`},
+	} {
+		t.Run(tt.lang, func(t *testing.T) {
+			if _, err := exec.LookPath(tt.interpreter); err != nil {
+				t.Skipf("%s is not installed here", tt.interpreter)
+			}
+			code := docSnippet(t, tt.lang) + "\n" + tt.call
+			if !run(t, tt.interpreter, code, got) {
+				t.Errorf("the %s snippet refuses a real delivery", tt.lang)
+			}
+			if run(t, tt.interpreter, code, tampered) {
+				t.Errorf("the %s snippet accepts a changed body", tt.lang)
+			}
+		})
 	}
 }
