@@ -122,13 +122,18 @@ func (d delivered) verifies(secret string) bool {
 
 // callbackEnv is an engine whose policy allows callbacks to loopback.
 func callbackEnv(t *testing.T, extra string) *env {
+	return callbackEnvWith(t, envOptions{}, extra)
+}
+
+func callbackEnvWith(t *testing.T, o envOptions, extra string) *env {
 	t.Setenv("MANENT_SECRET_CALLBACK_KEY", receiverKey)
-	return newEnvWith(t, envOptions{engineYAML: `callbacks:
+	o.engineYAML = `callbacks:
   allowed: ["http://127.0.0.1:"]
   allow_http: true
   signing_key_refs: [env:MANENT_SECRET_CALLBACK_KEY]
   first_retry: 20ms
-` + extra})
+` + extra
+	return newEnvWith(t, o)
 }
 
 func (e *env) submitWithCallbacks(id, callbacks string) {
@@ -351,6 +356,22 @@ func TestCallbacksDeadLetterReplayed(t *testing.T) {
 	}
 	if _, err := e.eng.Service.ReplayCallbacks(e.ctx, "cb-5", dead.ID, false); deploy.ErrorCode(err) != deploy.ECONFLICT {
 		t.Errorf("replay of a delivered one: %v", err)
+	}
+	// Another tenant's deployer neither sees the deploy nor replays its
+	// callbacks: the answer is a missing deploy's; a reader may not replay.
+	for who, code := range map[string]deploy.Code{"token:mallory": deploy.ENOTFOUND, "token:viewer": deploy.EFORBIDDEN} {
+		if _, err := e.eng.Service.ReplayCallbacks(e.as(who), "cb-5", "", false); deploy.ErrorCode(err) != code {
+			t.Errorf("replay as %s: %v, want %s", who, err, code)
+		}
+	}
+	if _, err := e.eng.Service.ReplayCallbacks(e.as("token:mallory"), "cb-missing", "", false); deploy.ErrorCode(err) != deploy.ENOTFOUND {
+		t.Errorf("replay of a missing deploy: %v", err)
+	}
+	if got := e.auditActors("callbacks.replay", "cb-5"); len(got) != 1 || got[0] != "token:ci" {
+		t.Errorf("callbacks.replay entries by %v", got)
+	}
+	if got := e.auditActors("callbacks.replay.refused", "cb-5"); !slices.Contains(got, "token:viewer") {
+		t.Errorf("callbacks.replay.refused entries by %v", got)
 	}
 }
 
