@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 	"time"
@@ -56,8 +57,8 @@ func TestCallbacksSection(t *testing.T) {
 		t.Errorf("check: %+v", got)
 	}
 	_, err = Parse([]byte("callbacks:\n  allowed: [\"http://127.0.0.1:\", \"ftp://x\"]\n  signing_key_refs: [env:HOME]\n  retry_window: 1ms\n  timeout: 5m\n  colour: blue\n"), t.TempDir())
-	ce, ok := err.(*Error)
-	if !ok {
+	var ce *Error
+	if !errors.As(err, &ce) {
 		t.Fatalf("error %v", err)
 	}
 	var got []string
