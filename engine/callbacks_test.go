@@ -470,3 +470,47 @@ sys.exit(0 if verify(os.environ["S"], os.environ["I"], os.environ["T"], open(os.
 		})
 	}
 }
+
+// A rollout's own operations (a wave's bake) and its batches are step
+// events too, each once, named as the status names them.
+func TestCallbacksOfARollout(t *testing.T) {
+	e := callbackEnv(t, "")
+	writeRelease(t, e.dir, "1.0.0")
+	dirs := []string{filepath.Join(e.dir, "targets/cb/a"), filepath.Join(e.dir, "targets/cb/b")}
+	writeFile(t, filepath.Join(e.dir, "envconfig/demo/web/cb.yml"), fmt.Sprintf(`plugin: local
+targets: [{path: %q}, {path: %q}]
+rollout:
+  waves: [{name: one, count: 1, bake: 10ms}, {name: two}]
+`, dirs[0], dirs[1]))
+	r := newReceiver(t, nil)
+	doc := webDescriptor("cb-waves", "cb", "1.0.0", "callbacks:\n  - {url: "+r.url("/")+", events: [step]}\n")
+	if _, err := e.eng.Submit(e.ctx, []byte(doc), deploy.SubmitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	d := e.waitDeliveries("cb-waves", 1)
+	if d.State != deploy.StateSuccess {
+		t.Fatalf("deploy %s: %s", d.State, d.Error)
+	}
+	var names []string
+	for _, s := range deploy.NewStatus(d).Steps {
+		if s.Kind != deploy.KindCheckpoint {
+			names = append(names, s.Name)
+		}
+	}
+	d = e.waitDeliveries("cb-waves", len(names))
+	got := map[string]bool{}
+	for _, dl := range d.Deliveries {
+		if got[dl.Step] {
+			t.Errorf("step %s delivered twice", dl.Step)
+		}
+		got[dl.Step] = true
+	}
+	for _, n := range names {
+		if !got[n] {
+			t.Errorf("no step event of %s (got %v)", n, got)
+		}
+	}
+	if !slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "bake") }) {
+		t.Errorf("no bake among the steps %v", names)
+	}
+}

@@ -126,6 +126,13 @@ func (e *Engine) finishedOutside(_ context.Context, tx any, d deploy.Deployment)
 	return e.recordNotice(tx, n, &d.Descriptor, func() *deploy.Deployment { return &d })
 }
 
+// stepNotice records the step event of the end s of a rollout's own
+// operation o (a bake, a wave's gates, a pause, a wave's approval) on tx.
+func (r *run) stepNotice(tx any, o op, s deploy.Step) error {
+	n := newNotice(r.in.ID, deploy.NoticeStep, o.key.Name(), string(s.State))
+	return r.e.recordNotice(tx, n, &r.in.Descriptor, jobDeployment(&r.in))
+}
+
 // txOf is the transaction under q, as DBOS's Enqueue takes it.
 func txOf(q dbos.Querier) any {
 	if p, ok := q.(pgxQuerier); ok {
