@@ -44,6 +44,12 @@ type callbackInput struct {
 	// Attempts are the attempts made before it.
 	Replay   int `json:"replay,omitempty"`
 	Attempts int `json:"attempts,omitempty"`
+	// Run is the workflow ID of the first attempt of this delivery (or
+	// replay), N the number of this attempt in it and Deadline the end of
+	// its retry window: set on the retries.
+	Run      string    `json:"run,omitempty"`
+	N        int       `json:"n,omitempty"`
+	Deadline time.Time `json:"deadline,omitzero"`
 }
 
 // attemptResult is what DBOS records of one attempt: the state it left
@@ -65,28 +71,43 @@ func retryWait(first time.Duration, n int, jitter float64) time.Duration {
 	return time.Duration(float64(base) * (0.8 + 0.4*jitter))
 }
 
-// callbackWorkflow delivers one event to one callback.
+// callbackWorkflow makes one attempt of a delivery. A retry is another
+// workflow, enqueued delayed by this one: a delivery waiting hours for its
+// next attempt holds none of the queue's slots (DBOS counts a sleeping
+// workflow as a running one), so dead receivers never hold up live ones.
 func (e *Engine) callbackWorkflow(ctx dbos.Context, in callbackInput) (string, error) {
-	deadline, err := dbos.RunAsStep(ctx, func(context.Context) (time.Time, error) {
-		return time.Now().UTC().Add(e.cfg.Callbacks.RetryWindow), nil
-	}, dbos.WithStepName(stepCallbackStart))
-	if err != nil {
-		return "", err
-	}
-	for n := 1; ; n++ {
-		res, err := dbos.RunAsStep(ctx, func(c context.Context) (attemptResult, error) {
-			return e.attemptCallback(c, in, n, deadline)
-		}, dbos.WithStepName(stepCallbackAttempt+strconv.Itoa(n)))
+	if in.Deadline.IsZero() {
+		deadline, err := dbos.RunAsStep(ctx, func(context.Context) (time.Time, error) {
+			return time.Now().UTC().Add(e.cfg.Callbacks.RetryWindow), nil
+		}, dbos.WithStepName(stepCallbackStart))
 		if err != nil {
 			return "", err
 		}
-		if res.State.Final() {
-			return string(res.State), nil
-		}
-		if _, err := dbos.Sleep(ctx, res.Wait); err != nil {
-			return "", err
+		in.Deadline, in.N = deadline, 1
+		if in.Run == "" {
+			if in.Run, err = dbos.GetWorkflowID(ctx); err != nil {
+				return "", err
+			}
 		}
 	}
+	res, err := dbos.RunAsStep(ctx, func(c context.Context) (attemptResult, error) {
+		return e.attemptCallback(c, in, in.N, in.Deadline)
+	}, dbos.WithStepName(stepCallbackAttempt+strconv.Itoa(in.N)))
+	if err != nil {
+		return "", err
+	}
+	if res.State.Final() {
+		return string(res.State), nil
+	}
+	next := in
+	next.N++
+	_, err = dbos.Enqueue[string](ctx, noticeQueue, callbackWorkflowName, next,
+		dbos.WithEnqueueWorkflowID(retryWorkflowID(in.Run, next.N)), dbos.WithEnqueueDelay(res.Wait),
+		dbos.WithEnqueueApplicationVersion(e.cfg.Engine.ApplicationVersion))
+	if err != nil {
+		return "", fmt.Errorf("enqueue the retry of %s: %w", in.DeliveryID, err)
+	}
+	return string(res.State), nil
 }
 
 // attemptCallback makes attempt n of a delivery and records its outcome.
@@ -249,43 +270,51 @@ func buildVersion() string {
 }
 
 // chatWorkflow posts one event to one chat target: retried with a growing
-// backoff for an hour, then given up with a line in the log.
+// backoff for an hour (each retry a delayed workflow, as a callback's),
+// then given up with a line in the log.
 func (e *Engine) chatWorkflow(ctx dbos.Context, in chatInput) (string, error) {
 	if e.chat == nil {
 		return "no chat", nil
 	}
-	deadline, err := dbos.RunAsStep(ctx, func(context.Context) (time.Time, error) {
-		return time.Now().UTC().Add(time.Hour), nil
-	}, dbos.WithStepName(stepChatStart))
-	if err != nil {
-		return "", err
-	}
-	for n := 1; ; n++ {
-		res, err := dbos.RunAsStep(ctx, func(c context.Context) (attemptResult, error) {
-			err := e.chat.Send(c, in.Target, in.Notice, in.Status, in.Link)
-			switch {
-			case err == nil:
-				return attemptResult{State: deploy.DeliveryDelivered}, nil
-			case !deploy.IsPermanent(err):
-				wait := retryWait(e.firstRetry(), n, rand.Float64())
-				if time.Now().Add(wait).Before(deadline) {
-					return attemptResult{State: deploy.DeliveryRetrying, Wait: wait}, nil
-				}
-			}
-			e.log.Warn("chat message given up", "deployment", in.Notice.DeploymentID, "event", in.Notice.ID,
-				"target", in.Target, "attempts", n, "error", err)
-			return attemptResult{State: deploy.DeliveryDead}, nil
-		}, dbos.WithStepName(stepChatAttempt+strconv.Itoa(n)))
+	if in.Deadline.IsZero() {
+		deadline, err := dbos.RunAsStep(ctx, func(context.Context) (time.Time, error) {
+			return time.Now().UTC().Add(time.Hour), nil
+		}, dbos.WithStepName(stepChatStart))
 		if err != nil {
 			return "", err
 		}
-		if res.State.Final() {
-			return string(res.State), nil
-		}
-		if _, err := dbos.Sleep(ctx, res.Wait); err != nil {
-			return "", err
-		}
+		in.Deadline, in.N = deadline, 1
 	}
+	res, err := dbos.RunAsStep(ctx, func(c context.Context) (attemptResult, error) {
+		err := e.chat.Send(c, in.Target, in.Notice, in.Status, in.Link)
+		switch {
+		case err == nil:
+			return attemptResult{State: deploy.DeliveryDelivered}, nil
+		case !deploy.IsPermanent(err):
+			wait := retryWait(e.firstRetry(), in.N, rand.Float64())
+			if time.Now().Add(wait).Before(in.Deadline) {
+				return attemptResult{State: deploy.DeliveryRetrying, Wait: wait}, nil
+			}
+		}
+		e.log.Warn("chat message given up", "deployment", in.Notice.DeploymentID, "event", in.Notice.ID,
+			"target", in.Target, "attempts", in.N, "error", err)
+		return attemptResult{State: deploy.DeliveryDead}, nil
+	}, dbos.WithStepName(stepChatAttempt+strconv.Itoa(in.N)))
+	if err != nil {
+		return "", err
+	}
+	if res.State.Final() {
+		return string(res.State), nil
+	}
+	next := in
+	next.N++
+	_, err = dbos.Enqueue[string](ctx, noticeQueue, chatWorkflowName, next,
+		dbos.WithEnqueueWorkflowID(retryWorkflowID(in.ID, next.N)), dbos.WithEnqueueDelay(res.Wait),
+		dbos.WithEnqueueApplicationVersion(e.cfg.Engine.ApplicationVersion))
+	if err != nil {
+		return "", fmt.Errorf("enqueue the retry of %s: %w", in.ID, err)
+	}
+	return string(res.State), nil
 }
 
 // ReplayCallbacks sends the dead deliveries of the deploy id again (the
@@ -297,10 +326,10 @@ func (e *Engine) ReplayCallbacks(ctx context.Context, id, deliveryID string, dis
 		for _, r := range reps {
 			dl := r.Delivery
 			in := callbackInput{DeliveryID: dl.ID, Callback: dl.Callback, URL: dl.URL, Body: dl.Body, Replay: r.N,
-				Attempts: dl.Attempts,
-				Notice:   deploy.Notice{ID: dl.EventID, Type: dl.EventType, DeploymentID: dl.DeploymentID, Step: dl.Step}}
+				Attempts: dl.Attempts, Run: replayWorkflowID(dl.ID, r.N),
+				Notice: deploy.Notice{ID: dl.EventID, Type: dl.EventType, DeploymentID: dl.DeploymentID, Step: dl.Step}}
 			_, err := dbos.Enqueue[string](e.dbos, noticeQueue, callbackWorkflowName, in,
-				dbos.WithEnqueueWorkflowID(replayWorkflowID(dl.ID, r.N)),
+				dbos.WithEnqueueWorkflowID(in.Run),
 				dbos.WithEnqueueApplicationVersion(e.cfg.Engine.ApplicationVersion),
 				dbos.WithEnqueueTransaction(tx))
 			if err != nil {

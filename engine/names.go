@@ -35,11 +35,12 @@ const (
 	// noticeWorkflowName takes the snapshot of one event of a deploy and
 	// starts its deliveries; ID <deploy>:event:<type>[:<step>].
 	noticeWorkflowName = "manent.event"
-	// callbackWorkflowName delivers one event to one callback; ID
-	// <event>:callback:<index>, and <that>:replay:<n> for its replays.
+	// callbackWorkflowName makes one attempt of the delivery of one event
+	// to one callback; ID <event>:callback:<index>, <that>:replay:<n> for
+	// its replays, and <either>:retry:<attempt> for their retries.
 	callbackWorkflowName = "manent.callback"
-	// chatWorkflowName posts one event to one chat target; ID
-	// <event>:chat:<index>.
+	// chatWorkflowName makes one attempt of posting one event to one chat
+	// target; ID <event>:chat:<index>, <that>:retry:<attempt> for retries.
 	chatWorkflowName = "manent.chat"
 
 	// deployQueue is partitioned per tenant/application/environment; an
@@ -64,6 +65,7 @@ const (
 	callbackSuffix = ":callback:"
 	chatSuffix     = ":chat:"
 	replaySuffix   = ":replay:"
+	retrySuffix    = ":retry:"
 
 	// Message topics.
 	topicWait      = "wait"
@@ -155,6 +157,10 @@ func callbackWorkflowID(noticeID string, i int) string {
 }
 
 func chatWorkflowID(noticeID string, i int) string { return noticeID + chatSuffix + strconv.Itoa(i) }
+
+// retryWorkflowID is the attempt n of a delivery (or chat message, or
+// replay) whose first attempt is the workflow run.
+func retryWorkflowID(run string, n int) string { return run + retrySuffix + strconv.Itoa(n) }
 
 func replayWorkflowID(deliveryID string, n int) string {
 	return deliveryID + replaySuffix + strconv.Itoa(n)

@@ -58,6 +58,10 @@ type chatInput struct {
 	Notice deploy.Notice `json:"notice"`
 	Status deploy.Status `json:"status"`
 	Link   string        `json:"link"`
+	// N is the number of this attempt and Deadline the end of its retries:
+	// set on the retries.
+	N        int       `json:"n,omitempty"`
+	Deadline time.Time `json:"deadline,omitzero"`
 }
 
 // snapshot is what the event workflow records of the deploy, once.
