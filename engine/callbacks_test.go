@@ -125,13 +125,17 @@ func callbackEnv(t *testing.T, extra string) *env {
 	return callbackEnvWith(t, envOptions{}, extra)
 }
 
+// callbackEnvWith is callbackEnv with options; extra adds keys to the
+// callbacks section (first_retry is 20ms unless it sets it).
 func callbackEnvWith(t *testing.T, o envOptions, extra string) *env {
+	if !strings.Contains(extra, "first_retry:") {
+		extra += "  first_retry: 20ms\n"
+	}
 	t.Setenv("MANENT_SECRET_CALLBACK_KEY", receiverKey)
 	o.engineYAML = `callbacks:
   allowed: ["http://127.0.0.1:"]
   allow_http: true
   signing_key_refs: [env:MANENT_SECRET_CALLBACK_KEY]
-  first_retry: 20ms
 ` + extra
 	return newEnvWith(t, o)
 }
@@ -512,5 +516,24 @@ rollout:
 	}
 	if !slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "bake") }) {
 		t.Errorf("no bake among the steps %v", names)
+	}
+}
+
+// A delivery waiting for its next attempt holds no slot of the event
+// queue: with one slot, a receiver that is down does not hold up another
+// deploy's callbacks.
+func TestCallbacksRetryingHoldNoSlot(t *testing.T) {
+	e := callbackEnv(t, "  concurrency: 1\n  first_retry: 1h\n")
+	down := newReceiver(t, nil)
+	down.stop()
+	up := newReceiver(t, nil)
+	e.submitWithCallbacks("cb-down", "  - {url: "+down.url("/")+", events: [started]}\n")
+	e.wait("cb-down", func(d *deploy.Deployment) bool {
+		return len(d.Deliveries) == 1 && d.Deliveries[0].State == deploy.DeliveryRetrying
+	})
+	e.submitWithCallbacks("cb-up", "  - {url: "+up.url("/")+", events: [started]}\n")
+	d := e.waitDeliveries("cb-up", 1)
+	if d.Deliveries[0].State != deploy.DeliveryDelivered {
+		t.Errorf("delivery %+v", d.Deliveries[0])
 	}
 }
