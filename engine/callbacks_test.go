@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"manent.dev/manent/deploy"
 )
@@ -535,5 +536,46 @@ func TestCallbacksRetryingHoldNoSlot(t *testing.T) {
 	d := e.waitDeliveries("cb-up", 1)
 	if d.Deliveries[0].State != deploy.DeliveryDelivered {
 		t.Errorf("delivery %+v", d.Deliveries[0])
+	}
+}
+
+// A deploy that ends before it starts sends its finished event, written
+// with its end by the store: a cancel while it waits, a rejection.
+func TestCallbacksOfADeployThatNeverStarted(t *testing.T) {
+	e := callbackEnvWith(t, envOptions{governor: prodNeeds(1, time.Hour)}, "")
+	r := newReceiver(t, nil)
+	for _, tt := range []struct {
+		id   string
+		end  func(id string) error
+		want deploy.State
+	}{
+		{"cb-cancelled", func(id string) error { _, err := e.eng.Cancel(as(e, "token:admin"), id); return err }, deploy.StateCancelled},
+		{"cb-rejected", func(id string) error { _, err := e.eng.Reject(as(e, "token:ops1"), id, "not today"); return err }, deploy.StateRejected},
+	} {
+		t.Run(string(tt.want), func(t *testing.T) {
+			doc := descriptorFor(tt.id, "app", "prod") + "callbacks:\n  - url: " + r.url("/"+tt.id) + "\n"
+			if _, err := e.eng.Submit(e.ctx, []byte(doc), deploy.SubmitOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			e.waitState(tt.id, deploy.StateAwaitingApproval)
+			if err := tt.end(tt.id); err != nil {
+				t.Fatal(err)
+			}
+			d := e.waitDeliveries(tt.id, 1)
+			if d.State != tt.want || len(d.Deliveries) != 1 || d.Deliveries[0].EventID != tt.id+":event:finished" ||
+				d.Deliveries[0].State != deploy.DeliveryDelivered {
+				t.Fatalf("deploy %s, deliveries %+v", d.State, d.Deliveries)
+			}
+			var body struct {
+				Data struct {
+					State deploy.State `json:"state"`
+				} `json:"data"`
+			}
+			for _, req := range r.requests() {
+				if req.ID == tt.id+":event:finished" && (json.Unmarshal(req.Body, &body) != nil || body.Data.State != tt.want) {
+					t.Errorf("finished payload %s", req.Body)
+				}
+			}
+		})
 	}
 }

@@ -30,8 +30,9 @@ type Store struct {
 }
 
 // OnFinish sets what is called in the transaction of every end of a deploy
-// the store writes itself (FinishDeployment, a cancel at once); set it
-// before the store is used.
+// the store writes itself (FinishDeployment, a cancel at once, a
+// rejection, a deploy whose workflow failed: FailAbandoned); set it before
+// the store is used.
 func (s *Store) OnFinish(fn func(ctx context.Context, tx any, d deploy.Deployment) error) {
 	s.finished = fn
 }
