@@ -346,7 +346,8 @@ type Deployment struct {
 	// their states: read by the service for its callers, not by Store.Get.
 	Dependents []Dependency
 	// Deliveries are the deliveries of the events of the deploy to its
-	// callbacks, read by Store.Get when the descriptor has callbacks.
+	// callbacks, read by Store.Get when the descriptor has callbacks
+	// (empty, not nil, when there are none yet); nil when not read.
 	Deliveries []Delivery
 }
 

@@ -135,9 +135,11 @@ type StatusDelivery struct {
 }
 
 // NewStatusCallbacks lists the callbacks of d with their deliveries; nil
-// when the deploy has none. A callback with no delivery yet is pending.
+// when the deploy has none, or when its deliveries were not read (a list
+// reads none: a callback would look pending). A callback with no delivery
+// yet is pending.
 func NewStatusCallbacks(d *Deployment) []StatusCallback {
-	if len(d.Descriptor.Callbacks) == 0 {
+	if len(d.Descriptor.Callbacks) == 0 || d.Deliveries == nil {
 		return nil
 	}
 	out := make([]StatusCallback, len(d.Descriptor.Callbacks))

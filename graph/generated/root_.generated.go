@@ -3313,7 +3313,7 @@ type CallbackDelivery {
 }
 
 extend type Deployment {
-  "The descriptor's callbacks with their deliveries; empty when it has none."
+  "The descriptor's callbacks with their deliveries; empty when it has none, and in lists (read the deploy itself)."
   callbacks: [Callback!]!
 }
 

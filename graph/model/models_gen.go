@@ -167,7 +167,7 @@ type Deployment struct {
 	Status any `json:"status"`
 	// The approval section; null when the deploy needs no approval.
 	Approval *ApprovalStatus `json:"approval,omitempty"`
-	// The descriptor's callbacks with their deliveries; empty when it has none.
+	// The descriptor's callbacks with their deliveries; empty when it has none, and in lists (read the deploy itself).
 	Callbacks []Callback `json:"callbacks"`
 	// The after section; null when the deploy runs after no other.
 	After *AfterStatus `json:"after,omitempty"`

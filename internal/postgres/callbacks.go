@@ -92,6 +92,8 @@ func (s *Store) Deliveries(ctx context.Context, deploymentID string) ([]deploy.D
 		Order("created_at", "id").Scan(ctx); err != nil {
 		return nil, wrap("read callback deliveries", err)
 	}
+	// Never nil: a deploy read with its deliveries says so (see
+	// deploy.NewStatusCallbacks).
 	out := make([]deploy.Delivery, len(rows))
 	for i, r := range rows {
 		out[i] = fromDeliveryRow(r)

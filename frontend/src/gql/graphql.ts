@@ -177,7 +177,7 @@ export type Deployment = {
   /** The approval section; null when the deploy needs no approval. */
   approval: Maybe<ApprovalStatus>;
   artifact: Artifact;
-  /** The descriptor's callbacks with their deliveries; empty when it has none. */
+  /** The descriptor's callbacks with their deliveries; empty when it has none, and in lists (read the deploy itself). */
   callbacks: Array<Callback>;
   /** Whether the viewer may abort the rollout now: deployment.cancel, the deploy running with a wave left to pass, no abort asked, no wave failed, no rollback running. */
   canAbortRollout: Scalars['Boolean']['output'];
