@@ -201,7 +201,7 @@ func (e *Engine) snapshot(ctx context.Context, in noticeInput) (snapshot, error)
 	if err != nil {
 		return snapshot{}, err
 	}
-	st := Outward(d)
+	st := outward(d)
 	var snap snapshot
 	snap.Status = st
 	if len(in.Callbacks) > 0 {
@@ -221,11 +221,11 @@ func (e *Engine) snapshot(ctx context.Context, in noticeInput) (snapshot, error)
 	return snap, nil
 }
 
-// Outward is the status of d as it leaves manent (callbacks, chat): the
+// outward is the status of d as it leaves manent (callbacks, chat): the
 // status JSON, which holds no secret, without the outputs of custom steps
 // (whatever an HTTP API or a command printed) nor the exports taken from
 // them, and without the callbacks' own deliveries.
-func Outward(d *deploy.Deployment) deploy.Status {
+func outward(d *deploy.Deployment) deploy.Status {
 	st := deploy.NewStatus(d)
 	st.Callbacks = nil
 	for i := range st.Steps {
