@@ -1,8 +1,12 @@
 package engine
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
+
+	"manent.dev/manent/deploy"
 )
 
 // The waits between attempts follow the documented schedule (5s, 5m, 30m,
@@ -35,5 +39,37 @@ func TestSignMatchesTheSpecification(t *testing.T) {
 	}
 	if string(SigningKey("not-a-whsec")) != "not-a-whsec" {
 		t.Errorf("a raw key is its own bytes")
+	}
+}
+
+// What leaves manent holds neither the outputs of custom steps nor the
+// exports taken from them; standard steps' outputs stay.
+func TestOutwardStatusHidesCustomOutputs(t *testing.T) {
+	d := &deploy.Deployment{ID: "o-1",
+		Plan: deploy.Plan{Steps: []deploy.PlannedStep{
+			{Name: "deploy", Type: deploy.StepTypeStandard}, {Name: "hook", Type: deploy.StepTypeHTTP},
+			{Name: "migrate", Type: deploy.StepTypeCommand}}},
+		Steps: []deploy.Step{
+			{Name: "deploy", Position: 0, Type: deploy.StepTypeStandard, Kind: deploy.KindRun, State: deploy.StepSuccess, Output: map[string]string{"url": "u"}},
+			{Name: "hook", Position: 1, Type: deploy.StepTypeHTTP, Kind: deploy.KindRun, State: deploy.StepSuccess, Output: map[string]string{"token": "t0p"}},
+			{Name: "migrate", Position: 2, Type: deploy.StepTypeCommand, Kind: deploy.KindRun, State: deploy.StepSuccess, Output: map[string]string{"n": "3"}},
+		},
+		Descriptor: deploy.Descriptor{
+			Exports:   map[string]deploy.ExportSpec{"url": {From: "deploy.url"}, "token": {From: "hook.token"}},
+			Callbacks: []deploy.Callback{{URL: "https://h.example.com/"}},
+		},
+		Exports:    []deploy.Export{{Name: "url", Value: "u"}, {Name: "token", Value: "t0p"}},
+		Deliveries: []deploy.Delivery{},
+	}
+	st := outward(d)
+	text, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(text), "t0p") || strings.Contains(string(text), `"n":"3"`) || st.Callbacks != nil {
+		t.Errorf("outward status %s", text)
+	}
+	if st.Exports["url"] != "u" || st.Steps[0].Output["url"] != "u" {
+		t.Errorf("standard outputs and exports lost: %s", text)
 	}
 }
