@@ -7,7 +7,9 @@ import (
 
 func TestNewStatusCallbacks(t *testing.T) {
 	cbs := []Callback{{URL: "https://u:p@hooks.example.com/a?token=x"}, {URL: "https://b.example.com/", Events: []NoticeType{NoticeFinished}}}
-	dl := func(cb int, s DeliveryState) Delivery { return Delivery{ID: string(s), Callback: cb, State: s, EventType: NoticeStep} }
+	dl := func(cb int, s DeliveryState) Delivery {
+		return Delivery{ID: string(s), Callback: cb, State: s, EventType: NoticeStep}
+	}
 	tests := []struct {
 		name       string
 		callbacks  []Callback
