@@ -88,6 +88,11 @@ func onDeployQueue(workflow string) bool {
 	return workflow == deployWorkflowName || workflow == undoWorkflowName
 }
 
+// onNoticeQueue reports whether a workflow runs on the event queue.
+func onNoticeQueue(workflow string) bool {
+	return workflow == noticeWorkflowName || workflow == callbackWorkflowName || workflow == chatWorkflowName
+}
+
 // Names of the steps workflows record besides the plan's own (whose names
 // come from deploy.StepKey.Name).
 const (
