@@ -380,6 +380,8 @@ func Defaults(dir string) *Config {
 		Plugins: Plugins{SSH: defaultSSHPlugin()},
 		Retention: Retention{Deployments: DefaultRetentionDeployments, Logs: DefaultRetentionLogs,
 			Audit: DefaultRetentionAudit},
+		Callbacks: Callbacks{RetryWindow: DefaultCallbackRetryWindow, Timeout: DefaultCallbackTimeout,
+			FirstRetry: DefaultCallbackFirstRetry, Concurrency: DefaultCallbackConcurrency},
 	}
 }
 
