@@ -337,6 +337,21 @@ func (c *Client) Cancel(ctx context.Context, id string) (*DeploymentDetail, erro
 	return &resp.CancelDeployment, nil
 }
 
+// Replayed is a callback delivery sent again.
+type Replayed = ReplayCallbacksReplayCallbacksCallbackDelivery
+
+// ReplayCallbacks sends the dead deliveries of a deploy's callbacks again
+// (only deliveryID unless it is "", the disabled ones too when asked), with
+// their webhook-id. NOT_FOUND, FORBIDDEN, UNPROCESSABLE (no callbacks),
+// CONFLICT (nothing to replay).
+func (c *Client) ReplayCallbacks(ctx context.Context, id, deliveryID string, includeDisabled bool) ([]Replayed, error) {
+	resp, err := ReplayCallbacks(ctx, c.gql, id, deliveryID, includeDisabled)
+	if err != nil {
+		return nil, err
+	}
+	return resp.ReplayCallbacks, nil
+}
+
 // DoraQuery is the scope and range of DoraMetrics; zero fields take the
 // server's defaults (any scope, the last 28 days, a 24 h failure window).
 type DoraQuery struct {

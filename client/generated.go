@@ -240,6 +240,30 @@ func (v *AuditResource) GetApplication() string { return v.Application }
 // GetEnvironment returns AuditResource.Environment, and is useful for accessing the field via an interface.
 func (v *AuditResource) GetEnvironment() string { return v.Environment }
 
+// Where the deliveries of a callback stand; a callback shows its worst delivery (DEAD > DISABLED > RETRYING > PENDING > DELIVERED).
+type CallbackState string
+
+const (
+	// Recorded, not tried yet.
+	CallbackStatePending CallbackState = "PENDING"
+	// Tried and failed; tried again at nextAttemptAt.
+	CallbackStateRetrying CallbackState = "RETRYING"
+	// The receiver answered 2xx.
+	CallbackStateDelivered CallbackState = "DELIVERED"
+	// The receiver answered 410 Gone, to this delivery or to an earlier one of the deploy: nothing more is sent to that URL for this deploy.
+	CallbackStateDisabled CallbackState = "DISABLED"
+	// Not delivered within the retry window, or refused for good: replayCallbacks sends it again.
+	CallbackStateDead CallbackState = "DEAD"
+)
+
+var AllCallbackState = []CallbackState{
+	CallbackStatePending,
+	CallbackStateRetrying,
+	CallbackStateDelivered,
+	CallbackStateDisabled,
+	CallbackStateDead,
+}
+
 // CancelDeploymentResponse is returned by CancelDeployment on success.
 type CancelDeploymentResponse struct {
 	CancelDeployment DeploymentDetail `json:"cancelDeployment"`
@@ -1802,6 +1826,52 @@ var AllReleaseState = []ReleaseState{
 	ReleaseStateCancelled,
 }
 
+// ReplayCallbacksReplayCallbacksCallbackDelivery includes the requested fields of the GraphQL type CallbackDelivery.
+// The GraphQL type's documentation follows.
+//
+// One event sent to one callback.
+type ReplayCallbacksReplayCallbacksCallbackDelivery struct {
+	Id string `json:"id"`
+	// started, step or finished.
+	Event string `json:"event"`
+	// The webhook-id of every attempt and replay of it.
+	EventId string `json:"eventId"`
+	// The step, for a step event.
+	Step     string        `json:"step"`
+	State    CallbackState `json:"state"`
+	Attempts int           `json:"attempts"`
+}
+
+// GetId returns ReplayCallbacksReplayCallbacksCallbackDelivery.Id, and is useful for accessing the field via an interface.
+func (v *ReplayCallbacksReplayCallbacksCallbackDelivery) GetId() string { return v.Id }
+
+// GetEvent returns ReplayCallbacksReplayCallbacksCallbackDelivery.Event, and is useful for accessing the field via an interface.
+func (v *ReplayCallbacksReplayCallbacksCallbackDelivery) GetEvent() string { return v.Event }
+
+// GetEventId returns ReplayCallbacksReplayCallbacksCallbackDelivery.EventId, and is useful for accessing the field via an interface.
+func (v *ReplayCallbacksReplayCallbacksCallbackDelivery) GetEventId() string { return v.EventId }
+
+// GetStep returns ReplayCallbacksReplayCallbacksCallbackDelivery.Step, and is useful for accessing the field via an interface.
+func (v *ReplayCallbacksReplayCallbacksCallbackDelivery) GetStep() string { return v.Step }
+
+// GetState returns ReplayCallbacksReplayCallbacksCallbackDelivery.State, and is useful for accessing the field via an interface.
+func (v *ReplayCallbacksReplayCallbacksCallbackDelivery) GetState() CallbackState { return v.State }
+
+// GetAttempts returns ReplayCallbacksReplayCallbacksCallbackDelivery.Attempts, and is useful for accessing the field via an interface.
+func (v *ReplayCallbacksReplayCallbacksCallbackDelivery) GetAttempts() int { return v.Attempts }
+
+// ReplayCallbacksResponse is returned by ReplayCallbacks on success.
+type ReplayCallbacksResponse struct {
+	// Send the dead deliveries of a deploy's callbacks again, with their webhook-id and payload: all of them, or the one
+	// named; includeDisabled replays disabled ones too. Needs deployment.cancel on the deploy.
+	ReplayCallbacks []ReplayCallbacksReplayCallbacksCallbackDelivery `json:"replayCallbacks"`
+}
+
+// GetReplayCallbacks returns ReplayCallbacksResponse.ReplayCallbacks, and is useful for accessing the field via an interface.
+func (v *ReplayCallbacksResponse) GetReplayCallbacks() []ReplayCallbacksReplayCallbacksCallbackDelivery {
+	return v.ReplayCallbacks
+}
+
 // ResumeRolloutResponse is returned by ResumeRollout on success.
 type ResumeRolloutResponse struct {
 	// Resume a paused rollout: it goes on with what follows the pause, as if the gates that paused it had passed
@@ -2759,6 +2829,22 @@ type __ReleaseExportsInput struct {
 
 // GetId returns __ReleaseExportsInput.Id, and is useful for accessing the field via an interface.
 func (v *__ReleaseExportsInput) GetId() string { return v.Id }
+
+// __ReplayCallbacksInput is used internally by genqlient
+type __ReplayCallbacksInput struct {
+	DeploymentId    string `json:"deploymentId"`
+	DeliveryId      string `json:"deliveryId"`
+	IncludeDisabled bool   `json:"includeDisabled"`
+}
+
+// GetDeploymentId returns __ReplayCallbacksInput.DeploymentId, and is useful for accessing the field via an interface.
+func (v *__ReplayCallbacksInput) GetDeploymentId() string { return v.DeploymentId }
+
+// GetDeliveryId returns __ReplayCallbacksInput.DeliveryId, and is useful for accessing the field via an interface.
+func (v *__ReplayCallbacksInput) GetDeliveryId() string { return v.DeliveryId }
+
+// GetIncludeDisabled returns __ReplayCallbacksInput.IncludeDisabled, and is useful for accessing the field via an interface.
+func (v *__ReplayCallbacksInput) GetIncludeDisabled() bool { return v.IncludeDisabled }
 
 // __ResumeRolloutInput is used internally by genqlient
 type __ResumeRolloutInput struct {
@@ -4814,6 +4900,50 @@ func ReleaseExports(
 	}
 
 	data_ = &ReleaseExportsResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by ReplayCallbacks.
+const ReplayCallbacks_Operation = `
+mutation ReplayCallbacks ($deploymentId: ID!, $deliveryId: ID, $includeDisabled: Boolean) {
+	replayCallbacks(deploymentId: $deploymentId, deliveryId: $deliveryId, includeDisabled: $includeDisabled) {
+		id
+		event
+		eventId
+		step
+		state
+		attempts
+	}
+}
+`
+
+// Send the dead deliveries of a deploy's callbacks again, with their webhook-id.
+func ReplayCallbacks(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	deploymentId string,
+	deliveryId string,
+	includeDisabled bool,
+) (data_ *ReplayCallbacksResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "ReplayCallbacks",
+		Query:  ReplayCallbacks_Operation,
+		Variables: &__ReplayCallbacksInput{
+			DeploymentId:    deploymentId,
+			DeliveryId:      deliveryId,
+			IncludeDisabled: includeDisabled,
+		},
+	}
+
+	data_ = &ReplayCallbacksResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(

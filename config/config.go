@@ -49,6 +49,9 @@ type Config struct {
 	// Notifications: chat messages about deploys and approvals answered
 	// from the chat (docs/chat.md).
 	Notifications Notifications `yaml:"notifications"`
+	// Callbacks: where descriptors' callbacks may point and how their
+	// deliveries are signed and retried (docs/callbacks.md).
+	Callbacks Callbacks `yaml:"callbacks"`
 }
 
 // Retention is how long manent keeps what it records; a daily job removes
@@ -388,6 +391,8 @@ func Defaults(dir string) *Config {
 		Plugins: Plugins{SSH: defaultSSHPlugin()},
 		Retention: Retention{Deployments: DefaultRetentionDeployments, Logs: DefaultRetentionLogs,
 			Audit: DefaultRetentionAudit, Dora: DefaultRetentionDora},
+		Callbacks: Callbacks{RetryWindow: DefaultCallbackRetryWindow, Timeout: DefaultCallbackTimeout,
+			FirstRetry: DefaultCallbackFirstRetry, Concurrency: DefaultCallbackConcurrency},
 	}
 }
 

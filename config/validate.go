@@ -67,6 +67,7 @@ func (c *Config) validate(errs *yamltree.Errors) {
 	c.validatePlugins(errs)
 	c.validateRetention(errs)
 	c.validateNotifications(errs)
+	c.validateCallbacks(errs)
 	if c.Engine.ApplicationVersion == "" {
 		errs.Add("engine.application_version", "must not be empty: DBOS recovers only the workflows of its own application version")
 	}

@@ -102,6 +102,8 @@ type Descriptor struct {
 	// it counts in the deployment rework rate and marks the deploy before
 	// it as failed (DORA metrics).
 	Remediation bool `json:"remediation,omitempty"`
+	// Callbacks receive the deploy's events (docs/callbacks.md).
+	Callbacks []Callback `json:"callbacks,omitempty"`
 }
 
 // ChangeTime is when the change this descriptor deploys was made: the
@@ -343,6 +345,10 @@ type Deployment struct {
 	// Dependents are the deploys that wait (or waited) on this one, with
 	// their states: read by the service for its callers, not by Store.Get.
 	Dependents []Dependency
+	// Deliveries are the deliveries of the events of the deploy to its
+	// callbacks, read by Store.Get when the descriptor has callbacks
+	// (empty, not nil, when there are none yet); nil when not read.
+	Deliveries []Delivery
 }
 
 // Resource is the tenant, application and environment the descriptor deploys to.

@@ -45,6 +45,11 @@ type Service interface {
 	Submit(ctx context.Context, descriptor []byte, opts SubmitOptions) (*Submission, error)
 	// Cancel cancels a deploy. ENOTFOUND, EFORBIDDEN, ECONFLICT.
 	Cancel(ctx context.Context, id string) (*Deployment, error)
+	// ReplayCallbacks sends the dead deliveries of a deploy's callbacks
+	// again (disabled ones too when asked), deliveryID "" for all.
+	// ENOTFOUND (also when not readable, or no such delivery), EFORBIDDEN,
+	// EUNPROCESSABLE (no callbacks), ECONFLICT (nothing to replay).
+	ReplayCallbacks(ctx context.Context, id, deliveryID string, disabled bool) ([]Delivery, error)
 	// PauseRollout asks a running rollout to pause after the batch in
 	// flight; ResumeRollout resumes a paused one (it goes on as if what
 	// paused it had passed): the pause named (RolloutPauseStatus.Step),

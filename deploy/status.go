@@ -13,30 +13,31 @@ import (
 // are cancelled_by (who cancelled the deploy, once it ended CANCELLED) and
 // schedule (the schedule.at a DELAYED deploy starts at).
 type Status struct {
-	ID          string          `json:"id"`
-	Tenant      string          `json:"tenant"`
-	Application string          `json:"application"`
-	Environment string          `json:"environment"`
-	State       State           `json:"state"`
-	Requester   string          `json:"requester"`
-	CancelledBy *string         `json:"cancelled_by,omitempty"`
-	CreatedAt   time.Time       `json:"created_at"`
-	StartedAt   *time.Time      `json:"started_at"`
-	FinishedAt  *time.Time      `json:"finished_at"`
-	DryRun      bool            `json:"dry_run"`
-	Release     *string         `json:"release"`
-	Artifact    StatusArtifact  `json:"artifact"`
-	Decision    *Decision       `json:"governance,omitempty"`
-	Approval    *StatusApproval `json:"approval,omitempty"`
-	After       *AfterStatus    `json:"after,omitempty"`
-	Schedule    *StatusSchedule `json:"schedule,omitempty"`
-	Plan        []string        `json:"plan"`
-	CurrentStep *string         `json:"current_step"`
-	Steps       []StatusStep    `json:"steps"`
-	Rollout     *RolloutStatus  `json:"rollout,omitempty"`
-	Rollback    *RollbackStatus `json:"rollback,omitempty"`
-	Exports     map[string]any  `json:"exports,omitempty"`
-	Error       *string         `json:"error"`
+	ID          string           `json:"id"`
+	Tenant      string           `json:"tenant"`
+	Application string           `json:"application"`
+	Environment string           `json:"environment"`
+	State       State            `json:"state"`
+	Requester   string           `json:"requester"`
+	CancelledBy *string          `json:"cancelled_by,omitempty"`
+	CreatedAt   time.Time        `json:"created_at"`
+	StartedAt   *time.Time       `json:"started_at"`
+	FinishedAt  *time.Time       `json:"finished_at"`
+	DryRun      bool             `json:"dry_run"`
+	Release     *string          `json:"release"`
+	Artifact    StatusArtifact   `json:"artifact"`
+	Decision    *Decision        `json:"governance,omitempty"`
+	Approval    *StatusApproval  `json:"approval,omitempty"`
+	After       *AfterStatus     `json:"after,omitempty"`
+	Schedule    *StatusSchedule  `json:"schedule,omitempty"`
+	Plan        []string         `json:"plan"`
+	CurrentStep *string          `json:"current_step"`
+	Steps       []StatusStep     `json:"steps"`
+	Rollout     *RolloutStatus   `json:"rollout,omitempty"`
+	Rollback    *RollbackStatus  `json:"rollback,omitempty"`
+	Exports     map[string]any   `json:"exports,omitempty"`
+	Callbacks   []StatusCallback `json:"callbacks,omitempty"`
+	Error       *string          `json:"error"`
 }
 
 // StatusApproval is the approval section of the status JSON.
@@ -146,6 +147,7 @@ func NewStatus(d *Deployment) Status {
 		})
 	}
 	st.Rollout = d.RolloutStatus()
+	st.Callbacks = NewStatusCallbacks(d)
 	if d.Rollback != "" || len(d.Compensations()) > 0 {
 		st.Rollback = newRollbackStatus(d)
 	}

@@ -40,6 +40,7 @@ type rawDescriptor struct {
 	Rollout      *RolloutDoc          `yaml:"rollout"`
 	Commit       *rawCommit           `yaml:"commit"`
 	Remediation  bool                 `yaml:"remediation"`
+	Callbacks    []rawCallback        `yaml:"callbacks"`
 
 	afterTimeout time.Duration
 }
@@ -165,6 +166,7 @@ func check(errs *yamltree.Errors, d *rawDescriptor) {
 		}
 	}
 	checkRollback(errs, d.Rollback)
+	checkCallbacks(errs, d.Callbacks)
 	if d.Rollout != nil {
 		if d.Rollout.empty() && !errs.Bad("rollout") {
 			errs.Add("rollout", "must give at least one key: leave rollout out to keep the environment's")
@@ -297,6 +299,7 @@ func (d *rawDescriptor) descriptor() *deploy.Descriptor {
 		Rollout:      d.Rollout.Override(),
 		Commit:       d.Commit.commit(),
 		Remediation:  d.Remediation,
+		Callbacks:    callbacks(d.Callbacks),
 	}
 	if d.FreezeOverride != nil {
 		out.FreezeOverride = &deploy.FreezeOverride{Reason: d.FreezeOverride.Reason}

@@ -166,6 +166,12 @@ artifact: {type: application, name: other, version: 1.0.0, source: "file:hello-1
 			}
 			return want{"deployment.rollout.abort.refused", "aa-1", "CONFLICT"}
 		},
+		"replayCallbacks": func(t *testing.T) want {
+			if a := r.gql(tokenCI, `mutation { replayCallbacks(deploymentId: "aa-1") { id } }`, nil); a.code() != "UNPROCESSABLE" {
+				t.Fatalf("replay the callbacks of a deploy without any: %+v", a)
+			}
+			return want{"callbacks.replay.refused", "aa-1", "UNPROCESSABLE"}
+		},
 		"submitRelease": func(t *testing.T) want {
 			if a := r.gql(tokenCI, `mutation($d: String!) { submitRelease(descriptor: $d) { id } }`,
 				map[string]any{"d": release}); a.code() != "" {
@@ -205,7 +211,7 @@ artifact: {type: application, name: other, version: 1.0.0, source: "file:hello-1
 	}
 	// The order matters: cancelRelease cancels the release submitRelease made.
 	order := []string{"submitDeployment", "cancelDeployment", "approveDeployment", "rejectDeployment", "submitRelease",
-		"cancelRelease", "rollback", "pauseRollout", "resumeRollout", "abortRollout", "deleteSchedule"}
+		"cancelRelease", "rollback", "pauseRollout", "resumeRollout", "abortRollout", "replayCallbacks", "deleteSchedule"}
 	for _, name := range mutations {
 		if !slices.Contains(order, name) {
 			t.Errorf("mutation %s has no audit case: say which entry it writes", name)

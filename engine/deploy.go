@@ -66,6 +66,10 @@ func (e *Engine) deployWorkflow(ctx dbos.Context, in deploy.Job) (DeployResult, 
 		if err != nil || !ok {
 			return started{}, restartable(err)
 		}
+		n := newNotice(in.ID, deploy.NoticeStarted, "", string(deploy.StatePending))
+		if err := e.recordNotice(tx, n, &in.Descriptor, jobDeployment(&in)); err != nil {
+			return started{}, restartable(err)
+		}
 		// The first operation begins only with a place in the gate for its
 		// work: a shutdown then waits for it.
 		if !held {
@@ -239,7 +243,7 @@ func (r *run) runUnitIn(pos, pass, batch int) unit {
 // op is the operation of a unit.
 func (r *run) op(u unit) op {
 	o := op{deployID: r.in.ID, key: u.key, step: u.step, pos: u.pos,
-		begin: deploy.BeginOptions{HonourCancel: true}}
+		begin: deploy.BeginOptions{HonourCancel: true}, job: &r.in}
 	if u.key.Kind == deploy.KindCheckpoint {
 		// A checkpoint is a reading: it has no retries of its own beyond
 		// the step's, and cannot time out beyond it either.

@@ -44,6 +44,12 @@ func (e *Engine) EnqueueWait(tx any, j deploy.Job, w deploy.WaitPlan) error {
 	if err != nil {
 		return fmt.Errorf("enqueue wait workflow: %w", err)
 	}
+	if w.Approvals && !w.ExpiresAt.IsZero() {
+		// Submitted AWAITING_APPROVAL: the approvals are asked with it (a
+		// wait that begins elsewhere asks them later: waitApprovals).
+		n := newNotice(j.ID, deploy.NoticeApproval, "", string(deploy.StateAwaitingApproval))
+		return e.recordNotice(tx, n, &j.Descriptor, jobDeployment(&j))
+	}
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sort"
 	"sync"
 	"time"
@@ -80,6 +81,10 @@ type Engine struct {
 	worker  bool
 	// slots bound the deploys this process works on at once (slots.go).
 	slots slots
+	// chat is the chat side of the events (nil: none); callbackHTTP
+	// delivers the callbacks.
+	chat         ChatNotifier
+	callbackHTTP *http.Client
 
 	dbos dbos.Context
 	pool *pgxpool.Pool
@@ -146,6 +151,14 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 	e.custom = custom.Options{Audit: o.Store, SSH: e.sshPool, Log: o.Logger, RootCAs: cmp.Or(o.HTTPStepRootCAs, o.RootCAs)}
 	custom.Register(e.kinds, e.custom)
 	e.logs = newLogWriter(o.Store, o.Logger, e.shown)
+	e.callbackHTTP = safehttp.New(safehttp.Options{Timeout: o.Config.Callbacks.Timeout, RootCAs: o.RootCAs})
+	// A store that ends deploys in transactions of its own (the end of a
+	// wait, a cancel before the start) records their finished event there.
+	if f, ok := o.Store.(interface {
+		OnFinish(func(ctx context.Context, tx any, d deploy.Deployment) error)
+	}); ok {
+		f.OnFinish(e.finishedOutside)
+	}
 	if err := e.setupDBOS(ctx, o.DatabaseURL); err != nil {
 		return nil, err
 	}
@@ -206,6 +219,9 @@ func (e *Engine) setupDBOS(ctx context.Context, url string) error {
 	dbos.RegisterWorkflow(c, e.scheduleWorkflow, dbos.WithWorkflowName(scheduleWorkflowName), noLimit)
 	dbos.RegisterWorkflow(c, e.undoWorkflow, dbos.WithWorkflowName(undoWorkflowName), noLimit)
 	dbos.RegisterWorkflow(c, e.retentionWorkflow, dbos.WithWorkflowName(retentionWorkflowName), noLimit)
+	dbos.RegisterWorkflow(c, e.noticeWorkflow, dbos.WithWorkflowName(noticeWorkflowName), noLimit)
+	dbos.RegisterWorkflow(c, e.callbackWorkflow, dbos.WithWorkflowName(callbackWorkflowName), noLimit)
+	dbos.RegisterWorkflow(c, e.chatWorkflow, dbos.WithWorkflowName(chatWorkflowName), noLimit)
 	// No concurrency limit on the wait queue: a waiting deploy costs a
 	// sleeping Recv.
 	if _, err := dbos.RegisterQueue(c, waitQueue,
@@ -213,7 +229,15 @@ func (e *Engine) setupDBOS(ctx context.Context, url string) error {
 		dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate)); err != nil {
 		return fmt.Errorf("register queue %s: %w", waitQueue, err)
 	}
-	names := []string{waitQueue}
+	// The events and their deliveries wait on receivers: a worker
+	// concurrency of their own, never a deploy's slot.
+	if _, err := dbos.RegisterQueue(c, noticeQueue,
+		dbos.WithWorkerConcurrency(max(e.cfg.Callbacks.Concurrency, 1)),
+		dbos.WithQueueBasePollingInterval(e.cfg.Queues.PollInterval),
+		dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate)); err != nil {
+		return fmt.Errorf("register queue %s: %w", noticeQueue, err)
+	}
+	names := []string{waitQueue, noticeQueue}
 	for _, n := range e.queueConcurrencies() {
 		name := queueName(n)
 		// No worker concurrency: DBOS would count a rollout waiting for days

@@ -193,6 +193,8 @@ type envOptions struct {
 	// noWorker starts a process that only submits: what it enqueues stays
 	// in DBOS until a worker takes it.
 	noWorker bool
+	// chat is the chat side of the events, given before Launch.
+	chat engine.ChatNotifier
 }
 
 func newEnvWith(t *testing.T, o envOptions) *env {
@@ -276,6 +278,9 @@ queues: {poll_interval: 20ms, worker_concurrency: %d, environments: {"demo/app/q
 	}
 	svc.Use(eng)
 	eng.Use(svc)
+	if o.chat != nil {
+		eng.UseChat(o.chat)
+	}
 	if err := eng.Launch(); err != nil {
 		t.Fatal(err)
 	}

@@ -157,7 +157,10 @@ func (e *Engine) RecoverExecutors(ctx context.Context, executorIDs []string, for
 		rec := Recovered{ExecutorID: id, Workflows: []string{}}
 		for _, d := range deploys {
 			q := e.queueFor(d.Partition)
-			if !onDeployQueue(d.Workflow) {
+			switch {
+			case onNoticeQueue(d.Workflow):
+				q = noticeQueue
+			case !onDeployQueue(d.Workflow):
 				// Waits, releases and schedules live on the wait queue.
 				q = waitQueue
 			}

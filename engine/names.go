@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"manent.dev/manent/deploy"
 )
 
 // The names DBOS stores in its tables: workflow and queue names, workflow ID
@@ -30,6 +32,16 @@ const (
 	// retentionWorkflowName runs the retention of one UTC day;
 	// ID manent:retention:<YYYY-MM-DD>.
 	retentionWorkflowName = "manent.retention"
+	// noticeWorkflowName takes the snapshot of one event of a deploy and
+	// starts its deliveries; ID <deploy>:event:<type>[:<step>].
+	noticeWorkflowName = "manent.event"
+	// callbackWorkflowName makes one attempt of the delivery of one event
+	// to one callback; ID <event>:callback:<index>, <that>:replay:<n> for
+	// its replays, and <either>:retry:<attempt> for their retries.
+	callbackWorkflowName = "manent.callback"
+	// chatWorkflowName makes one attempt of posting one event to one chat
+	// target; ID <event>:chat:<index>, <that>:retry:<attempt> for retries.
+	chatWorkflowName = "manent.chat"
 
 	// deployQueue is partitioned per tenant/application/environment; an
 	// environment with a concurrency above one has a queue of its own
@@ -38,6 +50,10 @@ const (
 	// waitQueue holds waits, releases and schedules: no partition and no
 	// deploy slot, so a wait never blocks its environment.
 	waitQueue = "manent.wait"
+	// noticeQueue holds the events and their deliveries, with a worker
+	// concurrency of its own (callbacks.concurrency): they never take a
+	// deploy's slot, and a slow receiver never holds up a deploy.
+	noticeQueue = "manent.event"
 	// noQueue is what a process that must not dequeue listens to.
 	noQueue = "manent.none"
 
@@ -45,6 +61,11 @@ const (
 	undoSuffix     = ":undo"
 	releaseSuffix  = ":release"
 	scheduleSuffix = ":schedule"
+	noticeSuffix   = ":event:"
+	callbackSuffix = ":callback:"
+	chatSuffix     = ":chat:"
+	replaySuffix   = ":replay:"
+	retrySuffix    = ":retry:"
 
 	// Message topics.
 	topicWait      = "wait"
@@ -59,12 +80,17 @@ const (
 // workflowNames lists every workflow of manent, for the takeover of a dead
 // executor's workflows.
 var workflowNames = []string{deployWorkflowName, waitWorkflowName, releaseWorkflowName, scheduleWorkflowName, undoWorkflowName,
-	retentionWorkflowName}
+	retentionWorkflowName, noticeWorkflowName, callbackWorkflowName, chatWorkflowName}
 
 // onDeployQueue reports whether a workflow runs on a deploy queue (its
 // environment's partition) rather than on the wait queue.
 func onDeployQueue(workflow string) bool {
 	return workflow == deployWorkflowName || workflow == undoWorkflowName
+}
+
+// onNoticeQueue reports whether a workflow runs on the event queue.
+func onNoticeQueue(workflow string) bool {
+	return workflow == noticeWorkflowName || workflow == callbackWorkflowName || workflow == chatWorkflowName
 }
 
 // Names of the steps workflows record besides the plan's own (whose names
@@ -111,10 +137,39 @@ const (
 	stepRolloutDeferLook    = "manent.rollout.defer.look"
 	stepRolloutDeferAgain   = "manent.rollout.defer.again"
 	stepChangeOpen          = "change:open"
+	stepNoticeSnapshot      = "manent.event.snapshot"
+	stepCallbackStart       = "manent.callback.start"
+	stepCallbackAttempt     = "manent.callback.attempt:"
+	stepChatStart           = "manent.chat.start"
+	stepChatAttempt         = "manent.chat.attempt:"
 	stepChangeClose         = "change:close"
 )
 
-func waitWorkflowID(deployID string) string     { return deployID + waitSuffix }
+func waitWorkflowID(deployID string) string { return deployID + waitSuffix }
+
+// noticeID is the ID of an event of a deploy, and of its workflow: step is
+// the step's key name for a step event, the wave for a wave's approval.
+func noticeID(deployID string, t deploy.NoticeType, step string) string {
+	id := deployID + noticeSuffix + string(t)
+	if step != "" {
+		id += ":" + step
+	}
+	return id
+}
+
+func callbackWorkflowID(noticeID string, i int) string {
+	return noticeID + callbackSuffix + strconv.Itoa(i)
+}
+
+func chatWorkflowID(noticeID string, i int) string { return noticeID + chatSuffix + strconv.Itoa(i) }
+
+// retryWorkflowID is the attempt n of a delivery (or chat message, or
+// replay) whose first attempt is the workflow run.
+func retryWorkflowID(run string, n int) string { return run + retrySuffix + strconv.Itoa(n) }
+
+func replayWorkflowID(deliveryID string, n int) string {
+	return deliveryID + replaySuffix + strconv.Itoa(n)
+}
 func releaseWorkflowID(releaseID string) string { return releaseID + releaseSuffix }
 
 func scheduleWorkflowID(name string, generation int) string {

@@ -33,6 +33,9 @@ type op struct {
 	step     deploy.PlannedStep
 	pos      int
 	begin    deploy.BeginOptions
+	// job is the deploy's, for the step events of the operations a user
+	// sees in the status (nil: none is recorded).
+	job *deploy.Job
 	// do makes one attempt; attempt counts from 1 in this process.
 	do func(ctx context.Context, attempt int) (steps.Result, error)
 }
@@ -330,6 +333,12 @@ func (e *Engine) endOp(ctx context.Context, o op, w workResult, after then, held
 		b, err := e.rec.Advance(ctx, q, &s, fx, start, opts)
 		if err != nil {
 			return err
+		}
+		if o.job != nil && o.key.Kind != deploy.KindCheckpoint {
+			n := newNotice(o.deployID, deploy.NoticeStep, o.key.Name(), string(s.State))
+			if err := e.recordNotice(txOf(q), n, &o.job.Descriptor, jobDeployment(o.job)); err != nil {
+				return err
+			}
 		}
 		w.Next = b
 		return nil

@@ -20,6 +20,7 @@ type Store interface {
 	deploy.ReleaseStore
 	deploy.ScheduleStore
 	deploy.SuccessHistory
+	deploy.DeliveryStore
 	// Purge removes what is older than the retention and records the run
 	// in the audit, in one transaction.
 	Purge(ctx context.Context, actor string, r deploy.Retention) (deploy.Purged, error)

@@ -103,7 +103,7 @@ func (r *run) compensate(ctx dbos.Context, f *failure) (string, error) {
 // compensationOp is the compensation of the run u, the i-th of a rollback.
 func (r *run) compensationOp(u unit, i int) op {
 	key := compensationKey(u)
-	o := op{deployID: r.in.ID, key: key, step: u.step, pos: rollbackPosition + i}
+	o := op{deployID: r.in.ID, key: key, step: u.step, pos: rollbackPosition + i, job: &r.in}
 	cp := r.checkpoints[checkpointKey(u.key)]
 	o.do = func(ctx context.Context, attempt int) (steps.Result, error) {
 		kind, ok := r.e.kinds.Lookup(u.step)
@@ -195,7 +195,14 @@ func (r *run) finish(ctx dbos.Context, out DeployResult, f *failure) error {
 			return deploy.Finished{}, restartable(err)
 		}
 		fin, err := r.e.rec.FinishRun(c, tx, o)
-		return fin, restartable(err)
+		if err != nil {
+			return fin, restartable(err)
+		}
+		n := newNotice(id, deploy.NoticeFinished, "", string(out.State))
+		if out.Rollback != deploy.RollbackNotNeeded {
+			n.Rollback = out.Rollback
+		}
+		return fin, restartable(r.e.recordNotice(tx, n, &r.in.Descriptor, jobDeployment(&r.in)))
 	}, r.e.txOptions(stepFinish)...)
 	if err != nil {
 		// Not written (the process stops): the lines go back to the log

@@ -366,8 +366,10 @@ func (r *run) endWaveOp(ctx dbos.Context, o op, start time.Time, state deploy.St
 			if err := r.e.unfenced(c); err != nil {
 				return err
 			}
-			_, err := r.e.rec.Advance(c, q, &s, deploy.StepEffects{}, nil, deploy.BeginOptions{})
-			return err
+			if _, err := r.e.rec.Advance(c, q, &s, deploy.StepEffects{}, nil, deploy.BeginOptions{}); err != nil {
+				return err
+			}
+			return r.stepNotice(txOf(q), o, s)
 		})
 	})
 	if err != nil {
@@ -430,8 +432,10 @@ func (r *run) checkGates(ctx dbos.Context, pass int, p deploy.RolloutPass, spec 
 			if err := r.e.unfenced(c); err != nil {
 				return err
 			}
-			_, err := r.e.rec.Advance(c, q, &s, deploy.StepEffects{}, nil, deploy.BeginOptions{})
-			return err
+			if _, err := r.e.rec.Advance(c, q, &s, deploy.StepEffects{}, nil, deploy.BeginOptions{}); err != nil {
+				return err
+			}
+			return r.stepNotice(txOf(q), o, s)
 		})
 		return g, err
 	}, dbos.WithStepName(stepRolloutGates))

@@ -74,6 +74,10 @@ func (r *run) awaitApproval(ctx dbos.Context, pass int, done string) (_ *DeployR
 		if _, err := r.e.rec.Advance(c, tx, nil, deploy.StepEffects{}, rec, deploy.BeginOptions{}); err != nil {
 			return approvalAsked{}, restartable(err)
 		}
+		n := newNotice(r.in.ID, deploy.NoticeApproval, o.key.Name(), string(deploy.StepRunning))
+		if err := r.e.recordNotice(tx, n, &r.in.Descriptor, jobDeployment(&r.in)); err != nil {
+			return approvalAsked{}, restartable(err)
+		}
 		return approvalAsked{Start: at, Req: req}, nil
 	}, r.e.txOptions(stepRolloutApproval)...)
 	if err != nil {

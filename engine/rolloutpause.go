@@ -262,6 +262,9 @@ func (r *run) endRolloutOp(ctx dbos.Context, o op, start time.Time, state deploy
 		if _, err := r.e.rec.Advance(c, tx, &s, deploy.StepEffects{}, nil, deploy.BeginOptions{}); err != nil {
 			return false, restartable(err)
 		}
+		if err := r.stepNotice(tx, o, s); err != nil {
+			return false, restartable(err)
+		}
 		if take != "" {
 			if err := r.e.rec.TakeRolloutRequest(c, tx, r.in.ID, take); err != nil {
 				return false, restartable(err)

@@ -232,8 +232,13 @@ func (e *Engine) waitApprovals(ctx dbos.Context, in WaitInput) (DeployResult, er
 			return w.ExpiresAt, nil
 		}
 		at := time.Now().UTC().Add(w.Require.Expiry)
-		_, err := e.store.Transition(c, in.Deploy.ID, deploy.StateAwaitingApproval, &at)
-		return at, err
+		if _, err := e.store.Transition(c, in.Deploy.ID, deploy.StateAwaitingApproval, &at); err != nil {
+			return at, err
+		}
+		// Recorded before the step is: a step made again records the same
+		// event (same ID), never none.
+		n := newNotice(in.Deploy.ID, deploy.NoticeApproval, "", string(deploy.StateAwaitingApproval))
+		return at, e.recordNotice(nil, n, &in.Deploy.Descriptor, jobDeployment(&in.Deploy))
 	})
 	if err != nil {
 		return DeployResult{}, err

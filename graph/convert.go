@@ -46,6 +46,7 @@ func toModelDeployment(d *deploy.Deployment) *model.Deployment {
 		Steps:           toModelSteps(d, now),
 		Rollout:         toModelRollout(st.Rollout),
 		Rollback:        toModelRollback(d, st.Rollback, now),
+		Callbacks:       toModelCallbacks(st.Callbacks),
 		Status:          st,
 		Approval:        toModelApproval(st.Approval),
 		After:           toModelAfter(st.After),

@@ -42,6 +42,14 @@ type fakeService struct {
 	// scheduleFakes: the recurring schedule methods (schedule_test.go).
 	scheduleFakes
 	listAudit func(ctx context.Context, f deploy.AuditFilter) (deploy.AuditPage, error)
+	replay    func(ctx context.Context, id, deliveryID string, disabled bool) ([]deploy.Delivery, error)
+}
+
+func (f *fakeService) ReplayCallbacks(ctx context.Context, id, deliveryID string, disabled bool) ([]deploy.Delivery, error) {
+	if f.replay == nil {
+		return nil, errNotFaked
+	}
+	return f.replay(ctx, id, deliveryID, disabled)
 }
 
 func (f *fakeService) ListAudit(ctx context.Context, filter deploy.AuditFilter) (deploy.AuditPage, error) {

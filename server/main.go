@@ -94,6 +94,12 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// Workers send the chat messages, the api answers their buttons: every
+	// role builds the chat side.
+	notifier, chatActions := newChat(cfg, c.Dev, svc, postgres.NewStore(db), s.log)
+	if notifier != nil {
+		eng.UseChat(notifier)
+	}
 	if err := eng.Launch(); err != nil {
 		_ = eng.Shutdown(engineShutdown)
 		return nil, err
@@ -114,7 +120,6 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 		if err != nil {
 			return nil, err
 		}
-		notifier, chatActions := newChat(cfg, c.Dev, svc, postgres.NewStore(db), s.log)
 		s.onClose("chat answers", func() error { notifier.Wait(); return nil })
 		idp := newOIDC(ctx, cfg, oidcSecret, s)
 		a := &api{

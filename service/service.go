@@ -55,6 +55,9 @@ type Engine interface {
 	// asked something of (a request, a wave's answer), on tx, the
 	// transaction that stores it.
 	RolloutRequested(tx any, id string) error
+	// ReplayCallbacks sends the dead (and, when disabled, the disabled)
+	// deliveries of a deploy's callbacks again, deliveryID "" for all.
+	ReplayCallbacks(ctx context.Context, id, deliveryID string, disabled bool) ([]deploy.Delivery, error)
 }
 
 // Options wires a Service.

@@ -40,8 +40,11 @@ func (e *enqueued) ids() []string {
 	return slices.Clone(e.jobs)
 }
 
-func (e *enqueued) EnqueueDeploy(_ any, j deploy.Job) error                  { return e.add(j.ID) }
-func (e *enqueued) RolloutRequested(any, string) error                       { return nil }
+func (e *enqueued) EnqueueDeploy(_ any, j deploy.Job) error { return e.add(j.ID) }
+func (e *enqueued) RolloutRequested(any, string) error      { return nil }
+func (e *enqueued) ReplayCallbacks(context.Context, string, string, bool) ([]deploy.Delivery, error) {
+	return nil, nil
+}
 func (e *enqueued) EnqueueWait(_ any, j deploy.Job, _ deploy.WaitPlan) error { return e.add(j.ID) }
 func (e *enqueued) EnqueueRelease(_ any, p deploy.ReleasePlan) error         { return e.add(p.ID) }
 func (e *enqueued) EnqueueSchedule(_ any, g deploy.ScheduleGeneration) error {

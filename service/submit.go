@@ -67,6 +67,9 @@ func (s *Service) submitDescriptor(ctx context.Context, d *deploy.Descriptor, op
 	if err := s.cfg.CheckSource(d.Artifact.Source); err != nil {
 		return nil, err
 	}
+	if errs := s.cfg.CheckCallbacks(d); errs != nil {
+		return nil, &deploy.Error{Code: deploy.EUNPROCESSABLE, Message: "callbacks refused by manent.yml's callbacks policy", Fields: errs}
+	}
 	eff, err := s.effectiveAtSubmit(ctx, id, d, opts.SkipAfterCheckFor)
 	if err != nil {
 		return nil, err

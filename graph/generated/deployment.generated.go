@@ -1047,6 +1047,38 @@ func (ec *executionContext) fieldContext_Deployment_canApprove(_ context.Context
 	return graphql.NewScalarFieldContext("Deployment", field, true, true, "Boolean")
 }
 
+func (ec *executionContext) _Deployment_callbacks(ctx context.Context, field graphql.CollectedField, obj *model.Deployment) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Deployment_callbacks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Callbacks, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.Callback) graphql.Marshaler {
+			return ec.marshalNCallback2ᚕmanentᚗdevᚋmanentᚋgraphᚋmodelᚐCallbackᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Deployment_callbacks(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Deployment",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Callback(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Deployment_after(ctx context.Context, field graphql.CollectedField, obj *model.Deployment) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3922,6 +3954,11 @@ func (ec *executionContext) _Deployment(ctx context.Context, sel ast.SelectionSe
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Deployment_canApprove(ctx, field, obj)
 				})
+		case "callbacks":
+			out.Values[i] = ec._Deployment_callbacks(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
 		case "after":
 			out.Values[i] = ec._Deployment_after(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {

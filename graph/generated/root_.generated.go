@@ -92,6 +92,26 @@ type ComplexityRoot struct {
 		Tenant      func(childComplexity int) int
 	}
 
+	Callback struct {
+		Deliveries func(childComplexity int) int
+		Events     func(childComplexity int) int
+		State      func(childComplexity int) int
+		URL        func(childComplexity int) int
+	}
+
+	CallbackDelivery struct {
+		Attempts      func(childComplexity int) int
+		DeliveredAt   func(childComplexity int) int
+		Event         func(childComplexity int) int
+		EventID       func(childComplexity int) int
+		ID            func(childComplexity int) int
+		LastError     func(childComplexity int) int
+		LastStatus    func(childComplexity int) int
+		NextAttemptAt func(childComplexity int) int
+		State         func(childComplexity int) int
+		Step          func(childComplexity int) int
+	}
+
 	Dependency struct {
 		ID    func(childComplexity int) int
 		State func(childComplexity int) int
@@ -102,6 +122,7 @@ type ComplexityRoot struct {
 		Application      func(childComplexity int) int
 		Approval         func(childComplexity int) int
 		Artifact         func(childComplexity int) int
+		Callbacks        func(childComplexity int) int
 		CanAbortRollout  func(childComplexity int) int
 		CanApprove       func(childComplexity int) int
 		CanCancel        func(childComplexity int) int
@@ -327,6 +348,7 @@ type ComplexityRoot struct {
 		Noop              func(childComplexity int) int
 		PauseRollout      func(childComplexity int, id string, reason *string) int
 		RejectDeployment  func(childComplexity int, id string, comment *string) int
+		ReplayCallbacks   func(childComplexity int, deploymentID string, deliveryID *string, includeDisabled *bool) int
 		ResumeRollout     func(childComplexity int, id string, comment *string, pause *string) int
 		Rollback          func(childComplexity int, application string, environment string, tenant *string, to *string, id *string) int
 		SubmitDeployment  func(childComplexity int, descriptor string, validateOnly *bool) int
@@ -811,6 +833,92 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AuditResource.Tenant(childComplexity), true
 
+	case "Callback.deliveries":
+		if e.ComplexityRoot.Callback.Deliveries == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Callback.Deliveries(childComplexity), true
+	case "Callback.events":
+		if e.ComplexityRoot.Callback.Events == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Callback.Events(childComplexity), true
+	case "Callback.state":
+		if e.ComplexityRoot.Callback.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Callback.State(childComplexity), true
+	case "Callback.url":
+		if e.ComplexityRoot.Callback.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Callback.URL(childComplexity), true
+
+	case "CallbackDelivery.attempts":
+		if e.ComplexityRoot.CallbackDelivery.Attempts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallbackDelivery.Attempts(childComplexity), true
+	case "CallbackDelivery.deliveredAt":
+		if e.ComplexityRoot.CallbackDelivery.DeliveredAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallbackDelivery.DeliveredAt(childComplexity), true
+	case "CallbackDelivery.event":
+		if e.ComplexityRoot.CallbackDelivery.Event == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallbackDelivery.Event(childComplexity), true
+	case "CallbackDelivery.eventId":
+		if e.ComplexityRoot.CallbackDelivery.EventID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallbackDelivery.EventID(childComplexity), true
+	case "CallbackDelivery.id":
+		if e.ComplexityRoot.CallbackDelivery.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallbackDelivery.ID(childComplexity), true
+	case "CallbackDelivery.lastError":
+		if e.ComplexityRoot.CallbackDelivery.LastError == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallbackDelivery.LastError(childComplexity), true
+	case "CallbackDelivery.lastStatus":
+		if e.ComplexityRoot.CallbackDelivery.LastStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallbackDelivery.LastStatus(childComplexity), true
+	case "CallbackDelivery.nextAttemptAt":
+		if e.ComplexityRoot.CallbackDelivery.NextAttemptAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallbackDelivery.NextAttemptAt(childComplexity), true
+	case "CallbackDelivery.state":
+		if e.ComplexityRoot.CallbackDelivery.State == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallbackDelivery.State(childComplexity), true
+	case "CallbackDelivery.step":
+		if e.ComplexityRoot.CallbackDelivery.Step == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CallbackDelivery.Step(childComplexity), true
+
 	case "Dependency.id":
 		if e.ComplexityRoot.Dependency.ID == nil {
 			break
@@ -848,6 +956,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Deployment.Artifact(childComplexity), true
+	case "Deployment.callbacks":
+		if e.ComplexityRoot.Deployment.Callbacks == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deployment.Callbacks(childComplexity), true
 	case "Deployment.canAbortRollout":
 		if e.ComplexityRoot.Deployment.CanAbortRollout == nil {
 			break
@@ -1830,6 +1944,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.RejectDeployment(childComplexity, args["id"].(string), args["comment"].(*string)), true
+	case "Mutation.replayCallbacks":
+		if e.ComplexityRoot.Mutation.ReplayCallbacks == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_replayCallbacks_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ReplayCallbacks(childComplexity, args["deploymentId"].(string), args["deliveryId"].(*string), args["includeDisabled"].(*bool)), true
 	case "Mutation.resumeRollout":
 		if e.ComplexityRoot.Mutation.ResumeRollout == nil {
 			break
@@ -3151,6 +3276,62 @@ extend type Query {
   auditEntries(filter: AuditFilter, first: Int = 50, after: String): AuditConnection!
 }
 `, BuiltIn: false},
+	{Name: "../schema/callback.graphqls", Input: `"Where the deliveries of a callback stand; a callback shows its worst delivery (DEAD > DISABLED > RETRYING > PENDING > DELIVERED)."
+enum CallbackState {
+  "Recorded, not tried yet."
+  PENDING
+  "Tried and failed; tried again at nextAttemptAt."
+  RETRYING
+  "The receiver answered 2xx."
+  DELIVERED
+  "The receiver answered 410 Gone, to this delivery or to an earlier one of the deploy: nothing more is sent to that URL for this deploy."
+  DISABLED
+  "Not delivered within the retry window, or refused for good: replayCallbacks sends it again."
+  DEAD
+}
+
+"A callback of the deploy's descriptor and the deliveries of its events."
+type Callback {
+  "The URL without its query, fragment and user info."
+  url: String!
+  "The events it receives: started, step, finished."
+  events: [String!]!
+  state: CallbackState!
+  deliveries: [CallbackDelivery!]!
+}
+
+"One event sent to one callback."
+type CallbackDelivery {
+  id: ID!
+  "started, step or finished."
+  event: String!
+  "The webhook-id of every attempt and replay of it."
+  eventId: String!
+  "The step, for a step event."
+  step: String
+  state: CallbackState!
+  attempts: Int!
+  "The HTTP status of the last answer; null when none came."
+  lastStatus: Int
+  "Why the last attempt failed (no URL query, at most a short excerpt of the answer)."
+  lastError: String
+  nextAttemptAt: Time
+  deliveredAt: Time
+}
+
+extend type Deployment {
+  "The descriptor's callbacks with their deliveries; empty when it has none, and in lists (read the deploy itself)."
+  callbacks: [Callback!]!
+}
+
+extend type Mutation {
+  """
+  Send the dead deliveries of a deploy's callbacks again, with their webhook-id and payload: all of them, or the one
+  named; includeDisabled replays disabled ones too. Needs deployment.cancel on the deploy.
+  """
+  replayCallbacks(deploymentId: ID!, deliveryId: ID, includeDisabled: Boolean = false): [CallbackDelivery!]!
+}
+`, BuiltIn: false},
 	{Name: "../schema/deployment.graphqls", Input: `enum DeploymentState {
   SCHEDULED
   DELAYED
@@ -4238,6 +4419,46 @@ func (ec *executionContext) childFields_AuditResource(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type AuditResource", field.Name)
 }
 
+func (ec *executionContext) childFields_Callback(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "url":
+		return ec.fieldContext_Callback_url(ctx, field)
+	case "events":
+		return ec.fieldContext_Callback_events(ctx, field)
+	case "state":
+		return ec.fieldContext_Callback_state(ctx, field)
+	case "deliveries":
+		return ec.fieldContext_Callback_deliveries(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Callback", field.Name)
+}
+
+func (ec *executionContext) childFields_CallbackDelivery(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CallbackDelivery_id(ctx, field)
+	case "event":
+		return ec.fieldContext_CallbackDelivery_event(ctx, field)
+	case "eventId":
+		return ec.fieldContext_CallbackDelivery_eventId(ctx, field)
+	case "step":
+		return ec.fieldContext_CallbackDelivery_step(ctx, field)
+	case "state":
+		return ec.fieldContext_CallbackDelivery_state(ctx, field)
+	case "attempts":
+		return ec.fieldContext_CallbackDelivery_attempts(ctx, field)
+	case "lastStatus":
+		return ec.fieldContext_CallbackDelivery_lastStatus(ctx, field)
+	case "lastError":
+		return ec.fieldContext_CallbackDelivery_lastError(ctx, field)
+	case "nextAttemptAt":
+		return ec.fieldContext_CallbackDelivery_nextAttemptAt(ctx, field)
+	case "deliveredAt":
+		return ec.fieldContext_CallbackDelivery_deliveredAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CallbackDelivery", field.Name)
+}
+
 func (ec *executionContext) childFields_Dependency(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -4306,6 +4527,8 @@ func (ec *executionContext) childFields_Deployment(ctx context.Context, field gr
 		return ec.fieldContext_Deployment_approval(ctx, field)
 	case "canApprove":
 		return ec.fieldContext_Deployment_canApprove(ctx, field)
+	case "callbacks":
+		return ec.fieldContext_Deployment_callbacks(ctx, field)
 	case "after":
 		return ec.fieldContext_Deployment_after(ctx, field)
 	case "dependents":

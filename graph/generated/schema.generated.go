@@ -22,6 +22,7 @@ type MutationResolver interface {
 	Noop(ctx context.Context) (*bool, error)
 	ApproveDeployment(ctx context.Context, id string, comment *string) (*model.Deployment, error)
 	RejectDeployment(ctx context.Context, id string, comment *string) (*model.Deployment, error)
+	ReplayCallbacks(ctx context.Context, deploymentID string, deliveryID *string, includeDisabled *bool) ([]model.CallbackDelivery, error)
 	SubmitDeployment(ctx context.Context, descriptor string, validateOnly *bool) (*model.SubmitResult, error)
 	CancelDeployment(ctx context.Context, id string) (*model.Deployment, error)
 	SubmitRelease(ctx context.Context, descriptor string) (*model.Release, error)
@@ -186,6 +187,36 @@ func (ec *executionContext) field_Mutation_rejectDeployment_args(ctx context.Con
 		return nil, err
 	}
 	args["comment"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_replayCallbacks_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "deploymentId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["deploymentId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "deliveryId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["deliveryId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "includeDisabled",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["includeDisabled"] = arg2
 	return args, nil
 }
 
@@ -674,6 +705,50 @@ func (ec *executionContext) fieldContext_Mutation_rejectDeployment(ctx context.C
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_rejectDeployment_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_replayCallbacks(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_replayCallbacks(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ReplayCallbacks(ctx, fc.Args["deploymentId"].(string), fc.Args["deliveryId"].(*string), fc.Args["includeDisabled"].(*bool))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []model.CallbackDelivery) graphql.Marshaler {
+			return ec.marshalNCallbackDelivery2ᚕmanentᚗdevᚋmanentᚋgraphᚋmodelᚐCallbackDeliveryᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_replayCallbacks(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CallbackDelivery(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_replayCallbacks_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -1991,6 +2066,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "rejectDeployment":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_rejectDeployment(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "replayCallbacks":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_replayCallbacks(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++

@@ -101,6 +101,35 @@ type AuditResource struct {
 	Environment string `json:"environment"`
 }
 
+// A callback of the deploy's descriptor and the deliveries of its events.
+type Callback struct {
+	// The URL without its query, fragment and user info.
+	URL string `json:"url"`
+	// The events it receives: started, step, finished.
+	Events     []string           `json:"events"`
+	State      CallbackState      `json:"state"`
+	Deliveries []CallbackDelivery `json:"deliveries"`
+}
+
+// One event sent to one callback.
+type CallbackDelivery struct {
+	ID string `json:"id"`
+	// started, step or finished.
+	Event string `json:"event"`
+	// The webhook-id of every attempt and replay of it.
+	EventID string `json:"eventId"`
+	// The step, for a step event.
+	Step     *string       `json:"step,omitempty"`
+	State    CallbackState `json:"state"`
+	Attempts int           `json:"attempts"`
+	// The HTTP status of the last answer; null when none came.
+	LastStatus *int `json:"lastStatus,omitempty"`
+	// Why the last attempt failed (no URL query, at most a short excerpt of the answer).
+	LastError     *string    `json:"lastError,omitempty"`
+	NextAttemptAt *time.Time `json:"nextAttemptAt,omitempty"`
+	DeliveredAt   *time.Time `json:"deliveredAt,omitempty"`
+}
+
 // One end of an after: a deploy another one runs after, or one that runs after another; with its state now.
 type Dependency struct {
 	ID string `json:"id"`
@@ -138,6 +167,8 @@ type Deployment struct {
 	Status any `json:"status"`
 	// The approval section; null when the deploy needs no approval.
 	Approval *ApprovalStatus `json:"approval,omitempty"`
+	// The descriptor's callbacks with their deliveries; empty when it has none, and in lists (read the deploy itself).
+	Callbacks []Callback `json:"callbacks"`
 	// The after section; null when the deploy runs after no other.
 	After *AfterStatus `json:"after,omitempty"`
 	// The deploys whose after names this one (waiting, running or ended), oldest first; empty when none.
@@ -744,6 +775,73 @@ type Viewer struct {
 	// token:<name> or oidc:<user>.
 	Subject string   `json:"subject"`
 	Groups  []string `json:"groups"`
+}
+
+// Where the deliveries of a callback stand; a callback shows its worst delivery (DEAD > DISABLED > RETRYING > PENDING > DELIVERED).
+type CallbackState string
+
+const (
+	// Recorded, not tried yet.
+	CallbackStatePending CallbackState = "PENDING"
+	// Tried and failed; tried again at nextAttemptAt.
+	CallbackStateRetrying CallbackState = "RETRYING"
+	// The receiver answered 2xx.
+	CallbackStateDelivered CallbackState = "DELIVERED"
+	// The receiver answered 410 Gone, to this delivery or to an earlier one of the deploy: nothing more is sent to that URL for this deploy.
+	CallbackStateDisabled CallbackState = "DISABLED"
+	// Not delivered within the retry window, or refused for good: replayCallbacks sends it again.
+	CallbackStateDead CallbackState = "DEAD"
+)
+
+var AllCallbackState = []CallbackState{
+	CallbackStatePending,
+	CallbackStateRetrying,
+	CallbackStateDelivered,
+	CallbackStateDisabled,
+	CallbackStateDead,
+}
+
+func (e CallbackState) IsValid() bool {
+	switch e {
+	case CallbackStatePending, CallbackStateRetrying, CallbackStateDelivered, CallbackStateDisabled, CallbackStateDead:
+		return true
+	}
+	return false
+}
+
+func (e CallbackState) String() string {
+	return string(e)
+}
+
+func (e *CallbackState) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = CallbackState(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid CallbackState", str)
+	}
+	return nil
+}
+
+func (e CallbackState) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *CallbackState) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e CallbackState) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }
 
 type DeploymentState string

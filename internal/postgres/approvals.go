@@ -120,7 +120,7 @@ func (s *Store) AddApproval(ctx context.Context, a deploy.Approval, wake func(tx
 			return err
 		}
 		if !a.Approved {
-			if err := reject(ctx, tx, a); err != nil {
+			if err := s.reject(ctx, tx, a); err != nil {
 				return err
 			}
 		}
@@ -137,7 +137,7 @@ func (s *Store) AddApproval(ctx context.Context, a deploy.Approval, wake func(tx
 // reject ends a deploy REJECTED with the answer that rejected it: one
 // rejection is enough, so its answer is the state it produced. The
 // requester's own answer never counts (the service refuses it before).
-func reject(ctx context.Context, tx bun.Tx, a deploy.Approval) error {
+func (s *Store) reject(ctx context.Context, tx bun.Tx, a deploy.Approval) error {
 	row := new(deploymentRow)
 	err := tx.NewRaw(`UPDATE manent.deployments SET state = ?, error = ?, finished_at = now(),
 			current_step = '', updated_at = now()
@@ -150,7 +150,11 @@ func reject(ctx context.Context, tx bun.Tx, a deploy.Approval) error {
 	if err != nil {
 		return err
 	}
-	return insertAudit(ctx, tx, finishAudit(fromDeploymentRow(row), a.Identity))
+	d := fromDeploymentRow(row)
+	if err := insertAudit(ctx, tx, finishAudit(d, a.Identity)); err != nil {
+		return err
+	}
+	return s.finishedIn(ctx, tx, d)
 }
 
 // Approvals implements deploy.Store.

@@ -207,6 +207,9 @@ func (s *Store) FailAbandoned(ctx context.Context, waitSuffix string) ([]string,
 			if err := insertAudit(ctx, tx, finishAudit(d, d.Requester)); err != nil {
 				return err
 			}
+			if err := s.finishedIn(ctx, tx, d); err != nil {
+				return err
+			}
 			if err := notify(ctx, tx, deploy.EventDeployment, d.ID); err != nil {
 				return err
 			}

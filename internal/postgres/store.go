@@ -23,6 +23,25 @@ import (
 type Store struct {
 	db         *bun.DB
 	dbosSchema string
+	// finished is called in the transaction that ends a deploy outside its
+	// workflow (the end of a wait, a cancel before the start), with that
+	// transaction: the engine records the deploy's finished event there.
+	finished func(ctx context.Context, tx any, d deploy.Deployment) error
+}
+
+// OnFinish sets what is called in the transaction of every end of a deploy
+// the store writes itself (FinishDeployment, a cancel at once, a
+// rejection, a deploy whose workflow failed: FailAbandoned); set it before
+// the store is used.
+func (s *Store) OnFinish(fn func(ctx context.Context, tx any, d deploy.Deployment) error) {
+	s.finished = fn
+}
+
+func (s *Store) finishedIn(ctx context.Context, tx bun.Tx, d deploy.Deployment) error {
+	if s.finished == nil {
+		return nil
+	}
+	return s.finished(ctx, tx.Tx, d)
 }
 
 var (
@@ -225,6 +244,9 @@ func (s *Store) FinishDeployment(ctx context.Context, o deploy.Outcome) error {
 				return err
 			}
 		}
+		if err := s.finishedIn(ctx, tx, d); err != nil {
+			return err
+		}
 		return notify(ctx, tx, deploy.EventDeployment, o.ID)
 	})
 	return wrap("finish deployment", err)
@@ -293,6 +315,9 @@ func (s *Store) RequestCancel(ctx context.Context, id, actor string) (deploy.Can
 			if err == nil {
 				// It ends here: no workflow finishes it later.
 				err = insertAudit(ctx, tx, finishAudit(fromDeploymentRow(row), actor))
+			}
+			if err == nil {
+				err = s.finishedIn(ctx, tx, fromDeploymentRow(row))
 			}
 		}
 		if err != nil {
@@ -409,6 +434,11 @@ func (s *Store) Get(ctx context.Context, id string) (*deploy.Deployment, error) 
 	}
 	if len(d.Descriptor.After) > 0 {
 		if d.Dependencies, err = s.dependencyStates(ctx, d.Descriptor.After); err != nil {
+			return nil, err
+		}
+	}
+	if len(d.Descriptor.Callbacks) > 0 {
+		if d.Deliveries, err = s.Deliveries(ctx, id); err != nil {
 			return nil, err
 		}
 	}

@@ -3,47 +3,24 @@ package chat
 import (
 	"regexp"
 	"strconv"
-	"time"
 
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 )
 
-// EventType is what happened to a deploy.
-//
-// Event is a copy of the engine's deploy event, kept here until the
-// engine's pipeline of events lands: the integrator replaces it with
-// deploy.Event, whose fields it mirrors.
-type EventType string
-
-// The events of a deploy's pipeline of events.
-const (
-	EventStarted  EventType = "started"
-	EventStep     EventType = "step"
-	EventApproval EventType = "approval"
-	EventFinished EventType = "finished"
-)
-
-// Event is one event of a deploy. ID is stable across retries of its
-// delivery. Step is the step of a step event, or for an approval event
-// the wave's approval record (approval[2]), empty for the deploy's own
-// approval. State is the step's state for a step event, the deploy's
-// final state for a finished one.
-type Event struct {
-	ID           string
-	Type         EventType
-	DeploymentID string
-	Step         string
-	State        string
-	At           time.Time
-}
+// Event is the deploy event the engine hands the chat side: its ID is
+// stable across retries of a delivery; Step is the failed step of a step
+// event, or for an approval event the wave's approval record (approval[2]),
+// empty for the deploy's own approval; State is the step's state for a
+// step event, the deploy's final state for a finished one.
+type Event = deploy.Notice
 
 // wavePattern reads the pass out of the name of a wave's approval record
 // (deploy.StepKey.Name of {Step: approval, Pass: n}).
 var wavePattern = regexp.MustCompile(`^` + regexp.QuoteMeta(deploy.StepApproval) + `\[([0-9]{1,6})\]$`)
 
 // pass is the wave an approval event asks for, 0 for the deploy's own.
-func (ev Event) pass() int {
+func pass(ev Event) int {
 	m := wavePattern.FindStringSubmatch(ev.Step)
 	if m == nil {
 		return 0
@@ -60,15 +37,15 @@ func kind(ev Event, st deploy.Status) string {
 		return ""
 	}
 	switch ev.Type {
-	case EventStarted:
+	case deploy.NoticeStarted:
 		return config.ChatStarted
-	case EventApproval:
+	case deploy.NoticeApproval:
 		return config.ChatApproval
-	case EventStep:
+	case deploy.NoticeStep:
 		if ev.State == string(deploy.StepError) {
 			return config.ChatFailure
 		}
-	case EventFinished:
+	case deploy.NoticeFinished:
 		switch deploy.State(ev.State) {
 		case deploy.StateSuccess:
 			return config.ChatSuccess

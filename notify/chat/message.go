@@ -125,11 +125,11 @@ func contextLine(st deploy.Status) string {
 
 func approvalLines(ev Event, st deploy.Status) (string, string) {
 	line := "awaits approval"
-	if p := ev.pass(); p > 0 {
+	if p := pass(ev); p > 0 {
 		line = fmt.Sprintf("awaits the approval of wave %d", p)
 	}
 	a := st.Approval
-	if a == nil || ev.pass() > 0 {
+	if a == nil || pass(ev) > 0 {
 		// A wave's answers are in its rollout's section, not counted here:
 		// its page shows them.
 		return line, ""
@@ -152,7 +152,7 @@ func approvalLines(ev Event, st deploy.Status) (string, string) {
 }
 
 func approvalActions(ev Event, st deploy.Status, link string) Block {
-	value, _ := json.Marshal(ActionValue{Deployment: st.ID, Pass: ev.pass()})
+	value, _ := json.Marshal(ActionValue{Deployment: st.ID, Pass: pass(ev)})
 	els := []Element{
 		{Type: "button", Text: Text{Type: "plain_text", Text: "Approve"}, ActionID: ActionApprove, Value: string(value), Style: "primary"},
 		{Type: "button", Text: Text{Type: "plain_text", Text: "Reject"}, ActionID: ActionReject, Value: string(value), Style: "danger"},
@@ -170,7 +170,7 @@ func openButton(link string) Element {
 
 // failureLines says how a deploy failed, or ended without succeeding.
 func failureLines(ev Event, st deploy.Status) (string, string) {
-	if ev.Type == EventStep {
+	if ev.Type == deploy.NoticeStep {
 		return "failed at step *" + escape(ev.Step, maxName) + "*", failedDetail(ev, st)
 	}
 	switch deploy.State(ev.State) {
@@ -213,7 +213,7 @@ func failedDetail(ev Event, st deploy.Status) string {
 		if s.Kind != deploy.KindRun || s.State != deploy.StepError {
 			continue
 		}
-		if ev.Type == EventStep && s.Name != ev.Step {
+		if ev.Type == deploy.NoticeStep && s.Name != ev.Step {
 			continue
 		}
 		failed = s

@@ -67,18 +67,18 @@ func TestMessages(t *testing.T) {
 		ev     chat.Event
 		st     deploy.Status
 	}{
-		{"started", chat.Event{Type: chat.EventStarted}, baseStatus(deploy.StatePending)},
-		{"step-failed", chat.Event{Type: chat.EventStep, Step: "deploy", State: "ERROR"}, baseStatus(deploy.StatePending)},
-		{"approval", chat.Event{Type: chat.EventApproval}, approval(baseStatus(deploy.StateAwaitingApproval))},
-		{"wave-approval", chat.Event{Type: chat.EventApproval, Step: "approval[2]"}, approval(baseStatus(deploy.StatePending))},
-		{"success", chat.Event{Type: chat.EventFinished, State: "SUCCESS"}, baseStatus(deploy.StateSuccess)},
-		{"rolled-back", chat.Event{Type: chat.EventFinished, State: "ERROR"}, rolledBack(deploy.RollbackCompleted)},
-		{"rollback-failed", chat.Event{Type: chat.EventFinished, State: "ERROR"}, rolledBack(deploy.RollbackFailed)},
-		{"failed-no-rollback", chat.Event{Type: chat.EventFinished, State: "ERROR"}, rolledBack(deploy.RollbackDisabled)},
-		{"cancelled", chat.Event{Type: chat.EventFinished, State: "CANCELLED"}, cancelled},
-		{"rejected", chat.Event{Type: chat.EventFinished, State: "REJECTED"}, rejected},
-		{"expired", chat.Event{Type: chat.EventFinished, State: "EXPIRED"}, baseStatus(deploy.StateExpired)},
-		{"dependency-failed", chat.Event{Type: chat.EventFinished, State: "DEPENDENCY_FAILED"},
+		{"started", chat.Event{Type: deploy.NoticeStarted}, baseStatus(deploy.StatePending)},
+		{"step-failed", chat.Event{Type: deploy.NoticeStep, Step: "deploy", State: "ERROR"}, baseStatus(deploy.StatePending)},
+		{"approval", chat.Event{Type: deploy.NoticeApproval}, approval(baseStatus(deploy.StateAwaitingApproval))},
+		{"wave-approval", chat.Event{Type: deploy.NoticeApproval, Step: "approval[2]"}, approval(baseStatus(deploy.StatePending))},
+		{"success", chat.Event{Type: deploy.NoticeFinished, State: "SUCCESS"}, baseStatus(deploy.StateSuccess)},
+		{"rolled-back", chat.Event{Type: deploy.NoticeFinished, State: "ERROR"}, rolledBack(deploy.RollbackCompleted)},
+		{"rollback-failed", chat.Event{Type: deploy.NoticeFinished, State: "ERROR"}, rolledBack(deploy.RollbackFailed)},
+		{"failed-no-rollback", chat.Event{Type: deploy.NoticeFinished, State: "ERROR"}, rolledBack(deploy.RollbackDisabled)},
+		{"cancelled", chat.Event{Type: deploy.NoticeFinished, State: "CANCELLED"}, cancelled},
+		{"rejected", chat.Event{Type: deploy.NoticeFinished, State: "REJECTED"}, rejected},
+		{"expired", chat.Event{Type: deploy.NoticeFinished, State: "EXPIRED"}, baseStatus(deploy.StateExpired)},
+		{"dependency-failed", chat.Event{Type: deploy.NoticeFinished, State: "DEPENDENCY_FAILED"},
 			func() deploy.Status {
 				st := baseStatus(deploy.StateDependencyFailed)
 				st.Error = ptr("dependency db-prod-7 ended ERROR")
@@ -169,8 +169,8 @@ func TestNoMessage(t *testing.T) {
 		ev chat.Event
 		st deploy.Status
 	}{
-		"a step that succeeded": {chat.Event{Type: chat.EventStep, Step: "deploy", State: "SUCCESS"}, baseStatus(deploy.StatePending)},
-		"a dry run":             {chat.Event{Type: chat.EventFinished, State: "SUCCESS"}, dry},
+		"a step that succeeded": {chat.Event{Type: deploy.NoticeStep, Step: "deploy", State: "SUCCESS"}, baseStatus(deploy.StatePending)},
+		"a dry run":             {chat.Event{Type: deploy.NoticeFinished, State: "SUCCESS"}, dry},
 		"an unknown event":      {chat.Event{Type: "paused"}, baseStatus(deploy.StatePending)},
 	} {
 		if _, ok := chat.Compose(tc.ev, tc.st, ""); ok {

@@ -15,7 +15,7 @@ import (
 )
 
 func TestSendOutcomes(t *testing.T) {
-	started := chat.Event{ID: "ev-1", Type: chat.EventStarted, DeploymentID: "hello-prod-42"}
+	started := chat.Event{ID: "ev-1", Type: deploy.NoticeStarted, DeploymentID: "hello-prod-42"}
 	for _, tc := range []struct {
 		name      string
 		status    int
@@ -61,7 +61,7 @@ func TestSendOutcomes(t *testing.T) {
 }
 
 func TestSendRefusals(t *testing.T) {
-	started := chat.Event{ID: "ev-1", Type: chat.EventStarted, DeploymentID: "hello-prod-42"}
+	started := chat.Event{ID: "ev-1", Type: deploy.NoticeStarted, DeploymentID: "hello-prod-42"}
 	down := httptest.NewServer(http.NotFoundHandler())
 	downURL := down.URL + "/services/T0/B0/the-secret-part"
 	down.Close()
@@ -124,7 +124,7 @@ func TestSendTimesOut(t *testing.T) {
 	cfg := &config.Config{Notifications: config.Notifications{Chat: []config.ChatTarget{{Type: "slack", WebhookRef: "env:X", AllowHTTP: true}}}}
 	n := chat.New(cfg, chat.Options{Timeout: 50 * time.Millisecond,
 		Resolve: func(context.Context, string) (string, error) { return srv.URL + "/hook", nil }})
-	err := n.Send(context.Background(), 0, chat.Event{Type: chat.EventStarted}, baseStatus(deploy.StatePending), "")
+	err := n.Send(context.Background(), 0, chat.Event{Type: deploy.NoticeStarted}, baseStatus(deploy.StatePending), "")
 	if err == nil || deploy.IsPermanent(err) || !errors.Is(err, context.DeadlineExceeded) && !strings.Contains(err.Error(), "Timeout") {
 		t.Fatalf("Send = %v, want a retryable timeout", err)
 	}
@@ -146,19 +146,19 @@ func TestWants(t *testing.T) {
 		d    *deploy.Deployment
 		want []int
 	}{
-		{"approval in prod", chat.Event{Type: chat.EventApproval}, prod, []int{0, 1}},
-		{"start in prod", chat.Event{Type: chat.EventStarted}, prod, []int{0}},
-		{"failed step", chat.Event{Type: chat.EventStep, Step: "deploy", State: "ERROR"}, prod, []int{0}},
-		{"step that succeeded", chat.Event{Type: chat.EventStep, Step: "deploy", State: "SUCCESS"}, prod, nil},
-		{"dry run", chat.Event{Type: chat.EventStarted}, &dry, nil},
-		{"other tenant", chat.Event{Type: chat.EventStarted}, &deploy.Deployment{Tenant: "other", Application: "x", Environment: "dev"}, []int{0, 2}},
+		{"approval in prod", chat.Event{Type: deploy.NoticeApproval}, prod, []int{0, 1}},
+		{"start in prod", chat.Event{Type: deploy.NoticeStarted}, prod, []int{0}},
+		{"failed step", chat.Event{Type: deploy.NoticeStep, Step: "deploy", State: "ERROR"}, prod, []int{0}},
+		{"step that succeeded", chat.Event{Type: deploy.NoticeStep, Step: "deploy", State: "SUCCESS"}, prod, nil},
+		{"dry run", chat.Event{Type: deploy.NoticeStarted}, &dry, nil},
+		{"other tenant", chat.Event{Type: deploy.NoticeStarted}, &deploy.Deployment{Tenant: "other", Application: "x", Environment: "dev"}, []int{0, 2}},
 	} {
 		got := n.Wants(tc.ev, tc.d)
 		if len(got) != len(tc.want) || (len(got) > 0 && !equalInts(got, tc.want)) {
 			t.Errorf("%s: Wants = %v, want %v", tc.name, got, tc.want)
 		}
 	}
-	if chat.New(&config.Config{}, chat.Options{}).Wants(chat.Event{Type: chat.EventStarted}, prod) != nil {
+	if chat.New(&config.Config{}, chat.Options{}).Wants(chat.Event{Type: deploy.NoticeStarted}, prod) != nil {
 		t.Error("no targets: Wants lists some")
 	}
 }

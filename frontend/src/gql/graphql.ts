@@ -117,6 +117,50 @@ export type AuditResource = {
   tenant: Scalars['String']['output'];
 };
 
+/** A callback of the deploy's descriptor and the deliveries of its events. */
+export type Callback = {
+  __typename?: 'Callback';
+  deliveries: Array<CallbackDelivery>;
+  /** The events it receives: started, step, finished. */
+  events: Array<Scalars['String']['output']>;
+  state: CallbackState;
+  /** The URL without its query, fragment and user info. */
+  url: Scalars['String']['output'];
+};
+
+/** One event sent to one callback. */
+export type CallbackDelivery = {
+  __typename?: 'CallbackDelivery';
+  attempts: Scalars['Int']['output'];
+  deliveredAt: Maybe<Scalars['Time']['output']>;
+  /** started, step or finished. */
+  event: Scalars['String']['output'];
+  /** The webhook-id of every attempt and replay of it. */
+  eventId: Scalars['String']['output'];
+  id: Scalars['ID']['output'];
+  /** Why the last attempt failed (no URL query, at most a short excerpt of the answer). */
+  lastError: Maybe<Scalars['String']['output']>;
+  /** The HTTP status of the last answer; null when none came. */
+  lastStatus: Maybe<Scalars['Int']['output']>;
+  nextAttemptAt: Maybe<Scalars['Time']['output']>;
+  state: CallbackState;
+  /** The step, for a step event. */
+  step: Maybe<Scalars['String']['output']>;
+};
+
+/** Where the deliveries of a callback stand; a callback shows its worst delivery (DEAD > DISABLED > RETRYING > PENDING > DELIVERED). */
+export type CallbackState =
+  /** Not delivered within the retry window, or refused for good: replayCallbacks sends it again. */
+  | 'DEAD'
+  /** The receiver answered 2xx. */
+  | 'DELIVERED'
+  /** The receiver answered 410 Gone, to this delivery or to an earlier one of the deploy: nothing more is sent to that URL for this deploy. */
+  | 'DISABLED'
+  /** Recorded, not tried yet. */
+  | 'PENDING'
+  /** Tried and failed; tried again at nextAttemptAt. */
+  | 'RETRYING';
+
 /** One end of an after: a deploy another one runs after, or one that runs after another; with its state now. */
 export type Dependency = {
   __typename?: 'Dependency';
@@ -133,6 +177,8 @@ export type Deployment = {
   /** The approval section; null when the deploy needs no approval. */
   approval: Maybe<ApprovalStatus>;
   artifact: Artifact;
+  /** The descriptor's callbacks with their deliveries; empty when it has none, and in lists (read the deploy itself). */
+  callbacks: Array<Callback>;
   /** Whether the viewer may abort the rollout now: deployment.cancel, the deploy running with a wave left to pass, no abort asked, no wave failed, no rollback running. */
   canAbortRollout: Scalars['Boolean']['output'];
   /** Whether the viewer may approve or reject it now. */
@@ -526,6 +572,11 @@ export type Mutation = {
   /** Reject a deploy AWAITING_APPROVAL: it ends REJECTED, and the deploy returned is already so. */
   rejectDeployment: Deployment;
   /**
+   * Send the dead deliveries of a deploy's callbacks again, with their webhook-id and payload: all of them, or the one
+   * named; includeDisabled replays disabled ones too. Needs deployment.cancel on the deploy.
+   */
+  replayCallbacks: Array<CallbackDelivery>;
+  /**
    * Resume a paused rollout: it goes on with what follows the pause, as if the gates that paused it had passed
    * (CONFLICT when not paused). pause names the pause answered (Rollout.pause.step): when the rollout has paused
    * again since, the resume is refused (CONFLICT) rather than end a pause nobody looked at. Without it, the pause in
@@ -581,6 +632,13 @@ export type MutationPauseRolloutArgs = {
 export type MutationRejectDeploymentArgs = {
   comment?: InputMaybe<Scalars['String']['input']>;
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationReplayCallbacksArgs = {
+  deliveryId: InputMaybe<Scalars['ID']['input']>;
+  deploymentId: Scalars['ID']['input'];
+  includeDisabled?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 

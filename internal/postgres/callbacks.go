@@ -1,0 +1,147 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"manent.dev/manent/deploy"
+)
+
+var _ deploy.DeliveryStore = (*Store)(nil)
+
+// deliveryRow is a row of manent.callback_deliveries.
+type deliveryRow struct {
+	bun.BaseModel `bun:"table:manent.callback_deliveries"`
+
+	ID            string     `bun:"id,pk"`
+	DeploymentID  string     `bun:"deployment_id"`
+	EventID       string     `bun:"event_id"`
+	EventType     string     `bun:"event_type"`
+	Step          string     `bun:"step"`
+	Callback      int        `bun:"callback"`
+	URL           string     `bun:"url"`
+	Body          string     `bun:"body"`
+	State         string     `bun:"state"`
+	Attempts      int        `bun:"attempts"`
+	Replays       int        `bun:"replays"`
+	LastStatus    int        `bun:"last_status"`
+	LastError     string     `bun:"last_error"`
+	NextAttemptAt *time.Time `bun:"next_attempt_at"`
+	DeliveredAt   *time.Time `bun:"delivered_at"`
+	CreatedAt     time.Time  `bun:"created_at"`
+	UpdatedAt     time.Time  `bun:"updated_at"`
+}
+
+func fromDeliveryRow(r deliveryRow) deploy.Delivery {
+	return deploy.Delivery{ID: r.ID, DeploymentID: r.DeploymentID, EventID: r.EventID, EventType: deploy.NoticeType(r.EventType),
+		Step: r.Step, Callback: r.Callback, URL: r.URL, Body: r.Body, State: deploy.DeliveryState(r.State), Attempts: r.Attempts,
+		LastStatus: r.LastStatus, LastError: r.LastError, NextAttemptAt: r.NextAttemptAt, DeliveredAt: r.DeliveredAt,
+		CreatedAt: r.CreatedAt}
+}
+
+// PutDelivery implements deploy.DeliveryStore.
+func (s *Store) PutDelivery(ctx context.Context, d deploy.Delivery) error {
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO manent.callback_deliveries
+				(id, deployment_id, event_id, event_type, step, callback, url, body, state)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending') ON CONFLICT (id) DO NOTHING`,
+			d.ID, d.DeploymentID, d.EventID, d.EventType, text(d.Step), d.Callback, d.URL, d.Body)
+		if err != nil {
+			return err
+		}
+		return notify(ctx, tx, deploy.EventDeployment, d.DeploymentID)
+	})
+	return wrap("record callback delivery", err)
+}
+
+// RecordDelivery implements deploy.DeliveryStore.
+func (s *Store) RecordDelivery(ctx context.Context, id string, a deploy.DeliveryAttempt) error {
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var deployment string
+		err := tx.QueryRowContext(ctx, `UPDATE manent.callback_deliveries SET state = ?, attempts = ?, last_status = ?,
+				last_error = ?, next_attempt_at = ?, delivered_at = COALESCE(?, delivered_at), updated_at = now()
+			WHERE id = ? RETURNING deployment_id`,
+			a.State, a.Attempts, a.LastStatus, line(a.LastError), microPtr(a.NextAttemptAt), microPtr(a.DeliveredAt), id).Scan(&deployment)
+		if errors.Is(err, sql.ErrNoRows) {
+			// The deploy was removed by the retention meanwhile.
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return notify(ctx, tx, deploy.EventDeployment, deployment)
+	})
+	return wrap("record callback attempt", err)
+}
+
+// URLDisabled implements deploy.DeliveryStore.
+func (s *Store) URLDisabled(ctx context.Context, deploymentID, url string) (bool, error) {
+	ok, err := s.db.NewSelect().Model((*deliveryRow)(nil)).
+		Where("deployment_id = ? AND url = ? AND state = ?", deploymentID, url, deploy.DeliveryDisabled).Exists(ctx)
+	return ok, wrap("read callback deliveries", err)
+}
+
+// Deliveries implements deploy.DeliveryStore.
+func (s *Store) Deliveries(ctx context.Context, deploymentID string) ([]deploy.Delivery, error) {
+	var rows []deliveryRow
+	if err := s.db.NewSelect().Model(&rows).Where("deployment_id = ?", deploymentID).
+		Order("created_at", "id").Scan(ctx); err != nil {
+		return nil, wrap("read callback deliveries", err)
+	}
+	// Never nil: a deploy read with its deliveries says so (see
+	// deploy.NewStatusCallbacks).
+	out := make([]deploy.Delivery, len(rows))
+	for i, r := range rows {
+		out[i] = fromDeliveryRow(r)
+	}
+	return out, nil
+}
+
+// StartReplay implements deploy.DeliveryStore.
+func (s *Store) StartReplay(ctx context.Context, deploymentID, deliveryID string, disabled bool,
+	enqueue func(tx any, r []deploy.Replay) error) ([]deploy.Replay, error) {
+	states := []string{string(deploy.DeliveryDead)}
+	if disabled {
+		states = append(states, string(deploy.DeliveryDisabled))
+	}
+	var out []deploy.Replay
+	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if deliveryID != "" {
+			var state string
+			err := tx.QueryRowContext(ctx, `SELECT state FROM manent.callback_deliveries WHERE id = ? AND deployment_id = ? FOR UPDATE`,
+				deliveryID, deploymentID).Scan(&state)
+			if errors.Is(err, sql.ErrNoRows) {
+				return deploy.Errorf(deploy.ENOTFOUND, "deployment %q has no callback delivery %q", deploymentID, deliveryID)
+			}
+			if err != nil {
+				return err
+			}
+			if state != string(deploy.DeliveryDead) && (!disabled || state != string(deploy.DeliveryDisabled)) {
+				return deploy.Errorf(deploy.ECONFLICT, "callback delivery %q is %s: only a dead delivery (or a disabled one, asked for) is replayed", deliveryID, state)
+			}
+		}
+		var rows []deliveryRow
+		q := tx.NewRaw(`UPDATE manent.callback_deliveries SET state = 'pending', replays = replays + 1, next_attempt_at = NULL,
+				updated_at = now()
+			WHERE deployment_id = ? AND state IN (?) AND (? = '' OR id = ?)
+			RETURNING *`, deploymentID, bun.List(states), deliveryID, deliveryID)
+		if err := q.Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		for _, r := range rows {
+			out = append(out, deploy.Replay{Delivery: fromDeliveryRow(r), N: r.Replays})
+		}
+		if err := enqueue(tx.Tx, out); err != nil {
+			return err
+		}
+		return notify(ctx, tx, deploy.EventDeployment, deploymentID)
+	})
+	if err != nil {
+		return nil, wrap("replay callback deliveries", err)
+	}
+	return out, nil
+}
