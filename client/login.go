@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"manent.dev/manent/deploy"
-	"manent.dev/manent/internal/oidc/login"
 )
 
 // BaseURL is the server's address without the /graphql path: what a
@@ -22,11 +21,11 @@ func (c *Client) BaseURL() string {
 // LoginSettings asks the server how manent login signs in
 // (GET /api/v1/auth/oidc, without a token). NOT_FOUND when the server has
 // no single sign-on.
-func (c *Client) LoginSettings(ctx context.Context) (*login.Settings, error) {
+func (c *Client) LoginSettings(ctx context.Context) (*deploy.LoginSettings, error) {
 	if c.addrErr != nil {
 		return nil, c.addrErr
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.BaseURL()+login.SettingsPath, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.BaseURL()+deploy.LoginSettingsPath, nil)
 	if err != nil {
 		return nil, fmt.Errorf("request to %s: %w", c.server, err)
 	}
@@ -48,7 +47,7 @@ func (c *Client) LoginSettings(ctx context.Context) (*login.Settings, error) {
 		return nil, c.mapError(ctx, err)
 	}
 	if resp.StatusCode == http.StatusOK {
-		var s login.Settings
+		var s deploy.LoginSettings
 		if err := json.Unmarshal(body, &s); err != nil {
 			return nil, fmt.Errorf("server at %s answered single sign-on settings that are not JSON", c.server)
 		}

@@ -10,7 +10,6 @@ import (
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/graph"
-	"manent.dev/manent/internal/oidc/login"
 )
 
 // api holds what the HTTP layer needs. Main fills it from the real adapters;
@@ -84,7 +83,7 @@ func (a *api) mux() *routeMux {
 	mux.HandleFunc("POST /api/v1/deployments/plan", a.requireREST(a.submit(true)))
 	mux.HandleFunc("GET /api/v1/deployments/{id}", a.requireREST(a.status))
 	mux.HandleFunc("GET /api/v1/deployments/{id}/events", a.requireREST(a.stream))
-	mux.HandleFunc("GET "+login.SettingsPath, a.loginSettings)
+	mux.HandleFunc("GET "+deploy.LoginSettingsPath, a.loginSettings)
 	noEndpoint := func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, deploy.Errorf(deploy.ENOTFOUND, "no such endpoint: %s %s", r.Method, r.URL.Path))
 	}

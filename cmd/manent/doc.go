@@ -3,8 +3,8 @@
 // exit codes of DESIGN.md §3 for CI jobs. One file per command,
 // <noun>_<verb>.go; errors become messages and exit codes in humanize alone.
 //
-// It may import client, deploy, cobra, golang.org/x/term, yaml and the
-// standard library, and internal/oidc/login for the sign-in flows of
-// manent login (which talk to the identity provider and keep its tokens);
-// it talks to the server only through client.
+// It may import client, deploy, internal/oidc/login, cobra, golang.org/x/term,
+// yaml and the standard library. The sign-in flows of manent login (which
+// talk to the identity provider and keep its tokens) are in
+// internal/oidc/login; the CLI talks to the server only through client.
 package main

@@ -2,8 +2,7 @@ package oidc
 
 import (
 	"context"
-
-	"manent.dev/manent/internal/oidc/login"
+	"manent.dev/manent/deploy"
 )
 
 // LoginSettings are what manent login needs of auth.oidc: the issuer, the
@@ -11,8 +10,8 @@ import (
 // carry. Nothing secret. DeviceAuthorization is read from the provider's
 // discovery document when it answers (false while it does not: the CLI
 // reads the document itself anyway).
-func (p *Provider) LoginSettings(ctx context.Context) login.Settings {
-	s := login.Settings{Issuer: p.cfg.Issuer, Name: p.cfg.Name, ClientID: p.cfg.CLIClient(),
+func (p *Provider) LoginSettings(ctx context.Context) deploy.LoginSettings {
+	s := deploy.LoginSettings{Issuer: p.cfg.Issuer, Name: p.cfg.Name, ClientID: p.cfg.CLIClient(),
 		Scopes: p.cfg.RequestedScopes(), Audiences: p.cfg.AllowedAudiences()}
 	if ep, err := p.Endpoint(ctx); err == nil {
 		s.DeviceAuthorization = ep.DeviceAuthURL != ""
