@@ -574,6 +574,12 @@ func matrixRows() []matrixRow {
 				doc := strings.ReplaceAll(strings.ReplaceAll(crossRelease, "tx-", "mx-"+p.name+"-"), "id: mx-"+p.name+"-release", "id: mx-"+p.name)
 				return m.gql(p, fmt.Sprintf(`mutation { submitRelease(descriptor: %s) { id } }`, gqlString(doc)))
 			}},
+		// Replaying needs deployment.cancel; ta-done has no callbacks, so
+		// one allowed hears just that, and the refused learn nothing of it.
+		{key: "Mutation.replayCallbacks", expect: onObject(a, deploy.PermCancel), also: []string{"UNPROCESSABLE"},
+			ask: func(m *matrix, p principal) answer {
+				return m.gql(p, `mutation { replayCallbacks(deploymentId: "ta-done") { id state } }`)
+			}},
 		{key: "Mutation.cancelRelease", expect: onObject(a, deploy.PermCancel), marker: `"id":"ta-release-wait"`,
 			state: releaseOf(func(principal) string { return "ta-release-wait" }),
 			ask: func(m *matrix, p principal) answer {
