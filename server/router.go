@@ -36,6 +36,8 @@ type api struct {
 	// chatActions answers the buttons of the chat messages (Slack signs
 	// them: no bearer token); nil without notifications.chat.
 	chatActions http.Handler
+	// web is the sign-in and the sessions of the web interface.
+	web webAuth
 }
 
 func (a *api) live() graph.Live {
@@ -60,12 +62,14 @@ func (a *api) routes() http.Handler {
 	mux.HandleFunc("POST /api/v1/deployments/plan", a.requireREST(a.submit(true)))
 	mux.HandleFunc("GET /api/v1/deployments/{id}", a.requireREST(a.status))
 	mux.HandleFunc("GET /api/v1/deployments/{id}/events", a.requireREST(a.stream))
+	mux.HandleFunc("DELETE /api/v1/sessions", a.requireREST(a.revokeSessions))
 	if a.chatActions != nil {
 		mux.Handle("POST /api/v1/chat/slack/actions", a.chatActions)
 	}
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, deploy.Errorf(deploy.ENOTFOUND, "no such endpoint: %s %s", r.Method, r.URL.Path))
 	})
+	a.authRoutes(mux)
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("GET /readyz", a.readyz)
 	if a.demoTargets != "" {
