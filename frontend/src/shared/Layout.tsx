@@ -61,7 +61,7 @@ export function Layout({ nav, subject, onSignOut, onSignOutEverywhere, children 
             Sign out
           </button>
           {onSignOutEverywhere && (
-            <button type="button" className="m-button m-button-quiet" onClick={onSignOutEverywhere} title="End your sessions in every browser">
+            <button type="button" className="m-button m-button-quiet m-wide-only" onClick={onSignOutEverywhere} title="End your sessions in every browser">
               Sign out everywhere
             </button>
           )}
