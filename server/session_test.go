@@ -43,8 +43,29 @@ func newBrowser(t *testing.T) *browser {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 }
 
+// browserReply is what the browser keeps of an answer, its body read and
+// closed.
+type browserReply struct {
+	StatusCode int
+	Header     http.Header
+	// URL is the request's.
+	URL     *url.URL
+	cookies []*http.Cookie
+}
+
+func (r browserReply) Cookies() []*http.Cookie { return r.cookies }
+
+// Location is the redirect's target, resolved against the request's URL.
+func (r browserReply) Location() (*url.URL, error) {
+	loc := r.Header.Get("Location")
+	if loc == "" {
+		return nil, http.ErrNoLocation
+	}
+	return r.URL.Parse(loc)
+}
+
 // do sends a request; header holds name, value pairs.
-func (b *browser) do(method, target, body string, header ...string) (*http.Response, string) {
+func (b *browser) do(method, target, body string, header ...string) (browserReply, string) {
 	b.t.Helper()
 	req, err := http.NewRequest(method, target, strings.NewReader(body))
 	if err != nil {
@@ -62,13 +83,13 @@ func (b *browser) do(method, target, body string, header ...string) (*http.Respo
 	}
 	defer func() { _ = resp.Body.Close() }()
 	raw, _ := io.ReadAll(resp.Body)
-	return resp, string(raw)
+	return browserReply{StatusCode: resp.StatusCode, Header: resp.Header, URL: resp.Request.URL, cookies: resp.Cookies()}, string(raw)
 }
 
 // follow GETs target and the redirects after it, up to a URL for which
 // stop says so (then that request is not sent) or a page that is no
 // redirect.
-func (b *browser) follow(target string, stop func(*url.URL) bool) (last *http.Response, body string, next *url.URL) {
+func (b *browser) follow(target string, stop func(*url.URL) bool) (last browserReply, body string, next *url.URL) {
 	b.t.Helper()
 	for range 10 {
 		resp, body := b.do("GET", target, "")
@@ -82,7 +103,7 @@ func (b *browser) follow(target string, stop func(*url.URL) bool) (last *http.Re
 		target = loc.String()
 	}
 	b.t.Fatalf("more than 10 redirects from %s", target)
-	return nil, "", nil
+	return browserReply{}, "", nil
 }
 
 func (b *browser) cookie(base, name string) *http.Cookie {
@@ -96,7 +117,7 @@ func (b *browser) cookie(base, name string) *http.Cookie {
 }
 
 // setCookie is the Set-Cookie of resp named name, nil when none.
-func setCookie(resp *http.Response, name string) *http.Cookie {
+func setCookie(resp interface{ Cookies() []*http.Cookie }, name string) *http.Cookie {
 	for _, c := range resp.Cookies() {
 		if c.Name == name {
 			return c
@@ -109,7 +130,7 @@ func setCookie(resp *http.Response, name string) *http.Cookie {
 // sign-in page: GET /auth/login, the provider's redirects, its form, and
 // back to /auth/callback. It returns the callback URL and manent's answer
 // to it.
-func signInOIDC(t *testing.T, b *browser, srv *Server, idp *devoidc.Provider, user, next string) (string, *http.Response) {
+func signInOIDC(t *testing.T, b *browser, srv *Server, idp *devoidc.Provider, user, next string) (string, browserReply) {
 	t.Helper()
 	password := ""
 	for _, u := range idp.Users() {
@@ -133,8 +154,8 @@ func signInOIDC(t *testing.T, b *browser, srv *Server, idp *devoidc.Provider, us
 	if page.StatusCode != http.StatusOK || !strings.Contains(body, `name="password"`) {
 		t.Fatalf("the provider's sign-in page: %d %s", page.StatusCode, body)
 	}
-	form := url.Values{"authRequestID": {page.Request.URL.Query().Get("authRequestID")}, "username": {user}, "password": {password}}
-	req, _ := http.NewRequest("POST", page.Request.URL.String(), strings.NewReader(form.Encode()))
+	form := url.Values{"authRequestID": {page.URL.Query().Get("authRequestID")}, "username": {user}, "password": {password}}
+	req, _ := http.NewRequest("POST", page.URL.String(), strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	resp, err := b.client.Do(req)
 	if err != nil {
