@@ -91,8 +91,11 @@ func (a *api) requireGraphQL(next http.Handler) http.Handler {
 			if header == "" {
 				// The cookie of the web interface; without a valid one,
 				// connection_init must authenticate.
-				if id, _, err := a.sessionIdentity(r.Context(), r); err == nil {
-					r = r.WithContext(deploy.WithIdentity(r.Context(), id))
+				if c, err := r.Cookie(sessionCookie); err == nil {
+					if id, _, err := a.sessionByID(r.Context(), c.Value); err == nil {
+						ctx := context.WithValue(deploy.WithIdentity(r.Context(), id), sessionIDKey{}, c.Value)
+						r = r.WithContext(ctx)
+					}
 				}
 				next.ServeHTTP(w, r)
 				return
@@ -114,7 +117,8 @@ func (a *api) requireGraphQL(next http.Handler) http.Handler {
 
 // wsInit authenticates a websocket in connection_init, from
 // {"Authorization": "Bearer <token>"} or {"token": "<token>"}, or keeps the
-// identity of the upgrade request's header. A refusal closes the socket
+// identity of the upgrade request's header or session cookie (a session's
+// socket closes once the session ends). A refusal closes the socket
 // with 4403.
 func (a *api) wsInit(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 	header := p.Authorization()
@@ -122,6 +126,9 @@ func (a *api) wsInit(ctx context.Context, p transport.InitPayload) (context.Cont
 		header = "Bearer " + p.GetString("token")
 	}
 	if header == "" && !deploy.IdentityFrom(ctx).Anonymous() {
+		if sid, ok := ctx.Value(sessionIDKey{}).(string); ok {
+			return a.watchSession(ctx, sid), nil, nil
+		}
 		return ctx, nil, nil
 	}
 	id, err := a.authenticate(ctx, header)

@@ -38,6 +38,9 @@ type api struct {
 	chatActions http.Handler
 	// web is the sign-in and the sessions of the web interface.
 	web webAuth
+	// sessionRecheck is how often a websocket's session is checked again;
+	// 0 is defaultSessionRecheck.
+	sessionRecheck time.Duration
 }
 
 func (a *api) live() graph.Live {

@@ -72,26 +72,77 @@ func hasSessionCookie(r *http.Request) bool {
 // session opened with a static token holds only while auth.tokens still
 // lists that token, with its groups of now.
 func (a *api) sessionIdentity(ctx context.Context, r *http.Request) (deploy.Identity, websession.Session, error) {
-	if a.web.sessions == nil {
-		return deploy.Identity{}, websession.Session{}, errNoCredentials
-	}
 	c, err := r.Cookie(sessionCookie)
 	if err != nil {
 		return deploy.Identity{}, websession.Session{}, errNoCredentials
 	}
-	s, err := a.web.sessions.Lookup(ctx, c.Value)
+	return a.sessionByID(ctx, c.Value)
+}
+
+// sessionByID is sessionIdentity for the session ID of a cookie.
+func (a *api) sessionByID(ctx context.Context, sid string) (deploy.Identity, websession.Session, error) {
+	if a.web.sessions == nil {
+		return deploy.Identity{}, websession.Session{}, errNoCredentials
+	}
+	s, err := a.web.sessions.Lookup(ctx, sid)
 	if err != nil {
 		return deploy.Identity{}, websession.Session{}, err
 	}
 	if s.Method == websession.MethodToken {
 		id, ok := a.web.tokens.BySum(s.TokenSHA256)
 		if !ok {
-			_ = a.web.sessions.Delete(ctx, c.Value)
+			if err := a.web.sessions.Delete(ctx, sid); err != nil {
+				return deploy.Identity{}, websession.Session{}, err
+			}
 			return deploy.Identity{}, websession.Session{}, websession.ErrNoSession
 		}
 		s.Identity = id
 	}
 	return s.Identity, s, nil
+}
+
+// sessionIDKey holds, in a websocket's context, the ID of the session
+// cookie that authenticated its upgrade.
+type sessionIDKey struct{}
+
+// defaultSessionRecheck is how often an open websocket's session is
+// checked again: a session signed out or revoked ends its sockets within
+// this time, as its next HTTP request is refused at once.
+const defaultSessionRecheck = time.Minute
+
+// watchSession returns the context of a websocket authenticated by the
+// session sid: it ends, closing the socket, once the session has ended.
+// The client connects again and is refused (4403 UNAUTHENTICATED). A
+// database that does not answer keeps the socket: the next check decides.
+func (a *api) watchSession(ctx context.Context, sid string) context.Context {
+	every := a.sessionRecheck
+	if every <= 0 {
+		every = defaultSessionRecheck
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		defer cancel()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			_, _, err := a.sessionByID(ctx, sid)
+			if err == nil {
+				continue
+			}
+			if deploy.ErrorCode(err) == deploy.EUNAUTHENTICATED {
+				return
+			}
+			if ctx.Err() == nil {
+				a.log.WarnContext(ctx, "check a websocket's session", "error", err)
+			}
+		}
+	}()
+	return ctx
 }
 
 // checkCSRF refuses a state-changing request that the browser's cookie
@@ -267,6 +318,8 @@ func (a *api) openSession(w http.ResponseWriter, r *http.Request, s websession.S
 	}
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/", Expires: created.ExpiresAt,
 		MaxAge: int(a.web.sessions.TTL().Seconds()), HttpOnly: true, Secure: a.secure(r), SameSite: http.SameSiteLaxMode})
+	a.log.InfoContext(r.Context(), "signed in to the web interface", "subject", s.Identity.Subject, "method", s.Method,
+		"expires_at", created.ExpiresAt)
 	return nil
 }
 
@@ -345,6 +398,7 @@ func (a *api) logoutEverywhere(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.clearSessionCookie(w, r)
+	a.log.InfoContext(r.Context(), "signed out everywhere", "subject", id.Subject, "ended", n)
 	writeJSON(w, http.StatusOK, map[string]int{"ended": n})
 }
 

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -503,4 +504,76 @@ func TestSessionCookieSecure(t *testing.T) {
 			t.Errorf("GET /auth/login without auth.oidc: %d", resp.StatusCode)
 		}
 	})
+}
+
+// TestSessionWebsocketEnds: a websocket the session cookie opened closes
+// once the session ends (here signed out everywhere from another tab), and
+// the cookie opens none after.
+func TestSessionWebsocketEnds(t *testing.T) {
+	ctx := context.Background()
+	db, err := postgres.Open(ctx, pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if err := postgres.Migrate(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	a := &api{
+		service: &fakeService{}, events: &fakeEvents{},
+		log:            slog.New(slog.NewTextHandler(io.Discard, nil)),
+		spa:            fstest.MapFS{"index.html": {Data: []byte("<p>spa</p>")}},
+		heartbeat:      time.Hour,
+		sessionRecheck: 20 * time.Millisecond,
+		web: webAuth{sessions: websession.NewStore(db.Bun(), websession.Options{TTL: time.Hour, IdleTimeout: time.Hour}),
+			tokens: tokens.New([]config.Token{{Name: "ci", SHA256: hash("ci-token")}}), allowTokenSignIn: true},
+	}
+	srv := httptest.NewServer(a.routes())
+	t.Cleanup(srv.Close)
+	b := newBrowser(t)
+	csrf := []string{csrfHeader, "1", "Origin", srv.URL}
+	if resp, body := b.do("POST", srv.URL+"/auth/token", `{"token":"ci-token"}`, csrf...); resp.StatusCode != http.StatusOK {
+		t.Fatalf("token sign-in: %d %s", resp.StatusCode, body)
+	}
+	header := http.Header{"Cookie": {sessionCookie + "=" + b.cookie(srv.URL, sessionCookie).Value}, "Origin": {srv.URL}}
+	open := func() (*websocket.Conn, wsMessage, error) {
+		d := websocket.Dialer{Subprotocols: []string{"graphql-transport-ws"}, HandshakeTimeout: time.Minute}
+		conn, resp, err := d.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+"/graphql", header)
+		if resp != nil {
+			_ = resp.Body.Close()
+		}
+		if err != nil {
+			return nil, wsMessage{}, err
+		}
+		t.Cleanup(func() { _ = conn.Close() })
+		if err := conn.WriteJSON(wsMessage{Type: "connection_init", Payload: json.RawMessage(`{}`)}); err != nil {
+			return nil, wsMessage{}, err
+		}
+		var m wsMessage
+		_ = conn.SetReadDeadline(time.Now().Add(time.Minute))
+		err = conn.ReadJSON(&m)
+		return conn, m, err
+	}
+	conn, ack, err := open()
+	if err != nil || ack.Type != "connection_ack" {
+		t.Fatalf("the cookie's websocket: %+v %v", ack, err)
+	}
+	if resp, body := b.do("POST", srv.URL+"/auth/logout-everywhere", "", csrf...); resp.StatusCode != http.StatusOK {
+		t.Fatalf("sign out everywhere: %d %s", resp.StatusCode, body)
+	}
+	// The socket closes by itself; the deadline only bounds a failure.
+	_ = conn.SetReadDeadline(time.Now().Add(time.Minute))
+	for {
+		var m wsMessage
+		if err := conn.ReadJSON(&m); err != nil {
+			var ne interface{ Timeout() bool }
+			if errors.As(err, &ne) && ne.Timeout() {
+				t.Fatal("the websocket of an ended session stayed open")
+			}
+			break
+		}
+	}
+	if _, _, err := open(); !websocket.IsCloseError(err, closeForbidden) {
+		t.Errorf("the ended session's cookie opened a websocket: %v, want close %d", err, closeForbidden)
+	}
 }
