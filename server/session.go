@@ -296,7 +296,7 @@ func (a *api) callback(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/signin?signin_error="+reason, http.StatusSeeOther)
 		return
 	}
-	if err := a.openSession(w, r, websession.Session{Identity: id, Method: websession.MethodOIDC}); err != nil {
+	if _, err := a.openSession(w, r, websession.Session{Identity: id, Method: websession.MethodOIDC}); err != nil {
 		a.log.ErrorContext(r.Context(), "open session", "error", err)
 		http.Redirect(w, r, "/signin?signin_error="+websession.ReasonUnavailable, http.StatusSeeOther)
 		return
@@ -306,21 +306,21 @@ func (a *api) callback(w http.ResponseWriter, r *http.Request) {
 
 // openSession creates a session and sets its cookie, ending the one the
 // browser had.
-func (a *api) openSession(w http.ResponseWriter, r *http.Request, s websession.Session) error {
+func (a *api) openSession(w http.ResponseWriter, r *http.Request, s websession.Session) (websession.Session, error) {
 	if c, err := r.Cookie(sessionCookie); err == nil && c.Value != "" {
 		if err := a.web.sessions.Delete(r.Context(), c.Value); err != nil {
-			return err
+			return websession.Session{}, err
 		}
 	}
 	id, created, err := a.web.sessions.Create(r.Context(), s)
 	if err != nil {
-		return err
+		return websession.Session{}, err
 	}
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/", Expires: created.ExpiresAt,
 		MaxAge: int(a.web.sessions.TTL().Seconds()), HttpOnly: true, Secure: a.secure(r), SameSite: http.SameSiteLaxMode})
 	a.log.InfoContext(r.Context(), "signed in to the web interface", "subject", s.Identity.Subject, "method", s.Method,
 		"expires_at", created.ExpiresAt)
-	return nil
+	return created, nil
 }
 
 func (a *api) clearSessionCookie(w http.ResponseWriter, r *http.Request) {
@@ -354,12 +354,12 @@ func (a *api) tokenSignIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s := websession.Session{Identity: id, Method: websession.MethodToken, TokenSHA256: tokens.Sum(strings.TrimSpace(body.Token))}
-	if err := a.openSession(w, r, s); err != nil {
+	created, err := a.openSession(w, r, s)
+	if err != nil {
 		writeError(w, r, a.log, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, a.sessionBody(&websession.Session{Identity: id, Method: websession.MethodToken,
-		ExpiresAt: time.Now().Add(a.web.sessions.TTL())}))
+	writeJSON(w, http.StatusOK, a.sessionBody(&created))
 }
 
 // logout ends this browser's session.
