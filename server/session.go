@@ -14,11 +14,10 @@ import (
 	"manent.dev/manent/internal/websession"
 )
 
-// The cookies of the web interface: the session's opaque ID, and the
-// binding of a sign-in under way to the browser that started it.
+// The session cookie of the web interface: the session's opaque ID (the
+// binding cookies of sign-ins under way are websession.BindingName's).
 const (
 	sessionCookie = "manent_session"
-	bindingCookie = "manent_signin"
 	// csrfHeader is the header the web interface sends with every request:
 	// a page of another site cannot send it without a CORS preflight,
 	// which manent never grants.
@@ -259,15 +258,15 @@ func (a *api) login(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, deploy.Errorf(deploy.ENOTFOUND, "single sign-on is not configured (auth.oidc)"))
 		return
 	}
-	authURL, binding, err := a.web.signin.Start(r.Context(), a.callbackURL(r), nextPath(r.URL.Query().Get("next")))
+	started, err := a.web.signin.Start(r.Context(), a.callbackURL(r), nextPath(r.URL.Query().Get("next")))
 	if err != nil {
 		a.log.WarnContext(r.Context(), "oidc sign-in could not start", "error", err)
 		http.Redirect(w, r, "/signin?signin_error="+websession.ReasonUnavailable, http.StatusSeeOther)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: bindingCookie, Value: binding, Path: "/auth/callback", MaxAge: 600,
-		HttpOnly: true, Secure: a.secure(r), SameSite: http.SameSiteLaxMode})
-	http.Redirect(w, r, authURL, http.StatusFound)
+	http.SetCookie(w, &http.Cookie{Name: websession.BindingName(started.State), Value: started.Binding, Path: "/auth/callback",
+		MaxAge: int(websession.FlowLifetime.Seconds()), HttpOnly: true, Secure: a.secure(r), SameSite: http.SameSiteLaxMode})
+	http.Redirect(w, r, started.URL, http.StatusFound)
 }
 
 // callback finishes the OIDC sign-in and opens the session. A failure
@@ -279,11 +278,11 @@ func (a *api) callback(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, deploy.Errorf(deploy.ENOTFOUND, "single sign-on is not configured (auth.oidc)"))
 		return
 	}
-	binding := ""
-	if c, err := r.Cookie(bindingCookie); err == nil {
+	binding, name := "", websession.BindingName(r.URL.Query().Get("state"))
+	if c, err := r.Cookie(name); err == nil {
 		binding = c.Value
 	}
-	http.SetCookie(w, &http.Cookie{Name: bindingCookie, Value: "", Path: "/auth/callback", MaxAge: -1,
+	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/auth/callback", MaxAge: -1,
 		HttpOnly: true, Secure: a.secure(r), SameSite: http.SameSiteLaxMode})
 	id, next, err := a.web.signin.Finish(r.Context(), a.callbackURL(r), r.URL.Query(), binding)
 	if err != nil {

@@ -133,12 +133,13 @@ func setCookie(resp interface{ Cookies() []*http.Cookie }, name string) *http.Co
 // to it.
 func signInOIDC(t *testing.T, b *browser, srv *Server, idp *devoidc.Provider, user, next string) (string, browserReply) {
 	t.Helper()
-	password := ""
-	for _, u := range idp.Users() {
-		if u.Name == user {
-			password = u.Password
-		}
-	}
+	return atProvider(t, b, srv, idp, user, startOIDC(t, b, srv, idp, next))
+}
+
+// startOIDC is GET /auth/login: it returns the provider's URL manent sends
+// the browser to, after checking it and the binding cookie.
+func startOIDC(t *testing.T, b *browser, srv *Server, idp *devoidc.Provider, next string) *url.URL {
+	t.Helper()
 	start, _ := b.do("GET", srv.URL()+"/auth/login?next="+url.QueryEscape(next), "")
 	authURL, err := start.Location()
 	if start.StatusCode != http.StatusFound || err != nil || !strings.HasPrefix(authURL.String(), idp.Issuer()+"/") {
@@ -147,9 +148,23 @@ func signInOIDC(t *testing.T, b *browser, srv *Server, idp *devoidc.Provider, us
 	if q := authURL.Query(); q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" || q.Get("nonce") == "" || q.Get("state") == "" {
 		t.Fatalf("authorization request without PKCE, nonce or state: %s", authURL)
 	}
-	binding := setCookie(start, bindingCookie)
-	if binding == nil || !binding.HttpOnly || binding.Path != "/auth/callback" || binding.SameSite != http.SameSiteLaxMode {
+	binding := setCookie(start, websession.BindingName(authURL.Query().Get("state")))
+	if binding == nil || !binding.HttpOnly || binding.Path != "/auth/callback" || binding.SameSite != http.SameSiteLaxMode || binding.MaxAge != 600 {
 		t.Fatalf("sign-in binding cookie %+v", binding)
+	}
+	return authURL
+}
+
+// atProvider follows authURL to the provider's sign-in page, signs user in
+// there, and follows the provider back to /auth/callback. It returns the
+// callback URL and manent's answer to it.
+func atProvider(t *testing.T, b *browser, srv *Server, idp *devoidc.Provider, user string, authURL *url.URL) (string, browserReply) {
+	t.Helper()
+	password := ""
+	for _, u := range idp.Users() {
+		if u.Name == user {
+			password = u.Password
+		}
 	}
 	page, body, _ := b.follow(authURL.String(), func(*url.URL) bool { return false })
 	if page.StatusCode != http.StatusOK || !strings.Contains(body, `name="password"`) {
@@ -224,7 +239,8 @@ func TestBrowserSignIn(t *testing.T) {
 		if len(c.Value) < 43 {
 			t.Errorf("session ID %q shorter than 256 bits", c.Value)
 		}
-		if gone := setCookie(answer, bindingCookie); gone == nil || gone.MaxAge >= 0 {
+		cb, _ := url.Parse(callback)
+		if gone := setCookie(answer, websession.BindingName(cb.Query().Get("state"))); gone == nil || gone.MaxAge >= 0 {
 			t.Errorf("the sign-in binding cookie is not removed: %+v", gone)
 		}
 		resp, body := alice.do("GET", base+"/auth/session", "")
@@ -257,6 +273,21 @@ func TestBrowserSignIn(t *testing.T) {
 		resp, _ := eve.do("GET", base+"/auth/callback?state=never-issued&code=x", "")
 		if loc, _ := resp.Location(); loc == nil || loc.RequestURI() != "/signin?signin_error=expired" || setCookie(resp, sessionCookie) != nil {
 			t.Errorf("a state never issued: %d to %v", resp.StatusCode, loc)
+		}
+	})
+
+	t.Run("two sign-ins started in two tabs both finish", func(t *testing.T) {
+		b := newBrowser(t)
+		first := startOIDC(t, b, srv, idp, "/releases")
+		second := startOIDC(t, b, srv, idp, "/audit")
+		for _, tc := range []struct {
+			authURL *url.URL
+			next    string
+		}{{first, "/releases"}, {second, "/audit"}} {
+			_, answer := atProvider(t, b, srv, idp, "carol", tc.authURL)
+			if loc, _ := answer.Location(); loc == nil || loc.RequestURI() != tc.next || setCookie(answer, sessionCookie) == nil {
+				t.Errorf("sign-in to %s: %d to %v", tc.next, answer.StatusCode, loc)
+			}
 		}
 	})
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"database/sql"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/url"
@@ -67,25 +68,43 @@ func NewSignIn(store *Store, provider *oidc.Provider) *SignIn {
 	return &SignIn{store: store, provider: provider}
 }
 
-// Start records a new sign-in and returns the provider's URL to send the
-// browser to and the binding to set in a cookie of that browser (Finish
-// asks for it back). next is where the browser goes once signed in.
-func (s *SignIn) Start(ctx context.Context, redirectURL, next string) (authURL, binding string, err error) {
+// Started is a sign-in under way: the provider's URL to send the browser
+// to, its state, and the binding to set in a cookie of that browser
+// (Finish asks for it back).
+type Started struct {
+	URL, State, Binding string
+}
+
+// FlowLifetime is how long a sign-in may take (the binding cookie's
+// lifetime).
+const FlowLifetime = flowLifetime
+
+// Start records a new sign-in; next is where the browser goes once signed
+// in.
+func (s *SignIn) Start(ctx context.Context, redirectURL, next string) (Started, error) {
 	cfg, err := s.provider.OAuth2Config(ctx, redirectURL)
 	if err != nil {
-		return "", "", err
+		return Started{}, err
 	}
 	now := s.store.now().UTC()
 	if err := s.store.purge(ctx, now); err != nil {
-		return "", "", err
+		return Started{}, err
 	}
 	state, nonce, verifier, binding := randomID(), randomID(), oauth2.GenerateVerifier(), randomID()
 	_, err = s.store.db.NewRaw(`INSERT INTO manent.signin_flows (state_hash, binding_hash, nonce, verifier, next_path, expires_at)
 		VALUES (?, ?, ?, ?, ?, ?)`, digest(state), digest(binding), nonce, verifier, next, now.Add(flowLifetime)).Exec(ctx)
 	if err != nil {
-		return "", "", fmt.Errorf("record sign-in: %w", err)
+		return Started{}, fmt.Errorf("record sign-in: %w", err)
 	}
-	return cfg.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("nonce", nonce)), binding, nil
+	u := cfg.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("nonce", nonce))
+	return Started{URL: u, State: state, Binding: binding}, nil
+}
+
+// BindingName is the name of the binding cookie of the sign-in of state:
+// one per sign-in, so that sign-ins started in two tabs of a browser both
+// finish.
+func BindingName(state string) string {
+	return "manent_signin_" + base64.RawURLEncoding.EncodeToString(digest(state))[:16]
 }
 
 // Finish takes the provider's answer at the callback (its query), with the

@@ -119,10 +119,11 @@ func TestSignIn(t *testing.T) {
 	// provider with.
 	start := func(t *testing.T) (state, nonce, challenge, binding string) {
 		t.Helper()
-		authURL, binding, err := signin.Start(ctx, redirect, "/deployments?state=ERROR")
+		started, err := signin.Start(ctx, redirect, "/deployments?state=ERROR")
 		if err != nil {
 			t.Fatal(err)
 		}
+		authURL, binding := started.URL, started.Binding
 		u, err := url.Parse(authURL)
 		if err != nil {
 			t.Fatal(err)
@@ -133,6 +134,9 @@ func TestSignIn(t *testing.T) {
 			t.Fatalf("authorization URL %s", authURL)
 		}
 		state, nonce, challenge = q.Get("state"), q.Get("nonce"), q.Get("code_challenge")
+		if started.State != state {
+			t.Fatalf("Start's state %q is not the URL's %q", started.State, state)
+		}
 		if len(state) < 43 || len(nonce) < 43 || len(challenge) != 43 || state == nonce || binding == "" {
 			t.Fatalf("state %q, nonce %q, challenge %q, binding %q: want distinct random values", state, nonce, challenge, binding)
 		}
