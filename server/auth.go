@@ -92,9 +92,15 @@ func (a *api) requireGraphQL(next http.Handler) http.Handler {
 				// The cookie of the web interface; without a valid one,
 				// connection_init must authenticate.
 				if c, err := r.Cookie(sessionCookie); err == nil {
-					if id, _, err := a.sessionByID(r.Context(), c.Value); err == nil {
+					id, _, err := a.sessionByID(r.Context(), c.Value)
+					switch {
+					case err == nil:
 						ctx := context.WithValue(deploy.WithIdentity(r.Context(), id), sessionIDKey{}, c.Value)
 						r = r.WithContext(ctx)
+					case deploy.ErrorCode(err) != deploy.EUNAUTHENTICATED:
+						// The store failed: not a reason to sign the page out.
+						writeGraphQLError(w, r, a.log, http.StatusInternalServerError, err)
+						return
 					}
 				}
 				next.ServeHTTP(w, r)
