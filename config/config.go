@@ -145,7 +145,26 @@ type Database struct {
 type Auth struct {
 	Tokens []Token `yaml:"tokens"`
 	OIDC   *OIDC   `yaml:"oidc"`
+	// AllowTokenSignIn lets the sign-in page of the web interface take a
+	// static token, checked by the server, which opens a session like the
+	// OIDC sign-in (the demo's); off, tokens are for the API and the CLI.
+	AllowTokenSignIn bool    `yaml:"allow_token_sign_in"`
+	Session          Session `yaml:"session"`
 }
+
+// Session is auth.session: how long a browser session lasts. TTL is
+// absolute (from the sign-in); IdleTimeout ends a session not used for
+// that long.
+type Session struct {
+	TTL         time.Duration `yaml:"ttl"`
+	IdleTimeout time.Duration `yaml:"idle_timeout"`
+}
+
+// Session defaults.
+const (
+	DefaultSessionTTL         = 12 * time.Hour
+	DefaultSessionIdleTimeout = 2 * time.Hour
+)
 
 // Token is a static bearer token, stored as the hex SHA-256 of its value.
 // Its identity is token:<Name>.
@@ -388,6 +407,7 @@ func Defaults(dir string) *Config {
 			GatesTimeLimit: deploy.DefaultGatesTimeLimit, RolloutLookInterval: deploy.DefaultRolloutLookInterval},
 		Chains:  Chains{PollInterval: 5 * time.Second},
 		Secrets: Secrets{FileRoot: dir, EnvPrefix: "MANENT_SECRET_"},
+		Auth:    Auth{Session: Session{TTL: DefaultSessionTTL, IdleTimeout: DefaultSessionIdleTimeout}},
 		Plugins: Plugins{SSH: defaultSSHPlugin()},
 		Retention: Retention{Deployments: DefaultRetentionDeployments, Logs: DefaultRetentionLogs,
 			Audit: DefaultRetentionAudit, Dora: DefaultRetentionDora},

@@ -158,6 +158,11 @@ func (c *Config) validateAuth(errs *yamltree.Errors) {
 		}
 	}
 	c.validateOIDC(errs)
+	if s := c.Auth.Session; s.TTL < time.Minute || s.TTL > 30*24*time.Hour {
+		errs.Add("auth.session.ttl", "must be between 1m and 720h")
+	} else if s.IdleTimeout < time.Minute || s.IdleTimeout > s.TTL {
+		errs.Add("auth.session.idle_timeout", "must be at least 1m and at most auth.session.ttl")
+	}
 }
 
 func (c *Config) validateArtifacts(errs *yamltree.Errors) {

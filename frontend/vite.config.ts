@@ -20,6 +20,7 @@ export default defineConfig({
     proxy: {
       "/graphql": { target: apiTarget, ws: true, changeOrigin: false },
       "/api": { target: apiTarget },
+      "/auth": { target: apiTarget },
     },
   },
   test: {

@@ -15,7 +15,7 @@ import (
 // connection_init.
 const closeForbidden = 4403
 
-var errNoCredentials = deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required: send Authorization: Bearer <token>")
+var errNoCredentials = deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required: send Authorization: Bearer <token>, or sign in to the web interface")
 
 // bearer returns the token of an Authorization header value, "" when there
 // is none.
@@ -43,10 +43,30 @@ func (a *api) authenticate(ctx context.Context, header string) (deploy.Identity,
 	return id, nil
 }
 
+// requestIdentity authenticates a request by its bearer token or, without
+// one, by the session cookie of the web interface; a request the cookie
+// authenticates that may change something must pass checkCSRF.
+func (a *api) requestIdentity(r *http.Request) (deploy.Identity, error) {
+	header := r.Header.Get("Authorization")
+	if header != "" || !hasSessionCookie(r) {
+		return a.authenticate(r.Context(), header)
+	}
+	id, _, err := a.sessionIdentity(r.Context(), r)
+	if err != nil {
+		return deploy.Identity{}, err
+	}
+	if stateChanging(r.Method) {
+		if err := a.checkCSRF(r); err != nil {
+			return deploy.Identity{}, err
+		}
+	}
+	return id, nil
+}
+
 // requireREST authenticates a REST request; a refusal is a 401 JSON error.
 func (a *api) requireREST(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		id, err := a.authenticate(r.Context(), r.Header.Get("Authorization"))
+		id, err := a.requestIdentity(r)
 		if err != nil {
 			writeError(w, r, a.log, err)
 			return
@@ -69,11 +89,27 @@ func (a *api) requireGraphQL(next http.Handler) http.Handler {
 				return
 			}
 			if header == "" {
+				// The cookie of the web interface; without a valid one,
+				// connection_init must authenticate.
+				if c, err := r.Cookie(sessionCookie); err == nil {
+					id, _, err := a.sessionByID(r.Context(), c.Value)
+					switch {
+					case err == nil:
+						ctx := context.WithValue(deploy.WithIdentity(r.Context(), id), sessionIDKey{}, c.Value)
+						r = r.WithContext(ctx)
+					case deploy.ErrorCode(err) != deploy.EUNAUTHENTICATED:
+						// The store failed: not a reason to sign the page out.
+						writeGraphQLError(w, r, a.log, http.StatusInternalServerError, err)
+						return
+					}
+				}
 				next.ServeHTTP(w, r)
 				return
 			}
 		}
-		id, err := a.authenticate(r.Context(), header)
+		// Every GraphQL request over HTTP is a POST, and may hold a mutation:
+		// a cookie's must pass checkCSRF.
+		id, err := a.requestIdentity(r)
 		if err != nil {
 			writeGraphQLError(w, r, a.log, httpStatus(deploy.ErrorCode(err)), err)
 			return
@@ -87,7 +123,8 @@ func (a *api) requireGraphQL(next http.Handler) http.Handler {
 
 // wsInit authenticates a websocket in connection_init, from
 // {"Authorization": "Bearer <token>"} or {"token": "<token>"}, or keeps the
-// identity of the upgrade request's header. A refusal closes the socket
+// identity of the upgrade request's header or session cookie (a session's
+// socket closes once the session ends). A refusal closes the socket
 // with 4403.
 func (a *api) wsInit(ctx context.Context, p transport.InitPayload) (context.Context, *transport.InitPayload, error) {
 	header := p.Authorization()
@@ -95,6 +132,9 @@ func (a *api) wsInit(ctx context.Context, p transport.InitPayload) (context.Cont
 		header = "Bearer " + p.GetString("token")
 	}
 	if header == "" && !deploy.IdentityFrom(ctx).Anonymous() {
+		if sid, ok := ctx.Value(sessionIDKey{}).(string); ok {
+			return a.watchSession(ctx, sid), nil, nil
+		}
 		return ctx, nil, nil
 	}
 	id, err := a.authenticate(ctx, header)

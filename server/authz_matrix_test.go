@@ -656,6 +656,35 @@ func matrixRows() []matrixRow {
 		{key: "POST /api/v1/chat/slack/actions", expect: public, public: true, ask: func(m *matrix, p principal) answer {
 			return m.rest(p, "POST", "/api/v1/chat/slack/actions", "payload=%7B%7D")
 		}},
+		// The web interface's sessions: a bearer token opens none and
+		// reads none (this server has no single sign-on and no token
+		// sign-in), so everyone hears the same.
+		{key: "GET /auth/session", expect: public, public: true, ask: func(m *matrix, p principal) answer {
+			return m.rest(p, "GET", "/auth/session", "")
+		}},
+		{key: "GET /auth/login", expect: public, public: true, ask: func(m *matrix, p principal) answer {
+			return m.rest(p, "GET", "/auth/login", "")
+		}},
+		{key: "GET /auth/callback", expect: public, public: true, ask: func(m *matrix, p principal) answer {
+			return m.rest(p, "GET", "/auth/callback?state=x&code=y", "")
+		}},
+		{key: "POST /auth/token", expect: public, public: true, ask: func(m *matrix, p principal) answer {
+			return m.rest(p, "POST", "/auth/token", `{"token":"t-admin"}`)
+		}},
+		{key: "POST /auth/logout", expect: public, public: true, ask: func(m *matrix, p principal) answer {
+			return m.rest(p, "POST", "/auth/logout", "")
+		}},
+		{key: "POST /auth/logout-everywhere", expect: public, public: true, ask: func(m *matrix, p principal) answer {
+			return m.rest(p, "POST", "/auth/logout-everywhere", "")
+		}},
+		{key: "/auth/", expect: public, public: true, ask: func(m *matrix, p principal) answer {
+			return m.rest(p, "GET", "/auth/nothing", "")
+		}},
+		// Ending another identity's sessions is for administrators of
+		// every tenant alone.
+		{key: "DELETE /api/v1/sessions", expect: everyTenantAdmin, ask: func(m *matrix, p principal) answer {
+			return m.rest(p, "DELETE", "/api/v1/sessions?subject=oidc:nobody", "")
+		}},
 		// How manent login signs in: the same for everyone, no tenant data.
 		{key: "GET /api/v1/auth/oidc", expect: public, public: true, ask: func(m *matrix, p principal) answer {
 			return m.rest(p, "GET", "/api/v1/auth/oidc", "")
@@ -676,6 +705,17 @@ func matrixRows() []matrixRow {
 			return m.rest(p, "GET", "/deployments/ta-done", "")
 		}},
 	}
+}
+
+// everyTenantAdmin is an action of administrators of every tenant.
+func everyTenantAdmin(p principal) string {
+	switch {
+	case p.anonymous():
+		return outUnauth
+	case p.holds("*", deploy.PermAdmin) && slices.ContainsFunc(p.grants, func(g grant) bool { return g.tenant == "*" }):
+		return outAllowed
+	}
+	return outForbidden
 }
 
 func againRule(p principal) string {

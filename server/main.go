@@ -122,10 +122,12 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 		}
 		s.onClose("chat answers", func() error { notifier.Wait(); return nil })
 		idp := newOIDC(ctx, cfg, oidcSecret, s)
+		static := tokens.New(cfg.Auth.Tokens)
 		a := &api{
-			service: svc, events: events, auth: credentials{tokens: tokens.New(cfg.Auth.Tokens), oidc: idp}, ready: ready, log: s.log,
+			service: svc, events: events, auth: credentials{tokens: static, oidc: idp}, ready: ready, log: s.log,
 			publicURL: cfg.Server.PublicURL, introspection: cfg.Server.IntrospectionPolicy(),
-			spa: frontend.FS(), demoTargets: c.DemoTargets, chatActions: chatActions,
+			spa: frontend.FS(), demoTargets: c.DemoTargets, chatActions: chatActions, audit: postgres.NewStore(db),
+			web: newWebAuth(cfg, db, idp, static),
 		}
 		h = a.routes()
 	}

@@ -9,7 +9,9 @@ import (
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/internal/devoidc"
 	"manent.dev/manent/internal/oidc"
+	"manent.dev/manent/internal/postgres"
 	"manent.dev/manent/internal/tokens"
+	"manent.dev/manent/internal/websession"
 )
 
 // credentials authenticate a bearer token: a static token of auth.tokens
@@ -83,4 +85,16 @@ func newOIDC(ctx context.Context, cfg *config.Config, secret string, s *Server) 
 			"(static tokens work); manent tries again at the next oidc token", "issuer", o.Issuer, "error", err)
 	}
 	return p
+}
+
+// newWebAuth builds the sign-in of the web interface: sessions in db, the
+// OIDC sign-in when auth.oidc is set, token sign-in when
+// auth.allow_token_sign_in is on.
+func newWebAuth(cfg *config.Config, db *postgres.DB, idp *oidc.Provider, static *tokens.Authenticator) webAuth {
+	store := websession.NewStore(db.Bun(), websession.Options{TTL: cfg.Auth.Session.TTL, IdleTimeout: cfg.Auth.Session.IdleTimeout})
+	w := webAuth{sessions: store, tokens: static, allowTokenSignIn: cfg.Auth.AllowTokenSignIn}
+	if idp != nil {
+		w.signin, w.oidcName = websession.NewSignIn(store, idp), idp.Name()
+	}
+	return w
 }

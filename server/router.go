@@ -16,6 +16,9 @@ import (
 // tests may fill it with fakes of the deploy interfaces.
 type api struct {
 	service deploy.Service
+	// audit appends the entries of what the server does itself (ending
+	// sessions); nil in tests of the router alone.
+	audit auditor
 	events  deploy.Events
 	auth    deploy.Authenticator
 	// ready reports whether the process can serve (the database answers).
@@ -36,6 +39,11 @@ type api struct {
 	// chatActions answers the buttons of the chat messages (Slack signs
 	// them: no bearer token); nil without notifications.chat.
 	chatActions http.Handler
+	// web is the sign-in and the sessions of the web interface.
+	web webAuth
+	// sessionRecheck is how often a websocket's session is checked again;
+	// 0 is defaultSessionRecheck.
+	sessionRecheck time.Duration
 }
 
 func (a *api) live() graph.Live {
@@ -84,6 +92,7 @@ func (a *api) mux() *routeMux {
 	mux.HandleFunc("GET /api/v1/deployments/{id}", a.requireREST(a.status))
 	mux.HandleFunc("GET /api/v1/deployments/{id}/events", a.requireREST(a.stream))
 	mux.HandleFunc("GET "+deploy.LoginSettingsPath, a.loginSettings)
+	mux.HandleFunc("DELETE /api/v1/sessions", a.requireREST(a.revokeSessions))
 	noEndpoint := func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, a.log, deploy.Errorf(deploy.ENOTFOUND, "no such endpoint: %s %s", r.Method, r.URL.Path))
 	}
@@ -96,6 +105,7 @@ func (a *api) mux() *routeMux {
 		mux.HandleFunc("POST /api/v1/chat/slack/actions", noEndpoint)
 	}
 	mux.HandleFunc("/api/", noEndpoint)
+	a.authRoutes(mux)
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("GET /readyz", a.readyz)
 	if a.demoTargets != "" {

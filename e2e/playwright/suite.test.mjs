@@ -9,6 +9,7 @@ before(setup, { timeout: 600_000 });
 after(teardown, { timeout: 120_000 });
 
 await import("./specs/signin.spec.mjs");
+await import("./specs/oidc.spec.mjs");
 await import("./specs/activity.spec.mjs");
 await import("./specs/cancel.spec.mjs");
 await import("./specs/viewer.spec.mjs");

@@ -58,3 +58,28 @@ func (a *Authenticator) Authenticate(_ context.Context, token string) (deploy.Id
 	id.Groups = slices.Clone(id.Groups)
 	return id, nil
 }
+
+// Sum is the hex SHA-256 of a token, as auth.tokens stores it: what a
+// session opened with the token keeps of it.
+func Sum(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// BySum returns the identity of the token whose hex SHA-256 is sum, as
+// auth.tokens lists it now: a session opened with a token ends when the
+// token is removed or rotated, and follows a change of its groups.
+func (a *Authenticator) BySum(sum string) (deploy.Identity, bool) {
+	raw, err := hex.DecodeString(sum)
+	if err != nil || len(raw) != sha256.Size {
+		return deploy.Identity{}, false
+	}
+	for i := range a.entries {
+		if subtle.ConstantTimeCompare(raw, a.entries[i].sum[:]) == 1 {
+			id := a.entries[i].id
+			id.Groups = slices.Clone(id.Groups)
+			return id, true
+		}
+	}
+	return deploy.Identity{}, false
+}

@@ -74,3 +74,26 @@ func TestIdentityIsACopy(t *testing.T) {
 		t.Errorf("a caller changed the configured groups: %v", again.Groups)
 	}
 }
+
+func TestBySum(t *testing.T) {
+	a := tokens.New([]config.Token{{Name: "ci", SHA256: hash("t"), Groups: []string{"ci"}}})
+	for _, tc := range []struct {
+		name, sum string
+		want      string
+	}{
+		{"the token's sum", tokens.Sum("t"), "token:ci"},
+		{"another token's", tokens.Sum("u"), ""},
+		{"not hex", "zz", ""},
+		{"empty", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id, ok := a.BySum(tc.sum)
+			if id.Subject != tc.want || ok != (tc.want != "") {
+				t.Errorf("BySum(%q) = %v, %v; want %q", tc.sum, id, ok, tc.want)
+			}
+		})
+	}
+	if tokens.Sum("t") != hash("t") {
+		t.Errorf("Sum is not the hex SHA-256 auth.tokens stores")
+	}
+}

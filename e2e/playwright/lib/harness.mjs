@@ -349,13 +349,121 @@ export async function newPage({ viewport = { width: 1280, height: 800 }, colorSc
   };
 }
 
-/** Signs in through the sign-in page and waits for the activity view. */
+/**
+ * Signs in with a token through the sign-in page's token form (the server
+ * checks it and sets its session cookie: auth.allow_token_sign_in, on in
+ * examples/) and waits for the activity view.
+ */
 export async function signIn(page, token) {
   await page.goto("/signin");
   await page.getByLabel("Token", { exact: true }).fill(token);
-  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign in with the token", exact: true }).click();
   await page.waitForURL(/\/activity$/);
   await page.getByRole("status").filter({ hasText: "Live" }).waitFor();
+}
+
+/** Runs one SQL statement on a database with psql and returns its output (-At: bare values). */
+export async function psql(/** @type {string} */ dbURL, /** @type {string} */ sql) {
+  const { stdout } = await run("psql", [dbURL, "-v", "ON_ERROR_STOP=1", "-Atqc", sql]);
+  return stdout.trim();
+}
+
+/** The suite's database (the server's), for specs that look at what the server stored. */
+export const databaseURL = () => state().dbURL;
+
+/**
+ * Starts a second manent-server, as `make run` does (`dev`, with its
+ * development OIDC provider on loopback), on a database of its own and
+ * the suite's copy of examples/, and waits for the provider's issuer and
+ * its users' passwords on its output. Stop it with stop().
+ */
+export async function startDevServer() {
+  const w = state();
+  const port = await freePort();
+  const name = `manent_pw_dev_${Date.now().toString(36)}_${process.pid}`;
+  const base = new URL(w.dbURL);
+  base.pathname = "/postgres";
+  await run("psql", [base.toString(), "-v", "ON_ERROR_STOP=1", "-qc", `CREATE DATABASE ${name}`]);
+  const dbURL = new URL(w.dbURL);
+  dbURL.pathname = `/${name}`;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "manent-e2e-dev-"));
+  const child = spawn(
+    path.join(binDir, "manent-server"),
+    ["dev", "-c", path.join(w.work, "manent.yml"), "--listen", `127.0.0.1:${port}`, "--demo-cdn-listen=", "--oidc-listen", "127.0.0.1:0"],
+    { cwd: dataDir, env: { ...process.env, DATABASE_URL: dbURL.toString() }, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let output = "";
+  /** @type {{issuer?: string, passwords: Record<string, string>}} */
+  const found = { passwords: {} };
+  let exited = false;
+  child.once("exit", () => {
+    exited = true;
+  });
+  /** @type {Promise<unknown>} */
+  const printed = new Promise((resolve, reject) => {
+    const onData = (/** @type {Buffer} */ b) => {
+      output += b.toString();
+      const issuer = /development OIDC provider: (http:\/\/127\.0\.0\.1:\d+) /.exec(output);
+      if (issuer) found.issuer = issuer[1];
+      for (const m of output.matchAll(/^\s+(alice|bob|carol)\s+password (\S+)/gm)) found.passwords[m[1] ?? ""] = m[2] ?? "";
+      if (found.issuer && Object.keys(found.passwords).length === 3) resolve(undefined);
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.once("exit", () => reject(new Error(`manent-server dev exited at start:\n${output.slice(-4000)}`)));
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (!exited) {
+      const gone = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+      await gone;
+      clearTimeout(timer);
+    }
+    fs.appendFileSync(path.join(artifactsDir, "manent-server-dev.log"), output);
+    await run("psql", [base.toString(), "-qc", `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`]).catch(() => {});
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    let timer;
+    const timeout = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`manent-server dev printed no issuer and users in 90 s:\n${output.slice(-4000)}`)), 90_000);
+    });
+    await Promise.race([printed, timeout]).finally(() => clearTimeout(timer));
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      const r = await fetch(url + "/readyz").catch(() => null);
+      if (r?.ok) break;
+      if (exited || Date.now() > deadline) throw new Error(`manent-server dev not ready:\n${output.slice(-4000)}`);
+      await new Promise((r) => setTimeout(r, 100)); // polling a port that is not open yet: nothing to wait on
+    }
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { url, dbURL: dbURL.toString(), issuer: /** @type {string} */ (found.issuer), passwords: found.passwords, stop };
+}
+
+/** A new browser page on another server than the suite's (startDevServer). */
+export async function newPageOn(/** @type {string} */ url) {
+  const context = await state().browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: url });
+  const page = await context.newPage();
+  /** @type {string[]} */
+  const errors = [];
+  // With the URL it is about: two servers (manent and the provider) serve the page.
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(`${m.text()} (${m.location().url})`);
+  });
+  page.on("pageerror", (e) => errors.push(`uncaught: ${e.message}`));
+  return {
+    page,
+    context,
+    consoleErrors: (/** @type {RegExp[]} */ allow = []) => errors.filter((e) => !allow.some((re) => re.test(e))),
+    screenshot: (/** @type {string} */ name) => page.screenshot({ path: path.join(artifactsDir, `${name}.png`), fullPage: false }),
+    close: () => context.close(),
+  };
 }
 
 export function serverOutput() {

@@ -60,7 +60,12 @@ function Frame() {
     item.to === "/approvals" ? { ...item, badge: badgeText(count), badgeLabel: `${count} awaiting your approval` } : item,
   );
   return (
-    <Layout nav={items} subject={viewer.data?.viewer.subject} onSignOut={() => signOut()}>
+    <Layout
+      nav={items}
+      subject={viewer.data?.viewer.subject}
+      onSignOut={() => void signOut()}
+      onSignOutEverywhere={() => void signOut({ everywhere: true, reason: "You signed out in every browser." })}
+    >
       <ViewSlot>
         <Outlet />
       </ViewSlot>
@@ -78,14 +83,15 @@ function NotFound() {
 
 /** Every view but sign-in needs a session; without one, sign in and come back. */
 function SignedIn() {
-  const { credentials } = useSession();
+  const { status, identity, loadError } = useSession();
   const location = useLocation();
-  if (!credentials) {
+  if (status === "loading") return <SessionLoading error={loadError} />;
+  if (status === "signedOut" || !identity) {
     const next = location.pathname + location.search;
     return <Navigate to={`/signin?next=${encodeURIComponent(next)}`} replace />;
   }
   return (
-    <ApiProvider credentials={credentials}>
+    <ApiProvider key={identity.subject}>
       <Routes>
         <Route
           path="/wall"
@@ -115,13 +121,25 @@ function SignedIn() {
 }
 
 function SignInRoute() {
-  const { credentials } = useSession();
+  const { status, loadError } = useSession();
   const location = useLocation();
-  if (credentials) {
+  if (status === "loading") return <SessionLoading error={loadError} />;
+  if (status === "signedIn") {
     const next = new URLSearchParams(location.search).get("next");
     return <Navigate to={next && next.startsWith("/") && !next.startsWith("//") ? next : "/activity"} replace />;
   }
   return <SignInPage />;
+}
+
+/** While the server is asked who is signed in: nothing to show, unless it cannot be reached. */
+function SessionLoading({ error }: { error: string | null }) {
+  if (!error) return null;
+  return (
+    <div className="m-error" role="alert" data-code="NETWORK">
+      <p className="m-error-title">The server cannot be reached.</p>
+      <p className="m-error-detail">Reload the page in a moment.</p>
+    </div>
+  );
 }
 
 export function App() {

@@ -51,7 +51,6 @@ type Documents = {
     "\n  query ReleasesPage($first: Int!) {\n    releases(first: $first) {\n      nodes {\n        id\n        state\n        onFailure\n        requester\n        createdAt\n        finishedAt\n        error\n        deploys {\n          name\n          state\n        }\n      }\n    }\n  }\n": typeof types.ReleasesPageDocument,
     "\n  query ReleasePage($id: ID!) {\n    release(id: $id) {\n      ...ReleaseView\n    }\n  }\n": typeof types.ReleasePageDocument,
     "\n  subscription ReleaseLive($id: ID!) {\n    releaseEvents(id: $id) {\n      ...ReleaseView\n    }\n  }\n": typeof types.ReleaseLiveDocument,
-    "\n  query SignInViewer {\n    viewer {\n      subject\n    }\n  }\n": typeof types.SignInViewerDocument,
     "\n  fragment WallDeployment on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    requester\n    createdAt\n    startedAt\n    finishedAt\n    updatedAt\n    startAt\n    dryRun\n    artifact {\n      version\n    }\n    currentStep\n    error\n    plan {\n      steps {\n        name\n        maxRetries\n      }\n    }\n    steps {\n      name\n      state\n      kind\n      position\n      attempts\n      error\n    }\n    rollout {\n      state\n      currentWave\n      targetsTotal\n      targetsDone\n      waves {\n        name\n        state\n        deferredUntil\n        bake {\n          until\n        }\n        batches {\n          state\n        }\n      }\n      pause {\n        until\n      }\n    }\n  }\n": typeof types.WallDeploymentFragmentDoc,
     "\n  query Wall($failedStates: [DeploymentState!], $since: Time) {\n    activity(first: 200) {\n      ...WallDeployment\n    }\n    failed: deployments(filter: { states: $failedStates, createdAfter: $since }, first: 30) {\n      nodes {\n        ...WallDeployment\n      }\n    }\n    inService: inventory {\n      tenant\n      application\n      environment\n      deployedAt\n    }\n  }\n": typeof types.WallDocument,
     "\n  subscription WallFeed {\n    activity {\n      kind\n      deployment {\n        ...WallDeployment\n      }\n    }\n  }\n": typeof types.WallFeedDocument,
@@ -95,7 +94,6 @@ const documents: Documents = {
     "\n  query ReleasesPage($first: Int!) {\n    releases(first: $first) {\n      nodes {\n        id\n        state\n        onFailure\n        requester\n        createdAt\n        finishedAt\n        error\n        deploys {\n          name\n          state\n        }\n      }\n    }\n  }\n": types.ReleasesPageDocument,
     "\n  query ReleasePage($id: ID!) {\n    release(id: $id) {\n      ...ReleaseView\n    }\n  }\n": types.ReleasePageDocument,
     "\n  subscription ReleaseLive($id: ID!) {\n    releaseEvents(id: $id) {\n      ...ReleaseView\n    }\n  }\n": types.ReleaseLiveDocument,
-    "\n  query SignInViewer {\n    viewer {\n      subject\n    }\n  }\n": types.SignInViewerDocument,
     "\n  fragment WallDeployment on Deployment {\n    id\n    tenant\n    application\n    environment\n    state\n    requester\n    createdAt\n    startedAt\n    finishedAt\n    updatedAt\n    startAt\n    dryRun\n    artifact {\n      version\n    }\n    currentStep\n    error\n    plan {\n      steps {\n        name\n        maxRetries\n      }\n    }\n    steps {\n      name\n      state\n      kind\n      position\n      attempts\n      error\n    }\n    rollout {\n      state\n      currentWave\n      targetsTotal\n      targetsDone\n      waves {\n        name\n        state\n        deferredUntil\n        bake {\n          until\n        }\n        batches {\n          state\n        }\n      }\n      pause {\n        until\n      }\n    }\n  }\n": types.WallDeploymentFragmentDoc,
     "\n  query Wall($failedStates: [DeploymentState!], $since: Time) {\n    activity(first: 200) {\n      ...WallDeployment\n    }\n    failed: deployments(filter: { states: $failedStates, createdAfter: $since }, first: 30) {\n      nodes {\n        ...WallDeployment\n      }\n    }\n    inService: inventory {\n      tenant\n      application\n      environment\n      deployedAt\n    }\n  }\n": types.WallDocument,
     "\n  subscription WallFeed {\n    activity {\n      kind\n      deployment {\n        ...WallDeployment\n      }\n    }\n  }\n": types.WallFeedDocument,
@@ -264,10 +262,6 @@ export function graphql(source: "\n  query ReleasePage($id: ID!) {\n    release(
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  subscription ReleaseLive($id: ID!) {\n    releaseEvents(id: $id) {\n      ...ReleaseView\n    }\n  }\n"): (typeof documents)["\n  subscription ReleaseLive($id: ID!) {\n    releaseEvents(id: $id) {\n      ...ReleaseView\n    }\n  }\n"];
-/**
- * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
- */
-export function graphql(source: "\n  query SignInViewer {\n    viewer {\n      subject\n    }\n  }\n"): (typeof documents)["\n  query SignInViewer {\n    viewer {\n      subject\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -17,11 +17,13 @@ export interface LayoutProps {
   /** The signed-in identity, token:<name> or oidc:<user>, once known. */
   subject?: string | undefined;
   onSignOut(): void;
+  /** Ends every session of the identity, in every browser. */
+  onSignOutEverywhere?: (() => void) | undefined;
   children: ReactNode;
 }
 
 /** The frame of every signed-in view but the wall: a quiet header and the page. */
-export function Layout({ nav, subject, onSignOut, children }: LayoutProps) {
+export function Layout({ nav, subject, onSignOut, onSignOutEverywhere, children }: LayoutProps) {
   return (
     <div className="m-app">
       <a className="m-skip" href="#main">
@@ -58,6 +60,11 @@ export function Layout({ nav, subject, onSignOut, children }: LayoutProps) {
           <button type="button" className="m-button m-button-quiet" onClick={onSignOut}>
             Sign out
           </button>
+          {onSignOutEverywhere && (
+            <button type="button" className="m-button m-button-quiet m-wide-only" onClick={onSignOutEverywhere} title="End your sessions in every browser">
+              Sign out everywhere
+            </button>
+          )}
         </div>
       </header>
       <main id="main" className="m-main" tabIndex={-1}>

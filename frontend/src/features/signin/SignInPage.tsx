@@ -1,51 +1,31 @@
 import { useState, type FormEvent } from "react";
-import { Client, fetchExchange, type CombinedError } from "@urql/core";
 import { useLocation, useNavigate } from "react-router";
-import { graphql } from "../../gql";
-import { ErrorMessage } from "../../shared/ErrorMessage";
-import { errorCode } from "../../shared/errors";
-import { useSession, authorization } from "../../shared/api/session";
+import { AuthError, oidcSignInURL, signInErrorText, signInWithToken } from "../../shared/api/auth";
+import { useSession } from "../../shared/api/session";
 import { ThemeToggle } from "../../shared/theme";
 import styles from "./SignInPage.module.css";
 
-const SignInViewer = graphql(`
-  query SignInViewer {
-    viewer {
-      subject
-    }
-  }
-`);
-
-/** Asks the server who a token belongs to: a wrong token is told here, not on the next page. */
-async function checkToken(token: string): Promise<CombinedError | null> {
-  const client = new Client({
-    url: "/graphql",
-    preferGetMethod: false,
-    exchanges: [fetchExchange],
-    fetchOptions: { headers: { Authorization: authorization({ kind: "token", token }) } },
-  });
-  const result = await client.query(SignInViewer, {}, { requestPolicy: "network-only" }).toPromise();
-  return result.error ?? null;
-}
-
 /** Where to go after signing in: the page that sent the person here, never another site. */
-function nextPath(search: string): string {
+export function nextPath(search: string): string {
   const next = new URLSearchParams(search).get("next");
   return next && next.startsWith("/") && !next.startsWith("//") ? next : "/activity";
 }
 
 /**
- * The sign-in page. Each way to sign in is a section of its own: a token
- * today; OIDC (a redirect to the identity provider) will be a second section
- * above it when the server offers it.
+ * The sign-in page: single sign-on at the identity provider when the
+ * server has one, and a token field when the server allows it (the demo).
+ * Either way the server sets an HttpOnly session cookie: the page keeps
+ * no token, anywhere.
  */
 export function SignInPage() {
-  const { signIn, endedBecause } = useSession();
+  const { endedBecause, methods, refresh } = useSession();
   const navigate = useNavigate();
   const location = useLocation();
   const [token, setToken] = useState("");
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<CombinedError | null>(null);
+  const [error, setError] = useState<AuthError | null>(null);
+  const next = nextPath(location.search);
+  const ssoError = signInErrorText(new URLSearchParams(location.search).get("signin_error"));
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -53,14 +33,18 @@ export function SignInPage() {
     if (!t) return;
     setBusy(true);
     setError(null);
-    const err = await checkToken(t);
-    setBusy(false);
-    if (err) {
-      setError(err);
+    try {
+      await signInWithToken(t);
+    } catch (err) {
+      setBusy(false);
+      setError(err instanceof AuthError ? err : new AuthError("UNKNOWN", String(err)));
       return;
     }
-    signIn({ kind: "token", token: t });
-    navigate(nextPath(location.search), { replace: true });
+    // Nothing of the token stays in the page.
+    setToken("");
+    await refresh();
+    setBusy(false);
+    navigate(next, { replace: true });
   }
 
   return (
@@ -75,42 +59,65 @@ export function SignInPage() {
             {endedBecause}
           </p>
         )}
-        <section aria-labelledby="signin-token" className={styles.method}>
-          <h2 id="signin-token">With an API token</h2>
-          <p className="m-muted">
-            A token from your administrator, or a demo token (<code>demo-admin</code>, <code>demo-ci</code>, <code>demo-viewer</code>) on a demo server. It is
-            kept in this browser until you sign out.
+        {ssoError && (
+          <div className="m-error" role="alert" data-code="SIGNIN">
+            <p className="m-error-title">{ssoError}</p>
+          </div>
+        )}
+        {methods.oidc !== null && (
+          <section aria-label="Single sign-on" className={styles.method}>
+            <a className="m-button m-button-primary" href={oidcSignInURL(next)}>
+              Sign in with {methods.oidc}
+            </a>
+          </section>
+        )}
+        {methods.token && (
+          <section aria-labelledby="signin-token" className={styles.method}>
+            <h2 id="signin-token">With an API token</h2>
+            <p className="m-muted">
+              A token from your administrator, or a demo token (<code>demo-admin</code>, <code>demo-ci</code>, <code>demo-viewer</code>) on a demo server.
+              The server checks it and opens a session; this browser does not keep the token.
+            </p>
+            <form onSubmit={submit} className={styles.form}>
+              {/* For password managers, which file a secret under a user name. */}
+              <input type="text" name="username" autoComplete="username" value="manent token" readOnly hidden />
+              <label className="m-field">
+                <span>Token</span>
+                <input
+                  className="m-input"
+                  type="password"
+                  name="token"
+                  autoComplete="current-password"
+                  value={token}
+                  onChange={(e) => setToken(e.target.value)}
+                  required
+                  autoFocus={methods.oidc === null}
+                />
+              </label>
+              <button type="submit" className="m-button" disabled={busy || !token.trim()}>
+                {busy ? "Signing in…" : "Sign in with the token"}
+              </button>
+            </form>
+            {error &&
+              (error.code === "UNAUTHENTICATED" ? (
+                <div className="m-error" role="alert" data-code="UNAUTHENTICATED">
+                  <p className="m-error-title">This token is not valid.</p>
+                  <p className="m-error-detail">Check it, or ask your administrator for a new one.</p>
+                </div>
+              ) : (
+                <div className="m-error" role="alert" data-code={error.code}>
+                  <p className="m-error-title">Signing in failed.</p>
+                  <p className="m-error-detail">{error.message}</p>
+                </div>
+              ))}
+          </section>
+        )}
+        {methods.oidc === null && !methods.token && (
+          <p className="m-muted" role="status">
+            This server offers no sign-in to the web interface: its administrator sets <code>auth.oidc</code> in <code>manent.yml</code>. The API and the
+            CLI take tokens.
           </p>
-          <form onSubmit={submit} className={styles.form}>
-            {/* For password managers, which file a secret under a user name. */}
-            <input type="text" name="username" autoComplete="username" value="manent token" readOnly hidden />
-            <label className="m-field">
-              <span>Token</span>
-              <input
-                className="m-input"
-                type="password"
-                name="token"
-                autoComplete="current-password"
-                value={token}
-                onChange={(e) => setToken(e.target.value)}
-                required
-                autoFocus
-              />
-            </label>
-            <button type="submit" className="m-button m-button-primary" disabled={busy || !token.trim()}>
-              {busy ? "Signing in…" : "Sign in"}
-            </button>
-          </form>
-          {error &&
-            (errorCode(error) === "UNAUTHENTICATED" ? (
-              <div className="m-error" role="alert" data-code="UNAUTHENTICATED">
-                <p className="m-error-title">This token is not valid.</p>
-                <p className="m-error-detail">Check it, or ask your administrator for a new one.</p>
-              </div>
-            ) : (
-              <ErrorMessage error={error} context="Signing in" />
-            ))}
-        </section>
+        )}
       </main>
     </div>
   );

@@ -2,26 +2,26 @@ import { useEffect, useState, type ReactNode } from "react";
 import { Provider } from "urql";
 import { createApi, type Api } from "./client";
 import { ConnectionContext, ConnectionStore } from "./connection";
-import { useSession, type Credentials } from "./session";
+import { useSession } from "./session";
 
 /**
- * One GraphQL client (and socket) per set of credentials; a new sign-in
- * starts a new one. It is made in an effect, not during render, so that
- * every socket opened is closed again (React may render twice).
+ * One GraphQL client (and socket) per signed-in identity; a new sign-in
+ * starts a new one (the caller keys it by the identity). It is made in an
+ * effect, not during render, so that every socket opened is closed again
+ * (React may render twice).
  */
-export function ApiProvider({ credentials, children }: { credentials: Credentials; children: ReactNode }) {
+export function ApiProvider({ children }: { children: ReactNode }) {
   const { signOut } = useSession();
   const [connection] = useState(() => new ConnectionStore());
   const [api, setApi] = useState<Api | null>(null);
   useEffect(() => {
     const created = createApi({
-      credentials,
       connection,
-      onUnauthenticated: () => signOut("The server did not accept your token any more: sign in again."),
+      onUnauthenticated: () => void signOut({ reason: "Your session ended (it expired, or you signed out elsewhere): sign in again." }),
     });
     setApi(created);
     return () => created.dispose();
-  }, [credentials, connection, signOut]);
+  }, [connection, signOut]);
   if (!api) return null;
   return (
     <ConnectionContext.Provider value={connection}>

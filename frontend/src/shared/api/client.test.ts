@@ -71,3 +71,14 @@ describe("backoffMs", () => {
     }
   });
 });
+
+describe("isSessionRefused", () => {
+  it("tells the server's refusal of the session from other closes", async () => {
+    const { isSessionRefused } = await import("./client");
+    expect(isSessionRefused({ code: 4403, reason: "UNAUTHENTICATED" })).toBe(true);
+    expect(isSessionRefused({ code: 4403, reason: "GROUPS_OVERAGE" })).toBe(false);
+    expect(isSessionRefused({ code: 4500, reason: "restarting" })).toBe(false);
+    expect(isSessionRefused(new Event("close"))).toBe(false);
+    expect(isSessionRefused(null)).toBe(false);
+  });
+});

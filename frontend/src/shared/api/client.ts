@@ -1,12 +1,11 @@
 import { Client, cacheExchange, fetchExchange, mapExchange, subscriptionExchange, type CombinedError } from "@urql/core";
 import { createClient as createWsClient, type Client as WsClient, type SubscribePayload } from "graphql-ws";
-import { authorization, type Credentials } from "./session";
+import { sameOrigin } from "./auth";
 import type { ConnectionStore } from "./connection";
 
 export interface ApiOptions {
-  credentials: Credentials;
   connection: ConnectionStore;
-  /** The server refused the credentials (extensions.code UNAUTHENTICATED). */
+  /** The server refused the session (extensions.code UNAUTHENTICATED, or HTTP 401). */
   onUnauthenticated: () => void;
   /** Defaults to /graphql on the page's own host. */
   httpUrl?: string;
@@ -41,13 +40,15 @@ const keepAliveMs = 12_000;
  * backoff forever and reports its state to the connection store.
  */
 export function createApi(options: ApiOptions): Api {
-  const { credentials, connection, onUnauthenticated } = options;
+  const { connection, onUnauthenticated } = options;
   let disposed = false;
   let pongTimer: ReturnType<typeof setTimeout> | undefined;
 
   const ws: WsClient = createWsClient({
     url: options.wsUrl ?? defaultWsUrl(),
-    connectionParams: () => ({ Authorization: authorization(credentials) }),
+    // The browser sends the session cookie with the upgrade (the server
+    // checks its Origin); connection_init carries nothing.
+    connectionParams: () => ({}),
     // Connected even without a subscription: the header shows whether the
     // page is live, and the first subscription starts at once.
     lazy: false,
@@ -64,9 +65,13 @@ export function createApi(options: ApiOptions): Api {
     on: {
       connecting: (isRetry) => !disposed && connection.connecting(isRetry),
       connected: () => !disposed && connection.connected(),
-      closed: () => {
+      closed: (event) => {
         clearTimeout(pongTimer);
-        if (!disposed) connection.lost();
+        if (disposed) return;
+        connection.lost();
+        // The server refused the session at connection_init: the wall,
+        // which reads through the socket alone, must learn it too.
+        if (isSessionRefused(event)) onUnauthenticated();
       },
       ping: (received) => {
         if (received) return; // the server's ping: graphql-ws answers it
@@ -84,7 +89,9 @@ export function createApi(options: ApiOptions): Api {
     requestPolicy: "cache-and-network",
     // The server takes GraphQL over POST only (no state change through a GET, no query in access logs).
     preferGetMethod: false,
-    fetchOptions: () => ({ headers: { Authorization: authorization(credentials) } }),
+    // The session cookie, and the header without which the server refuses a
+    // cookie's request (CSRF).
+    fetchOptions: () => ({ ...sameOrigin, headers: { ...sameOrigin.headers } }),
     exchanges: [
       mapExchange({
         onError(error: CombinedError) {
@@ -117,7 +124,13 @@ export function createApi(options: ApiOptions): Api {
   };
 }
 
-function isUnauthenticated(error: CombinedError): boolean {
+/** A close of the socket by the server because the session is not (or no longer) valid. */
+export function isSessionRefused(event: unknown): boolean {
+  const e = event as { code?: unknown; reason?: unknown } | null;
+  return e?.code === 4403 && e.reason === "UNAUTHENTICATED";
+}
+
+export function isUnauthenticated(error: CombinedError): boolean {
   if (error.graphQLErrors.some((e) => e.extensions?.code === "UNAUTHENTICATED")) return true;
   const response = error.response as { status?: number } | undefined;
   return response?.status === 401;

@@ -1,70 +1,99 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
+import * as auth from "./auth";
 
 /**
- * How the browser proves who it is. A token for now; OIDC (a session cookie
- * set by the server) arrives later as a second kind, so the rest of the app
- * only asks for "the credentials", never for "the token".
+ * The browser's session is a cookie the server set (HttpOnly: this page
+ * cannot read it); the page only asks the server who is signed in. Older
+ * versions kept a pasted token in localStorage: it is removed at start.
  */
-export type Credentials = { kind: "token"; token: string };
+export const legacyStorageKey = "manent.session";
 
-const storageKey = "manent.session";
+/** The tabs of the page tell each other of a sign-in or sign-out, so that all follow. */
+const channelName = "manent.session";
 
-interface Session {
-  credentials: Credentials | null;
+export type SessionStatus = "loading" | "signedIn" | "signedOut";
+
+export interface Session {
+  status: SessionStatus;
+  identity: auth.Identity | null;
+  methods: auth.SignInMethods;
   /** Why the last session ended when the server ended it, to tell the person on the sign-in page. */
   endedBecause: string | null;
-  signIn(credentials: Credentials): void;
-  signOut(reason?: string): void;
+  /** The server could not be asked (status stays loading): why. */
+  loadError: string | null;
+  /** Asks the server again (after a sign-in by token, or when another tab says so). */
+  refresh(): Promise<void>;
+  /** Ends the session at the server; with a reason when the server ended it first. */
+  signOut(options?: { reason?: string; everywhere?: boolean }): Promise<void>;
 }
 
 const SessionContext = createContext<Session | null>(null);
 
-function load(): Credentials | null {
+function forgetLegacyToken() {
   try {
-    const raw = localStorage.getItem(storageKey);
-    if (!raw) return null;
-    const parsed = JSON.parse(raw) as Partial<Credentials>;
-    return parsed.kind === "token" && typeof parsed.token === "string" && parsed.token ? { kind: "token", token: parsed.token } : null;
+    localStorage.removeItem(legacyStorageKey);
   } catch {
-    return null; // storage disabled or a value from another version: start signed out
+    // storage disabled: nothing was kept there either
   }
 }
 
-function store(credentials: Credentials | null) {
-  try {
-    if (credentials) localStorage.setItem(storageKey, JSON.stringify(credentials));
-    else localStorage.removeItem(storageKey);
-  } catch {
-    // Private mode without storage: the session then lasts as long as the page.
-  }
+function channel(): BroadcastChannel | null {
+  return typeof BroadcastChannel === "undefined" ? null : new BroadcastChannel(channelName);
 }
 
-/** Keeps the session in localStorage so it survives a reload, and in step across tabs. */
 export function SessionProvider({ children }: { children: ReactNode }) {
-  const [credentials, setCredentials] = useState<Credentials | null>(load);
+  const [info, setInfo] = useState<auth.SessionInfo | null>(null);
   const [endedBecause, setEndedBecause] = useState<string | null>(null);
+  const [loadError, setLoadError] = useState<string | null>(null);
+
+  const refresh = useCallback(async () => {
+    try {
+      setInfo(await auth.fetchSession());
+      setLoadError(null);
+    } catch (e) {
+      setLoadError(e instanceof Error ? e.message : String(e));
+    }
+  }, []);
 
   useEffect(() => {
-    const onStorage = (e: StorageEvent) => {
-      if (e.key === storageKey || e.key === null) setCredentials(load());
+    forgetLegacyToken();
+    void refresh();
+    const ch = channel();
+    if (ch) ch.onmessage = () => void refresh();
+    return () => ch?.close();
+  }, [refresh]);
+
+  const signOut = useCallback(async (options?: { reason?: string; everywhere?: boolean }) => {
+    setEndedBecause(options?.reason ?? null);
+    try {
+      await auth.signOut(options?.everywhere ?? false);
+    } catch {
+      // The session may be gone already (that is why the server refused it): signed out all the same.
+    }
+    setInfo((i) => (i ? { ...i, identity: null } : i));
+    const ch = channel();
+    ch?.postMessage("signed-out");
+    ch?.close();
+  }, []);
+
+  const value = useMemo<Session>(() => {
+    const status: SessionStatus = info === null ? "loading" : info.identity ? "signedIn" : "signedOut";
+    return {
+      status,
+      identity: info?.identity ?? null,
+      methods: info?.signIn ?? { oidc: null, token: false },
+      endedBecause,
+      loadError,
+      refresh: async () => {
+        setEndedBecause(null);
+        await refresh();
+        const ch = channel();
+        ch?.postMessage("changed");
+        ch?.close();
+      },
+      signOut,
     };
-    window.addEventListener("storage", onStorage);
-    return () => window.removeEventListener("storage", onStorage);
-  }, []);
-
-  const signIn = useCallback((c: Credentials) => {
-    store(c);
-    setEndedBecause(null);
-    setCredentials(c);
-  }, []);
-
-  const signOut = useCallback((reason?: string) => {
-    store(null);
-    setEndedBecause(reason ?? null);
-    setCredentials(null);
-  }, []);
-
-  const value = useMemo(() => ({ credentials, endedBecause, signIn, signOut }), [credentials, endedBecause, signIn, signOut]);
+  }, [info, endedBecause, loadError, refresh, signOut]);
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }
 
@@ -72,9 +101,4 @@ export function useSession(): Session {
   const s = useContext(SessionContext);
   if (!s) throw new Error("useSession outside SessionProvider");
   return s;
-}
-
-/** The HTTP header and websocket payload that carry the credentials. */
-export function authorization(c: Credentials): string {
-  return `Bearer ${c.token}`;
 }

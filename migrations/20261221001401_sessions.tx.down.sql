@@ -1,0 +1,2 @@
+DROP TABLE manent.signin_flows;
+DROP TABLE manent.sessions;
