@@ -32,12 +32,46 @@ type Update struct {
 }
 
 // Live turns the events of deploy.Events into updates for one caller. Every
-// update is read through the Service with the caller's context, so each
-// event is authorized again.
+// event is authorized again with the caller's context: through the Service
+// without a Hub, through the Hub's shared read and SharedReader.View with
+// one.
 type Live struct {
 	Service deploy.Service
 	Events  deploy.Events
-	Logger  *slog.Logger
+	// Hub, when set, reads each change once for every subscriber of the
+	// process; without it each subscriber reads it through Service.
+	Hub    *Hub
+	Logger *slog.Logger
+}
+
+// subscribe collects the events of a deploy ("" for every deploy).
+func (l Live) subscribe(ctx context.Context, id string, skipLogs bool) *pendingEvents {
+	if l.Hub != nil {
+		return l.Hub.subscribe(ctx, id, skipLogs)
+	}
+	return drain(ctx, l.Events.Subscribe(ctx, id), skipLogs)
+}
+
+// get reads a deploy after an event as the caller may see it. ENOTFOUND
+// (also when not readable), EUNAUTHENTICATED.
+func (l Live) get(ctx context.Context, id string) (*deploy.Deployment, error) {
+	if l.Hub == nil {
+		return l.Service.Get(ctx, id)
+	}
+	d, err := l.Hub.read(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return l.Hub.reader.View(ctx, d)
+}
+
+// logs reads a page of the log of a deploy that get has just let the
+// caller read.
+func (l Live) logs(ctx context.Context, id string, after int64) ([]deploy.LogLine, error) {
+	if l.Hub == nil {
+		return l.Service.Logs(ctx, id, after, logPage)
+	}
+	return l.Hub.logs(ctx, id, after)
 }
 
 // Follow streams the updates of one deploy: first a snapshot with the log
@@ -50,7 +84,7 @@ func (l Live) Follow(ctx context.Context, id string, logsAfter int64) (<-chan Up
 	ctx, cancel := context.WithCancel(ctx)
 	// Subscribe before reading the snapshot: a change made in between is
 	// then seen as an event instead of being lost.
-	pending := drain(ctx, l.Events.Subscribe(ctx, id), false)
+	pending := l.subscribe(ctx, id, false)
 	d, err := l.Service.Get(ctx, id)
 	if err != nil {
 		cancel()
@@ -94,12 +128,12 @@ type follower struct {
 // next re-reads the deploy after events of the given kinds and sends the
 // update; false ends the stream.
 func (f *follower) next(ctx context.Context, kinds map[deploy.EventKind]bool) bool {
-	d, err := f.Service.Get(ctx, f.id)
+	d, err := f.get(ctx, f.id)
 	if err != nil {
 		f.logError(ctx, "follow deploy: read", err)
 		return false
 	}
-	lines, err := f.Service.Logs(ctx, f.id, f.seq, logPage)
+	lines, err := f.logs(ctx, f.id, f.seq)
 	if err != nil {
 		f.logError(ctx, "follow deploy: read log", err)
 		return false
@@ -135,7 +169,7 @@ func (f *follower) send(ctx context.Context, kind string, d *deploy.Deployment, 
 			return true
 		}
 		var err error
-		lines, err = f.Service.Logs(ctx, f.id, f.seq, logPage)
+		lines, err = f.logs(ctx, f.id, f.seq)
 		if err != nil {
 			f.logError(ctx, "follow deploy: read log", err)
 			return false
@@ -152,7 +186,7 @@ func (f *follower) send(ctx context.Context, kind string, d *deploy.Deployment, 
 // ctx ends or the events stop.
 func (l Live) Activity(ctx context.Context) <-chan Update {
 	ctx, cancel := context.WithCancel(ctx)
-	pending := drain(ctx, l.Events.Subscribe(ctx, ""), true)
+	pending := l.subscribe(ctx, "", true)
 	out := make(chan Update)
 	go func() {
 		defer cancel()
@@ -163,7 +197,7 @@ func (l Live) Activity(ctx context.Context) <-chan Update {
 				return
 			}
 			for _, id := range slices.Sorted(maps.Keys(byID)) {
-				d, err := l.Service.Get(ctx, id)
+				d, err := l.get(ctx, id)
 				if err != nil {
 					// ENOTFOUND is also what an unreadable deploy gives: skip it.
 					if deploy.ErrorCode(err) == deploy.EINTERNAL {
@@ -225,31 +259,39 @@ func nonNil(lines []deploy.LogLine) []deploy.LogLine {
 // pendingEvents collects the events of a subscription as they arrive, so
 // that the fan-out of deploy.Events never waits for a slow client: bursts
 // are merged while the client's loop reads the deploy and writes to it.
+//
+// What it holds is bounded by the deploys that changed, whatever the number
+// of events: a subscriber that cannot keep up is never dropped, its bursts
+// are coalesced into the latest state of each deploy.
 type pendingEvents struct {
-	mu     sync.Mutex
-	byID   map[string]map[deploy.EventKind]bool
-	signal chan struct{}
-	closed chan struct{}
+	// skipLogs drops log events (the activity feed shows none).
+	skipLogs bool
+	mu       sync.Mutex
+	byID     map[string]map[deploy.EventKind]bool
+	signal   chan struct{}
+	closed   chan struct{}
+	ended    sync.Once
 }
 
-// drain reads events until the channel closes. Log events are dropped when
-// skipLogs is set.
-func drain(ctx context.Context, events <-chan deploy.Event, skipLogs bool) *pendingEvents {
-	p := &pendingEvents{
-		byID:   map[string]map[deploy.EventKind]bool{},
-		signal: make(chan struct{}, 1),
-		closed: make(chan struct{}),
+func newPendingEvents(skipLogs bool) *pendingEvents {
+	return &pendingEvents{
+		skipLogs: skipLogs,
+		byID:     map[string]map[deploy.EventKind]bool{},
+		signal:   make(chan struct{}, 1),
+		closed:   make(chan struct{}),
 	}
+}
+
+// drain reads events until the channel closes or ctx ends.
+func drain(ctx context.Context, events <-chan deploy.Event, skipLogs bool) *pendingEvents {
+	p := newPendingEvents(skipLogs)
 	go func() {
-		defer close(p.closed)
+		defer p.end()
 		for {
 			select {
 			case e, ok := <-events:
 				if !ok {
 					return
-				}
-				if skipLogs && e.Kind == deploy.EventLog {
-					continue
 				}
 				p.add(e)
 			case <-ctx.Done():
@@ -260,7 +302,13 @@ func drain(ctx context.Context, events <-chan deploy.Event, skipLogs bool) *pend
 	return p
 }
 
+// end tells the subscriber that no event will come any more.
+func (p *pendingEvents) end() { p.ended.Do(func() { close(p.closed) }) }
+
 func (p *pendingEvents) add(e deploy.Event) {
+	if p.skipLogs && e.Kind == deploy.EventLog {
+		return
+	}
 	p.mu.Lock()
 	kinds := p.byID[e.DeploymentID]
 	if kinds == nil {
