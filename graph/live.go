@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"maps"
 	"slices"
@@ -218,8 +219,11 @@ func (l Live) Activity(ctx context.Context) <-chan Update {
 }
 
 func (l Live) logError(ctx context.Context, msg string, err error) {
-	if ctx.Err() != nil || deploy.ErrorCode(err) != deploy.EINTERNAL {
-		return // the client went away, or lost access: nothing to investigate
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) || deploy.ErrorCode(err) != deploy.EINTERNAL {
+		// The client went away, the server is closing (the Hub's reads run
+		// on its own context), or the caller lost access: nothing to
+		// investigate.
+		return
 	}
 	log := l.Logger
 	if log == nil {
