@@ -147,7 +147,7 @@ func (l Live) mayChangeInbox(ctx context.Context, byID map[string]map[deploy.Eve
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(byID)) {
-		d, err := l.get(ctx, id)
+		d, _, err := l.get(ctx, id)
 		if err != nil {
 			if ctx.Err() != nil {
 				return false

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/graph/model"
 )
 
 // Kinds of Update, shared by the GraphQL subscriptions and the SSE stream.
@@ -30,6 +31,9 @@ type Update struct {
 	Kind       string
 	Deployment *deploy.Deployment
 	Logs       []deploy.LogLine
+	// model is Deployment converted once for every subscriber that sees
+	// all of it (Hub.model); nil when this caller's view is its own.
+	model *model.Deployment
 }
 
 // Live turns the events of deploy.Events into updates for one caller. Every
@@ -53,17 +57,26 @@ func (l Live) subscribe(ctx context.Context, id string, skipLogs bool) *pendingE
 	return drain(ctx, l.Events.Subscribe(ctx, id), skipLogs)
 }
 
-// get reads a deploy after an event as the caller may see it. ENOTFOUND
-// (also when not readable), EUNAUTHENTICATED.
-func (l Live) get(ctx context.Context, id string) (*deploy.Deployment, error) {
+// get reads a deploy after an event as the caller may see it, with its
+// model when it is shared. ENOTFOUND (also when not readable),
+// EUNAUTHENTICATED.
+func (l Live) get(ctx context.Context, id string) (*deploy.Deployment, *model.Deployment, error) {
 	if l.Hub == nil {
-		return l.Service.Get(ctx, id)
+		d, err := l.Service.Get(ctx, id)
+		return d, nil, err
 	}
-	d, err := l.Hub.read(ctx, id)
+	shared, err := l.Hub.read(ctx, id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return l.Hub.reader.View(ctx, d)
+	d, err := l.Hub.reader.View(ctx, shared)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d != shared {
+		return d, nil, nil
+	}
+	return d, l.Hub.model(id, shared), nil
 }
 
 // logs reads a page of the log of a deploy that get has just let the
@@ -101,7 +114,7 @@ func (l Live) Follow(ctx context.Context, id string, logsAfter int64) (<-chan Up
 		defer cancel()
 		defer close(out)
 		f := follower{Live: l, id: id, out: out, seq: logsAfter}
-		if !f.send(ctx, KindSnapshot, d, lines) || d.State.Terminal() {
+		if !f.send(ctx, Update{Kind: KindSnapshot, Deployment: d, Logs: lines}) || d.State.Terminal() {
 			return
 		}
 		for {
@@ -129,7 +142,7 @@ type follower struct {
 // next re-reads the deploy after events of the given kinds and sends the
 // update; false ends the stream.
 func (f *follower) next(ctx context.Context, kinds map[deploy.EventKind]bool) bool {
-	d, err := f.get(ctx, f.id)
+	d, m, err := f.get(ctx, f.id)
 	if err != nil {
 		f.logError(ctx, "follow deploy: read", err)
 		return false
@@ -148,7 +161,7 @@ func (f *follower) next(ctx context.Context, kinds map[deploy.EventKind]bool) bo
 	if kind == KindLog && len(lines) == 0 {
 		return true // a burst whose lines were already sent
 	}
-	return f.send(ctx, kind, d, lines) && !d.State.Terminal()
+	return f.send(ctx, Update{Kind: kind, Deployment: d, Logs: lines, model: m}) && !d.State.Terminal()
 }
 
 // send sends an update with the first page of lines, then the rest of the
@@ -157,20 +170,20 @@ func (f *follower) next(ctx context.Context, kinds map[deploy.EventKind]bool) bo
 //
 // A page shorter than logPage ends the log: the Service honours limits up
 // to logPage.
-func (f *follower) send(ctx context.Context, kind string, d *deploy.Deployment, lines []deploy.LogLine) bool {
-	f.state = d.State
+func (f *follower) send(ctx context.Context, u Update) bool {
+	f.state = u.Deployment.State
 	for {
-		if len(lines) > 0 {
-			f.seq = lines[len(lines)-1].Seq
+		if len(u.Logs) > 0 {
+			f.seq = u.Logs[len(u.Logs)-1].Seq
 		}
-		if !sendUpdate(ctx, f.out, Update{Kind: kind, Deployment: d, Logs: nonNil(lines)}) {
+		u.Logs = nonNil(u.Logs)
+		if !sendUpdate(ctx, f.out, u) {
 			return false
 		}
-		if len(lines) < logPage {
+		if len(u.Logs) < logPage {
 			return true
 		}
-		var err error
-		lines, err = f.logs(ctx, f.id, f.seq)
+		lines, err := f.logs(ctx, f.id, f.seq)
 		if err != nil {
 			f.logError(ctx, "follow deploy: read log", err)
 			return false
@@ -178,7 +191,7 @@ func (f *follower) send(ctx context.Context, kind string, d *deploy.Deployment, 
 		if len(lines) == 0 {
 			return true
 		}
-		kind = KindLog
+		u.Kind, u.Logs = KindLog, lines
 	}
 }
 
@@ -198,7 +211,7 @@ func (l Live) Activity(ctx context.Context) <-chan Update {
 				return
 			}
 			for _, id := range slices.Sorted(maps.Keys(byID)) {
-				d, err := l.get(ctx, id)
+				d, m, err := l.get(ctx, id)
 				if err != nil {
 					// ENOTFOUND is also what an unreadable deploy gives: skip it.
 					if deploy.ErrorCode(err) == deploy.EINTERNAL {
@@ -209,7 +222,7 @@ func (l Live) Activity(ctx context.Context) <-chan Update {
 					}
 					continue
 				}
-				if !sendUpdate(ctx, out, Update{Kind: updateKind(byID[id]), Deployment: d, Logs: []deploy.LogLine{}}) {
+				if !sendUpdate(ctx, out, Update{Kind: updateKind(byID[id]), Deployment: d, Logs: []deploy.LogLine{}, model: m}) {
 					return
 				}
 			}

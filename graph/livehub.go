@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/graph/model"
 )
 
 // SharedReader reads a deploy once for every subscriber of a Hub, and cuts
@@ -61,6 +62,8 @@ type hubEntry struct {
 	last   uint64
 	used   time.Time
 	deploy flight[*deploy.Deployment]
+	// model is the GraphQL model of the last shared read.
+	model *conversion
 	// logs are the reads of the log by the sequence number they start after.
 	logs map[int64]*flight[[]deploy.LogLine]
 }
@@ -74,6 +77,28 @@ type flight[T any] struct {
 	v       T
 	err     error
 	reading chan struct{}
+}
+
+// conversion is the model of one shared read, made by the first
+// subscriber that needs it.
+type conversion struct {
+	of   *deploy.Deployment
+	once sync.Once
+	m    *model.Deployment
+}
+
+// model returns the GraphQL model of d, a read of the deploy id, converted
+// once for every subscriber that sees all of it: gqlgen only reads it.
+func (h *Hub) model(id string, d *deploy.Deployment) *model.Deployment {
+	h.mu.Lock()
+	r := h.entry(id, time.Now())
+	if r.model == nil || r.model.of != d {
+		r.model = &conversion{of: d}
+	}
+	c := r.model
+	h.mu.Unlock()
+	c.once.Do(func() { c.m = toModelDeployment(d) })
+	return c.m
 }
 
 // NewHub starts the fan-out of events; Close stops it.

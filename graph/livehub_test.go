@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/graph/model"
 )
 
 // hubBoard is a SharedReader over deploys in memory: each deploy's version
@@ -60,11 +61,15 @@ func (b *hubBoard) View(ctx context.Context, d *deploy.Deployment) (*deploy.Depl
 	if id.Anonymous() {
 		return nil, deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
 	}
-	if id.Subject != "reader@"+d.Tenant {
-		return nil, deploy.DeploymentNotFound(d.ID)
+	switch id.Subject {
+	case "reader@" + d.Tenant:
+		return d, nil // sees all of it
+	case "partial@" + d.Tenant:
+		c := *d // a view of its own, as when a dependent is hidden
+		c.Dependents = nil
+		return &c, nil
 	}
-	c := *d
-	return &c, nil
+	return nil, deploy.DeploymentNotFound(d.ID)
 }
 
 func as(ctx context.Context, subject string) context.Context {
@@ -261,5 +266,43 @@ func TestHubEndsItsSubscriptionsWithTheEvents(t *testing.T) {
 	}
 	if _, ok := recv(t, live.Activity(as(t.Context(), "reader@ta"))); ok {
 		t.Fatal("an update from a closed hub")
+	}
+}
+
+// TestHubConvertsOnceForWholeViews: subscribers that see all of a deploy
+// share one GraphQL model of each change; one whose view is cut gets a
+// model of its own.
+func TestHubConvertsOnceForWholeViews(t *testing.T) {
+	board := newHubBoard(map[string]string{"a-1": "ta"})
+	events := newFakeEvents()
+	hub := NewHub(board, events, nil)
+	defer hub.Close()
+	live := Live{Service: &fakeService{}, Events: events, Hub: hub}
+	whole := []<-chan *model.DeploymentEvent{
+		toModelEvents(t.Context(), live.Activity(as(t.Context(), "reader@ta"))),
+		toModelEvents(t.Context(), live.Activity(as(t.Context(), "reader@ta"))),
+	}
+	partial := toModelEvents(t.Context(), live.Activity(as(t.Context(), "partial@ta")))
+	for i := range 2 {
+		want := board.change("a-1")
+		events.Publish(deploy.Event{Kind: deploy.EventDeployment, DeploymentID: "a-1"})
+		var got []*model.Deployment
+		for _, ch := range append(whole, partial) {
+			select {
+			case ev := <-ch:
+				if ev.Deployment.UpdatedAt.Unix() != want {
+					t.Fatalf("change %d: got v%d, want v%d", i, ev.Deployment.UpdatedAt.Unix(), want)
+				}
+				got = append(got, ev.Deployment)
+			case <-time.After(wait):
+				t.Fatal("no event in time")
+			}
+		}
+		if got[0] != got[1] {
+			t.Errorf("change %d: two whole views converted twice", i)
+		}
+		if got[2] == got[0] {
+			t.Errorf("change %d: a cut view got the shared model", i)
+		}
 	}
 }

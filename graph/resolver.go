@@ -39,9 +39,11 @@ func toModelEvents(ctx context.Context, updates <-chan Update) <-chan *model.Dep
 	go func() {
 		defer close(out)
 		for u := range updates {
-			ev := &model.DeploymentEvent{
-				Kind: u.Kind, Deployment: toModelDeployment(u.Deployment), LogLines: toModelLogLines(u.Logs),
+			m := u.model
+			if m == nil {
+				m = toModelDeployment(u.Deployment)
 			}
+			ev := &model.DeploymentEvent{Kind: u.Kind, Deployment: m, LogLines: toModelLogLines(u.Logs)}
 			select {
 			case out <- ev:
 			case <-ctx.Done():

@@ -38,7 +38,9 @@ func (s *Service) LogsShared(ctx context.Context, deployID string, after int64, 
 // View returns what the identity in ctx may see of a deploy read by
 // ReadShared, which it leaves untouched (other callers share it): the same
 // answer as Get, ENOTFOUND when the caller may not read it,
-// EUNAUTHENTICATED without an identity.
+// EUNAUTHENTICATED without an identity. A caller who may see all of it gets
+// shared itself, so that what is made of it (the GraphQL model) can be
+// shared too; nobody may change it.
 func (s *Service) View(ctx context.Context, shared *deploy.Deployment) (*deploy.Deployment, error) {
 	id := deploy.IdentityFrom(ctx)
 	if id.Anonymous() {
@@ -50,10 +52,21 @@ func (s *Service) View(ctx context.Context, shared *deploy.Deployment) (*deploy.
 	return s.viewOf(id, shared), nil
 }
 
-// viewOf is a copy of d cut to what id may read of the deploys around it:
-// another team may wait on this deploy, or this one on another team's.
-// d.Dependents holds every dependent.
+// viewOf is d cut to what id may read of the deploys around it (another
+// team may wait on this deploy, or this one on another team's): d itself
+// when nothing is cut, a copy otherwise. d.Dependents holds every
+// dependent.
 func (s *Service) viewOf(id deploy.Identity, d *deploy.Deployment) *deploy.Deployment {
+	whole := true
+	for _, dep := range d.Dependents {
+		whole = whole && s.readable(id, dep.Resource)
+	}
+	for _, dep := range d.Dependencies {
+		whole = whole && (dep.State == "" || s.readable(id, dep.Resource))
+	}
+	if whole {
+		return d
+	}
 	v := *d
 	v.Dependents = nil
 	for _, dep := range d.Dependents {
