@@ -235,9 +235,13 @@ func subscribe(url string) (*websocket.Conn, error) {
 	}
 	_ = c.SetReadDeadline(time.Now().Add(time.Minute))
 	var ack struct{ Type string }
-	if err := c.ReadJSON(&ack); err != nil || ack.Type != "connection_ack" {
+	if err := c.ReadJSON(&ack); err != nil {
 		_ = c.Close()
-		return nil, fmt.Errorf("connection_init: %q, %v", ack.Type, err)
+		return nil, fmt.Errorf("connection_init: %w", err)
+	}
+	if ack.Type != "connection_ack" {
+		_ = c.Close()
+		return nil, fmt.Errorf("connection_init: answered %q", ack.Type)
 	}
 	err = send(map[string]any{"type": "subscribe", "id": "1", "payload": map[string]string{"query": activityFeed}})
 	if err != nil {
