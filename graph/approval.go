@@ -87,7 +87,7 @@ func toModelApproval(a *deploy.StatusApproval) *model.ApprovalStatus {
 func (l Live) PendingApprovals(ctx context.Context) (<-chan []deploy.Deployment, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	// Subscribe before the first read: a change in between is not lost.
-	pending := drain(ctx, l.Events.Subscribe(ctx, ""), true)
+	pending := l.subscribe(ctx, "", true)
 	first, err := l.Service.PendingApprovals(ctx)
 	if err != nil {
 		cancel()
@@ -147,7 +147,7 @@ func (l Live) mayChangeInbox(ctx context.Context, byID map[string]map[deploy.Eve
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(byID)) {
-		d, err := l.Service.Get(ctx, id)
+		d, _, err := l.get(ctx, id)
 		if err != nil {
 			if ctx.Err() != nil {
 				return false

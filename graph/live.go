@@ -2,12 +2,14 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"maps"
 	"slices"
 	"sync"
 
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/graph/model"
 )
 
 // Kinds of Update, shared by the GraphQL subscriptions and the SSE stream.
@@ -29,15 +31,61 @@ type Update struct {
 	Kind       string
 	Deployment *deploy.Deployment
 	Logs       []deploy.LogLine
+	// model is Deployment converted once for every subscriber that sees
+	// all of it (Hub.model); nil when this caller's view is its own.
+	model *model.Deployment
 }
 
 // Live turns the events of deploy.Events into updates for one caller. Every
-// update is read through the Service with the caller's context, so each
-// event is authorized again.
+// event is authorized again with the caller's context: through the Service
+// without a Hub, through the Hub's shared read and SharedReader.View with
+// one.
 type Live struct {
 	Service deploy.Service
 	Events  deploy.Events
-	Logger  *slog.Logger
+	// Hub, when set, reads each change once for every subscriber of the
+	// process; without it each subscriber reads it through Service.
+	Hub    *Hub
+	Logger *slog.Logger
+}
+
+// subscribe collects the events of a deploy ("" for every deploy).
+func (l Live) subscribe(ctx context.Context, id string, skipLogs bool) *pendingEvents {
+	if l.Hub != nil {
+		return l.Hub.subscribe(ctx, id, skipLogs)
+	}
+	return drain(ctx, l.Events.Subscribe(ctx, id), skipLogs)
+}
+
+// get reads a deploy after an event as the caller may see it, with its
+// model when it is shared. ENOTFOUND (also when not readable),
+// EUNAUTHENTICATED.
+func (l Live) get(ctx context.Context, id string) (*deploy.Deployment, *model.Deployment, error) {
+	if l.Hub == nil {
+		d, err := l.Service.Get(ctx, id)
+		return d, nil, err
+	}
+	shared, err := l.Hub.read(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := l.Hub.reader.View(ctx, shared)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d != shared {
+		return d, nil, nil
+	}
+	return d, l.Hub.model(id, shared), nil
+}
+
+// logs reads a page of the log of a deploy that get has just let the
+// caller read.
+func (l Live) logs(ctx context.Context, id string, after int64) ([]deploy.LogLine, error) {
+	if l.Hub == nil {
+		return l.Service.Logs(ctx, id, after, logPage)
+	}
+	return l.Hub.logs(ctx, id, after)
 }
 
 // Follow streams the updates of one deploy: first a snapshot with the log
@@ -50,7 +98,7 @@ func (l Live) Follow(ctx context.Context, id string, logsAfter int64) (<-chan Up
 	ctx, cancel := context.WithCancel(ctx)
 	// Subscribe before reading the snapshot: a change made in between is
 	// then seen as an event instead of being lost.
-	pending := drain(ctx, l.Events.Subscribe(ctx, id), false)
+	pending := l.subscribe(ctx, id, false)
 	d, err := l.Service.Get(ctx, id)
 	if err != nil {
 		cancel()
@@ -66,7 +114,7 @@ func (l Live) Follow(ctx context.Context, id string, logsAfter int64) (<-chan Up
 		defer cancel()
 		defer close(out)
 		f := follower{Live: l, id: id, out: out, seq: logsAfter}
-		if !f.send(ctx, KindSnapshot, d, lines) || d.State.Terminal() {
+		if !f.send(ctx, Update{Kind: KindSnapshot, Deployment: d, Logs: lines}) || d.State.Terminal() {
 			return
 		}
 		for {
@@ -94,12 +142,12 @@ type follower struct {
 // next re-reads the deploy after events of the given kinds and sends the
 // update; false ends the stream.
 func (f *follower) next(ctx context.Context, kinds map[deploy.EventKind]bool) bool {
-	d, err := f.Service.Get(ctx, f.id)
+	d, m, err := f.get(ctx, f.id)
 	if err != nil {
 		f.logError(ctx, "follow deploy: read", err)
 		return false
 	}
-	lines, err := f.Service.Logs(ctx, f.id, f.seq, logPage)
+	lines, err := f.logs(ctx, f.id, f.seq)
 	if err != nil {
 		f.logError(ctx, "follow deploy: read log", err)
 		return false
@@ -113,7 +161,7 @@ func (f *follower) next(ctx context.Context, kinds map[deploy.EventKind]bool) bo
 	if kind == KindLog && len(lines) == 0 {
 		return true // a burst whose lines were already sent
 	}
-	return f.send(ctx, kind, d, lines) && !d.State.Terminal()
+	return f.send(ctx, Update{Kind: kind, Deployment: d, Logs: lines, model: m}) && !d.State.Terminal()
 }
 
 // send sends an update with the first page of lines, then the rest of the
@@ -122,20 +170,20 @@ func (f *follower) next(ctx context.Context, kinds map[deploy.EventKind]bool) bo
 //
 // A page shorter than logPage ends the log: the Service honours limits up
 // to logPage.
-func (f *follower) send(ctx context.Context, kind string, d *deploy.Deployment, lines []deploy.LogLine) bool {
-	f.state = d.State
+func (f *follower) send(ctx context.Context, u Update) bool {
+	f.state = u.Deployment.State
 	for {
-		if len(lines) > 0 {
-			f.seq = lines[len(lines)-1].Seq
+		if len(u.Logs) > 0 {
+			f.seq = u.Logs[len(u.Logs)-1].Seq
 		}
-		if !sendUpdate(ctx, f.out, Update{Kind: kind, Deployment: d, Logs: nonNil(lines)}) {
+		u.Logs = nonNil(u.Logs)
+		if !sendUpdate(ctx, f.out, u) {
 			return false
 		}
-		if len(lines) < logPage {
+		if len(u.Logs) < logPage {
 			return true
 		}
-		var err error
-		lines, err = f.Service.Logs(ctx, f.id, f.seq, logPage)
+		lines, err := f.logs(ctx, f.id, f.seq)
 		if err != nil {
 			f.logError(ctx, "follow deploy: read log", err)
 			return false
@@ -143,7 +191,7 @@ func (f *follower) send(ctx context.Context, kind string, d *deploy.Deployment, 
 		if len(lines) == 0 {
 			return true
 		}
-		kind = KindLog
+		u.Kind, u.Logs = KindLog, lines
 	}
 }
 
@@ -152,7 +200,7 @@ func (f *follower) send(ctx context.Context, kind string, d *deploy.Deployment, 
 // ctx ends or the events stop.
 func (l Live) Activity(ctx context.Context) <-chan Update {
 	ctx, cancel := context.WithCancel(ctx)
-	pending := drain(ctx, l.Events.Subscribe(ctx, ""), true)
+	pending := l.subscribe(ctx, "", true)
 	out := make(chan Update)
 	go func() {
 		defer cancel()
@@ -163,7 +211,7 @@ func (l Live) Activity(ctx context.Context) <-chan Update {
 				return
 			}
 			for _, id := range slices.Sorted(maps.Keys(byID)) {
-				d, err := l.Service.Get(ctx, id)
+				d, m, err := l.get(ctx, id)
 				if err != nil {
 					// ENOTFOUND is also what an unreadable deploy gives: skip it.
 					if deploy.ErrorCode(err) == deploy.EINTERNAL {
@@ -174,7 +222,7 @@ func (l Live) Activity(ctx context.Context) <-chan Update {
 					}
 					continue
 				}
-				if !sendUpdate(ctx, out, Update{Kind: updateKind(byID[id]), Deployment: d, Logs: []deploy.LogLine{}}) {
+				if !sendUpdate(ctx, out, Update{Kind: updateKind(byID[id]), Deployment: d, Logs: []deploy.LogLine{}, model: m}) {
 					return
 				}
 			}
@@ -184,8 +232,11 @@ func (l Live) Activity(ctx context.Context) <-chan Update {
 }
 
 func (l Live) logError(ctx context.Context, msg string, err error) {
-	if ctx.Err() != nil || deploy.ErrorCode(err) != deploy.EINTERNAL {
-		return // the client went away, or lost access: nothing to investigate
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) || deploy.ErrorCode(err) != deploy.EINTERNAL {
+		// The client went away, the server is closing (the Hub's reads run
+		// on its own context), or the caller lost access: nothing to
+		// investigate.
+		return
 	}
 	log := l.Logger
 	if log == nil {
@@ -225,31 +276,39 @@ func nonNil(lines []deploy.LogLine) []deploy.LogLine {
 // pendingEvents collects the events of a subscription as they arrive, so
 // that the fan-out of deploy.Events never waits for a slow client: bursts
 // are merged while the client's loop reads the deploy and writes to it.
+//
+// What it holds is bounded by the deploys that changed, whatever the number
+// of events: a subscriber that cannot keep up is never dropped, its bursts
+// are coalesced into the latest state of each deploy.
 type pendingEvents struct {
-	mu     sync.Mutex
-	byID   map[string]map[deploy.EventKind]bool
-	signal chan struct{}
-	closed chan struct{}
+	// skipLogs drops log events (the activity feed shows none).
+	skipLogs bool
+	mu       sync.Mutex
+	byID     map[string]map[deploy.EventKind]bool
+	signal   chan struct{}
+	closed   chan struct{}
+	ended    sync.Once
 }
 
-// drain reads events until the channel closes. Log events are dropped when
-// skipLogs is set.
-func drain(ctx context.Context, events <-chan deploy.Event, skipLogs bool) *pendingEvents {
-	p := &pendingEvents{
-		byID:   map[string]map[deploy.EventKind]bool{},
-		signal: make(chan struct{}, 1),
-		closed: make(chan struct{}),
+func newPendingEvents(skipLogs bool) *pendingEvents {
+	return &pendingEvents{
+		skipLogs: skipLogs,
+		byID:     map[string]map[deploy.EventKind]bool{},
+		signal:   make(chan struct{}, 1),
+		closed:   make(chan struct{}),
 	}
+}
+
+// drain reads events until the channel closes or ctx ends.
+func drain(ctx context.Context, events <-chan deploy.Event, skipLogs bool) *pendingEvents {
+	p := newPendingEvents(skipLogs)
 	go func() {
-		defer close(p.closed)
+		defer p.end()
 		for {
 			select {
 			case e, ok := <-events:
 				if !ok {
 					return
-				}
-				if skipLogs && e.Kind == deploy.EventLog {
-					continue
 				}
 				p.add(e)
 			case <-ctx.Done():
@@ -260,7 +319,13 @@ func drain(ctx context.Context, events <-chan deploy.Event, skipLogs bool) *pend
 	return p
 }
 
+// end tells the subscriber that no event will come any more.
+func (p *pendingEvents) end() { p.ended.Do(func() { close(p.closed) }) }
+
 func (p *pendingEvents) add(e deploy.Event) {
+	if p.skipLogs && e.Kind == deploy.EventLog {
+		return
+	}
 	p.mu.Lock()
 	kinds := p.byID[e.DeploymentID]
 	if kinds == nil {

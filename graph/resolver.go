@@ -16,6 +16,8 @@ type Resolver struct {
 	// Dora serves doraMetrics; nil answers an internal error.
 	Dora   DoraReader
 	Events deploy.Events
+	// Hub, when set, shares the reads of the subscriptions (see Live).
+	Hub    *Hub
 	Logger *slog.Logger
 }
 
@@ -27,7 +29,7 @@ func (r *Resolver) logger() *slog.Logger {
 }
 
 func (r *Resolver) live() Live {
-	return Live{Service: r.Service, Events: r.Events, Logger: r.logger()}
+	return Live{Service: r.Service, Events: r.Events, Hub: r.Hub, Logger: r.logger()}
 }
 
 // toModelEvents converts updates as gqlgen reads them; it closes its channel
@@ -37,9 +39,11 @@ func toModelEvents(ctx context.Context, updates <-chan Update) <-chan *model.Dep
 	go func() {
 		defer close(out)
 		for u := range updates {
-			ev := &model.DeploymentEvent{
-				Kind: u.Kind, Deployment: toModelDeployment(u.Deployment), LogLines: toModelLogLines(u.Logs),
+			m := u.model
+			if m == nil {
+				m = toModelDeployment(u.Deployment)
 			}
+			ev := &model.DeploymentEvent{Kind: u.Kind, Deployment: m, LogLines: toModelLogLines(u.Logs)}
 			select {
 			case out <- ev:
 			case <-ctx.Done():

@@ -17,6 +17,7 @@ import (
 	"manent.dev/manent/engine"
 	"manent.dev/manent/frontend"
 	"manent.dev/manent/governance"
+	"manent.dev/manent/graph"
 	"manent.dev/manent/internal/authz"
 	"manent.dev/manent/internal/embeddedpg"
 	"manent.dev/manent/internal/postgres"
@@ -120,11 +121,13 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 		if err != nil {
 			return nil, err
 		}
+		hub := graph.NewHub(svc, events, s.log.With("component", "live"))
+		s.onClose("live", func() error { hub.Close(); return nil })
 		s.onClose("chat answers", func() error { notifier.Wait(); return nil })
 		idp := newOIDC(ctx, cfg, oidcSecret, s)
 		static := tokens.New(cfg.Auth.Tokens)
 		a := &api{
-			service: svc, events: events, auth: credentials{tokens: static, oidc: idp}, ready: ready, log: s.log,
+			service: svc, events: events, hub: hub, auth: credentials{tokens: static, oidc: idp}, ready: ready, log: s.log,
 			publicURL: cfg.Server.PublicURL, introspection: cfg.Server.IntrospectionPolicy(),
 			spa: frontend.FS(), demoTargets: c.DemoTargets, chatActions: chatActions, audit: postgres.NewStore(db),
 			web: newWebAuth(cfg, db, idp, static),

@@ -20,7 +20,10 @@ type api struct {
 	// sessions); nil in tests of the router alone.
 	audit auditor
 	events  deploy.Events
-	auth    deploy.Authenticator
+	// hub shares the reads of the live subscriptions; nil reads them per
+	// subscriber (tests with fakes).
+	hub  *graph.Hub
+	auth deploy.Authenticator
 	// ready reports whether the process can serve (the database answers).
 	ready func(context.Context) error
 	log   *slog.Logger
@@ -47,7 +50,7 @@ type api struct {
 }
 
 func (a *api) live() graph.Live {
-	return graph.Live{Service: a.service, Events: a.events, Logger: a.log}
+	return graph.Live{Service: a.service, Events: a.events, Hub: a.hub, Logger: a.log}
 }
 
 // routes returns the server's HTTP handler.
@@ -79,7 +82,7 @@ func (a *api) mux() *routeMux {
 		a.heartbeat = 15 * time.Second
 	}
 	gql := graph.NewHandler(graph.HandlerOptions{
-		Resolver:      &graph.Resolver{Service: a.service, Dora: doraReader(a.service), Events: a.events, Logger: a.log},
+		Resolver:      &graph.Resolver{Service: a.service, Dora: doraReader(a.service), Events: a.events, Hub: a.hub, Logger: a.log},
 		InitFunc:      a.wsInit,
 		CheckOrigin:   a.checkOrigin,
 		MayIntrospect: a.mayIntrospect(),

@@ -288,21 +288,15 @@ func (s *Service) Get(ctx context.Context, deployID string) (*deploy.Deployment,
 	if err != nil {
 		return nil, err
 	}
-	if ok, err := s.authz.Allowed(id, resourceOf(d), deploy.PermRead); err != nil || !ok {
+	if !s.readable(id, resourceOf(d)) {
 		return nil, deploy.DeploymentNotFound(deployID)
 	}
-	// Another team may wait on this deploy, or this one on another team's:
-	// only what the caller may read is shown.
 	deps, err := s.store.DependentsOf(ctx, deployID)
 	if err != nil {
 		return nil, err
 	}
-	for _, dep := range deps {
-		if s.readable(id, dep.Resource) {
-			d.Dependents = append(d.Dependents, dep)
-		}
-	}
-	s.hideDependencies(id, d)
+	d.Dependents = deps
+	d = s.viewOf(id, d)
 	d.RolloutMayResume = s.mayResume(d)
 	return d, nil
 }
