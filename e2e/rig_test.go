@@ -53,7 +53,7 @@ type rigOptions struct {
 // acme-ci submits in another tenant (acme); demo-reader reads hello and
 // submits to its staging only.
 const (
-	tokenReader   = "demo-reader"
+	tokenReader = "demo-reader"
 
 	tokenCI       = "demo-ci"
 	tokenAdmin    = "demo-admin"
