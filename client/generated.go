@@ -296,7 +296,9 @@ type DeploymentDetail struct {
 	UpdatedAt   time.Time       `json:"updatedAt"`
 	DryRun      bool            `json:"dryRun"`
 	Release     string          `json:"release"`
-	Artifact    ArtifactDetail  `json:"artifact"`
+	// The deploy this one was promoted or redeployed from (its artifact and descriptor); null otherwise.
+	PromotedFrom string         `json:"promotedFrom"`
+	Artifact     ArtifactDetail `json:"artifact"`
 	// SHA-256 of the artifact actually downloaded.
 	Sha256          string `json:"sha256"`
 	CurrentStep     string `json:"currentStep"`
@@ -357,6 +359,9 @@ func (v *DeploymentDetail) GetDryRun() bool { return v.DryRun }
 
 // GetRelease returns DeploymentDetail.Release, and is useful for accessing the field via an interface.
 func (v *DeploymentDetail) GetRelease() string { return v.Release }
+
+// GetPromotedFrom returns DeploymentDetail.PromotedFrom, and is useful for accessing the field via an interface.
+func (v *DeploymentDetail) GetPromotedFrom() string { return v.PromotedFrom }
 
 // GetArtifact returns DeploymentDetail.Artifact, and is useful for accessing the field via an interface.
 func (v *DeploymentDetail) GetArtifact() ArtifactDetail { return v.Artifact }
@@ -2267,6 +2272,9 @@ func (v *SubmittedDeployment) GetDryRun() bool { return v.DeploymentDetail.DryRu
 // GetRelease returns SubmittedDeployment.Release, and is useful for accessing the field via an interface.
 func (v *SubmittedDeployment) GetRelease() string { return v.DeploymentDetail.Release }
 
+// GetPromotedFrom returns SubmittedDeployment.PromotedFrom, and is useful for accessing the field via an interface.
+func (v *SubmittedDeployment) GetPromotedFrom() string { return v.DeploymentDetail.PromotedFrom }
+
 // GetArtifact returns SubmittedDeployment.Artifact, and is useful for accessing the field via an interface.
 func (v *SubmittedDeployment) GetArtifact() ArtifactDetail { return v.DeploymentDetail.Artifact }
 
@@ -2367,6 +2375,8 @@ type __premarshalSubmittedDeployment struct {
 
 	Release string `json:"release"`
 
+	PromotedFrom string `json:"promotedFrom"`
+
 	Artifact ArtifactDetail `json:"artifact"`
 
 	Sha256 string `json:"sha256"`
@@ -2423,6 +2433,7 @@ func (v *SubmittedDeployment) __premarshalJSON() (*__premarshalSubmittedDeployme
 	retval.UpdatedAt = v.DeploymentDetail.UpdatedAt
 	retval.DryRun = v.DeploymentDetail.DryRun
 	retval.Release = v.DeploymentDetail.Release
+	retval.PromotedFrom = v.DeploymentDetail.PromotedFrom
 	retval.Artifact = v.DeploymentDetail.Artifact
 	retval.Sha256 = v.DeploymentDetail.Sha256
 	retval.CurrentStep = v.DeploymentDetail.CurrentStep
@@ -2882,6 +2893,7 @@ fragment DeploymentDetail on Deployment {
 	updatedAt
 	dryRun
 	release
+	promotedFrom
 	artifact {
 		... ArtifactDetail
 	}
@@ -3095,6 +3107,7 @@ fragment DeploymentDetail on Deployment {
 	updatedAt
 	dryRun
 	release
+	promotedFrom
 	artifact {
 		... ArtifactDetail
 	}
@@ -3229,6 +3242,7 @@ fragment DeploymentDetail on Deployment {
 	updatedAt
 	dryRun
 	release
+	promotedFrom
 	artifact {
 		... ArtifactDetail
 	}
@@ -3452,6 +3466,7 @@ fragment DeploymentDetail on Deployment {
 	updatedAt
 	dryRun
 	release
+	promotedFrom
 	artifact {
 		... ArtifactDetail
 	}
@@ -3675,6 +3690,7 @@ fragment DeploymentDetail on Deployment {
 	updatedAt
 	dryRun
 	release
+	promotedFrom
 	artifact {
 		... ArtifactDetail
 	}
@@ -4507,6 +4523,7 @@ fragment DeploymentDetail on Deployment {
 	updatedAt
 	dryRun
 	release
+	promotedFrom
 	artifact {
 		... ArtifactDetail
 	}
@@ -4642,6 +4659,7 @@ fragment DeploymentDetail on Deployment {
 	updatedAt
 	dryRun
 	release
+	promotedFrom
 	artifact {
 		... ArtifactDetail
 	}
@@ -4778,6 +4796,7 @@ fragment DeploymentDetail on Deployment {
 	updatedAt
 	dryRun
 	release
+	promotedFrom
 	artifact {
 		... ArtifactDetail
 	}
@@ -4912,6 +4931,7 @@ fragment DeploymentDetail on Deployment {
 	updatedAt
 	dryRun
 	release
+	promotedFrom
 	artifact {
 		... ArtifactDetail
 	}
@@ -5165,6 +5185,7 @@ fragment DeploymentDetail on Deployment {
 	updatedAt
 	dryRun
 	release
+	promotedFrom
 	artifact {
 		... ArtifactDetail
 	}
@@ -5299,6 +5320,7 @@ fragment DeploymentDetail on Deployment {
 	updatedAt
 	dryRun
 	release
+	promotedFrom
 	artifact {
 		... ArtifactDetail
 	}
@@ -5525,6 +5547,7 @@ fragment DeploymentDetail on Deployment {
 	updatedAt
 	dryRun
 	release
+	promotedFrom
 	artifact {
 		... ArtifactDetail
 	}
