@@ -41,6 +41,10 @@ type Status struct {
 	Error        *string         `json:"error"`
 }
 
+// ApprovalWaiting is the status of an approval section that still waits
+// for answers.
+const ApprovalWaiting = "waiting"
+
 // StatusApproval is the approval section of the status JSON.
 type StatusApproval struct {
 	// Status is waiting, approved, rejected or expired.
@@ -186,7 +190,7 @@ func newStatusApproval(d *Deployment, req *ApprovalRequirement) *StatusApproval 
 	case d.State == StateExpired:
 		a.Status = "expired"
 	case d.State == StateAwaitingApproval:
-		a.Status = "waiting"
+		a.Status = ApprovalWaiting
 	case approved >= req.Count:
 		a.Status = "approved"
 	case d.State.Terminal():
@@ -194,7 +198,7 @@ func newStatusApproval(d *Deployment, req *ApprovalRequirement) *StatusApproval 
 		// the change ticket failed): the approval did not happen.
 		a.Status = strings.ToLower(string(d.State))
 	default:
-		a.Status = "waiting"
+		a.Status = ApprovalWaiting
 	}
 	return a
 }

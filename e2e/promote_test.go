@@ -191,18 +191,25 @@ func TestApprovalContextAndEnvironment(t *testing.T) {
 	if st := r.followToEnd("c-prod1"); st.State != "SUCCESS" {
 		t.Fatalf("c-prod1 ended %s", st.State)
 	}
+	if a := r.gql(tokenAdmin, `{ deployment(id: "c-prod1") { approval { status remaining } } }`, nil); string(a.Data["deployment"]) !=
+		`{"approval":{"status":"approved","remaining":0}}` {
+		t.Errorf("the approval of c-prod1 once approved: %+v %s", a, a.Data["deployment"])
+	}
 	r.deployFollowed(r.descriptor("c-stg2", "staging", "1.2.0", ""))
 	if _, errOut, code := r.manent(tokenCI, "promote", "c-stg2", "--to", "prod", "--id", "c-prod2", "--no-wait"); code != 0 {
 		t.Fatalf("promote c-stg2: exit %d\n%s", code, errOut)
 	}
 
-	a := r.gql(tokenAdmin, `{ deployment(id: "c-prod2") { promotedFrom approvalContext {
+	a := r.gql(tokenAdmin, `{ deployment(id: "c-prod2") { promotedFrom approval { remaining } approvalContext {
 		inService { deploymentId artifact { version } deployedBy deployedAt }
 		proposed { version } proposedSha256
 		promotionEvidence { environment deploymentId version finishedAt }
 		explanation approvers { required holders excluded } } } }`, nil)
 	var got struct {
-		PromotedFrom    string `json:"promotedFrom"`
+		PromotedFrom string `json:"promotedFrom"`
+		Approval     struct {
+			Remaining int `json:"remaining"`
+		} `json:"approval"`
 		ApprovalContext struct {
 			InService *struct {
 				DeploymentID string `json:"deploymentId"`
@@ -229,8 +236,8 @@ func TestApprovalContextAndEnvironment(t *testing.T) {
 		t.Fatalf("approval context: %+v", a)
 	}
 	c := got.ApprovalContext
-	if got.PromotedFrom != "c-stg2" {
-		t.Errorf("promotedFrom = %q, want c-stg2", got.PromotedFrom)
+	if got.PromotedFrom != "c-stg2" || got.Approval.Remaining != 1 {
+		t.Errorf("promotedFrom = %q, remaining approvals %d, want c-stg2 and 1", got.PromotedFrom, got.Approval.Remaining)
 	}
 	if c.InService == nil || c.InService.DeploymentID != "c-prod1" || c.InService.Artifact.Version != "1.1.0" ||
 		c.InService.DeployedBy != "token:"+tokenCI || c.InService.DeployedAt == nil {

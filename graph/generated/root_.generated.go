@@ -64,6 +64,7 @@ type ComplexityRoot struct {
 		Approvals func(childComplexity int) int
 		ExpiresAt func(childComplexity int) int
 		Groups    func(childComplexity int) int
+		Remaining func(childComplexity int) int
 		Required  func(childComplexity int) int
 		Roles     func(childComplexity int) int
 		Status    func(childComplexity int) int
@@ -757,6 +758,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ApprovalStatus.Groups(childComplexity), true
+	case "ApprovalStatus.remaining":
+		if e.ComplexityRoot.ApprovalStatus.Remaining == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovalStatus.Remaining(childComplexity), true
 	case "ApprovalStatus.required":
 		if e.ComplexityRoot.ApprovalStatus.Required == nil {
 			break
@@ -4059,6 +4066,11 @@ extend type Deployment {
   "The context of its approval; null when it needs none."
   approvalContext: ApprovalContext
 }
+
+extend type ApprovalStatus {
+  "How many more approvals it needs: 0 once approved, rejected, expired or ended."
+  remaining: Int!
+}
 `, BuiltIn: false},
 	{Name: "../schema/release.graphqls", Input: `enum ReleaseState {
   PENDING
@@ -4606,6 +4618,8 @@ func (ec *executionContext) childFields_ApprovalStatus(ctx context.Context, fiel
 		return ec.fieldContext_ApprovalStatus_approvals(ctx, field)
 	case "expiresAt":
 		return ec.fieldContext_ApprovalStatus_expiresAt(ctx, field)
+	case "remaining":
+		return ec.fieldContext_ApprovalStatus_remaining(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ApprovalStatus", field.Name)
 }

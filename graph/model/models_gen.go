@@ -57,6 +57,8 @@ type ApprovalStatus struct {
 	Approvals []Approval `json:"approvals"`
 	// When the wait for approvals ends (EXPIRED).
 	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+	// How many more approvals it needs: 0 once approved, rejected, expired or ended.
+	Remaining int `json:"remaining"`
 }
 
 // Who may approve a deploy: the approval rule's restrictions and the RBAC holders of deployment.approve.

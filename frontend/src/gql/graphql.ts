@@ -63,6 +63,8 @@ export type ApprovalStatus = {
   expiresAt: Maybe<Scalars['Time']['output']>;
   /** When set (with roles), approvers must belong to one of these groups or hold one of the roles. */
   groups: Array<Scalars['String']['output']>;
+  /** How many more approvals it needs: 0 once approved, rejected, expired or ended. */
+  remaining: Scalars['Int']['output'];
   /** How many distinct identities other than the requester must approve. */
   required: Scalars['Int']['output'];
   /** RBAC roles whose holders may approve (with groups: either will do). */
