@@ -154,6 +154,13 @@ func TestPromote(t *testing.T) {
 		})
 	}
 
+	// Unreadable is missing, byte for byte.
+	_, hidden, _ := promote(tokenOutsider, "p-stg", "--to", "prod")
+	_, missing, _ := promote(tokenOutsider, "p-none", "--to", "prod")
+	if strings.ReplaceAll(missing, "p-none", "p-stg") != hidden {
+		t.Errorf("an unreadable source answers %q, a missing one %q", hidden, missing)
+	}
+
 	entries := func(action string) []auditNode {
 		a := r.gql(tokenAdmin, `query($a: String!) { auditEntries(filter: {action: $a}) { nodes { actor action target details } } }`,
 			map[string]any{"a": action})
