@@ -47,7 +47,8 @@ type promotedStatus struct {
 
 func newPromoteRig(t *testing.T) *rig {
 	t.Helper()
-	r := newRig(t, rigOptions{steps: []string{"artifacts", "deploy"}, maxRecovery: 3, governance: promoteGovernance})
+	r := newRig(t, rigOptions{steps: []string{"artifacts", "deploy"}, maxRecovery: 3, governance: promoteGovernance,
+		pipeline: "  descriptor_policy: {params: [base_release]}\n"})
 	r.srv.start()
 	for _, v := range []string{"1.0.0", "1.1.0", "1.2.0"} {
 		r.artifact(v)
@@ -63,8 +64,8 @@ func newPromoteRig(t *testing.T) *rig {
 // without the source's after, recorded as promoted from it and audited.
 func TestPromote(t *testing.T) {
 	r := newPromoteRig(t)
-	r.deployFollowed(r.descriptor("p-base", "staging", "1.0.0", ""))
-	r.deployFollowed(r.descriptor("p-stg", "staging", "1.1.0", "after: [p-base]\n"))
+	r.deployFollowed(r.descriptor("p-base", "staging", "1.0.0", "exports:\n  rel: {from: deploy.release, pattern: '[0-9.]+'}\n"))
+	r.deployFollowed(r.descriptor("p-stg", "staging", "1.1.0", "after: [p-base]\nimports:\n  base: {deployment: p-base}\ndeploy:\n  paramsFrom:\n    base_release: {import: base, export: rel}\n"))
 	r.deployFollowed(r.descriptor("p-dev", "dev", "1.2.0", ""))
 
 	promote := func(token string, args ...string) (promotedStatus, string, int) {
@@ -96,6 +97,11 @@ func TestPromote(t *testing.T) {
 	}
 	if g := prod.Governance; g == nil || g.Promotion == nil || g.Promotion.From != "staging" || g.Promotion.SatisfiedBy != "p-stg" {
 		t.Errorf("governance of the promotion = %+v, want the promotion from staging satisfied by p-stg", g)
+	}
+	// Neither its after nor its deployment import came with it.
+	imp := r.gql(tokenCI, `{ deployment(id: "p-prod") { after { status } imports { name } } source: deployment(id: "p-stg") { imports { name } } }`, nil)
+	if imp.code() != "" || string(imp.Data["deployment"]) != `{"after":null,"imports":[]}` || string(imp.Data["source"]) != `{"imports":[{"name":"base"}]}` {
+		t.Errorf("after and imports of the promotion: %+v %s, of its source %s", imp, imp.Data["deployment"], imp.Data["source"])
 	}
 	// The same promotion again is the same deploy.
 	if again, errOut, code := promote(tokenCI, "p-stg", "--to", "prod", "--id", "p-prod", "--no-wait", "-o", "json"); code != 0 || again.ID != "p-prod" {
