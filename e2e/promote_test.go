@@ -160,6 +160,21 @@ func TestPromote(t *testing.T) {
 		})
 	}
 
+	// The Environments matrix asks the same of the release in service.
+	for tok, want := range map[string]string{
+		tokenCI:    `{"environment":"staging","promotionTargets":["prod","qa"],"canRollback":false}`,
+		tokenAdmin: `{"environment":"staging","promotionTargets":["prod","qa"],"canRollback":true}`,
+	} {
+		a := r.gql(tok, `{ inventory { environment promotionTargets canRollback } }`, nil)
+		var entries []json.RawMessage
+		if a.code() != "" || json.Unmarshal(a.Data["inventory"], &entries) != nil {
+			t.Fatalf("inventory as %s: %+v", tok, a)
+		}
+		if !slices.ContainsFunc(entries, func(e json.RawMessage) bool { return string(e) == want }) {
+			t.Errorf("inventory as %s = %s, want an entry %s", tok, a.Data["inventory"], want)
+		}
+	}
+
 	// Unreadable is missing, byte for byte.
 	_, hidden, _ := promote(tokenOutsider, "p-stg", "--to", "prod")
 	_, missing, _ := promote(tokenOutsider, "p-none", "--to", "prod")

@@ -79,6 +79,17 @@ func (r *environmentResolver) CanRollback(ctx context.Context, obj *model.Enviro
 		Environment: obj.Environment}) == nil, nil
 }
 
+func (r *inventoryEntryResolver) PromotionTargets(ctx context.Context, obj *model.InventoryEntry) ([]string, error) {
+	if obj.DeploymentID == nil {
+		return []string{}, nil
+	}
+	return r.Deployment().PromotionTargets(ctx, &model.Deployment{ID: *obj.DeploymentID})
+}
+
+func (r *inventoryEntryResolver) CanRollback(ctx context.Context, obj *model.InventoryEntry) (bool, error) {
+	return r.Environment().CanRollback(ctx, &model.Environment{Tenant: obj.Tenant, Application: obj.Application, Environment: obj.Environment})
+}
+
 func (r *mutationResolver) Promote(ctx context.Context, id string, to string, newID *string) (*model.Deployment, error) {
 	sub, err := r.Service.Promote(ctx, deploy.PromoteRequest{ID: id, To: to, NewID: deref(newID)})
 	if err != nil {

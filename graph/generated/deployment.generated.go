@@ -35,6 +35,10 @@ type DeploymentResolver interface {
 	CanResumeRollout(ctx context.Context, obj *model.Deployment) (bool, error)
 	CanAbortRollout(ctx context.Context, obj *model.Deployment) (bool, error)
 }
+type InventoryEntryResolver interface {
+	PromotionTargets(ctx context.Context, obj *model.InventoryEntry) ([]string, error)
+	CanRollback(ctx context.Context, obj *model.InventoryEntry) (bool, error)
+}
 
 // endregion ************************** generated!.gotpl **************************
 
@@ -2642,6 +2646,52 @@ func (ec *executionContext) fieldContext_InventoryEntry_previous(_ context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _InventoryEntry_promotionTargets(ctx context.Context, field graphql.CollectedField, obj *model.InventoryEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InventoryEntry_promotionTargets(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.InventoryEntry().PromotionTargets(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InventoryEntry_promotionTargets(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InventoryEntry", field, true, true, "String")
+}
+
+func (ec *executionContext) _InventoryEntry_canRollback(ctx context.Context, field graphql.CollectedField, obj *model.InventoryEntry) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InventoryEntry_canRollback(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.InventoryEntry().CanRollback(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InventoryEntry_canRollback(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InventoryEntry", field, true, true, "Boolean")
+}
+
 func (ec *executionContext) _InventoryEntry_lastFailure(ctx context.Context, field graphql.CollectedField, obj *model.InventoryEntry) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4659,52 +4709,64 @@ func (ec *executionContext) _InventoryEntry(ctx context.Context, sel ast.Selecti
 		case "tenant":
 			out.Values[i] = ec._InventoryEntry_tenant(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "application":
 			out.Values[i] = ec._InventoryEntry_application(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "environment":
 			out.Values[i] = ec._InventoryEntry_environment(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "deploymentId":
 			out.Values[i] = ec._InventoryEntry_deploymentId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "artifact":
 			out.Values[i] = ec._InventoryEntry_artifact(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "sha256":
 			out.Values[i] = ec._InventoryEntry_sha256(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "deployedAt":
 			out.Values[i] = ec._InventoryEntry_deployedAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "deployedBy":
 			out.Values[i] = ec._InventoryEntry_deployedBy(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "previous":
 			out.Values[i] = ec._InventoryEntry_previous(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "promotionTargets":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._InventoryEntry_promotionTargets(ctx, field, obj)
+				})
+		case "canRollback":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._InventoryEntry_canRollback(ctx, field, obj)
+				})
 		case "lastFailure":
 			out.Values[i] = ec._InventoryEntry_lastFailure(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))

@@ -25,6 +25,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	Deployment() DeploymentResolver
 	Environment() EnvironmentResolver
+	InventoryEntry() InventoryEntryResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 	Release() ReleaseResolver
@@ -319,16 +320,18 @@ type ComplexityRoot struct {
 	}
 
 	InventoryEntry struct {
-		Application  func(childComplexity int) int
-		Artifact     func(childComplexity int) int
-		DeployedAt   func(childComplexity int) int
-		DeployedBy   func(childComplexity int) int
-		DeploymentID func(childComplexity int) int
-		Environment  func(childComplexity int) int
-		LastFailure  func(childComplexity int) int
-		Previous     func(childComplexity int) int
-		Sha256       func(childComplexity int) int
-		Tenant       func(childComplexity int) int
+		Application      func(childComplexity int) int
+		Artifact         func(childComplexity int) int
+		CanRollback      func(childComplexity int) int
+		DeployedAt       func(childComplexity int) int
+		DeployedBy       func(childComplexity int) int
+		DeploymentID     func(childComplexity int) int
+		Environment      func(childComplexity int) int
+		LastFailure      func(childComplexity int) int
+		Previous         func(childComplexity int) int
+		PromotionTargets func(childComplexity int) int
+		Sha256           func(childComplexity int) int
+		Tenant           func(childComplexity int) int
 	}
 
 	KeyValue struct {
@@ -1839,6 +1842,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.InventoryEntry.Artifact(childComplexity), true
+	case "InventoryEntry.canRollback":
+		if e.ComplexityRoot.InventoryEntry.CanRollback == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InventoryEntry.CanRollback(childComplexity), true
 	case "InventoryEntry.deployedAt":
 		if e.ComplexityRoot.InventoryEntry.DeployedAt == nil {
 			break
@@ -1875,6 +1884,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.InventoryEntry.Previous(childComplexity), true
+	case "InventoryEntry.promotionTargets":
+		if e.ComplexityRoot.InventoryEntry.PromotionTargets == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InventoryEntry.PromotionTargets(childComplexity), true
 	case "InventoryEntry.sha256":
 		if e.ComplexityRoot.InventoryEntry.Sha256 == nil {
 			break
@@ -4071,6 +4086,13 @@ extend type ApprovalStatus {
   "How many more approvals it needs: 0 once approved, rejected, expired or ended."
   remaining: Int!
 }
+
+extend type InventoryEntry {
+  "The environments the release in service here may be promoted to by the viewer now (Deployment.promotionTargets of it); empty when nothing is in service."
+  promotionTargets: [String!]!
+  "Whether the viewer may roll this environment back now to the release before the one in service (Environment.canRollback)."
+  canRollback: Boolean!
+}
 `, BuiltIn: false},
 	{Name: "../schema/release.graphqls", Input: `enum ReleaseState {
   PENDING
@@ -5140,6 +5162,10 @@ func (ec *executionContext) childFields_InventoryEntry(ctx context.Context, fiel
 		return ec.fieldContext_InventoryEntry_deployedBy(ctx, field)
 	case "previous":
 		return ec.fieldContext_InventoryEntry_previous(ctx, field)
+	case "promotionTargets":
+		return ec.fieldContext_InventoryEntry_promotionTargets(ctx, field)
+	case "canRollback":
+		return ec.fieldContext_InventoryEntry_canRollback(ctx, field)
 	case "lastFailure":
 		return ec.fieldContext_InventoryEntry_lastFailure(ctx, field)
 	}

@@ -542,6 +542,8 @@ export type InventoryEntry = {
   __typename?: 'InventoryEntry';
   application: Scalars['String']['output'];
   artifact: Maybe<Artifact>;
+  /** Whether the viewer may roll this environment back now to the release before the one in service (Environment.canRollback). */
+  canRollback: Scalars['Boolean']['output'];
   deployedAt: Maybe<Scalars['Time']['output']>;
   deployedBy: Maybe<Scalars['String']['output']>;
   /** The deploy in service; null when none is. */
@@ -551,6 +553,8 @@ export type InventoryEntry = {
   lastFailure: Maybe<LastFailure>;
   /** The release in service before this one, what a rollback goes back to; null when there was none (or nothing is in service). */
   previous: Maybe<PreviousRelease>;
+  /** The environments the release in service here may be promoted to by the viewer now (Deployment.promotionTargets of it); empty when nothing is in service. */
+  promotionTargets: Array<Scalars['String']['output']>;
   sha256: Maybe<Scalars['String']['output']>;
   tenant: Scalars['String']['output'];
 };
