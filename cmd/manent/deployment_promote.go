@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -49,8 +50,9 @@ promotion, approvals). ID must have succeeded.`,
 	return cmd
 }
 
-// rerunAndFollow submits a deploy made from another with submit, prints its ID (table) or
-// its status (json, yaml), then follows it like deploy unless noWait.
+// rerunAndFollow submits a deploy made from another with submit, prints its
+// ID (table) or its status (json, yaml), then follows it like deploy unless
+// noWait, with deploy's GitHub Actions outputs.
 func (a *app) rerunAndFollow(ctx context.Context, noWait bool, timeout time.Duration,
 	submit func(context.Context, *client.Client) (*client.DeploymentDetail, error)) error {
 	if timeout > 0 {
@@ -69,15 +71,20 @@ func (a *app) rerunAndFollow(ctx context.Context, noWait bool, timeout time.Dura
 		}
 	}
 	if noWait {
+		a.publish(d.Id, string(d.State), d.Status)
 		if a.format != formatTable {
 			return a.emit(d.Status, nil)
 		}
 		return nil
 	}
 	last, err := a.followDeploy(ctx, c, d.Id, d, time.Time{})
-	if last != nil && err == nil && a.format != formatTable {
-		if eerr := a.emit(last.Status, nil); eerr != nil {
-			return eerr
+	// As deploy does: the final status, or the last one seen before the --timeout.
+	if last != nil && (err == nil || errors.Is(err, context.DeadlineExceeded)) {
+		a.publish(last.Id, string(last.State), last.Status)
+		if a.format != formatTable {
+			if eerr := a.emit(last.Status, nil); eerr != nil {
+				return eerr
+			}
 		}
 	}
 	return followOutcome(d.Id, last, err, timeout)
