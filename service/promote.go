@@ -30,11 +30,7 @@ func (s *Service) promote(ctx context.Context, r deploy.PromoteRequest) (*deploy
 	desc := rerunDescriptor(src.Descriptor, r.NewID,
 		fmt.Sprintf("promotion of %s from %s (%s)", src.ID, src.Environment, src.Artifact.Version))
 	desc.Environment = r.To
-	sub, err := s.rerun(ctx, who, src, &desc, "deployment.promote")
-	if err != nil {
-		return nil, err
-	}
-	return sub, nil
+	return s.rerun(ctx, who, src, &desc, "deployment.promote")
 }
 
 // Redeploy implements deploy.Service: the descriptor of an ended deploy
