@@ -24,7 +24,7 @@ func (d Decision) Explain(a Artifact) string {
 			s += " " + strings.Join(who, " or ")
 		}
 		if r.Expiry > 0 {
-			s += " within " + r.Expiry.String()
+			s += " within " + FormatDuration(r.Expiry)
 		}
 		parts = append(parts, s)
 	}

@@ -21,7 +21,7 @@ func TestDecisionExplain(t *testing.T) {
 		}, "needs 1 approval from an identity other than the requester; staging must have run hello 1.1.0 successfully — it did: hello-staging-b2d1de04"},
 		{"restricted approvers", deploy.Decision{
 			Approvals: &deploy.ApprovalRequirement{Count: 2, Groups: []string{"sre", "leads"}, Roles: []string{"role:rm"}, Expiry: 4 * time.Hour},
-		}, "needs 2 approvals from identities other than the requester in one of the groups sre, leads or holding role role:rm within 4h0m0s"},
+		}, "needs 2 approvals from identities other than the requester in one of the groups sre, leads or holding role role:rm within 4h"},
 		{"change and an overridden freeze", deploy.Decision{
 			Change: &deploy.ChangeRequirement{Connector: "servicenow"},
 			Freeze: &deploy.Freeze{Window: "sunday", Overridden: true, Reason: "INC-42"},

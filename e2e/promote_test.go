@@ -278,7 +278,7 @@ func TestApprovalContextAndEnvironment(t *testing.T) {
 		c.PromotionEvidence[0].DeploymentID == nil || *c.PromotionEvidence[0].DeploymentID != "c-stg2" {
 		t.Errorf("promotion evidence = %+v, want c-stg2 in staging", c.PromotionEvidence)
 	}
-	want := "needs 1 approval from an identity other than the requester within 24h0m0s; staging must have run hello 1.2.0 successfully — it did: c-stg2"
+	want := "needs 1 approval from an identity other than the requester within 24h; staging must have run hello 1.2.0 successfully — it did: c-stg2"
 	if c.Explanation != want {
 		t.Errorf("explanation = %q, want %q", c.Explanation, want)
 	}

@@ -231,7 +231,7 @@ func (r *Rules) promotion(ctx context.Context, p config.PromotionRule, in deploy
 		}
 	}
 	if best == nil {
-		return nil, fmt.Sprintf("%s succeeded in %s %s ago, soak is %s", what, p.From, FormatDuration(in.Time.Sub(oldest)), FormatDuration(p.Soak)), nil
+		return nil, fmt.Sprintf("%s succeeded in %s %s ago, soak is %s", what, p.From, deploy.FormatDuration(in.Time.Sub(oldest)), deploy.FormatDuration(p.Soak)), nil
 	}
 	return &deploy.PromotionCheck{From: p.From, SatisfiedBy: best.DeploymentID}, "", nil
 }
