@@ -320,7 +320,9 @@ type DeploymentDetail struct {
 	UpdatedAt   time.Time       `json:"updatedAt"`
 	DryRun      bool            `json:"dryRun"`
 	Release     string          `json:"release"`
-	Artifact    ArtifactDetail  `json:"artifact"`
+	// The deploy this one was promoted or redeployed from (its artifact and descriptor); null otherwise.
+	PromotedFrom string         `json:"promotedFrom"`
+	Artifact     ArtifactDetail `json:"artifact"`
 	// SHA-256 of the artifact actually downloaded.
 	Sha256          string `json:"sha256"`
 	CurrentStep     string `json:"currentStep"`
@@ -381,6 +383,9 @@ func (v *DeploymentDetail) GetDryRun() bool { return v.DryRun }
 
 // GetRelease returns DeploymentDetail.Release, and is useful for accessing the field via an interface.
 func (v *DeploymentDetail) GetRelease() string { return v.Release }
+
+// GetPromotedFrom returns DeploymentDetail.PromotedFrom, and is useful for accessing the field via an interface.
+func (v *DeploymentDetail) GetPromotedFrom() string { return v.PromotedFrom }
 
 // GetArtifact returns DeploymentDetail.Artifact, and is useful for accessing the field via an interface.
 func (v *DeploymentDetail) GetArtifact() ArtifactDetail { return v.Artifact }
@@ -1657,6 +1662,28 @@ func (v *PreviousRelease) GetDeployedAt() time.Time { return v.DeployedAt }
 // GetDeployedBy returns PreviousRelease.DeployedBy, and is useful for accessing the field via an interface.
 func (v *PreviousRelease) GetDeployedBy() string { return v.DeployedBy }
 
+// PromoteResponse is returned by Promote on success.
+type PromoteResponse struct {
+	// Promote a deploy that succeeded to another environment of its application: a new deploy of the same artifact
+	// (pinned to the digest it downloaded) and descriptor, without its after and deployment imports, submitted
+	// with every check of a submission (deployment.submit on to, environment configuration, freeze, mandatory
+	// promotion, approvals). newId names it (generated when absent); the same promotion again under it is returned
+	// as it is, any other deploy under it is CONFLICT.
+	Promote DeploymentDetail `json:"promote"`
+}
+
+// GetPromote returns PromoteResponse.Promote, and is useful for accessing the field via an interface.
+func (v *PromoteResponse) GetPromote() DeploymentDetail { return v.Promote }
+
+// RedeployResponse is returned by Redeploy on success.
+type RedeployResponse struct {
+	// Submit an ended deploy's descriptor again in its environment, as promote does (a dry run again as a dry run).
+	Redeploy DeploymentDetail `json:"redeploy"`
+}
+
+// GetRedeploy returns RedeployResponse.Redeploy, and is useful for accessing the field via an interface.
+func (v *RedeployResponse) GetRedeploy() DeploymentDetail { return v.Redeploy }
+
 // RejectDeploymentResponse is returned by RejectDeployment on success.
 type RejectDeploymentResponse struct {
 	// Reject a deploy AWAITING_APPROVAL: it ends REJECTED, and the deploy returned is already so.
@@ -2315,6 +2342,9 @@ func (v *SubmittedDeployment) GetDryRun() bool { return v.DeploymentDetail.DryRu
 // GetRelease returns SubmittedDeployment.Release, and is useful for accessing the field via an interface.
 func (v *SubmittedDeployment) GetRelease() string { return v.DeploymentDetail.Release }
 
+// GetPromotedFrom returns SubmittedDeployment.PromotedFrom, and is useful for accessing the field via an interface.
+func (v *SubmittedDeployment) GetPromotedFrom() string { return v.DeploymentDetail.PromotedFrom }
+
 // GetArtifact returns SubmittedDeployment.Artifact, and is useful for accessing the field via an interface.
 func (v *SubmittedDeployment) GetArtifact() ArtifactDetail { return v.DeploymentDetail.Artifact }
 
@@ -2415,6 +2445,8 @@ type __premarshalSubmittedDeployment struct {
 
 	Release string `json:"release"`
 
+	PromotedFrom string `json:"promotedFrom"`
+
 	Artifact ArtifactDetail `json:"artifact"`
 
 	Sha256 string `json:"sha256"`
@@ -2471,6 +2503,7 @@ func (v *SubmittedDeployment) __premarshalJSON() (*__premarshalSubmittedDeployme
 	retval.UpdatedAt = v.DeploymentDetail.UpdatedAt
 	retval.DryRun = v.DeploymentDetail.DryRun
 	retval.Release = v.DeploymentDetail.Release
+	retval.PromotedFrom = v.DeploymentDetail.PromotedFrom
 	retval.Artifact = v.DeploymentDetail.Artifact
 	retval.Sha256 = v.DeploymentDetail.Sha256
 	retval.CurrentStep = v.DeploymentDetail.CurrentStep
@@ -2802,6 +2835,34 @@ func (v *__PauseRolloutInput) GetId() string { return v.Id }
 // GetReason returns __PauseRolloutInput.Reason, and is useful for accessing the field via an interface.
 func (v *__PauseRolloutInput) GetReason() string { return v.Reason }
 
+// __PromoteInput is used internally by genqlient
+type __PromoteInput struct {
+	Id    string `json:"id"`
+	To    string `json:"to"`
+	NewId string `json:"newId"`
+}
+
+// GetId returns __PromoteInput.Id, and is useful for accessing the field via an interface.
+func (v *__PromoteInput) GetId() string { return v.Id }
+
+// GetTo returns __PromoteInput.To, and is useful for accessing the field via an interface.
+func (v *__PromoteInput) GetTo() string { return v.To }
+
+// GetNewId returns __PromoteInput.NewId, and is useful for accessing the field via an interface.
+func (v *__PromoteInput) GetNewId() string { return v.NewId }
+
+// __RedeployInput is used internally by genqlient
+type __RedeployInput struct {
+	Id    string `json:"id"`
+	NewId string `json:"newId"`
+}
+
+// GetId returns __RedeployInput.Id, and is useful for accessing the field via an interface.
+func (v *__RedeployInput) GetId() string { return v.Id }
+
+// GetNewId returns __RedeployInput.NewId, and is useful for accessing the field via an interface.
+func (v *__RedeployInput) GetNewId() string { return v.NewId }
+
 // __RejectDeploymentInput is used internally by genqlient
 type __RejectDeploymentInput struct {
 	Id      string `json:"id"`
@@ -2918,6 +2979,7 @@ fragment DeploymentDetail on Deployment {
 	updatedAt
 	dryRun
 	release
+	promotedFrom
 	artifact {
 		... ArtifactDetail
 	}
@@ -3131,6 +3193,7 @@ fragment DeploymentDetail on Deployment {
 	updatedAt
 	dryRun
 	release
+	promotedFrom
 	artifact {
 		... ArtifactDetail
 	}
@@ -3265,6 +3328,7 @@ fragment DeploymentDetail on Deployment {
 	updatedAt
 	dryRun
 	release
+	promotedFrom
 	artifact {
 		... ArtifactDetail
 	}
@@ -3488,6 +3552,7 @@ fragment DeploymentDetail on Deployment {
 	updatedAt
 	dryRun
 	release
+	promotedFrom
 	artifact {
 		... ArtifactDetail
 	}
@@ -3711,6 +3776,7 @@ fragment DeploymentDetail on Deployment {
 	updatedAt
 	dryRun
 	release
+	promotedFrom
 	artifact {
 		... ArtifactDetail
 	}
@@ -4543,6 +4609,7 @@ fragment DeploymentDetail on Deployment {
 	updatedAt
 	dryRun
 	release
+	promotedFrom
 	artifact {
 		... ArtifactDetail
 	}
@@ -4658,6 +4725,278 @@ func PauseRollout(
 	return data_, err_
 }
 
+// The mutation executed by Promote.
+const Promote_Operation = `
+mutation Promote ($id: ID!, $to: String!, $newId: ID) {
+	promote(id: $id, to: $to, newId: $newId) {
+		... DeploymentDetail
+	}
+}
+fragment DeploymentDetail on Deployment {
+	id
+	tenant
+	application
+	environment
+	state
+	requester
+	createdAt
+	startedAt
+	finishedAt
+	updatedAt
+	dryRun
+	release
+	promotedFrom
+	artifact {
+		... ArtifactDetail
+	}
+	sha256
+	currentStep
+	error
+	cancelRequested
+	cancelledBy
+	startAt
+	steps {
+		... StepDetail
+	}
+	rollback {
+		state
+		steps {
+			... StepDetail
+		}
+	}
+	decision {
+		rule
+		requires
+		reason
+	}
+	approval {
+		... ApprovalDetail
+	}
+	after {
+		status
+		expiresAt
+		reason
+		dependencies {
+			id
+			state
+		}
+	}
+	dependents {
+		id
+		state
+	}
+	exports {
+		name
+		format
+		value
+		public
+	}
+	status
+}
+fragment ArtifactDetail on Artifact {
+	type
+	name
+	version
+	source
+	pinnedSha256
+}
+fragment StepDetail on Step {
+	name
+	kind
+	pass
+	batch
+	target
+	position
+	type
+	state
+	attempts
+	startedAt
+	finishedAt
+	durationMs
+	output {
+		key
+		value
+	}
+	error
+}
+fragment ApprovalDetail on ApprovalStatus {
+	status
+	required
+	groups
+	approvals {
+		identity
+		approved
+		comment
+		time
+	}
+	expiresAt
+}
+`
+
+func Promote(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+	to string,
+	newId string,
+) (data_ *PromoteResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "Promote",
+		Query:  Promote_Operation,
+		Variables: &__PromoteInput{
+			Id:    id,
+			To:    to,
+			NewId: newId,
+		},
+	}
+
+	data_ = &PromoteResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The mutation executed by Redeploy.
+const Redeploy_Operation = `
+mutation Redeploy ($id: ID!, $newId: ID) {
+	redeploy(id: $id, newId: $newId) {
+		... DeploymentDetail
+	}
+}
+fragment DeploymentDetail on Deployment {
+	id
+	tenant
+	application
+	environment
+	state
+	requester
+	createdAt
+	startedAt
+	finishedAt
+	updatedAt
+	dryRun
+	release
+	promotedFrom
+	artifact {
+		... ArtifactDetail
+	}
+	sha256
+	currentStep
+	error
+	cancelRequested
+	cancelledBy
+	startAt
+	steps {
+		... StepDetail
+	}
+	rollback {
+		state
+		steps {
+			... StepDetail
+		}
+	}
+	decision {
+		rule
+		requires
+		reason
+	}
+	approval {
+		... ApprovalDetail
+	}
+	after {
+		status
+		expiresAt
+		reason
+		dependencies {
+			id
+			state
+		}
+	}
+	dependents {
+		id
+		state
+	}
+	exports {
+		name
+		format
+		value
+		public
+	}
+	status
+}
+fragment ArtifactDetail on Artifact {
+	type
+	name
+	version
+	source
+	pinnedSha256
+}
+fragment StepDetail on Step {
+	name
+	kind
+	pass
+	batch
+	target
+	position
+	type
+	state
+	attempts
+	startedAt
+	finishedAt
+	durationMs
+	output {
+		key
+		value
+	}
+	error
+}
+fragment ApprovalDetail on ApprovalStatus {
+	status
+	required
+	groups
+	approvals {
+		identity
+		approved
+		comment
+		time
+	}
+	expiresAt
+}
+`
+
+func Redeploy(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	id string,
+	newId string,
+) (data_ *RedeployResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "Redeploy",
+		Query:  Redeploy_Operation,
+		Variables: &__RedeployInput{
+			Id:    id,
+			NewId: newId,
+		},
+	}
+
+	data_ = &RedeployResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
 // The mutation executed by RejectDeployment.
 const RejectDeployment_Operation = `
 mutation RejectDeployment ($id: ID!, $comment: String!) {
@@ -4678,6 +5017,7 @@ fragment DeploymentDetail on Deployment {
 	updatedAt
 	dryRun
 	release
+	promotedFrom
 	artifact {
 		... ArtifactDetail
 	}
@@ -4975,6 +5315,7 @@ fragment DeploymentDetail on Deployment {
 	updatedAt
 	dryRun
 	release
+	promotedFrom
 	artifact {
 		... ArtifactDetail
 	}
@@ -5109,6 +5450,7 @@ fragment DeploymentDetail on Deployment {
 	updatedAt
 	dryRun
 	release
+	promotedFrom
 	artifact {
 		... ArtifactDetail
 	}
@@ -5335,6 +5677,7 @@ fragment DeploymentDetail on Deployment {
 	updatedAt
 	dryRun
 	release
+	promotedFrom
 	artifact {
 		... ArtifactDetail
 	}

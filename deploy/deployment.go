@@ -299,7 +299,9 @@ type Deployment struct {
 	// started the deploy: with Release, what it was created for (Derived).
 	RollbackOf string
 	Schedule   string
-	Artifact   Artifact
+	// PromotedFrom is the deploy a promotion (or a redeploy) was made from.
+	PromotedFrom string
+	Artifact     Artifact
 	// SHA256 is the digest of the artifact actually downloaded.
 	SHA256     string
 	Descriptor Descriptor

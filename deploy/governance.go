@@ -101,6 +101,15 @@ type PromotionCheck struct {
 	SatisfiedBy string `json:"satisfied_by"`
 }
 
+// PromotionOrder is implemented by the governors that can tell, ahead of
+// a submission, where a deploy goes next: the environments whose
+// mandatory promotion names its environment as the one to succeed in first.
+type PromotionOrder interface {
+	// NextEnvironments returns those environments, sorted, for a deploy
+	// described by in (in.Environment its environment).
+	NextEnvironments(in GovernanceInput) []string
+}
+
 // GovernanceInput is what governance decides on: the same for the YAML
 // rules and the Rego policy.
 type GovernanceInput struct {

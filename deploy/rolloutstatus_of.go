@@ -203,7 +203,7 @@ func (v rolloutView) approval(p RolloutPass) *StatusApproval {
 	end := s.Output[OutputApprovalEnd]
 	switch {
 	case s.State == StepRunning && !v.d.State.Terminal():
-		a.Status = "waiting"
+		a.Status = ApprovalWaiting
 	case end != "":
 		a.Status = end
 	// Records of earlier versions, without an end: told from their state.

@@ -17,6 +17,8 @@ type SubmitOptions struct {
 	Release string
 	// RollbackOf is the deploy a rollback deploy undoes.
 	RollbackOf string
+	// PromotedFrom is the deploy a promotion or a redeploy was made from.
+	PromotedFrom string
 }
 
 // Submission is the answer to a submit or a validation.
@@ -40,6 +42,8 @@ type Service interface {
 	ReleaseService
 	// AuditService reads the audit log.
 	AuditService
+	// PromotionService promotes and redeploys, and tells what the caller may do.
+	PromotionService
 	// Submit runs the submission checks in the spec's order and enqueues the
 	// deploy. EINVALID, EUNAUTHENTICATED, EFORBIDDEN, EUNPROCESSABLE.
 	Submit(ctx context.Context, descriptor []byte, opts SubmitOptions) (*Submission, error)
@@ -68,9 +72,17 @@ type Service interface {
 	Logs(ctx context.Context, id string, after int64, limit int) ([]LogLine, error)
 	// Inventory returns the readable releases in service.
 	Inventory(ctx context.Context) ([]InventoryEntry, error)
+	// Environment returns the inventory entry of one environment (its
+	// tenant filled in; no DeploymentID when nothing is in service there).
+	// ENOTFOUND (also when not readable), EUNAUTHENTICATED.
+	Environment(ctx context.Context, res Resource) (*InventoryEntry, error)
 	// Can reports whether the caller holds perm on res (for UI affordances);
 	// an empty tenant is the default one.
 	Can(ctx context.Context, res Resource, perm string) bool
+	// Holders lists the subjects of the RBAC policy of res's tenant (roles,
+	// groups or identities) that hold perm on res, for a res the caller
+	// may read; none otherwise, or when the authorizer cannot tell.
+	Holders(ctx context.Context, res Resource, perm string) []string
 	// HasRole reports whether the caller holds the RBAC role in the tenant
 	// (for UI affordances: approvals restricted to roles).
 	HasRole(ctx context.Context, tenant, role string) bool

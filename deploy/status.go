@@ -13,32 +13,38 @@ import (
 // are cancelled_by (who cancelled the deploy, once it ended CANCELLED) and
 // schedule (the schedule.at a DELAYED deploy starts at).
 type Status struct {
-	ID          string           `json:"id"`
-	Tenant      string           `json:"tenant"`
-	Application string           `json:"application"`
-	Environment string           `json:"environment"`
-	State       State            `json:"state"`
-	Requester   string           `json:"requester"`
-	CancelledBy *string          `json:"cancelled_by,omitempty"`
-	CreatedAt   time.Time        `json:"created_at"`
-	StartedAt   *time.Time       `json:"started_at"`
-	FinishedAt  *time.Time       `json:"finished_at"`
-	DryRun      bool             `json:"dry_run"`
-	Release     *string          `json:"release"`
-	Artifact    StatusArtifact   `json:"artifact"`
-	Decision    *Decision        `json:"governance,omitempty"`
-	Approval    *StatusApproval  `json:"approval,omitempty"`
-	After       *AfterStatus     `json:"after,omitempty"`
-	Schedule    *StatusSchedule  `json:"schedule,omitempty"`
-	Plan        []string         `json:"plan"`
-	CurrentStep *string          `json:"current_step"`
-	Steps       []StatusStep     `json:"steps"`
-	Rollout     *RolloutStatus   `json:"rollout,omitempty"`
-	Rollback    *RollbackStatus  `json:"rollback,omitempty"`
-	Exports     map[string]any   `json:"exports,omitempty"`
-	Callbacks   []StatusCallback `json:"callbacks,omitempty"`
-	Error       *string          `json:"error"`
+	ID          string     `json:"id"`
+	Tenant      string     `json:"tenant"`
+	Application string     `json:"application"`
+	Environment string     `json:"environment"`
+	State       State      `json:"state"`
+	Requester   string     `json:"requester"`
+	CancelledBy *string    `json:"cancelled_by,omitempty"`
+	CreatedAt   time.Time  `json:"created_at"`
+	StartedAt   *time.Time `json:"started_at"`
+	FinishedAt  *time.Time `json:"finished_at"`
+	DryRun      bool       `json:"dry_run"`
+	Release     *string    `json:"release"`
+	// PromotedFrom is the deploy a promotion or a redeploy was made from.
+	PromotedFrom *string          `json:"promoted_from,omitempty"`
+	Artifact     StatusArtifact   `json:"artifact"`
+	Decision     *Decision        `json:"governance,omitempty"`
+	Approval     *StatusApproval  `json:"approval,omitempty"`
+	After        *AfterStatus     `json:"after,omitempty"`
+	Schedule     *StatusSchedule  `json:"schedule,omitempty"`
+	Plan         []string         `json:"plan"`
+	CurrentStep  *string          `json:"current_step"`
+	Steps        []StatusStep     `json:"steps"`
+	Rollout      *RolloutStatus   `json:"rollout,omitempty"`
+	Rollback     *RollbackStatus  `json:"rollback,omitempty"`
+	Exports      map[string]any   `json:"exports,omitempty"`
+	Callbacks    []StatusCallback `json:"callbacks,omitempty"`
+	Error        *string          `json:"error"`
 }
+
+// ApprovalWaiting is the status of an approval section that still waits
+// for answers.
+const ApprovalWaiting = "waiting"
 
 // StatusApproval is the approval section of the status JSON.
 type StatusApproval struct {
@@ -99,7 +105,7 @@ func NewStatus(d *Deployment) Status {
 		ID: d.ID, Tenant: d.Tenant, Application: d.Application, Environment: d.Environment,
 		State: d.State, Requester: d.Requester, CancelledBy: optional(d.Canceller()), CreatedAt: d.CreatedAt.UTC(),
 		StartedAt: utc(d.StartedAt), FinishedAt: utc(d.FinishedAt), DryRun: d.DryRun,
-		Release: optional(d.Release),
+		Release: optional(d.Release), PromotedFrom: optional(d.PromotedFrom),
 		Artifact: StatusArtifact{
 			Type: d.Artifact.Type, Name: d.Artifact.Name, Version: d.Artifact.Version,
 			Source: RedactURL(d.Artifact.Source), SHA256: optional(sha),
@@ -186,7 +192,7 @@ func newStatusApproval(d *Deployment, req *ApprovalRequirement) *StatusApproval 
 	case d.State == StateExpired:
 		a.Status = "expired"
 	case d.State == StateAwaitingApproval:
-		a.Status = "waiting"
+		a.Status = ApprovalWaiting
 	case approved >= req.Count:
 		a.Status = "approved"
 	case d.State.Terminal():
@@ -194,7 +200,7 @@ func newStatusApproval(d *Deployment, req *ApprovalRequirement) *StatusApproval 
 		// the change ticket failed): the approval did not happen.
 		a.Status = strings.ToLower(string(d.State))
 	default:
-		a.Status = "waiting"
+		a.Status = ApprovalWaiting
 	}
 	return a
 }

@@ -3,6 +3,7 @@ package deploy
 import (
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -138,4 +139,24 @@ func firstEscape(s string) int {
 		}
 	}
 	return -1
+}
+
+// FormatDuration writes d in the units people read (1h30m, 10m, 45s),
+// truncated to the second.
+func FormatDuration(d time.Duration) string {
+	d = d.Truncate(time.Second)
+	if d <= 0 {
+		return "0s"
+	}
+	var b strings.Builder
+	if h := d / time.Hour; h > 0 {
+		fmt.Fprintf(&b, "%dh", h)
+	}
+	if m := d % time.Hour / time.Minute; m > 0 {
+		fmt.Fprintf(&b, "%dm", m)
+	}
+	if s := d % time.Minute / time.Second; s > 0 {
+		fmt.Fprintf(&b, "%ds", s)
+	}
+	return b.String()
 }

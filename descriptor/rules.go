@@ -235,3 +235,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// NameProblem says what is wrong with name as an application or
+// environment name given outside a descriptor (a promotion's target), ""
+// when nothing.
+func NameProblem(name string) string {
+	if !namePattern.MatchString(name) {
+		return msgNamePattern
+	}
+	return ""
+}

@@ -148,6 +148,20 @@ artifact: {type: application, name: other, version: 1.0.0, source: "file:hello-1
 			}
 			return want{"deployment.rollback.refused", "aa-1", "FORBIDDEN"}
 		},
+		"promote": func(t *testing.T) want {
+			// prod has no environment configuration: the promotion's own
+			// submission refuses it.
+			if a := r.gql(tokenCI, `mutation { promote(id: "aa-1", to: "prod") { id } }`, nil); a.code() != "UNPROCESSABLE" {
+				t.Fatalf("promote to an environment without configuration: %+v", a)
+			}
+			return want{"deployment.promote.refused", "aa-1", "UNPROCESSABLE"}
+		},
+		"redeploy": func(t *testing.T) want {
+			if a := r.gql(tokenCI, `mutation { redeploy(id: "aa-1", newId: "aa-1-again") { id } }`, nil); a.code() != "" {
+				t.Fatalf("redeploy aa-1: %+v", a)
+			}
+			return want{"deployment.redeploy", "aa-1-again", ""}
+		},
 		"pauseRollout": func(t *testing.T) want {
 			if a := r.gql(tokenCI, `mutation { pauseRollout(id: "aa-1", reason: "look") { id } }`, nil); a.code() != "CONFLICT" {
 				t.Fatalf("pause an ended deploy: %+v", a)
@@ -211,7 +225,7 @@ artifact: {type: application, name: other, version: 1.0.0, source: "file:hello-1
 	}
 	// The order matters: cancelRelease cancels the release submitRelease made.
 	order := []string{"submitDeployment", "cancelDeployment", "approveDeployment", "rejectDeployment", "submitRelease",
-		"cancelRelease", "rollback", "pauseRollout", "resumeRollout", "abortRollout", "replayCallbacks", "deleteSchedule"}
+		"cancelRelease", "rollback", "promote", "redeploy", "pauseRollout", "resumeRollout", "abortRollout", "replayCallbacks", "deleteSchedule"}
 	for _, name := range mutations {
 		if !slices.Contains(order, name) {
 			t.Errorf("mutation %s has no audit case: say which entry it writes", name)

@@ -50,8 +50,11 @@ type rigOptions struct {
 
 // The rig's tokens: demo-ci submits, demo-admin approves and reads all,
 // demo-outsider works on other/* and may read nothing of hello.
-// acme-ci submits in another tenant (acme).
+// acme-ci submits in another tenant (acme); demo-reader reads hello and
+// submits to its staging only.
 const (
+	tokenReader = "demo-reader"
+
 	tokenCI       = "demo-ci"
 	tokenAdmin    = "demo-admin"
 	tokenOutsider = "demo-outsider"
@@ -89,6 +92,7 @@ auth:
     - {name: %s, sha256: %s, groups: [ci]}
     - {name: %s, sha256: %s}
     - {name: %s, sha256: %s}
+    - {name: %s, sha256: %s}
 rbac:
   policy: |
     p, admin,    *,    *,       admin
@@ -101,7 +105,10 @@ rbac:
     p, outsider, demo, other/*, deployment.approve
     p, deployer, acme, *,       deployment.submit
     p, deployer, acme, *,       deployment.read
+    p, reader,   demo, hello/*, deployment.read
+    p, reader,   demo, hello/staging, deployment.submit
     g, token:demo-admin,    admin,    *
+    g, token:demo-reader,   reader,   demo
     g, group:ci,            deployer, demo
     g, token:demo-outsider, outsider, demo
     g, token:acme-ci,       deployer, acme
@@ -120,7 +127,7 @@ pipeline:
 engine:
   application_version: manent-2
   max_recovery_attempts: %d
-`, tokenAdmin, tokenSHA(tokenAdmin), tokenCI, tokenSHA(tokenCI), tokenOutsider, tokenSHA(tokenOutsider), tokenAcme, tokenSHA(tokenAcme), steps.String(), o.pipeline, o.maxRecovery)
+`, tokenAdmin, tokenSHA(tokenAdmin), tokenCI, tokenSHA(tokenCI), tokenOutsider, tokenSHA(tokenOutsider), tokenAcme, tokenSHA(tokenAcme), tokenReader, tokenSHA(tokenReader), steps.String(), o.pipeline, o.maxRecovery)
 	if o.governance != "" {
 		cfg += "governance:\n" + o.governance
 	}

@@ -130,7 +130,7 @@ func reason(d deploy.Decision) string {
 		parts = append(parts, fmt.Sprintf("promoted from %s (deploy %s)", p.From, p.SatisfiedBy))
 	}
 	if a := d.Approvals; a != nil {
-		s := fmt.Sprintf("waits for %d approval(s) by other identities within %s", a.Count, FormatDuration(a.Expiry))
+		s := fmt.Sprintf("waits for %d approval(s) by other identities within %s", a.Count, deploy.FormatDuration(a.Expiry))
 		switch {
 		case len(a.Groups) > 0 && len(a.Roles) > 0:
 			s += " from groups " + strings.Join(a.Groups, ", ") + " or roles " + strings.Join(a.Roles, ", ")
@@ -145,26 +145,6 @@ func reason(d deploy.Decision) string {
 		parts = append(parts, "waits for a change ticket approved through "+c.Connector)
 	}
 	return strings.Join(parts, "; ")
-}
-
-// FormatDuration writes d in the units people read (1h30m, 10m, 45s),
-// truncated to the second.
-func FormatDuration(d time.Duration) string {
-	d = d.Truncate(time.Second)
-	if d <= 0 {
-		return "0s"
-	}
-	var b strings.Builder
-	if h := d / time.Hour; h > 0 {
-		fmt.Fprintf(&b, "%dh", h)
-	}
-	if m := d % time.Hour / time.Minute; m > 0 {
-		fmt.Fprintf(&b, "%dm", m)
-	}
-	if s := d % time.Minute / time.Second; s > 0 {
-		fmt.Fprintf(&b, "%ds", s)
-	}
-	return b.String()
 }
 
 // maxChained bounds the walk over windows that overlap or touch.

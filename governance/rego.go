@@ -323,7 +323,7 @@ func builtins(lookup Lookup) []func(*rego.Rego) {
 				f, _ := ns.Float64()
 				n = int64(f)
 			}
-			return ast.StringTerm(FormatDuration(time.Duration(n))), nil
+			return ast.StringTerm(deploy.FormatDuration(time.Duration(n))), nil
 		}),
 	}
 }

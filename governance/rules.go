@@ -30,6 +30,7 @@ var (
 	_ deploy.Governor       = (*Rules)(nil)
 	_ deploy.FreezeCalendar = (*Rules)(nil)
 	_ deploy.TargetFreezes  = (*Rules)(nil)
+	_ deploy.PromotionOrder = (*Rules)(nil)
 )
 
 type freezeCalendar struct {
@@ -230,9 +231,29 @@ func (r *Rules) promotion(ctx context.Context, p config.PromotionRule, in deploy
 		}
 	}
 	if best == nil {
-		return nil, fmt.Sprintf("%s succeeded in %s %s ago, soak is %s", what, p.From, FormatDuration(in.Time.Sub(oldest)), FormatDuration(p.Soak)), nil
+		return nil, fmt.Sprintf("%s succeeded in %s %s ago, soak is %s", what, p.From, deploy.FormatDuration(in.Time.Sub(oldest)), deploy.FormatDuration(p.Soak)), nil
 	}
 	return &deploy.PromotionCheck{From: p.From, SatisfiedBy: best.DeploymentID}, "", nil
+}
+
+// NextEnvironments implements deploy.PromotionOrder: the environments
+// named by the match of a promotion rule whose from is in.Environment and
+// which matches in otherwise. A rule whose match names no environment
+// applies to every environment: it tells no order and adds none.
+func (r *Rules) NextEnvironments(in deploy.GovernanceInput) []string {
+	var out []string
+	for _, p := range r.cfg.Promotion {
+		next := in
+		next.Environment = p.Match.Environment
+		if p.From != in.Environment || next.Environment == "" || next.Environment == in.Environment || !matches(p.Match, next) {
+			continue
+		}
+		if !slices.Contains(out, next.Environment) {
+			out = append(out, next.Environment)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func inService(in deploy.GovernanceInput, env string) bool {

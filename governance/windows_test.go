@@ -94,7 +94,7 @@ func TestFormatDuration(t *testing.T) {
 		0: "0s", -time.Second: "0s", 999 * time.Millisecond: "0s", 45 * time.Second: "45s", 10 * time.Minute: "10m",
 		time.Hour: "1h", 90 * time.Minute: "1h30m", 26*time.Hour + 5*time.Second: "26h5s",
 	} {
-		if got := governance.FormatDuration(d); got != want {
+		if got := deploy.FormatDuration(d); got != want {
 			t.Errorf("FormatDuration(%v) = %q, want %q", d, got, want)
 		}
 	}

@@ -68,8 +68,15 @@ func toModelApproval(a *deploy.StatusApproval) *model.ApprovalStatus {
 		Status: a.Status, Required: a.Required, Groups: nonNilStrings(a.Groups), Roles: nonNilStrings(a.Roles),
 		Approvals: make([]model.Approval, len(a.Approvals)), ExpiresAt: a.ExpiresAt,
 	}
+	given := 0
 	for i, ap := range a.Approvals {
 		out.Approvals[i] = model.Approval{Identity: ap.Identity, Approved: ap.Approved, Comment: ap.Comment, Time: ap.Time}
+		if ap.Approved {
+			given++
+		}
+	}
+	if a.Status == deploy.ApprovalWaiting {
+		out.Remaining = max(a.Required-given, 0)
 	}
 	return out
 }

@@ -54,7 +54,22 @@ func toModelDeployment(d *deploy.Deployment) *model.Deployment {
 		Exports:         toModelExports(d.Exports),
 		Imports:         toModelImports(&d.Descriptor),
 		StartAt:         startAt(&d.Descriptor),
+		PromotedFrom:    optional(d.PromotedFrom),
+		DurationMs:      durationMs(d.StartedAt, d.FinishedAt, now),
 	}
+}
+
+// durationMs is the time from start to end, or to now while running.
+func durationMs(start, end *time.Time, now time.Time) *int {
+	if start == nil {
+		return nil
+	}
+	until := now
+	if end != nil {
+		until = *end
+	}
+	ms := int(until.Sub(*start).Milliseconds())
+	return &ms
 }
 
 // startAt is the descriptor's schedule.at, the time a DELAYED deploy waits for.

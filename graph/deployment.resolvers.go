@@ -102,4 +102,11 @@ func (r *subscriptionResolver) Activity(ctx context.Context) (<-chan *model.Depl
 
 func (r *Resolver) Deployment() generated.DeploymentResolver { return &deploymentResolver{r} }
 
-type deploymentResolver struct{ *Resolver }
+func (r *Resolver) InventoryEntry() generated.InventoryEntryResolver {
+	return &inventoryEntryResolver{r}
+}
+
+type (
+	deploymentResolver     struct{ *Resolver }
+	inventoryEntryResolver struct{ *Resolver }
+)

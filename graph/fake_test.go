@@ -283,3 +283,36 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// The promotion methods, and the affordances the tests do not fake, answer
+// as a service with nothing to offer.
+
+func (f *fakeService) Environment(context.Context, deploy.Resource) (*deploy.InventoryEntry, error) {
+	return nil, errNotFaked
+}
+
+func (f *fakeService) Holders(context.Context, deploy.Resource, string) []string { return nil }
+
+func (f *fakeService) Promote(context.Context, deploy.PromoteRequest) (*deploy.Submission, error) {
+	return nil, errNotFaked
+}
+
+func (f *fakeService) Redeploy(context.Context, deploy.RedeployRequest) (*deploy.Submission, error) {
+	return nil, errNotFaked
+}
+
+func (f *fakeService) MayPromote(context.Context, string, string) error { return errNotFaked }
+
+func (f *fakeService) PromotionTargets(context.Context, string) ([]string, error) {
+	return nil, errNotFaked
+}
+
+func (f *fakeService) MayRedeploy(context.Context, string) error { return errNotFaked }
+
+func (f *fakeService) MayRollBackTo(context.Context, deploy.RollbackRequest) error {
+	return errNotFaked
+}
+
+func (f *fakeService) MayCancelRelease(context.Context, string) error { return errNotFaked }
+
+func (f *fakeService) MayDeleteSchedule(context.Context, string) error { return errNotFaked }

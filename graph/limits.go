@@ -101,6 +101,7 @@ type listSize struct {
 // with a first or limit argument to this table.
 var listSizes = map[string]listSize{
 	"Query.deployments":             {arg: "first", most: deploy.MaxPageSize},
+	"Environment.history":           {arg: "first", most: deploy.MaxPageSize},
 	"Query.activity":                {arg: "first", most: deploy.MaxPageSize},
 	"Query.releases":                {arg: "first", most: deploy.MaxPageSize},
 	"Query.auditEntries":            {arg: "first", most: deploy.MaxPageSize},

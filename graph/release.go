@@ -18,7 +18,7 @@ func toModelRelease(r *deploy.Release) *model.Release {
 		d := model.ReleaseDeploy{
 			Name: m.Name, DeploymentID: m.DeploymentID, Error: optionalString(m.Error), After: m.After,
 			RollbackState: optionalString(m.RollbackState), RollbackDeploymentID: optionalString(m.RollbackDeploymentID),
-			RollbackError: optionalString(m.RollbackError),
+			RollbackError: optionalString(m.RollbackError), Application: m.Application, Environment: m.Environment,
 		}
 		if d.After == nil {
 			d.After = []string{}

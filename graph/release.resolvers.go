@@ -95,6 +95,11 @@ func (r *subscriptionResolver) ReleaseEvents(ctx context.Context, id string) (<-
 	return followRelease(ctx, r.Service, r.Events, r.logger(), id), nil
 }
 
+func (r *Resolver) Release() generated.ReleaseResolver { return &releaseResolver{r} }
+
 func (r *Resolver) ReleaseDeploy() generated.ReleaseDeployResolver { return &releaseDeployResolver{r} }
 
-type releaseDeployResolver struct{ *Resolver }
+type (
+	releaseResolver       struct{ *Resolver }
+	releaseDeployResolver struct{ *Resolver }
+)

@@ -8,6 +8,7 @@ package graph
 import (
 	"context"
 
+	"manent.dev/manent/graph/generated"
 	"manent.dev/manent/graph/model"
 )
 
@@ -29,3 +30,7 @@ func (r *queryResolver) Schedules(ctx context.Context) ([]model.Schedule, error)
 	}
 	return out, nil
 }
+
+func (r *Resolver) Schedule() generated.ScheduleResolver { return &scheduleResolver{r} }
+
+type scheduleResolver struct{ *Resolver }

@@ -222,24 +222,16 @@ func (s *Service) ListReleases(ctx context.Context, f deploy.ReleaseFilter) (dep
 func (s *Service) CancelRelease(ctx context.Context, id string) (_ *deploy.Release, err error) {
 	defer func() { s.auditRefused(ctx, "release.cancel", id, err, nil) }()
 	who := deploy.IdentityFrom(ctx)
-	r, err := s.GetRelease(ctx, id)
-	if err != nil {
+	if _, err := s.releaseCancellable(ctx, who, id); err != nil {
 		return nil, err
-	}
-	for _, m := range r.Deploys {
-		if err := s.require(who, m.Resource(), deploy.PermCancel); err != nil {
-			return nil, err
-		}
-	}
-	if r.State.Terminal() {
-		return nil, deploy.Errorf(deploy.ECONFLICT, "release %q already ended: %s", id, r.State)
 	}
 	s.engine.StopRelease(id)
 	if _, err := s.store.FinishRelease(ctx, id, deploy.ReleaseCancelled, "cancelled by "+who.Subject, who.Subject); err != nil {
 		return nil, err
 	}
 	// Read again: the workflow may have queued deploys until it stopped.
-	if r, err = s.store.GetRelease(ctx, id); err != nil {
+	r, err := s.store.GetRelease(ctx, id)
+	if err != nil {
 		return nil, err
 	}
 	// Only deploys of this release: a state comes from a deploy that
@@ -284,4 +276,29 @@ func (s *Service) cancelMember(ctx context.Context, id, actor string) error {
 	}
 	s.engine.Cancelled(ctx, d, res)
 	return nil
+}
+
+// releaseCancellable is the check of CancelRelease, shared with
+// MayCancelRelease: the release readable in full, deployment.cancel on
+// every deploy of it, and not ended.
+func (s *Service) releaseCancellable(ctx context.Context, who deploy.Identity, id string) (*deploy.Release, error) {
+	r, err := s.GetRelease(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range r.Deploys {
+		if err := s.require(who, m.Resource(), deploy.PermCancel); err != nil {
+			return nil, err
+		}
+	}
+	if r.State.Terminal() {
+		return nil, deploy.Errorf(deploy.ECONFLICT, "release %q already ended: %s", id, r.State)
+	}
+	return r, nil
+}
+
+// MayCancelRelease implements deploy.Service.
+func (s *Service) MayCancelRelease(ctx context.Context, id string) error {
+	_, err := s.releaseCancellable(ctx, deploy.IdentityFrom(ctx), id)
+	return err
 }

@@ -77,18 +77,9 @@ func (s *Service) rollback(ctx context.Context, r deploy.RollbackRequest, from, 
 			return nil, err
 		}
 	}
-	current, err := s.currentDeploy(ctx, res, from)
+	current, target, err := s.rollbackPlan(ctx, res, from, r.To)
 	if err != nil {
 		return nil, err
-	}
-	target, err := s.rollbackTarget(ctx, res, current, r.To)
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range []*deploy.Deployment{current, target} {
-		if err := rollbackable(d.ID, d.Artifact.Type); err != nil {
-			return nil, err
-		}
 	}
 	d := rollbackDescriptor(target.Descriptor, r.ID, current.ID)
 	sub, err := s.submitDescriptor(ctx, &d, deploy.SubmitOptions{Release: release, RollbackOf: current.ID})
@@ -104,6 +95,42 @@ func (s *Service) rollback(ctx context.Context, r deploy.RollbackRequest, from, 
 		"from": current.ID, "to": target.ID, "version": target.Artifact.Version, "release": release,
 	})
 	return sub, nil
+}
+
+// rollbackPlan is what a rollback of res undoes (from, default the release
+// in service) and goes back to (to, default the release before it), both
+// of artifact types a rollback can undo.
+func (s *Service) rollbackPlan(ctx context.Context, res deploy.Resource, from, to string) (current, target *deploy.Deployment, err error) {
+	if current, err = s.currentDeploy(ctx, res, from); err != nil {
+		return nil, nil, err
+	}
+	if target, err = s.rollbackTarget(ctx, res, current, to); err != nil {
+		return nil, nil, err
+	}
+	for _, d := range []*deploy.Deployment{current, target} {
+		if err := rollbackable(d.ID, d.Artifact.Type); err != nil {
+			return nil, nil, err
+		}
+	}
+	return current, target, nil
+}
+
+// MayRollBackTo implements deploy.Service: the checks of RollbackTo but
+// for the ID of the new deploy.
+func (s *Service) MayRollBackTo(ctx context.Context, r deploy.RollbackRequest) error {
+	who := deploy.IdentityFrom(ctx)
+	if who.Anonymous() {
+		return deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
+	}
+	if r.Tenant == "" {
+		r.Tenant = s.cfg.Server.DefaultTenant
+	}
+	res := deploy.Resource{Tenant: r.Tenant, Application: r.Application, Environment: r.Environment}
+	if err := s.require(who, res, deploy.PermRollback); err != nil {
+		return err
+	}
+	_, _, err := s.rollbackPlan(ctx, res, "", r.To)
+	return err
 }
 
 // rollbackAgain is the answer to a rollback whose ID exists: the existing
@@ -226,39 +253,11 @@ func (s *Service) rollbackTarget(ctx context.Context, res deploy.Resource, curre
 }
 
 // rollbackDescriptor is the descriptor of the rollback deploy: the
-// target's, without what belongs to its own run (dependencies, deployment
-// imports, schedule, freeze override).
+// target's, made again (rerunDescriptor), under the environment's rollback
+// policy: the source's override may no longer be allowed, and a rollback
+// that fails should not undo itself.
 func rollbackDescriptor(src deploy.Descriptor, id, from string) deploy.Descriptor {
-	d := src
-	d.ID = id
-	d.Description = fmt.Sprintf("rollback of %s to %s (%s)", from, src.ID, src.Artifact.Version)
-	// The rollback policy is the environment's: the source's override may
-	// no longer be allowed, and a rollback that fails should not undo itself.
-	d.After, d.AfterTimeout, d.Schedule, d.FreezeOverride, d.DryRun, d.Rollback = nil, 0, nil, nil, false, nil
-	dropped := map[string]bool{}
-	if len(src.Imports) > 0 {
-		d.Imports = map[string]deploy.Import{}
-		for name, imp := range src.Imports {
-			if imp.Deployment != "" {
-				dropped[name] = true
-				continue
-			}
-			d.Imports[name] = imp
-		}
-	}
-	d.Deploy.TargetsFrom = nil
-	for _, ref := range src.Deploy.TargetsFrom {
-		if !dropped[ref.Import] {
-			d.Deploy.TargetsFrom = append(d.Deploy.TargetsFrom, ref)
-		}
-	}
-	if len(src.Deploy.ParamsFrom) > 0 {
-		d.Deploy.ParamsFrom = map[string]deploy.ImportRef{}
-		for k, ref := range src.Deploy.ParamsFrom {
-			if !dropped[ref.Import] {
-				d.Deploy.ParamsFrom[k] = ref
-			}
-		}
-	}
+	d := rerunDescriptor(src, id, fmt.Sprintf("rollback of %s to %s (%s)", from, src.ID, src.Artifact.Version))
+	d.Rollback = nil
 	return d
 }

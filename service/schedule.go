@@ -103,18 +103,8 @@ func (s *Service) Schedules(ctx context.Context) ([]deploy.RecurringSchedule, er
 func (s *Service) DeleteSchedule(ctx context.Context, name string) (err error) {
 	defer func() { s.auditRefused(ctx, "schedule.delete", name, err, nil) }()
 	who := deploy.IdentityFrom(ctx)
-	if who.Anonymous() {
-		return deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
-	}
-	sc, err := s.store.GetSchedule(ctx, name)
+	sc, err := s.scheduleDeletable(ctx, who, name)
 	if err != nil {
-		return err
-	}
-	res := deploy.Resource{Tenant: sc.Tenant, Application: sc.Application, Environment: sc.Environment}
-	if ok, err := s.authz.Allowed(who, res, deploy.PermRead); err != nil || !ok {
-		return deploy.ScheduleNotFound(name)
-	}
-	if err := s.require(who, res, deploy.PermSubmit); err != nil {
 		return err
 	}
 	if err := s.store.DeleteSchedule(ctx, name); err != nil {
@@ -123,4 +113,31 @@ func (s *Service) DeleteSchedule(ctx context.Context, name string) (err error) {
 	s.audit(ctx, who.Subject, "schedule.delete", name, nil)
 	s.engine.StopSchedule(name, sc.Generation, sc.LastTick)
 	return nil
+}
+
+// scheduleDeletable is the check of DeleteSchedule, shared with
+// MayDeleteSchedule: the schedule readable (else not found) and
+// deployment.submit on its environment.
+func (s *Service) scheduleDeletable(ctx context.Context, who deploy.Identity, name string) (*deploy.RecurringSchedule, error) {
+	if who.Anonymous() {
+		return nil, deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
+	}
+	sc, err := s.store.GetSchedule(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	res := deploy.Resource{Tenant: sc.Tenant, Application: sc.Application, Environment: sc.Environment}
+	if ok, err := s.authz.Allowed(who, res, deploy.PermRead); err != nil || !ok {
+		return nil, deploy.ScheduleNotFound(name)
+	}
+	if err := s.require(who, res, deploy.PermSubmit); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// MayDeleteSchedule implements deploy.Service.
+func (s *Service) MayDeleteSchedule(ctx context.Context, name string) error {
+	_, err := s.scheduleDeletable(ctx, deploy.IdentityFrom(ctx), name)
+	return err
 }

@@ -108,7 +108,7 @@ func (s *Service) submitDescriptor(ctx context.Context, d *deploy.Descriptor, op
 		ID: d.ID, Tenant: d.Tenant, Application: d.Application, Environment: d.Environment,
 		State: deploy.StateEnqueued, Requester: id.Subject, CreatedAt: now, UpdatedAt: now,
 		DryRun: d.DryRun, Artifact: d.Artifact, Descriptor: *d, Effective: eff, Plan: plan,
-		Decision: decision, Release: opts.Release, RollbackOf: opts.RollbackOf,
+		Decision: decision, Release: opts.Release, RollbackOf: opts.RollbackOf, PromotedFrom: opts.PromotedFrom,
 	}
 	// A resubmit returns the existing deploy before the dependency checks,
 	// which could refuse it now that its dependencies have ended.
@@ -385,6 +385,30 @@ func (s *Service) Inventory(ctx context.Context) ([]deploy.InventoryEntry, error
 	return out, nil
 }
 
+// Environment implements deploy.Service.
+func (s *Service) Environment(ctx context.Context, res deploy.Resource) (*deploy.InventoryEntry, error) {
+	id := deploy.IdentityFrom(ctx)
+	if id.Anonymous() {
+		return nil, deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
+	}
+	if res.Tenant == "" {
+		res.Tenant = s.cfg.Server.DefaultTenant
+	}
+	if !s.readable(id, res) {
+		return nil, deploy.Errorf(deploy.ENOTFOUND, "environment %s/%s not found", res.Application, res.Environment)
+	}
+	all, err := s.store.Inventory(ctx, res.Tenant)
+	if err != nil {
+		return nil, fmt.Errorf("read inventory: %w", err)
+	}
+	for _, in := range all {
+		if in.Application == res.Application && in.Environment == res.Environment {
+			return &in, nil
+		}
+	}
+	return &deploy.InventoryEntry{Tenant: res.Tenant, Application: res.Application, Environment: res.Environment}, nil
+}
+
 // Can reports whether the caller holds perm on res; an empty tenant is the
 // default one.
 func (s *Service) Can(ctx context.Context, res deploy.Resource, perm string) bool {
@@ -397,6 +421,20 @@ func (s *Service) Can(ctx context.Context, res deploy.Resource, perm string) boo
 	}
 	ok, err := s.authz.Allowed(id, res, perm)
 	return err == nil && ok
+}
+
+// Holders implements deploy.Service.
+func (s *Service) Holders(ctx context.Context, res deploy.Resource, perm string) []string {
+	h, ok := s.authz.(holders)
+	if !ok || !s.readable(deploy.IdentityFrom(ctx), res) {
+		return []string{}
+	}
+	subs, err := h.Holders(res, perm)
+	if err != nil {
+		s.log.Warn("list the holders of a permission", "permission", perm, "error", err)
+		return []string{}
+	}
+	return subs
 }
 
 // HasRole implements deploy.Service.

@@ -69,6 +69,9 @@ func statusTable(w io.Writer, d *client.DeploymentDetail, now time.Time) error {
 	if d.Release != "" {
 		row(tw, "Release", d.Release)
 	}
+	if d.PromotedFrom != "" {
+		row(tw, "Made from", d.PromotedFrom)
+	}
 	row(tw, "Created", timestamp(d.CreatedAt))
 	if !d.StartAt.IsZero() {
 		row(tw, "Starts at", timestamp(d.StartAt)+" (schedule.at)")

@@ -56,7 +56,12 @@ func TestStatusTableSections(t *testing.T) {
 		{
 			name:    "no decision, no change, no after, no dependents",
 			change:  func(*client.DeploymentDetail) {},
-			notWant: []string{"Governance", "Change ", "After", "Waited on by", "Rollout"},
+			notWant: []string{"Governance", "Change ", "After", "Waited on by", "Rollout", "Made from"},
+		},
+		{
+			name:   "a promotion",
+			change: func(d *client.DeploymentDetail) { d.PromotedFrom = "hello-staging-b2d1de04" },
+			want:   []string{"Made from   hello-staging-b2d1de04\n"},
 		},
 		{
 			name: "after, waiting for one of two",

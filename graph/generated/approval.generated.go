@@ -263,6 +263,29 @@ func (ec *executionContext) fieldContext_ApprovalStatus_expiresAt(_ context.Cont
 	return graphql.NewScalarFieldContext("ApprovalStatus", field, false, false, "Time")
 }
 
+func (ec *executionContext) _ApprovalStatus_remaining(ctx context.Context, field graphql.CollectedField, obj *model.ApprovalStatus) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ApprovalStatus_remaining(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Remaining, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ApprovalStatus_remaining(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ApprovalStatus", field, false, false, "Int")
+}
+
 // endregion **************************** field.gotpl *****************************
 
 // region    **************************** input.gotpl *****************************
@@ -362,6 +385,11 @@ func (ec *executionContext) _ApprovalStatus(ctx context.Context, sel ast.Selecti
 		case "expiresAt":
 			out.Values[i] = ec._ApprovalStatus_expiresAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "remaining":
+			out.Values[i] = ec._ApprovalStatus_remaining(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:

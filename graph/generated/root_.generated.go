@@ -24,9 +24,13 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	Deployment() DeploymentResolver
+	Environment() EnvironmentResolver
+	InventoryEntry() InventoryEntryResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
+	Release() ReleaseResolver
 	ReleaseDeploy() ReleaseDeployResolver
+	Schedule() ScheduleResolver
 	Subscription() SubscriptionResolver
 }
 
@@ -48,13 +52,31 @@ type ComplexityRoot struct {
 		Time     func(childComplexity int) int
 	}
 
+	ApprovalContext struct {
+		Approvers         func(childComplexity int) int
+		Explanation       func(childComplexity int) int
+		InService         func(childComplexity int) int
+		PromotionEvidence func(childComplexity int) int
+		Proposed          func(childComplexity int) int
+		ProposedSha256    func(childComplexity int) int
+	}
+
 	ApprovalStatus struct {
 		Approvals func(childComplexity int) int
 		ExpiresAt func(childComplexity int) int
 		Groups    func(childComplexity int) int
+		Remaining func(childComplexity int) int
 		Required  func(childComplexity int) int
 		Roles     func(childComplexity int) int
 		Status    func(childComplexity int) int
+	}
+
+	Approvers struct {
+		Excluded func(childComplexity int) int
+		Groups   func(childComplexity int) int
+		Holders  func(childComplexity int) int
+		Required func(childComplexity int) int
+		Roles    func(childComplexity int) int
 	}
 
 	Artifact struct {
@@ -121,13 +143,17 @@ type ComplexityRoot struct {
 		After            func(childComplexity int) int
 		Application      func(childComplexity int) int
 		Approval         func(childComplexity int) int
+		ApprovalContext  func(childComplexity int) int
 		Artifact         func(childComplexity int) int
 		Callbacks        func(childComplexity int) int
 		CanAbortRollout  func(childComplexity int) int
 		CanApprove       func(childComplexity int) int
 		CanCancel        func(childComplexity int) int
 		CanPauseRollout  func(childComplexity int) int
+		CanPromote       func(childComplexity int, to string) int
+		CanRedeploy      func(childComplexity int) int
 		CanResumeRollout func(childComplexity int) int
+		CanRollbackTo    func(childComplexity int) int
 		CancelRequested  func(childComplexity int) int
 		CancelledBy      func(childComplexity int) int
 		CreatedAt        func(childComplexity int) int
@@ -135,6 +161,7 @@ type ComplexityRoot struct {
 		Decision         func(childComplexity int) int
 		Dependents       func(childComplexity int) int
 		DryRun           func(childComplexity int) int
+		DurationMs       func(childComplexity int) int
 		Effective        func(childComplexity int) int
 		Environment      func(childComplexity int) int
 		Error            func(childComplexity int) int
@@ -144,7 +171,10 @@ type ComplexityRoot struct {
 		Imports          func(childComplexity int) int
 		Labels           func(childComplexity int) int
 		Logs             func(childComplexity int, after *int, limit *int) int
+		MemberOf         func(childComplexity int) int
 		Plan             func(childComplexity int) int
+		PromotedFrom     func(childComplexity int) int
+		PromotionTargets func(childComplexity int) int
 		Release          func(childComplexity int) int
 		Requester        func(childComplexity int) int
 		Rollback         func(childComplexity int) int
@@ -257,6 +287,16 @@ type ComplexityRoot struct {
 		Targets        func(childComplexity int) int
 	}
 
+	Environment struct {
+		Application func(childComplexity int) int
+		CanRollback func(childComplexity int) int
+		Environment func(childComplexity int) int
+		History     func(childComplexity int, first *int, after *string) int
+		InService   func(childComplexity int) int
+		LastFailure func(childComplexity int) int
+		Tenant      func(childComplexity int) int
+	}
+
 	EnvironmentFreezeCalendar struct {
 		Application func(childComplexity int) int
 		Calendar    func(childComplexity int) int
@@ -301,16 +341,18 @@ type ComplexityRoot struct {
 	}
 
 	InventoryEntry struct {
-		Application  func(childComplexity int) int
-		Artifact     func(childComplexity int) int
-		DeployedAt   func(childComplexity int) int
-		DeployedBy   func(childComplexity int) int
-		DeploymentID func(childComplexity int) int
-		Environment  func(childComplexity int) int
-		LastFailure  func(childComplexity int) int
-		Previous     func(childComplexity int) int
-		Sha256       func(childComplexity int) int
-		Tenant       func(childComplexity int) int
+		Application      func(childComplexity int) int
+		Artifact         func(childComplexity int) int
+		CanRollback      func(childComplexity int) int
+		DeployedAt       func(childComplexity int) int
+		DeployedBy       func(childComplexity int) int
+		DeploymentID     func(childComplexity int) int
+		Environment      func(childComplexity int) int
+		LastFailure      func(childComplexity int) int
+		Previous         func(childComplexity int) int
+		PromotionTargets func(childComplexity int) int
+		Sha256           func(childComplexity int) int
+		Tenant           func(childComplexity int) int
 	}
 
 	KeyValue struct {
@@ -347,6 +389,8 @@ type ComplexityRoot struct {
 		DeleteSchedule    func(childComplexity int, name string) int
 		Noop              func(childComplexity int) int
 		PauseRollout      func(childComplexity int, id string, reason *string) int
+		Promote           func(childComplexity int, id string, to string, newID *string) int
+		Redeploy          func(childComplexity int, id string, newID *string) int
 		RejectDeployment  func(childComplexity int, id string, comment *string) int
 		ReplayCallbacks   func(childComplexity int, deploymentID string, deliveryID *string, includeDisabled *bool) int
 		ResumeRollout     func(childComplexity int, id string, comment *string, pause *string) int
@@ -391,12 +435,20 @@ type ComplexityRoot struct {
 		Sha256       func(childComplexity int) int
 	}
 
+	PromotionEvidence struct {
+		DeploymentID func(childComplexity int) int
+		Environment  func(childComplexity int) int
+		FinishedAt   func(childComplexity int) int
+		Version      func(childComplexity int) int
+	}
+
 	Query struct {
 		Activity         func(childComplexity int, first *int) int
 		AuditEntries     func(childComplexity int, filter *model.AuditFilter, first *int, after *string) int
 		Deployment       func(childComplexity int, id string) int
 		Deployments      func(childComplexity int, filter *model.DeploymentFilter, first *int, after *string) int
 		DoraMetrics      func(childComplexity int, filter *model.DoraFilter) int
+		Environment      func(childComplexity int, application string, environment string, tenant *string) int
 		FreezeCalendar   func(childComplexity int, tenant *string, application string, environment string, from *time.Time, to *time.Time) int
 		FreezeCalendars  func(childComplexity int, environments []model.EnvironmentRef, from *time.Time, to *time.Time) int
 		Inventory        func(childComplexity int) int
@@ -408,6 +460,7 @@ type ComplexityRoot struct {
 	}
 
 	Release struct {
+		CanCancel  func(childComplexity int) int
 		CreatedAt  func(childComplexity int) int
 		Deploys    func(childComplexity int) int
 		Edges      func(childComplexity int) int
@@ -426,9 +479,12 @@ type ComplexityRoot struct {
 
 	ReleaseDeploy struct {
 		After                func(childComplexity int) int
+		Application          func(childComplexity int) int
 		Deployment           func(childComplexity int) int
 		DeploymentID         func(childComplexity int) int
+		Environment          func(childComplexity int) int
 		Error                func(childComplexity int) int
+		FailedStep           func(childComplexity int) int
 		Name                 func(childComplexity int) int
 		RollbackDeploymentID func(childComplexity int) int
 		RollbackError        func(childComplexity int) int
@@ -546,6 +602,7 @@ type ComplexityRoot struct {
 
 	Schedule struct {
 		Application    func(childComplexity int) int
+		CanDelete      func(childComplexity int) int
 		CreatedAt      func(childComplexity int) int
 		Cron           func(childComplexity int) int
 		Environment    func(childComplexity int) int
@@ -671,6 +728,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Approval.Time(childComplexity), true
 
+	case "ApprovalContext.approvers":
+		if e.ComplexityRoot.ApprovalContext.Approvers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovalContext.Approvers(childComplexity), true
+	case "ApprovalContext.explanation":
+		if e.ComplexityRoot.ApprovalContext.Explanation == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovalContext.Explanation(childComplexity), true
+	case "ApprovalContext.inService":
+		if e.ComplexityRoot.ApprovalContext.InService == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovalContext.InService(childComplexity), true
+	case "ApprovalContext.promotionEvidence":
+		if e.ComplexityRoot.ApprovalContext.PromotionEvidence == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovalContext.PromotionEvidence(childComplexity), true
+	case "ApprovalContext.proposed":
+		if e.ComplexityRoot.ApprovalContext.Proposed == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovalContext.Proposed(childComplexity), true
+	case "ApprovalContext.proposedSha256":
+		if e.ComplexityRoot.ApprovalContext.ProposedSha256 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovalContext.ProposedSha256(childComplexity), true
+
 	case "ApprovalStatus.approvals":
 		if e.ComplexityRoot.ApprovalStatus.Approvals == nil {
 			break
@@ -689,6 +783,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ApprovalStatus.Groups(childComplexity), true
+	case "ApprovalStatus.remaining":
+		if e.ComplexityRoot.ApprovalStatus.Remaining == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ApprovalStatus.Remaining(childComplexity), true
 	case "ApprovalStatus.required":
 		if e.ComplexityRoot.ApprovalStatus.Required == nil {
 			break
@@ -707,6 +807,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ApprovalStatus.Status(childComplexity), true
+
+	case "Approvers.excluded":
+		if e.ComplexityRoot.Approvers.Excluded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Approvers.Excluded(childComplexity), true
+	case "Approvers.groups":
+		if e.ComplexityRoot.Approvers.Groups == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Approvers.Groups(childComplexity), true
+	case "Approvers.holders":
+		if e.ComplexityRoot.Approvers.Holders == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Approvers.Holders(childComplexity), true
+	case "Approvers.required":
+		if e.ComplexityRoot.Approvers.Required == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Approvers.Required(childComplexity), true
+	case "Approvers.roles":
+		if e.ComplexityRoot.Approvers.Roles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Approvers.Roles(childComplexity), true
 
 	case "Artifact.name":
 		if e.ComplexityRoot.Artifact.Name == nil {
@@ -950,6 +1081,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Deployment.Approval(childComplexity), true
+	case "Deployment.approvalContext":
+		if e.ComplexityRoot.Deployment.ApprovalContext == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deployment.ApprovalContext(childComplexity), true
 	case "Deployment.artifact":
 		if e.ComplexityRoot.Deployment.Artifact == nil {
 			break
@@ -986,12 +1123,35 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Deployment.CanPauseRollout(childComplexity), true
+	case "Deployment.canPromote":
+		if e.ComplexityRoot.Deployment.CanPromote == nil {
+			break
+		}
+
+		args, err := ec.field_Deployment_canPromote_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Deployment.CanPromote(childComplexity, args["to"].(string)), true
+	case "Deployment.canRedeploy":
+		if e.ComplexityRoot.Deployment.CanRedeploy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deployment.CanRedeploy(childComplexity), true
 	case "Deployment.canResumeRollout":
 		if e.ComplexityRoot.Deployment.CanResumeRollout == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Deployment.CanResumeRollout(childComplexity), true
+	case "Deployment.canRollbackTo":
+		if e.ComplexityRoot.Deployment.CanRollbackTo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deployment.CanRollbackTo(childComplexity), true
 	case "Deployment.cancelRequested":
 		if e.ComplexityRoot.Deployment.CancelRequested == nil {
 			break
@@ -1034,6 +1194,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Deployment.DryRun(childComplexity), true
+	case "Deployment.durationMs":
+		if e.ComplexityRoot.Deployment.DurationMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deployment.DurationMs(childComplexity), true
 	case "Deployment.effective":
 		if e.ComplexityRoot.Deployment.Effective == nil {
 			break
@@ -1093,12 +1259,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Deployment.Logs(childComplexity, args["after"].(*int), args["limit"].(*int)), true
+	case "Deployment.memberOf":
+		if e.ComplexityRoot.Deployment.MemberOf == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deployment.MemberOf(childComplexity), true
 	case "Deployment.plan":
 		if e.ComplexityRoot.Deployment.Plan == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Deployment.Plan(childComplexity), true
+	case "Deployment.promotedFrom":
+		if e.ComplexityRoot.Deployment.PromotedFrom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deployment.PromotedFrom(childComplexity), true
+	case "Deployment.promotionTargets":
+		if e.ComplexityRoot.Deployment.PromotionTargets == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Deployment.PromotionTargets(childComplexity), true
 	case "Deployment.release":
 		if e.ComplexityRoot.Deployment.Release == nil {
 			break
@@ -1539,6 +1723,54 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.EffectiveDeploy.Targets(childComplexity), true
 
+	case "Environment.application":
+		if e.ComplexityRoot.Environment.Application == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Environment.Application(childComplexity), true
+	case "Environment.canRollback":
+		if e.ComplexityRoot.Environment.CanRollback == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Environment.CanRollback(childComplexity), true
+	case "Environment.environment":
+		if e.ComplexityRoot.Environment.Environment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Environment.Environment(childComplexity), true
+	case "Environment.history":
+		if e.ComplexityRoot.Environment.History == nil {
+			break
+		}
+
+		args, err := ec.field_Environment_history_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Environment.History(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Environment.inService":
+		if e.ComplexityRoot.Environment.InService == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Environment.InService(childComplexity), true
+	case "Environment.lastFailure":
+		if e.ComplexityRoot.Environment.LastFailure == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Environment.LastFailure(childComplexity), true
+	case "Environment.tenant":
+		if e.ComplexityRoot.Environment.Tenant == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Environment.Tenant(childComplexity), true
+
 	case "EnvironmentFreezeCalendar.application":
 		if e.ComplexityRoot.EnvironmentFreezeCalendar.Application == nil {
 			break
@@ -1724,6 +1956,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.InventoryEntry.Artifact(childComplexity), true
+	case "InventoryEntry.canRollback":
+		if e.ComplexityRoot.InventoryEntry.CanRollback == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InventoryEntry.CanRollback(childComplexity), true
 	case "InventoryEntry.deployedAt":
 		if e.ComplexityRoot.InventoryEntry.DeployedAt == nil {
 			break
@@ -1760,6 +1998,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.InventoryEntry.Previous(childComplexity), true
+	case "InventoryEntry.promotionTargets":
+		if e.ComplexityRoot.InventoryEntry.PromotionTargets == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InventoryEntry.PromotionTargets(childComplexity), true
 	case "InventoryEntry.sha256":
 		if e.ComplexityRoot.InventoryEntry.Sha256 == nil {
 			break
@@ -1933,6 +2177,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.PauseRollout(childComplexity, args["id"].(string), args["reason"].(*string)), true
+	case "Mutation.promote":
+		if e.ComplexityRoot.Mutation.Promote == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_promote_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.Promote(childComplexity, args["id"].(string), args["to"].(string), args["newId"].(*string)), true
+	case "Mutation.redeploy":
+		if e.ComplexityRoot.Mutation.Redeploy == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_redeploy_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.Redeploy(childComplexity, args["id"].(string), args["newId"].(*string)), true
 	case "Mutation.rejectDeployment":
 		if e.ComplexityRoot.Mutation.RejectDeployment == nil {
 			break
@@ -2131,6 +2397,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PreviousRelease.Sha256(childComplexity), true
 
+	case "PromotionEvidence.deploymentId":
+		if e.ComplexityRoot.PromotionEvidence.DeploymentID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PromotionEvidence.DeploymentID(childComplexity), true
+	case "PromotionEvidence.environment":
+		if e.ComplexityRoot.PromotionEvidence.Environment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PromotionEvidence.Environment(childComplexity), true
+	case "PromotionEvidence.finishedAt":
+		if e.ComplexityRoot.PromotionEvidence.FinishedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PromotionEvidence.FinishedAt(childComplexity), true
+	case "PromotionEvidence.version":
+		if e.ComplexityRoot.PromotionEvidence.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PromotionEvidence.Version(childComplexity), true
+
 	case "Query.activity":
 		if e.ComplexityRoot.Query.Activity == nil {
 			break
@@ -2186,6 +2477,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.DoraMetrics(childComplexity, args["filter"].(*model.DoraFilter)), true
+	case "Query.environment":
+		if e.ComplexityRoot.Query.Environment == nil {
+			break
+		}
+
+		args, err := ec.field_Query_environment_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Environment(childComplexity, args["application"].(string), args["environment"].(string), args["tenant"].(*string)), true
 	case "Query.freezeCalendar":
 		if e.ComplexityRoot.Query.FreezeCalendar == nil {
 			break
@@ -2256,6 +2558,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Viewer(childComplexity), true
 
+	case "Release.canCancel":
+		if e.ComplexityRoot.Release.CanCancel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Release.CanCancel(childComplexity), true
 	case "Release.createdAt":
 		if e.ComplexityRoot.Release.CreatedAt == nil {
 			break
@@ -2330,6 +2638,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ReleaseDeploy.After(childComplexity), true
+	case "ReleaseDeploy.application":
+		if e.ComplexityRoot.ReleaseDeploy.Application == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReleaseDeploy.Application(childComplexity), true
 	case "ReleaseDeploy.deployment":
 		if e.ComplexityRoot.ReleaseDeploy.Deployment == nil {
 			break
@@ -2342,12 +2656,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ReleaseDeploy.DeploymentID(childComplexity), true
+	case "ReleaseDeploy.environment":
+		if e.ComplexityRoot.ReleaseDeploy.Environment == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReleaseDeploy.Environment(childComplexity), true
 	case "ReleaseDeploy.error":
 		if e.ComplexityRoot.ReleaseDeploy.Error == nil {
 			break
 		}
 
 		return e.ComplexityRoot.ReleaseDeploy.Error(childComplexity), true
+	case "ReleaseDeploy.failedStep":
+		if e.ComplexityRoot.ReleaseDeploy.FailedStep == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ReleaseDeploy.FailedStep(childComplexity), true
 	case "ReleaseDeploy.name":
 		if e.ComplexityRoot.ReleaseDeploy.Name == nil {
 			break
@@ -2778,6 +3104,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Schedule.Application(childComplexity), true
+	case "Schedule.canDelete":
+		if e.ComplexityRoot.Schedule.CanDelete == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Schedule.CanDelete(childComplexity), true
 	case "Schedule.createdAt":
 		if e.ComplexityRoot.Schedule.CreatedAt == nil {
 			break
@@ -3817,6 +4149,132 @@ extend type Query {
   freezeCalendars(environments: [EnvironmentRef!]!, from: Time, to: Time): [EnvironmentFreezeCalendar!]!
 }
 `, BuiltIn: false},
+	{Name: "../schema/promotion.graphqls", Input: `extend type Deployment {
+  "The deploy this one was promoted or redeployed from (its artifact and descriptor); null otherwise."
+  promotedFrom: ID
+  """
+  The environments the viewer may promote it to now: the next ones of the promotion order (the governance's
+  promotion rules whose from is its environment) where the viewer holds deployment.submit; empty unless it
+  succeeded. The promotion's own checks (freeze, approvals, mandatory promotion) apply when it is submitted.
+  """
+  promotionTargets: [String!]!
+  "Whether the viewer may promote it now to the environment to (the check promote runs before the submission's own)."
+  canPromote(to: String!): Boolean!
+  "Whether the viewer may redeploy it now (it ended; deployment.submit, or deployment.dry-run for a dry run)."
+  canRedeploy: Boolean!
+  "Whether the viewer may roll its environment back to it now (deployment.rollback; it succeeded and is not in service)."
+  canRollbackTo: Boolean!
+  "The composite release it belongs to; null when none (or when the viewer may not read all of it)."
+  memberOf: Release
+  "Duration in milliseconds from its start to its end, or so far while it runs; null before it starts."
+  durationMs: Int
+}
+
+extend type Mutation {
+  """
+  Promote a deploy that succeeded to another environment of its application: a new deploy of the same artifact
+  (pinned to the digest it downloaded) and descriptor, without its after and deployment imports, submitted
+  with every check of a submission (deployment.submit on to, environment configuration, freeze, mandatory
+  promotion, approvals). newId names it (generated when absent); the same promotion again under it is returned
+  as it is, any other deploy under it is CONFLICT.
+  """
+  promote(id: ID!, to: String!, newId: ID): Deployment!
+  "Submit an ended deploy's descriptor again in its environment, as promote does (a dry run again as a dry run)."
+  redeploy(id: ID!, newId: ID): Deployment!
+}
+
+extend type Release {
+  "Whether the viewer may cancel it now (deployment.cancel on every deploy of it, and it has not ended)."
+  canCancel: Boolean!
+}
+
+extend type ReleaseDeploy {
+  application: String!
+  environment: String!
+  "The step that failed (its display name), for a deploy that ended ERROR in a step; null otherwise."
+  failedStep: String
+}
+
+extend type Schedule {
+  "Whether the viewer may delete it now (deployment.submit on its environment)."
+  canDelete: Boolean!
+}
+
+"An application in an environment: what is in service, what ran there, and what the viewer may do."
+type Environment {
+  tenant: String!
+  application: String!
+  environment: String!
+  "The release in service and the one before it; null when nothing is in service."
+  inService: InventoryEntry
+  "The last deploy there that failed; null when none did."
+  lastFailure: LastFailure
+  "The deploys there, newest first."
+  history(first: Int = 20, after: String): DeploymentConnection!
+  "Whether the viewer may roll it back now to the release before the one in service."
+  canRollback: Boolean!
+}
+
+extend type Query {
+  "An application in an environment; null when the viewer may not read it (tenant defaults to the server's)."
+  environment(application: String!, environment: String!, tenant: String): Environment
+}
+
+"A deploy that satisfied a mandatory promotion: the same artifact succeeded there."
+type PromotionEvidence {
+  "The environment where it had to succeed first."
+  environment: String!
+  "The deploy there; null when the viewer may not read it."
+  deploymentId: ID
+  version: String!
+  finishedAt: Time
+}
+
+"Who may approve a deploy: the approval rule's restrictions and the RBAC holders of deployment.approve."
+type Approvers {
+  "Distinct identities other than the requester that must approve."
+  required: Int!
+  "When set (with roles), approvers must be in one of these groups or hold one of the roles."
+  groups: [String!]!
+  roles: [String!]!
+  "The subjects of the tenant's RBAC policy (roles, groups or identities) that hold deployment.approve on the environment."
+  holders: [String!]!
+  "The requester, who may never approve their own deploy."
+  excluded: String!
+}
+
+"What an approver needs to decide: what is in service now against what is proposed, the evidence, the rule."
+type ApprovalContext {
+  "The release in service in the deploy's environment now; null when none."
+  inService: InventoryEntry
+  "The artifact proposed."
+  proposed: Artifact!
+  "Its digest: the one pinned by the descriptor, else the one downloaded; null when not known yet."
+  proposedSha256: String
+  "The deploys that satisfied the mandatory promotion."
+  promotionEvidence: [PromotionEvidence!]!
+  "The decision in words: what the rule needs, and whether the promotion was satisfied."
+  explanation: String!
+  approvers: Approvers!
+}
+
+extend type Deployment {
+  "The context of its approval; null when it needs none."
+  approvalContext: ApprovalContext
+}
+
+extend type ApprovalStatus {
+  "How many more approvals it needs: 0 once approved, rejected, expired or ended."
+  remaining: Int!
+}
+
+extend type InventoryEntry {
+  "The environments the release in service here may be promoted to by the viewer now (Deployment.promotionTargets of it); empty when nothing is in service."
+  promotionTargets: [String!]!
+  "Whether the viewer may roll this environment back now to the release before the one in service (Environment.canRollback)."
+  canRollback: Boolean!
+}
+`, BuiltIn: false},
 	{Name: "../schema/release.graphqls", Input: `enum ReleaseState {
   PENDING
   SUCCESS
@@ -4331,6 +4789,24 @@ func (ec *executionContext) childFields_Approval(ctx context.Context, field grap
 	return nil, fmt.Errorf("no field named %q was found under type Approval", field.Name)
 }
 
+func (ec *executionContext) childFields_ApprovalContext(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "inService":
+		return ec.fieldContext_ApprovalContext_inService(ctx, field)
+	case "proposed":
+		return ec.fieldContext_ApprovalContext_proposed(ctx, field)
+	case "proposedSha256":
+		return ec.fieldContext_ApprovalContext_proposedSha256(ctx, field)
+	case "promotionEvidence":
+		return ec.fieldContext_ApprovalContext_promotionEvidence(ctx, field)
+	case "explanation":
+		return ec.fieldContext_ApprovalContext_explanation(ctx, field)
+	case "approvers":
+		return ec.fieldContext_ApprovalContext_approvers(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ApprovalContext", field.Name)
+}
+
 func (ec *executionContext) childFields_ApprovalStatus(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "status":
@@ -4345,8 +4821,26 @@ func (ec *executionContext) childFields_ApprovalStatus(ctx context.Context, fiel
 		return ec.fieldContext_ApprovalStatus_approvals(ctx, field)
 	case "expiresAt":
 		return ec.fieldContext_ApprovalStatus_expiresAt(ctx, field)
+	case "remaining":
+		return ec.fieldContext_ApprovalStatus_remaining(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ApprovalStatus", field.Name)
+}
+
+func (ec *executionContext) childFields_Approvers(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "required":
+		return ec.fieldContext_Approvers_required(ctx, field)
+	case "groups":
+		return ec.fieldContext_Approvers_groups(ctx, field)
+	case "roles":
+		return ec.fieldContext_Approvers_roles(ctx, field)
+	case "holders":
+		return ec.fieldContext_Approvers_holders(ctx, field)
+	case "excluded":
+		return ec.fieldContext_Approvers_excluded(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Approvers", field.Name)
 }
 
 func (ec *executionContext) childFields_Artifact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4537,6 +5031,22 @@ func (ec *executionContext) childFields_Deployment(ctx context.Context, field gr
 		return ec.fieldContext_Deployment_exports(ctx, field)
 	case "imports":
 		return ec.fieldContext_Deployment_imports(ctx, field)
+	case "promotedFrom":
+		return ec.fieldContext_Deployment_promotedFrom(ctx, field)
+	case "promotionTargets":
+		return ec.fieldContext_Deployment_promotionTargets(ctx, field)
+	case "canPromote":
+		return ec.fieldContext_Deployment_canPromote(ctx, field)
+	case "canRedeploy":
+		return ec.fieldContext_Deployment_canRedeploy(ctx, field)
+	case "canRollbackTo":
+		return ec.fieldContext_Deployment_canRollbackTo(ctx, field)
+	case "memberOf":
+		return ec.fieldContext_Deployment_memberOf(ctx, field)
+	case "durationMs":
+		return ec.fieldContext_Deployment_durationMs(ctx, field)
+	case "approvalContext":
+		return ec.fieldContext_Deployment_approvalContext(ctx, field)
 	case "rollback":
 		return ec.fieldContext_Deployment_rollback(ctx, field)
 	case "rollout":
@@ -4749,6 +5259,26 @@ func (ec *executionContext) childFields_EffectiveDeploy(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type EffectiveDeploy", field.Name)
 }
 
+func (ec *executionContext) childFields_Environment(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "tenant":
+		return ec.fieldContext_Environment_tenant(ctx, field)
+	case "application":
+		return ec.fieldContext_Environment_application(ctx, field)
+	case "environment":
+		return ec.fieldContext_Environment_environment(ctx, field)
+	case "inService":
+		return ec.fieldContext_Environment_inService(ctx, field)
+	case "lastFailure":
+		return ec.fieldContext_Environment_lastFailure(ctx, field)
+	case "history":
+		return ec.fieldContext_Environment_history(ctx, field)
+	case "canRollback":
+		return ec.fieldContext_Environment_canRollback(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Environment", field.Name)
+}
+
 func (ec *executionContext) childFields_EnvironmentFreezeCalendar(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "tenant":
@@ -4855,6 +5385,10 @@ func (ec *executionContext) childFields_InventoryEntry(ctx context.Context, fiel
 		return ec.fieldContext_InventoryEntry_deployedBy(ctx, field)
 	case "previous":
 		return ec.fieldContext_InventoryEntry_previous(ctx, field)
+	case "promotionTargets":
+		return ec.fieldContext_InventoryEntry_promotionTargets(ctx, field)
+	case "canRollback":
+		return ec.fieldContext_InventoryEntry_canRollback(ctx, field)
 	case "lastFailure":
 		return ec.fieldContext_InventoryEntry_lastFailure(ctx, field)
 	}
@@ -4985,6 +5519,20 @@ func (ec *executionContext) childFields_PreviousRelease(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type PreviousRelease", field.Name)
 }
 
+func (ec *executionContext) childFields_PromotionEvidence(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "environment":
+		return ec.fieldContext_PromotionEvidence_environment(ctx, field)
+	case "deploymentId":
+		return ec.fieldContext_PromotionEvidence_deploymentId(ctx, field)
+	case "version":
+		return ec.fieldContext_PromotionEvidence_version(ctx, field)
+	case "finishedAt":
+		return ec.fieldContext_PromotionEvidence_finishedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PromotionEvidence", field.Name)
+}
+
 func (ec *executionContext) childFields_Release(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "id":
@@ -5005,6 +5553,8 @@ func (ec *executionContext) childFields_Release(ctx context.Context, field graph
 		return ec.fieldContext_Release_deploys(ctx, field)
 	case "edges":
 		return ec.fieldContext_Release_edges(ctx, field)
+	case "canCancel":
+		return ec.fieldContext_Release_canCancel(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Release", field.Name)
 }
@@ -5039,6 +5589,12 @@ func (ec *executionContext) childFields_ReleaseDeploy(ctx context.Context, field
 		return ec.fieldContext_ReleaseDeploy_rollbackDeploymentId(ctx, field)
 	case "rollbackError":
 		return ec.fieldContext_ReleaseDeploy_rollbackError(ctx, field)
+	case "application":
+		return ec.fieldContext_ReleaseDeploy_application(ctx, field)
+	case "environment":
+		return ec.fieldContext_ReleaseDeploy_environment(ctx, field)
+	case "failedStep":
+		return ec.fieldContext_ReleaseDeploy_failedStep(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ReleaseDeploy", field.Name)
 }
@@ -5289,6 +5845,8 @@ func (ec *executionContext) childFields_Schedule(ctx context.Context, field grap
 		return ec.fieldContext_Schedule_lastDeployment(ctx, field)
 	case "lastError":
 		return ec.fieldContext_Schedule_lastError(ctx, field)
+	case "canDelete":
+		return ec.fieldContext_Schedule_canDelete(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Schedule", field.Name)
 }

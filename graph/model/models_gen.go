@@ -29,6 +29,21 @@ type Approval struct {
 	Time     time.Time `json:"time"`
 }
 
+// What an approver needs to decide: what is in service now against what is proposed, the evidence, the rule.
+type ApprovalContext struct {
+	// The release in service in the deploy's environment now; null when none.
+	InService *InventoryEntry `json:"inService,omitempty"`
+	// The artifact proposed.
+	Proposed *Artifact `json:"proposed"`
+	// Its digest: the one pinned by the descriptor, else the one downloaded; null when not known yet.
+	ProposedSha256 *string `json:"proposedSha256,omitempty"`
+	// The deploys that satisfied the mandatory promotion.
+	PromotionEvidence []PromotionEvidence `json:"promotionEvidence"`
+	// The decision in words: what the rule needs, and whether the promotion was satisfied.
+	Explanation string     `json:"explanation"`
+	Approvers   *Approvers `json:"approvers"`
+}
+
 // The approvals a deploy needs and those it got.
 type ApprovalStatus struct {
 	// waiting, approved, rejected, expired, or the final state (lower case) of a deploy that ended before its approvals.
@@ -42,6 +57,21 @@ type ApprovalStatus struct {
 	Approvals []Approval `json:"approvals"`
 	// When the wait for approvals ends (EXPIRED).
 	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+	// How many more approvals it needs: 0 once approved, rejected, expired or ended.
+	Remaining int `json:"remaining"`
+}
+
+// Who may approve a deploy: the approval rule's restrictions and the RBAC holders of deployment.approve.
+type Approvers struct {
+	// Distinct identities other than the requester that must approve.
+	Required int `json:"required"`
+	// When set (with roles), approvers must be in one of these groups or hold one of the roles.
+	Groups []string `json:"groups"`
+	Roles  []string `json:"roles"`
+	// The subjects of the tenant's RBAC policy (roles, groups or identities) that hold deployment.approve on the environment.
+	Holders []string `json:"holders"`
+	// The requester, who may never approve their own deploy.
+	Excluded string `json:"excluded"`
 }
 
 type Artifact struct {
@@ -177,6 +207,10 @@ type Deployment struct {
 	Exports []Export `json:"exports"`
 	// The imports of the descriptor, sorted by name; empty when it imports nothing.
 	Imports []DeploymentImport `json:"imports"`
+	// The deploy this one was promoted or redeployed from (its artifact and descriptor); null otherwise.
+	PromotedFrom *string `json:"promotedFrom,omitempty"`
+	// Duration in milliseconds from its start to its end, or so far while it runs; null before it starts.
+	DurationMs *int `json:"durationMs,omitempty"`
 	// The automatic rollback; null until it is decided (the deploy ends or starts compensating).
 	Rollback *Rollback `json:"rollback,omitempty"`
 	// Where the rollout stands; null for a deploy without rollout. Pushed with every event of deploymentEvents.
@@ -328,6 +362,17 @@ type EffectiveDeploy struct {
 	ConfigSource   *string         `json:"configSource,omitempty"`
 	ConfigRevision *string         `json:"configRevision,omitempty"`
 	Rollback       *RollbackPolicy `json:"rollback"`
+}
+
+// An application in an environment: what is in service, what ran there, and what the viewer may do.
+type Environment struct {
+	Tenant      string `json:"tenant"`
+	Application string `json:"application"`
+	Environment string `json:"environment"`
+	// The release in service and the one before it; null when nothing is in service.
+	InService *InventoryEntry `json:"inService,omitempty"`
+	// The last deploy there that failed; null when none did.
+	LastFailure *LastFailure `json:"lastFailure,omitempty"`
 }
 
 // The freeze calendar of one environment of freezeCalendars.
@@ -499,6 +544,16 @@ type PreviousRelease struct {
 	DeployedBy *string   `json:"deployedBy,omitempty"`
 }
 
+// A deploy that satisfied a mandatory promotion: the same artifact succeeded there.
+type PromotionEvidence struct {
+	// The environment where it had to succeed first.
+	Environment string `json:"environment"`
+	// The deploy there; null when the viewer may not read it.
+	DeploymentID *string    `json:"deploymentId,omitempty"`
+	Version      string     `json:"version"`
+	FinishedAt   *time.Time `json:"finishedAt,omitempty"`
+}
+
 type Query struct {
 }
 
@@ -538,6 +593,8 @@ type ReleaseDeploy struct {
 	RollbackState        *string `json:"rollbackState,omitempty"`
 	RollbackDeploymentID *string `json:"rollbackDeploymentId,omitempty"`
 	RollbackError        *string `json:"rollbackError,omitempty"`
+	Application          string  `json:"application"`
+	Environment          string  `json:"environment"`
 }
 
 type ReleaseEdge struct {

@@ -29,6 +29,7 @@ type deploymentRow struct {
 	Release         *string           `bun:"release"`
 	RollbackOf      string            `bun:"rollback_of,notnull"`
 	Schedule        string            `bun:"schedule,notnull"`
+	PromotedFrom    string            `bun:"promoted_from,notnull"`
 	Artifact        deploy.Artifact   `bun:"artifact,type:jsonb,notnull"`
 	SHA256          string            `bun:"sha256,notnull"`
 	Descriptor      deploy.Descriptor `bun:"descriptor,type:jsonb,notnull"`
@@ -110,7 +111,7 @@ func toDeploymentRow(d deploy.Deployment) *deploymentRow {
 		ID: d.ID, Tenant: d.Tenant, Application: d.Application, Environment: d.Environment,
 		State: string(state), Requester: d.Requester,
 		CreatedAt: micro(d.CreatedAt), StartedAt: microPtr(d.StartedAt), FinishedAt: microPtr(d.FinishedAt),
-		UpdatedAt: micro(d.UpdatedAt), DryRun: d.DryRun, Release: release, RollbackOf: d.RollbackOf, Schedule: d.Schedule,
+		UpdatedAt: micro(d.UpdatedAt), DryRun: d.DryRun, Release: release, RollbackOf: d.RollbackOf, Schedule: d.Schedule, PromotedFrom: d.PromotedFrom,
 		Artifact: d.Artifact, SHA256: d.SHA256, Descriptor: d.Descriptor, Effective: d.Effective,
 		Plan: d.Plan, Decision: d.Decision, CurrentStep: d.CurrentStep, Error: d.Error,
 		CancelRequested: d.CancelRequested, CancelledBy: d.CancelledBy,
@@ -129,7 +130,7 @@ func fromDeploymentRow(r *deploymentRow) deploy.Deployment {
 		ID: r.ID, Tenant: r.Tenant, Application: r.Application, Environment: r.Environment,
 		State: deploy.State(r.State), Requester: r.Requester,
 		CreatedAt: r.CreatedAt.UTC(), StartedAt: utcPtr(r.StartedAt), FinishedAt: utcPtr(r.FinishedAt),
-		UpdatedAt: r.UpdatedAt.UTC(), DryRun: r.DryRun, RollbackOf: r.RollbackOf, Schedule: r.Schedule,
+		UpdatedAt: r.UpdatedAt.UTC(), DryRun: r.DryRun, RollbackOf: r.RollbackOf, Schedule: r.Schedule, PromotedFrom: r.PromotedFrom,
 		Artifact: r.Artifact, SHA256: r.SHA256, Descriptor: r.Descriptor, Effective: r.Effective,
 		Plan: r.Plan, Decision: r.Decision, CurrentStep: r.CurrentStep, Error: r.Error,
 		CancelRequested: r.CancelRequested, CancelledBy: r.CancelledBy,

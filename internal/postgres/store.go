@@ -161,6 +161,9 @@ func (s *Store) CreateDeployment(ctx context.Context, d deploy.Deployment, enque
 	if d.Schedule != "" {
 		details["schedule"] = d.Schedule
 	}
+	if d.PromotedFrom != "" {
+		details["promoted_from"] = d.PromotedFrom
+	}
 	if d.Decision.Rule != "" {
 		details["governance"] = d.Decision
 	}

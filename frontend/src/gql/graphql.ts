@@ -39,6 +39,22 @@ export type Approval = {
   time: Scalars['Time']['output'];
 };
 
+/** What an approver needs to decide: what is in service now against what is proposed, the evidence, the rule. */
+export type ApprovalContext = {
+  __typename?: 'ApprovalContext';
+  approvers: Approvers;
+  /** The decision in words: what the rule needs, and whether the promotion was satisfied. */
+  explanation: Scalars['String']['output'];
+  /** The release in service in the deploy's environment now; null when none. */
+  inService: Maybe<InventoryEntry>;
+  /** The deploys that satisfied the mandatory promotion. */
+  promotionEvidence: Array<PromotionEvidence>;
+  /** The artifact proposed. */
+  proposed: Artifact;
+  /** Its digest: the one pinned by the descriptor, else the one downloaded; null when not known yet. */
+  proposedSha256: Maybe<Scalars['String']['output']>;
+};
+
 /** The approvals a deploy needs and those it got. */
 export type ApprovalStatus = {
   __typename?: 'ApprovalStatus';
@@ -47,12 +63,28 @@ export type ApprovalStatus = {
   expiresAt: Maybe<Scalars['Time']['output']>;
   /** When set (with roles), approvers must belong to one of these groups or hold one of the roles. */
   groups: Array<Scalars['String']['output']>;
+  /** How many more approvals it needs: 0 once approved, rejected, expired or ended. */
+  remaining: Scalars['Int']['output'];
   /** How many distinct identities other than the requester must approve. */
   required: Scalars['Int']['output'];
   /** RBAC roles whose holders may approve (with groups: either will do). */
   roles: Array<Scalars['String']['output']>;
   /** waiting, approved, rejected, expired, or the final state (lower case) of a deploy that ended before its approvals. */
   status: Scalars['String']['output'];
+};
+
+/** Who may approve a deploy: the approval rule's restrictions and the RBAC holders of deployment.approve. */
+export type Approvers = {
+  __typename?: 'Approvers';
+  /** The requester, who may never approve their own deploy. */
+  excluded: Scalars['String']['output'];
+  /** When set (with roles), approvers must be in one of these groups or hold one of the roles. */
+  groups: Array<Scalars['String']['output']>;
+  /** The subjects of the tenant's RBAC policy (roles, groups or identities) that hold deployment.approve on the environment. */
+  holders: Array<Scalars['String']['output']>;
+  /** Distinct identities other than the requester that must approve. */
+  required: Scalars['Int']['output'];
+  roles: Array<Scalars['String']['output']>;
 };
 
 export type Artifact = {
@@ -176,6 +208,8 @@ export type Deployment = {
   application: Scalars['String']['output'];
   /** The approval section; null when the deploy needs no approval. */
   approval: Maybe<ApprovalStatus>;
+  /** The context of its approval; null when it needs none. */
+  approvalContext: Maybe<ApprovalContext>;
   artifact: Artifact;
   /** The descriptor's callbacks with their deliveries; empty when it has none, and in lists (read the deploy itself). */
   callbacks: Array<Callback>;
@@ -187,8 +221,14 @@ export type Deployment = {
   canCancel: Scalars['Boolean']['output'];
   /** Whether the viewer may pause the rollout now: deployment.cancel, the rollout running (or about to) with a batch left to start, no request pending, no wave failed, no rollback running. */
   canPauseRollout: Scalars['Boolean']['output'];
+  /** Whether the viewer may promote it now to the environment to (the check promote runs before the submission's own). */
+  canPromote: Scalars['Boolean']['output'];
+  /** Whether the viewer may redeploy it now (it ended; deployment.submit, or deployment.dry-run for a dry run). */
+  canRedeploy: Scalars['Boolean']['output'];
   /** Whether the viewer may resume the rollout now: deployment.cancel, the rollout paused. */
   canResumeRollout: Scalars['Boolean']['output'];
+  /** Whether the viewer may roll its environment back to it now (deployment.rollback; it succeeded and is not in service). */
+  canRollbackTo: Scalars['Boolean']['output'];
   cancelRequested: Scalars['Boolean']['output'];
   /** Who cancelled it (the first identity that asked), once it ended CANCELLED; null otherwise, also while a cancel request waits for the next step and when one came too late to stop it. */
   cancelledBy: Maybe<Scalars['String']['output']>;
@@ -198,6 +238,8 @@ export type Deployment = {
   /** The deploys whose after names this one (waiting, running or ended), oldest first; empty when none. */
   dependents: Array<Dependency>;
   dryRun: Scalars['Boolean']['output'];
+  /** Duration in milliseconds from its start to its end, or so far while it runs; null before it starts. */
+  durationMs: Maybe<Scalars['Int']['output']>;
   effective: EffectiveDeploy;
   environment: Scalars['String']['output'];
   error: Maybe<Scalars['String']['output']>;
@@ -209,7 +251,17 @@ export type Deployment = {
   imports: Array<DeploymentImport>;
   labels: Array<KeyValue>;
   logs: LogConnection;
+  /** The composite release it belongs to; null when none (or when the viewer may not read all of it). */
+  memberOf: Maybe<Release>;
   plan: Plan;
+  /** The deploy this one was promoted or redeployed from (its artifact and descriptor); null otherwise. */
+  promotedFrom: Maybe<Scalars['ID']['output']>;
+  /**
+   * The environments the viewer may promote it to now: the next ones of the promotion order (the governance's
+   * promotion rules whose from is its environment) where the viewer holds deployment.submit; empty unless it
+   * succeeded. The promotion's own checks (freeze, approvals, mandatory promotion) apply when it is submitted.
+   */
+  promotionTargets: Array<Scalars['String']['output']>;
   release: Maybe<Scalars['String']['output']>;
   requester: Scalars['String']['output'];
   /** The automatic rollback; null until it is decided (the deploy ends or starts compensating). */
@@ -227,6 +279,11 @@ export type Deployment = {
   steps: Array<Step>;
   tenant: Scalars['String']['output'];
   updatedAt: Scalars['Time']['output'];
+};
+
+
+export type DeploymentCanPromoteArgs = {
+  to: Scalars['String']['input'];
 };
 
 
@@ -415,6 +472,29 @@ export type EffectiveDeploy = {
   targets: Array<Target>;
 };
 
+/** An application in an environment: what is in service, what ran there, and what the viewer may do. */
+export type Environment = {
+  __typename?: 'Environment';
+  application: Scalars['String']['output'];
+  /** Whether the viewer may roll it back now to the release before the one in service. */
+  canRollback: Scalars['Boolean']['output'];
+  environment: Scalars['String']['output'];
+  /** The deploys there, newest first. */
+  history: DeploymentConnection;
+  /** The release in service and the one before it; null when nothing is in service. */
+  inService: Maybe<InventoryEntry>;
+  /** The last deploy there that failed; null when none did. */
+  lastFailure: Maybe<LastFailure>;
+  tenant: Scalars['String']['output'];
+};
+
+
+/** An application in an environment: what is in service, what ran there, and what the viewer may do. */
+export type EnvironmentHistoryArgs = {
+  after: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
 /** The freeze calendar of one environment of freezeCalendars. */
 export type EnvironmentFreezeCalendar = {
   __typename?: 'EnvironmentFreezeCalendar';
@@ -508,6 +588,8 @@ export type InventoryEntry = {
   __typename?: 'InventoryEntry';
   application: Scalars['String']['output'];
   artifact: Maybe<Artifact>;
+  /** Whether the viewer may roll this environment back now to the release before the one in service (Environment.canRollback). */
+  canRollback: Scalars['Boolean']['output'];
   deployedAt: Maybe<Scalars['Time']['output']>;
   deployedBy: Maybe<Scalars['String']['output']>;
   /** The deploy in service; null when none is. */
@@ -517,6 +599,8 @@ export type InventoryEntry = {
   lastFailure: Maybe<LastFailure>;
   /** The release in service before this one, what a rollback goes back to; null when there was none (or nothing is in service). */
   previous: Maybe<PreviousRelease>;
+  /** The environments the release in service here may be promoted to by the viewer now (Deployment.promotionTargets of it); empty when nothing is in service. */
+  promotionTargets: Array<Scalars['String']['output']>;
   sha256: Maybe<Scalars['String']['output']>;
   tenant: Scalars['String']['output'];
 };
@@ -569,6 +653,16 @@ export type Mutation = {
   deleteSchedule: Scalars['Boolean']['output'];
   /** Pause a running rollout after the batch in flight, before the next batch or wave (deployment.cancel; CONFLICT when it is not running or a request is pending). */
   pauseRollout: Deployment;
+  /**
+   * Promote a deploy that succeeded to another environment of its application: a new deploy of the same artifact
+   * (pinned to the digest it downloaded) and descriptor, without its after and deployment imports, submitted
+   * with every check of a submission (deployment.submit on to, environment configuration, freeze, mandatory
+   * promotion, approvals). newId names it (generated when absent); the same promotion again under it is returned
+   * as it is, any other deploy under it is CONFLICT.
+   */
+  promote: Deployment;
+  /** Submit an ended deploy's descriptor again in its environment, as promote does (a dry run again as a dry run). */
+  redeploy: Deployment;
   /** Reject a deploy AWAITING_APPROVAL: it ends REJECTED, and the deploy returned is already so. */
   rejectDeployment: Deployment;
   /**
@@ -626,6 +720,19 @@ export type MutationDeleteScheduleArgs = {
 export type MutationPauseRolloutArgs = {
   id: Scalars['ID']['input'];
   reason?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type MutationPromoteArgs = {
+  id: Scalars['ID']['input'];
+  newId: InputMaybe<Scalars['ID']['input']>;
+  to: Scalars['String']['input'];
+};
+
+
+export type MutationRedeployArgs = {
+  id: Scalars['ID']['input'];
+  newId: InputMaybe<Scalars['ID']['input']>;
 };
 
 
@@ -724,6 +831,17 @@ export type PreviousRelease = {
   sha256: Maybe<Scalars['String']['output']>;
 };
 
+/** A deploy that satisfied a mandatory promotion: the same artifact succeeded there. */
+export type PromotionEvidence = {
+  __typename?: 'PromotionEvidence';
+  /** The deploy there; null when the viewer may not read it. */
+  deploymentId: Maybe<Scalars['ID']['output']>;
+  /** The environment where it had to succeed first. */
+  environment: Scalars['String']['output'];
+  finishedAt: Maybe<Scalars['Time']['output']>;
+  version: Scalars['String']['output'];
+};
+
 export type Query = {
   __typename?: 'Query';
   /** Everything running or waiting right now. */
@@ -738,6 +856,8 @@ export type Query = {
   deployments: DeploymentConnection;
   /** The DORA metrics of the deploys the caller may read, in weekly buckets. */
   doraMetrics: DoraReport;
+  /** An application in an environment; null when the viewer may not read it (tenant defaults to the server's). */
+  environment: Maybe<Environment>;
   /**
    * The freeze calendar of an environment from `from` (default now) to `to` (default 30 days after from, at most 90).
    * tenant defaults to the server's default tenant. NOT_FOUND when the viewer may not read the environment;
@@ -794,6 +914,13 @@ export type QueryDoraMetricsArgs = {
 };
 
 
+export type QueryEnvironmentArgs = {
+  application: Scalars['String']['input'];
+  environment: Scalars['String']['input'];
+  tenant: InputMaybe<Scalars['String']['input']>;
+};
+
+
 export type QueryFreezeCalendarArgs = {
   application: Scalars['String']['input'];
   environment: Scalars['String']['input'];
@@ -823,6 +950,8 @@ export type QueryReleasesArgs = {
 /** A composite release (kind: Release): deploys with the dependencies between them, followed as a whole. */
 export type Release = {
   __typename?: 'Release';
+  /** Whether the viewer may cancel it now (deployment.cancel on every deploy of it, and it has not ended). */
+  canCancel: Scalars['Boolean']['output'];
   createdAt: Scalars['Time']['output'];
   /** The deploys in the order of the descriptor. */
   deploys: Array<ReleaseDeploy>;
@@ -849,11 +978,15 @@ export type ReleaseDeploy = {
   __typename?: 'ReleaseDeploy';
   /** Names of the deploys of the release it follows. */
   after: Array<Scalars['String']['output']>;
+  application: Scalars['String']['output'];
   /** The deploy; null until it is queued. */
   deployment: Maybe<Deployment>;
   deploymentId: Scalars['ID']['output'];
+  environment: Scalars['String']['output'];
   /** The deploy's error, or why the release did not queue it. */
   error: Maybe<Scalars['String']['output']>;
+  /** The step that failed (its display name), for a deploy that ended ERROR in a step; null otherwise. */
+  failedStep: Maybe<Scalars['String']['output']>;
   name: Scalars['String']['output'];
   rollbackDeploymentId: Maybe<Scalars['ID']['output']>;
   rollbackError: Maybe<Scalars['String']['output']>;
@@ -1091,6 +1224,8 @@ export type RolloutWave = {
 export type Schedule = {
   __typename?: 'Schedule';
   application: Scalars['String']['output'];
+  /** Whether the viewer may delete it now (deployment.submit on its environment). */
+  canDelete: Scalars['Boolean']['output'];
   createdAt: Scalars['Time']['output'];
   /** 5 fields, as in crontab. */
   cron: Scalars['String']['output'];
