@@ -91,7 +91,12 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
-	svc, eng, err := newCore(ctx, cfg, db, s.databaseURL, plugins, specs, stepRoots, role != RoleAPI, s.log)
+	az, err := authz.New(cfg.RBAC.Model, cfg.RBAC.Policy)
+	if err != nil {
+		return nil, err
+	}
+	s.authz, s.configPath = az, c.ConfigPath
+	svc, eng, err := newCoreWith(ctx, cfg, db, s.databaseURL, plugins, specs, stepRoots, role != RoleAPI, az, s.log)
 	if err != nil {
 		return nil, err
 	}
@@ -172,11 +177,16 @@ func Migrate(ctx context.Context, c Config) (err error) {
 // each with the port of the other.
 func newCore(ctx context.Context, cfg *config.Config, db *postgres.DB, url string, plugins []deploy.Plugin,
 	specs *specsig.Keyring, stepRoots *x509.CertPool, worker bool, log *slog.Logger) (*service.Service, *engine.Engine, error) {
-	store := postgres.NewStore(db)
 	az, err := authz.New(cfg.RBAC.Model, cfg.RBAC.Policy)
 	if err != nil {
 		return nil, nil, err
 	}
+	return newCoreWith(ctx, cfg, db, url, plugins, specs, stepRoots, worker, az, log)
+}
+
+func newCoreWith(ctx context.Context, cfg *config.Config, db *postgres.DB, url string, plugins []deploy.Plugin,
+	specs *specsig.Keyring, stepRoots *x509.CertPool, worker bool, az *authz.Authorizer, log *slog.Logger) (*service.Service, *engine.Engine, error) {
+	store := postgres.NewStore(db)
 	gov, err := newGovernor(cfg, store)
 	if err != nil {
 		return nil, nil, err

@@ -7,8 +7,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"time"
 
+	"manent.dev/manent/config"
+	"manent.dev/manent/internal/authz"
 	"manent.dev/manent/internal/devoidc"
 )
 
@@ -79,6 +82,29 @@ type Server struct {
 	fenced <-chan struct{}
 	// devOIDC is the development OIDC provider, nil unless Config.DevOIDC.
 	devOIDC *devoidc.Provider
+	// authz decides every permission; ReloadRBAC replaces its policy with
+	// the one configPath holds now.
+	authz      *authz.Authorizer
+	configPath string
+}
+
+// ReloadRBAC reads manent.yml again and puts its rbac (model and policy)
+// in force: every request from now on, and every subscription at its next
+// event, is decided by it. The whole file is checked as at start-up; on an
+// error nothing changes. Other keys need a restart.
+func (s *Server) ReloadRBAC() error {
+	if s.authz == nil {
+		return errors.New("reload rbac: the server has no authorizer")
+	}
+	cfg, err := config.Load(s.configPath)
+	if err != nil {
+		return fmt.Errorf("reload rbac: %w", err)
+	}
+	if err := s.authz.Replace(cfg.RBAC.Model, cfg.RBAC.Policy); err != nil {
+		return fmt.Errorf("reload rbac: %w", err)
+	}
+	s.log.Info("rbac reloaded", "config", filepath.Base(s.configPath))
+	return nil
 }
 
 type closer struct {

@@ -67,6 +67,18 @@ func run(ctx context.Context, cfg server.Config, demo bool) error {
 			}
 		}
 	}
+	// SIGHUP puts manent.yml's rbac in force again (a permission removed
+	// stops the next event of every subscription that needed it).
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer func() { signal.Stop(hup); close(hup) }()
+	go func() {
+		for range hup {
+			if err := srv.ReloadRBAC(); err != nil {
+				cfg.Logger.Error("rbac not reloaded: the policy in force stays", "error", err)
+			}
+		}
+	}()
 	err = srv.Run(ctx)
 	return errors.Join(err, srv.Close())
 }

@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/casbin/casbin/v2"
 	"github.com/casbin/casbin/v2/model"
@@ -48,7 +49,9 @@ var Permissions = []string{
 
 // Authorizer implements deploy.Authorizer. It is safe for concurrent use.
 type Authorizer struct {
-	e *casbin.SyncedEnforcer
+	// e is swapped whole by Replace: a decision reads one policy, the old
+	// or the new, never a mix.
+	e atomic.Pointer[casbin.SyncedEnforcer]
 }
 
 var _ deploy.Authorizer = (*Authorizer)(nil)
@@ -58,6 +61,28 @@ var _ deploy.Authorizer = (*Authorizer)(nil)
 // checked (known permission, tenant, object glob) so that a typo fails at
 // start-up instead of silently granting nothing.
 func New(modelText, policy string) (*Authorizer, error) {
+	e, err := enforcer(modelText, policy)
+	if err != nil {
+		return nil, err
+	}
+	a := &Authorizer{}
+	a.e.Store(e)
+	return a, nil
+}
+
+// Replace puts the model and policy in force for every decision from now
+// on, a subscription's next event included; on an error the policy in
+// force stays.
+func (a *Authorizer) Replace(modelText, policy string) error {
+	e, err := enforcer(modelText, policy)
+	if err != nil {
+		return err
+	}
+	a.e.Store(e)
+	return nil
+}
+
+func enforcer(modelText, policy string) (*casbin.SyncedEnforcer, error) {
 	builtin := strings.TrimSpace(modelText) == ""
 	if builtin {
 		modelText = DefaultModel
@@ -91,7 +116,7 @@ func New(modelText, policy string) (*Authorizer, error) {
 	if _, err := e.Enforce("token:probe", "probe", "probe/probe", deploy.PermRead); err != nil {
 		return nil, fmt.Errorf("rbac model: %w", err)
 	}
-	return &Authorizer{e: e}, nil
+	return e, nil
 }
 
 // Allowed reports whether the identity, or one of its groups, holds perm on
@@ -108,7 +133,7 @@ func (a *Authorizer) Allowed(id deploy.Identity, res deploy.Resource, perm strin
 		subjects = append(subjects, GroupPrefix+g)
 	}
 	for _, s := range subjects {
-		ok, err := a.e.Enforce(s, res.Tenant, res.Object(), perm)
+		ok, err := a.e.Load().Enforce(s, res.Tenant, res.Object(), perm)
 		if err != nil {
 			return false, fmt.Errorf("authorize: %w", err)
 		}
@@ -131,7 +156,7 @@ func (a *Authorizer) HasRole(id deploy.Identity, tenant, role string) (bool, err
 		subjects = append(subjects, GroupPrefix+g)
 	}
 	for _, s := range subjects {
-		roles, err := a.e.GetImplicitRolesForUser(s, tenant)
+		roles, err := a.e.Load().GetImplicitRolesForUser(s, tenant)
 		if err != nil {
 			return false, fmt.Errorf("read roles: %w", err)
 		}
@@ -277,7 +302,7 @@ func checkDomain(d string) string {
 // lines, sorted, each once. It reads the policy as written; it does not
 // expand roles into their members, which a status would not show anyway.
 func (a *Authorizer) Holders(res deploy.Resource, perm string) ([]string, error) {
-	rules, err := a.e.GetPolicy()
+	rules, err := a.e.Load().GetPolicy()
 	if err != nil {
 		return nil, fmt.Errorf("read policy: %w", err)
 	}
