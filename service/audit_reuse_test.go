@@ -11,9 +11,9 @@ import (
 	"manent.dev/manent/service"
 )
 
-// TestListAuditIDReuseLeaksAcrossTenants (rev13, FAILS on a33e1c1): the
-// audit rows carry no resource; ListAudit resolves a target to the deploy
-// that has that ID *now*. Once retention removed demo's deploy, a deploy of
+// TestListAuditIDReuseLeaksAcrossTenants (rev13): the audit rows carried
+// no resource; ListAudit resolved a target to the deploy that had that ID
+// *then*. Once retention removed demo's deploy, a deploy of
 // another tenant that takes the same ID (descriptor `id:`) makes demo's
 // entries readable by that tenant.
 func TestListAuditIDReuseLeaksAcrossTenants(t *testing.T) {
