@@ -8,11 +8,11 @@ import (
 	"manent.dev/manent/dora"
 )
 
-// TestOutcomesIDReuseKeepsOldScope (rev13, FAILS on a33e1c1): a DORA fact
-// outlives its deploy; a later deploy of another tenant with the same ID
-// (descriptor `id:`) rewrites the fact through ON CONFLICT, which keeps
-// tenant, application and environment: tenant acme's deploy is counted in
-// demo's metrics (readable there), demo's own outcome is gone.
+// TestOutcomesIDReuseKeepsOldScope (rev13): a DORA fact outlives its
+// deploy; a later deploy of another tenant with the same ID (a deploy
+// removed before IDs were retired, or by hand) must not rewrite it through
+// ON CONFLICT: demo's fact keeps its scope and its outcome, and acme's
+// deploy is never counted in demo's metrics.
 func TestOutcomesIDReuseKeepsOldScope(t *testing.T) {
 	f := newFixture(t)
 	at := time.Now().UTC().Add(-time.Hour)
@@ -35,9 +35,17 @@ func TestOutcomesIDReuseKeepsOldScope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var facts int
 	for _, o := range out {
-		if o.ID == "reused" && o.Tenant != "acme" {
-			t.Errorf("acme's deploy is counted as %s/%s/%s's (state %s)", o.Tenant, o.Application, o.Environment, o.State)
+		if o.ID != "reused" {
+			continue
 		}
+		facts++
+		if o.Tenant != "demo" || o.Application != d.Application || o.Environment != "prod" || o.State != string(deploy.StateSuccess) {
+			t.Errorf("demo's fact became %s/%s/%s %s", o.Tenant, o.Application, o.Environment, o.State)
+		}
+	}
+	if facts != 1 {
+		t.Errorf("%d facts of reused, want demo's one", facts)
 	}
 }
