@@ -18,9 +18,9 @@ type api struct {
 	service deploy.Service
 	// audit appends the entries of what the server does itself (ending
 	// sessions); nil in tests of the router alone.
-	audit auditor
-	events  deploy.Events
-	auth    deploy.Authenticator
+	audit  auditor
+	events deploy.Events
+	auth   deploy.Authenticator
 	// ready reports whether the process can serve (the database answers).
 	ready func(context.Context) error
 	log   *slog.Logger
