@@ -44,7 +44,7 @@ const tables = `SELECT table_name::text FROM information_schema.tables WHERE tab
 // allTables are the tables of the migrated schema.
 var allTables = []string{"approvals", "audit", "callback_deliveries", "dependencies", "deployment_logs", "deployment_steps",
 	"deployment_transitions", "deployments", "dora_facts", "executors", "inventory", "inventory_history", "last_failures", "release_deploys",
-	"releases", "schedules", "sessions", "signin_flows"}
+	"releases", "retired_ids", "schedules", "sessions", "signin_flows"}
 
 func strs(t *testing.T, ctx context.Context, db *bun.DB, query string) []string {
 	t.Helper()

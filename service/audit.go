@@ -13,8 +13,9 @@ var everything = deploy.Resource{Tenant: "*", Application: "*", Environment: "*"
 
 // ListAudit implements deploy.Service. An entry is read by whoever may read
 // what it is about (deployment.read on its deploy, its schedule, every
-// deploy of its release); an entry about no environment only by a global
-// administrator. An unreadable entry is left out, never reported: it
+// deploy of its release), as recorded when it was written, so it stays
+// with its tenant whoever takes its target's ID or name later; an entry
+// about no environment only by a global administrator. An unreadable entry is left out, never reported: it
 // looks like none.
 func (s *Service) ListAudit(ctx context.Context, f deploy.AuditFilter) (deploy.AuditPage, error) {
 	who := deploy.IdentityFrom(ctx)

@@ -15,21 +15,6 @@ import (
 
 var _ deploy.AuditReader = (*Store)(nil)
 
-// auditResources resolves the target of an entry to the resources it is
-// about, by the namespace its action names: a release's deploys, a
-// schedule, else a deploy. The audit rows carry no resource themselves.
-const auditResources = `CASE
-	WHEN a.action LIKE 'release.%' THEN (SELECT jsonb_agg(jsonb_build_object('tenant', m.tenant,
-		'application', m.application, 'environment', m.environment) ORDER BY m.position)
-		FROM manent.release_deploys AS m WHERE m.release_id = a.target)
-	WHEN a.action LIKE 'schedule.%' THEN (SELECT jsonb_agg(jsonb_build_object('tenant', s.tenant,
-		'application', s.application, 'environment', s.environment))
-		FROM manent.schedules AS s WHERE s.name = a.target)
-	ELSE (SELECT jsonb_agg(jsonb_build_object('tenant', d.tenant,
-		'application', d.application, 'environment', d.environment))
-		FROM manent.deployments AS d WHERE d.id = a.target)
-	END`
-
 type auditListRow struct {
 	ID        int64           `bun:"id"`
 	Time      time.Time       `bun:"time"`
@@ -62,9 +47,12 @@ func decodeAuditCursor(s string) (int64, error) {
 	return 0, deploy.Errorf(deploy.EUNPROCESSABLE, "invalid cursor")
 }
 
-// ListAudit implements deploy.AuditReader. The filters on the resources
-// are applied in the database (an entry matches when one of its resources
-// does); Readable in batches, like the lists of deploys, so a page never
+// ListAudit implements deploy.AuditReader. An entry's resources are those
+// recorded when it was written (manent.audit_fill_resources), never what
+// holds its target's ID or name now: a reused ID or schedule name brings no
+// old entry along, and a removed deploy's entries keep their resource. The
+// filters on the resources are applied in the database (an entry matches
+// when one of its resources does); Readable in batches, like the lists of deploys, so a page never
 // reads the whole log and its cursor skips what was read.
 func (s *Store) ListAudit(ctx context.Context, f deploy.AuditFilter) (deploy.AuditPage, error) {
 	first := f.First
@@ -92,7 +80,7 @@ func (s *Store) ListAudit(ctx context.Context, f deploy.AuditFilter) (deploy.Aud
 	for {
 		q := s.db.NewSelect().TableExpr("manent.audit AS a").
 			ColumnExpr("a.id, a.time, a.actor, a.action, a.target, a.details").
-			ColumnExpr("COALESCE(" + auditResources + ", '[]'::jsonb) AS resources").
+			ColumnExpr("COALESCE(a.resources, '[]'::jsonb) AS resources").
 			OrderExpr("a.id DESC").Limit(batch)
 		if after > 0 {
 			q = q.Where("a.id < ?", after)
@@ -116,7 +104,7 @@ func (s *Store) ListAudit(ctx context.Context, f deploy.AuditFilter) (deploy.Aud
 			if err != nil {
 				return deploy.AuditPage{}, err
 			}
-			q = q.Where("COALESCE("+auditResources+", '[]'::jsonb) @> ?::jsonb", string(b))
+			q = q.Where("a.resources @> ?::jsonb", string(b))
 		}
 		var rows []auditListRow
 		if err := q.Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {

@@ -31,7 +31,7 @@ const keptDeploys = `
 
 // Purge removes, in one transaction, the finished deploys that ended
 // before now minus r.Deployments (their steps, logs, approvals and
-// dependencies go with them, their DORA facts stay), the log lines older
+// dependencies go with them, their DORA facts stay, their IDs are retired), the log lines older
 // than r.Logs, the DORA facts of deploys that ended before now minus r.Dora
 // and the audit entries older than r.Audit, then records the run in the
 // audit.
@@ -39,10 +39,14 @@ func (s *Store) Purge(ctx context.Context, actor string, r deploy.Retention) (de
 	var p deploy.Purged
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if r.Deployments > 0 {
-			err := tx.NewRaw(`DELETE FROM manent.deployments
-				WHERE state IN (?) AND finished_at < now() - ?::interval
-				AND id NOT IN (`+keptDeploys+`)
-				RETURNING id`, bun.List(deploy.Final), interval(r.Deployments)).Scan(ctx, &p.Deployments)
+			// Their IDs are retired in the same statement: a later deploy
+			// never takes one (CreateDeployment).
+			err := tx.NewRaw(`WITH gone AS (DELETE FROM manent.deployments
+					WHERE state IN (?) AND finished_at < now() - ?::interval
+					AND id NOT IN (`+keptDeploys+`)
+					RETURNING id),
+				retired AS (INSERT INTO manent.retired_ids (id) SELECT id FROM gone ON CONFLICT DO NOTHING)
+				SELECT id FROM gone`, bun.List(deploy.Final), interval(r.Deployments)).Scan(ctx, &p.Deployments)
 			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return fmt.Errorf("remove deploys: %w", err)
 			}

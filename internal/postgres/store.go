@@ -142,6 +142,15 @@ func (s *Store) CreateDeployment(ctx context.Context, d deploy.Deployment, enque
 		}
 		return existing, false, nil
 	}
+	// Checked after the insert: an insert that waited for a retention
+	// removing the ID's deploy reads the retired ID that retention wrote.
+	retired, err := tx.NewSelect().TableExpr("manent.retired_ids").Where("id = ?", d.ID).Exists(ctx)
+	if err != nil {
+		return nil, false, wrap("check retired deployment IDs", err)
+	}
+	if retired {
+		return nil, false, deploy.Errorf(deploy.ECONFLICT, "deployment ID %q was used before: an ID names one deploy for good, choose another", d.ID)
+	}
 	for _, dep := range d.Descriptor.After {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO manent.dependencies (deployment_id, depends_on)
 			VALUES (?, ?) ON CONFLICT DO NOTHING`, d.ID, dep); err != nil {
