@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"manent.dev/manent/config"
@@ -54,7 +55,10 @@ type Options struct {
 	// pipeline.custom.ca_file, as the server reads them at start-up. Nil
 	// leaves them with RootCAs.
 	HTTPStepRootCAs *x509.CertPool
-	Logger          *slog.Logger
+	// PoolTracer, when set, traces the statements of DBOS's pool (the
+	// metrics count its errors).
+	PoolTracer pgx.QueryTracer
+	Logger     *slog.Logger
 }
 
 // outboundTimeout bounds one request of a step (a download, a health
@@ -146,7 +150,7 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 	e.custom = custom.Options{Audit: o.Store, SSH: e.sshPool, Log: o.Logger, RootCAs: cmp.Or(o.HTTPStepRootCAs, o.RootCAs)}
 	custom.Register(e.kinds, e.custom)
 	e.logs = newLogWriter(o.Store, o.Logger, e.shown)
-	if err := e.setupDBOS(ctx, o.DatabaseURL); err != nil {
+	if err := e.setupDBOS(ctx, o.DatabaseURL, o.PoolTracer); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -163,11 +167,12 @@ func (e *Engine) Use(c Checks) {
 // rollout batches) register there before Launch.
 func (e *Engine) Kinds() *steps.Registry { return e.kinds }
 
-func (e *Engine) setupDBOS(ctx context.Context, url string) error {
+func (e *Engine) setupDBOS(ctx context.Context, url string, tracer pgx.QueryTracer) error {
 	pcfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return fmt.Errorf("parse database url: %w", err)
 	}
+	pcfg.ConnConfig.Tracer = tracer
 	pcfg.MaxConns = 20
 	pcfg.MaxConnIdleTime = 5 * time.Minute
 	pcfg.MaxConnLifetime = time.Hour

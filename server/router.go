@@ -10,6 +10,7 @@ import (
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/graph"
+	"manent.dev/manent/internal/metrics"
 	"manent.dev/manent/internal/oidc/login"
 )
 
@@ -37,6 +38,10 @@ type api struct {
 	// chatActions answers the buttons of the chat messages (Slack signs
 	// them: no bearer token); nil without notifications.chat.
 	chatActions http.Handler
+	// metrics are the server's, nil in tests that need none; metricsToken
+	// is server.metrics.token_sha256.
+	metrics      *metrics.Metrics
+	metricsToken string
 }
 
 func (a *api) live() graph.Live {
@@ -45,7 +50,11 @@ func (a *api) live() graph.Live {
 
 // routes returns the server's HTTP handler.
 func (a *api) routes() http.Handler {
-	return a.mux().ServeMux
+	mux := a.mux().ServeMux
+	if a.metrics == nil {
+		return mux
+	}
+	return a.metrics.Routes(mux)
 }
 
 // routeMux is the server's ServeMux, keeping the patterns registered on
@@ -97,6 +106,11 @@ func (a *api) mux() *routeMux {
 		mux.HandleFunc("POST /api/v1/chat/slack/actions", noEndpoint)
 	}
 	mux.HandleFunc("/api/", noEndpoint)
+	if a.metrics != nil {
+		mux.HandleFunc("GET /metrics", metricsRoute(a.metrics, a.metricsAccess(a.metricsToken), a.log))
+	} else {
+		mux.HandleFunc("GET /metrics", noEndpoint)
+	}
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("GET /readyz", a.readyz)
 	if a.demoTargets != "" {
