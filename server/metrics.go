@@ -100,10 +100,14 @@ func figures(store *postgres.Store) metrics.FiguresFunc {
 }
 
 // newMetrics makes the server's metrics: its figures read from db, whose
-// pool it watches and whose errors it counts.
+// pool it watches and whose errors it counts. It must come before any
+// store of db is made, or their statements go uncounted.
 func newMetrics(c Config, db *postgres.DB, log *slog.Logger) (*metrics.Metrics, error) {
-	m := metrics.New(metrics.Options{Version: c.Version, Figures: figures(postgres.NewStore(db)), Logger: log})
-	db.Bun().AddQueryHook(m.QueryHook(metrics.PoolManent))
+	m := metrics.New(metrics.Options{Version: c.Version, Logger: log})
+	db.Observe(m.QueryHook(metrics.PoolManent))
+	if err := m.ReadFigures(figures(postgres.NewStore(db))); err != nil {
+		return nil, fmt.Errorf("read the figures: %w", err)
+	}
 	if err := m.SQLPool(db.SQL(), metrics.PoolManent); err != nil {
 		return nil, fmt.Errorf("watch the database pool: %w", err)
 	}

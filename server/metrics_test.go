@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"go.yaml.in/yaml/v3"
 
 	"manent.dev/manent/internal/pgtest"
 )
@@ -157,6 +159,14 @@ func TestMetricsAfterADeploy(t *testing.T) {
 				t.Errorf("%s: %s%v = %g (present %v), want at least %g", role, c.family, c.labels, v, ok, c.min)
 			}
 		}
+		// A deploy that went well refused no statement: what the database
+		// answers in the normal course (no row, the rollback after a
+		// commit) is no error.
+		for _, pool := range []string{"manent", "dbos"} {
+			if v, _ := value(f, "manent_database_errors_total", map[string]string{"pool": pool, "class": "statement"}); v != 0 {
+				t.Errorf("%s: %g statement errors of the %s pool in a run without a fault", role, v, pool)
+			}
+		}
 	}
 	for _, c := range []struct {
 		labels map[string]string
@@ -181,6 +191,7 @@ func TestMetricsAfterADeploy(t *testing.T) {
 			}
 		}
 	}
+	checkDocumented(t, apiFamilies, families)
 	// No deploy, no credential, no database address.
 	u, err := url.Parse(dbURL)
 	if err != nil {
@@ -234,5 +245,65 @@ func TestMetricsNeedTheScrapeTokenOrAnAdmin(t *testing.T) {
 				t.Errorf("the refusal echoes the token: %s", body)
 			}
 		})
+	}
+}
+
+// checkDocumented holds docs/scaling.md to the metrics the processes
+// serve: every manent_ metric it names exists, every one served is in its
+// table, and its alerting rules are YAML of the shape Prometheus reads.
+func checkDocumented(t *testing.T, served ...map[string]*dto.MetricFamily) {
+	t.Helper()
+	doc, err := os.ReadFile("../docs/scaling.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exists := map[string]bool{}
+	for _, families := range served {
+		for name := range families {
+			exists[name] = true
+		}
+	}
+	for _, name := range regexp.MustCompile(`manent_[a-z_]*[a-z]`).FindAllString(string(doc), -1) {
+		family := name
+		for _, suffix := range []string{"_bucket", "_count", "_sum"} {
+			if trimmed, ok := strings.CutSuffix(name, suffix); ok && !exists[name] {
+				family = trimmed
+			}
+		}
+		if !exists[family] {
+			t.Errorf("docs/scaling.md names %s, which no process serves", name)
+		}
+	}
+	for name := range exists {
+		if strings.HasPrefix(name, "manent_") && !strings.Contains(string(doc), "| `"+name+"` |") {
+			t.Errorf("%s is served but has no row in the table of docs/scaling.md", name)
+		}
+	}
+	rules := 0
+	for _, m := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(doc), -1) {
+		var file struct {
+			Groups []struct {
+				Name  string `yaml:"name"`
+				Rules []struct {
+					Alert string `yaml:"alert"`
+					Expr  string `yaml:"expr"`
+				} `yaml:"rules"`
+			} `yaml:"groups"`
+		}
+		if err := yaml.Unmarshal([]byte(m[1]), &file); err != nil {
+			t.Errorf("a YAML block of docs/scaling.md: %v\n%s", err, m[1])
+			continue
+		}
+		for _, g := range file.Groups {
+			for _, r := range g.Rules {
+				rules++
+				if r.Alert == "" || strings.TrimSpace(r.Expr) == "" {
+					t.Errorf("rule %+v of group %s has no alert name or no expression", r, g.Name)
+				}
+			}
+		}
+	}
+	if rules < 5 {
+		t.Errorf("docs/scaling.md holds %d alerting rules, want the alerts an operator sets", rules)
 	}
 }

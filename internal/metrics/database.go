@@ -22,10 +22,12 @@ const (
 	classStatement   = "statement"
 )
 
-// dbError counts err of pool, when it is one: a missing row and the
-// caller's own cancel are answers, not errors of the database.
+// dbError counts err of pool, when it is one: a missing row, the caller's
+// own cancel and the rollback that follows a commit (bun's RunInTx makes
+// one, which answers sql.ErrTxDone) are answers, not errors of the
+// database.
 func (m *Metrics) dbError(pool string, err error) {
-	if err == nil || errors.Is(err, sql.ErrNoRows) || errors.Is(err, pgx.ErrNoRows) ||
+	if err == nil || errors.Is(err, sql.ErrNoRows) || errors.Is(err, pgx.ErrNoRows) || errors.Is(err, sql.ErrTxDone) ||
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return
 	}

@@ -21,10 +21,7 @@ type Options struct {
 	// Version is the server's version (manent_build_info); empty reads the
 	// module's, or says dev.
 	Version string
-	// Figures reads what is counted at scrape time; nil counts nothing
-	// there.
-	Figures FiguresFunc
-	// CacheFor is how long a reading of Figures serves scrapes (default
+	// CacheFor is how long a reading of the figures serves scrapes (default
 	// 10s): Prometheus servers in pairs, several dashboards and a curl do
 	// not each cost a query.
 	CacheFor time.Duration
@@ -34,6 +31,8 @@ type Options struct {
 // Metrics is the registry of one server and the instruments it feeds.
 type Metrics struct {
 	reg          *prometheus.Registry
+	cacheFor     time.Duration
+	log          *slog.Logger
 	httpRequests *prometheus.CounterVec
 	live         *prometheus.GaugeVec
 	steps        *prometheus.HistogramVec
@@ -50,7 +49,7 @@ func New(o Options) *Metrics {
 		o.CacheFor = 10 * time.Second
 	}
 	m := &Metrics{
-		reg: prometheus.NewRegistry(),
+		reg: prometheus.NewRegistry(), cacheFor: o.CacheFor, log: o.Logger,
 		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: namespace, Name: "http_requests_total",
 			Help: "HTTP requests answered, by route pattern of the router and status class (2xx, 4xx...).",
@@ -91,10 +90,13 @@ func New(o Options) *Metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		buildInfo, m.httpRequests, m.live, m.steps, m.dbErrors,
 	)
-	if o.Figures != nil {
-		m.reg.MustRegister(newFigures(o.Figures, o.CacheFor, o.Logger))
-	}
 	return m
+}
+
+// ReadFigures shows at scrape time the figures read returns, reading them
+// at most once per Options.CacheFor. Call it once.
+func (m *Metrics) ReadFigures(read FiguresFunc) error {
+	return m.reg.Register(newFigures(read, m.cacheFor, m.log))
 }
 
 // Handler serves the registry in the Prometheus text format (or the

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -78,6 +79,7 @@ func TestDatabaseErrorClasses(t *testing.T) {
 		{"no error", nil, ""},
 		{"no rows", fmt.Errorf("read: %w", pgx.ErrNoRows), ""},
 		{"cancelled by the caller", context.Canceled, ""},
+		{"rollback after the commit", fmt.Errorf("rollback: %w", sql.ErrTxDone), ""},
 		{"admin shutdown", &pgconn.PgError{Code: "57P01"}, classUnavailable},
 		{"refused connection", errors.New("dial tcp: connection refused"), classUnavailable},
 		{"unique violation", &pgconn.PgError{Code: "23505"}, classStatement},
@@ -120,14 +122,12 @@ func TestRoutesCountByPatternAndClass(t *testing.T) {
 			t.Errorf("flush: %v", err)
 		}
 	})
-	srv := httptest.NewServer(m.Routes(mux))
-	defer srv.Close()
+	// Served in the test's goroutine: each request is counted when
+	// ServeHTTP returns.
+	h := m.Routes(mux)
 	for _, path := range []string{"/api/v1/deployments/a", "/api/v1/deployments/b", "/api/v1/deployments/missing", "/stream", "/nowhere/1", "/nowhere/2"} {
-		resp, err := http.Get(srv.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = resp.Body.Close()
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
 	}
 	tests := []struct {
 		route, code string
@@ -164,7 +164,10 @@ func TestFiguresAreCachedAndKeepTheirSeries(t *testing.T) {
 		n := reads.Add(1)
 		return answers[min(int(n)-1, len(answers)-1)], nil
 	}
-	m := New(Options{Logger: quiet(), Figures: read, CacheFor: time.Hour})
+	m := New(Options{Logger: quiet(), CacheFor: time.Hour})
+	if err := m.ReadFigures(read); err != nil {
+		t.Fatal(err)
+	}
 	f := newFigures(read, time.Hour, quiet())
 	first := gatherOf(t, f)
 	again := gatherOf(t, f)
