@@ -108,6 +108,17 @@ type Server struct {
 	// AllowIntrospection is the former form of Introspection, still read:
 	// true is IntrospectionAll, false IntrospectionNone.
 	AllowIntrospection *bool `yaml:"allow_introspection"`
+	// Metrics says who may read /metrics.
+	Metrics Metrics `yaml:"metrics"`
+}
+
+// Metrics is server.metrics: the scrape credential of /metrics.
+type Metrics struct {
+	// TokenSHA256 is the hex SHA-256 of the bearer token Prometheus sends:
+	// a credential that reads the metrics and nothing else, so it may live
+	// in the scraper's configuration. Empty: only admins (api and all
+	// roles) may read them.
+	TokenSHA256 string `yaml:"token_sha256"`
 }
 
 // Who may read the GraphQL schema (server.introspection). Any answer is

@@ -363,6 +363,17 @@ pipeline:
 			},
 		},
 		{
+			name: "metrics token not a hash",
+			doc:  "server: {metrics: {token_sha256: s3cret-token}}\n",
+			want: []string{"server.metrics.token_sha256: must be 64 lowercase hexadecimal digits: the SHA-256 of the token, not the token"},
+		},
+		{
+			name: "metrics token shared with the API",
+			doc: "auth: {tokens: [{name: ci, sha256: " + strings.Repeat("ab", 32) + "}]}\n" +
+				"server: {metrics: {token_sha256: " + strings.Repeat("ab", 32) + "}}\n",
+			want: []string{"server.metrics.token_sha256: is the hash of a token of auth.tokens: give the scraper a token of its own, which reads the metrics and nothing else"},
+		},
+		{
 			name: "not a mapping",
 			doc:  "- server\n",
 			want: []string{"manent.yml must be a mapping of sections (server, database, auth, ...)"},

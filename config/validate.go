@@ -157,6 +157,14 @@ func (c *Config) validateAuth(errs *yamltree.Errors) {
 			}
 		}
 	}
+	if h := c.Server.Metrics.TokenSHA256; h != "" {
+		switch {
+		case !hexSHA256.MatchString(h):
+			errs.Add("server.metrics.token_sha256", "must be 64 lowercase hexadecimal digits: the SHA-256 of the token, not the token")
+		case hashes[h]:
+			errs.Add("server.metrics.token_sha256", "is the hash of a token of auth.tokens: give the scraper a token of its own, which reads the metrics and nothing else")
+		}
+	}
 	c.validateOIDC(errs)
 	if s := c.Auth.Session; s.TTL < time.Minute || s.TTL > 30*24*time.Hour {
 		errs.Add("auth.session.ttl", "must be between 1m and 720h")

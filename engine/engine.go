@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"manent.dev/manent/config"
@@ -55,7 +56,10 @@ type Options struct {
 	// pipeline.custom.ca_file, as the server reads them at start-up. Nil
 	// leaves them with RootCAs.
 	HTTPStepRootCAs *x509.CertPool
-	Logger          *slog.Logger
+	// PoolTracer, when set, traces the statements of DBOS's pool (the
+	// metrics count its errors).
+	PoolTracer pgx.QueryTracer
+	Logger     *slog.Logger
 }
 
 // outboundTimeout bounds one request of a step (a download, a health
@@ -159,7 +163,7 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 	}); ok {
 		f.OnFinish(e.finishedOutside)
 	}
-	if err := e.setupDBOS(ctx, o.DatabaseURL); err != nil {
+	if err := e.setupDBOS(ctx, o.DatabaseURL, o.PoolTracer); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -176,11 +180,12 @@ func (e *Engine) Use(c Checks) {
 // rollout batches) register there before Launch.
 func (e *Engine) Kinds() *steps.Registry { return e.kinds }
 
-func (e *Engine) setupDBOS(ctx context.Context, url string) error {
+func (e *Engine) setupDBOS(ctx context.Context, url string, tracer pgx.QueryTracer) error {
 	pcfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return fmt.Errorf("parse database url: %w", err)
 	}
+	pcfg.ConnConfig.Tracer = tracer
 	pcfg.MaxConns = 20
 	pcfg.MaxConnIdleTime = 5 * time.Minute
 	pcfg.MaxConnLifetime = time.Hour

@@ -39,7 +39,7 @@ func Recover(ctx context.Context, c Config, executorIDs []string, force bool) (_
 		return nil, err
 	}
 	// It runs no step: the keys that check specifications are the workers'.
-	_, eng, err := newCore(ctx, cfg, db, s.databaseURL, plugins, nil, nil, false, s.log)
+	_, eng, err := newCore(ctx, cfg, db, s.databaseURL, plugins, nil, nil, false, nil, s.log)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +101,7 @@ func Specs(ctx context.Context, c Config, hashes []string, all bool) (_ SpecsRep
 	if err != nil {
 		return SpecsReport{}, err
 	}
-	_, eng, err := newCore(ctx, cfg, db, s.databaseURL, plugins, nil, nil, false, s.log)
+	_, eng, err := newCore(ctx, cfg, db, s.databaseURL, plugins, nil, nil, false, nil, s.log)
 	if err != nil {
 		return SpecsReport{}, err
 	}

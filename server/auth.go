@@ -9,6 +9,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/internal/metrics"
 )
 
 // closeForbidden is the close code of graphql-transport-ws for a refused
@@ -88,6 +89,9 @@ func (a *api) requireGraphQL(next http.Handler) http.Handler {
 					deploy.Errorf(deploy.EFORBIDDEN, "websocket origin not allowed"))
 				return
 			}
+			// gqlgen serves the connection until it closes: this counts it
+			// while it is open, subscribers with it.
+			defer a.liveConnection(metrics.TransportWebsocket)()
 			if header == "" {
 				// The cookie of the web interface; without a valid one,
 				// connection_init must authenticate.

@@ -20,6 +20,7 @@ import (
 	"manent.dev/manent/graph"
 	"manent.dev/manent/internal/authz"
 	"manent.dev/manent/internal/embeddedpg"
+	"manent.dev/manent/internal/metrics"
 	"manent.dev/manent/internal/postgres"
 	"manent.dev/manent/internal/specsig"
 	"manent.dev/manent/internal/tokens"
@@ -91,12 +92,16 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 	if err != nil {
 		return nil, err
 	}
+	m, err := newMetrics(c, db, s.log)
+	if err != nil {
+		return nil, err
+	}
 	az, err := authz.New(cfg.RBAC.Model, cfg.RBAC.Policy)
 	if err != nil {
 		return nil, err
 	}
 	s.authz, s.configPath = az, c.ConfigPath
-	svc, eng, err := newCoreWith(ctx, cfg, db, s.databaseURL, plugins, specs, stepRoots, role != RoleAPI, az, s.log)
+	svc, eng, err := newCoreWith(ctx, cfg, db, s.databaseURL, plugins, specs, stepRoots, role != RoleAPI, az, m, s.log)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +121,7 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 	ready := func(ctx context.Context) error { return db.SQL().PingContext(ctx) }
 	var h http.Handler
 	if role == RoleWorker {
-		h = healthRoutes(ready, s.log)
+		h = workerRoutes(ready, m, cfg.Server.Metrics.TokenSHA256, s.log)
 	} else {
 		events := postgres.NewEvents(s.databaseURL, s.log.With("component", "events"))
 		s.onClose("events", func() error { events.Close(); return nil })
@@ -135,7 +140,8 @@ func Main(ctx context.Context, c Config) (_ *Server, err error) {
 			service: svc, events: events, hub: hub, auth: credentials{tokens: static, oidc: idp}, ready: ready, log: s.log,
 			publicURL: cfg.Server.PublicURL, introspection: cfg.Server.IntrospectionPolicy(),
 			spa: frontend.FS(), demoTargets: c.DemoTargets, chatActions: chatActions, audit: postgres.NewStore(db),
-			web: newWebAuth(cfg, db, idp, static),
+			web:     newWebAuth(cfg, db, idp, static),
+			metrics: m, metricsToken: cfg.Server.Metrics.TokenSHA256,
 		}
 		h = a.routes()
 	}
@@ -174,18 +180,19 @@ func Migrate(ctx context.Context, c Config) (err error) {
 }
 
 // newCore builds the application service and the engine on one database,
-// each with the port of the other.
+// each with the port of the other; m, when set, times the steps and counts
+// the errors of DBOS's pool.
 func newCore(ctx context.Context, cfg *config.Config, db *postgres.DB, url string, plugins []deploy.Plugin,
-	specs *specsig.Keyring, stepRoots *x509.CertPool, worker bool, log *slog.Logger) (*service.Service, *engine.Engine, error) {
+	specs *specsig.Keyring, stepRoots *x509.CertPool, worker bool, m *metrics.Metrics, log *slog.Logger) (*service.Service, *engine.Engine, error) {
 	az, err := authz.New(cfg.RBAC.Model, cfg.RBAC.Policy)
 	if err != nil {
 		return nil, nil, err
 	}
-	return newCoreWith(ctx, cfg, db, url, plugins, specs, stepRoots, worker, az, log)
+	return newCoreWith(ctx, cfg, db, url, plugins, specs, stepRoots, worker, az, m, log)
 }
 
 func newCoreWith(ctx context.Context, cfg *config.Config, db *postgres.DB, url string, plugins []deploy.Plugin,
-	specs *specsig.Keyring, stepRoots *x509.CertPool, worker bool, az *authz.Authorizer, log *slog.Logger) (*service.Service, *engine.Engine, error) {
+	specs *specsig.Keyring, stepRoots *x509.CertPool, worker bool, az *authz.Authorizer, m *metrics.Metrics, log *slog.Logger) (*service.Service, *engine.Engine, error) {
 	store := postgres.NewStore(db)
 	gov, err := newGovernor(cfg, store)
 	if err != nil {
@@ -202,12 +209,16 @@ func newCoreWith(ctx context.Context, cfg *config.Config, db *postgres.DB, url s
 	}
 	// The engine outlives ctx, which only bounds the start: DBOS runs until
 	// Close.
-	eng, err := engine.New(context.WithoutCancel(ctx), engine.Options{
+	opts := engine.Options{
 		Config: cfg, Store: store, Recorder: postgres.NewRecorder(), DatabaseURL: url,
 		Plugins: plugins,
 		Secrets: engineSecrets(cfg),
 		Changes: changes, Worker: worker, Specs: specs, HTTPStepRootCAs: stepRoots, Logger: log,
-	})
+	}
+	if m != nil {
+		opts.Recorder, opts.PoolTracer = postgres.NewObservedRecorder(m.StepEnded), m.Tracer(metrics.PoolDBOS)
+	}
+	eng, err := engine.New(context.WithoutCancel(ctx), opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("create engine: %w", err)
 	}
@@ -294,11 +305,13 @@ func prepareWorkDir(dir string, own bool) error {
 	return nil
 }
 
-// healthRoutes is all a worker serves: it has no API.
-func healthRoutes(ready func(context.Context) error, log *slog.Logger) http.Handler {
+// workerRoutes is all a worker serves: health and metrics, no API (so its
+// metrics open only to the scrape token).
+func workerRoutes(ready func(context.Context) error, m *metrics.Metrics, metricsToken string, log *slog.Logger) http.Handler {
 	a := &api{ready: ready, log: log}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("GET /readyz", a.readyz)
-	return mux
+	mux.HandleFunc("GET /metrics", metricsRoute(m, metricsAccess{tokenSHA256: metricsToken}, log))
+	return m.Routes(mux)
 }

@@ -10,6 +10,7 @@ import (
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/graph"
+	"manent.dev/manent/internal/metrics"
 )
 
 // api holds what the HTTP layer needs. Main fills it from the real adapters;
@@ -47,6 +48,10 @@ type api struct {
 	// sessionRecheck is how often a websocket's session is checked again;
 	// 0 is defaultSessionRecheck.
 	sessionRecheck time.Duration
+	// metrics are the server's, nil in tests that need none; metricsToken
+	// is server.metrics.token_sha256.
+	metrics      *metrics.Metrics
+	metricsToken string
 }
 
 func (a *api) live() graph.Live {
@@ -55,7 +60,11 @@ func (a *api) live() graph.Live {
 
 // routes returns the server's HTTP handler.
 func (a *api) routes() http.Handler {
-	return a.mux().ServeMux
+	mux := a.mux().ServeMux
+	if a.metrics == nil {
+		return mux
+	}
+	return a.metrics.Routes(mux)
 }
 
 // routeMux is the server's ServeMux, keeping the patterns registered on
@@ -108,6 +117,11 @@ func (a *api) mux() *routeMux {
 		mux.HandleFunc("POST /api/v1/chat/slack/actions", noEndpoint)
 	}
 	mux.HandleFunc("/api/", noEndpoint)
+	if a.metrics != nil {
+		mux.HandleFunc("GET /metrics", metricsRoute(a.metrics, a.metricsAccess(a.metricsToken), a.log))
+	} else {
+		mux.HandleFunc("GET /metrics", noEndpoint)
+	}
 	a.authRoutes(mux)
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("GET /readyz", a.readyz)

@@ -59,6 +59,9 @@ type Config struct {
 	// provider (manent-server dev only), with the demo's users; auth.oidc
 	// points to it unless manent.yml sets auth.oidc.
 	DevOIDC string
+	// Version is the server's version, shown by manent_build_info; empty
+	// reads the module's.
+	Version string
 }
 
 // Server is a running manent-server. Create it with Main.

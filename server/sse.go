@@ -12,6 +12,7 @@ import (
 
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/graph"
+	"manent.dev/manent/internal/metrics"
 )
 
 // sseLine is the data of an SSE log event.
@@ -46,6 +47,7 @@ func (a *api) stream(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
+	defer a.liveConnection(metrics.TransportSSE)()
 	rc := http.NewResponseController(w)
 	s := sseWriter{w: w}
 	heartbeat := time.NewTicker(a.heartbeat)

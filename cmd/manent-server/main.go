@@ -15,11 +15,15 @@ import (
 	"manent.dev/manent/server"
 )
 
+// version is set at build time: go build -ldflags "-X main.version=1.2.3"
+// (manent_build_info shows it; without it, the module's version).
+var version string
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	cfg := server.Config{Logger: log, Role: server.RoleAll, EmbeddedPostgres: true, DataDir: ".manent"}
+	cfg := server.Config{Logger: log, Role: server.RoleAll, EmbeddedPostgres: true, DataDir: ".manent", Version: version}
 	root := &cobra.Command{Use: "manent-server", Short: "manent's API and deploy workers", SilenceUsage: true}
 	root.PersistentFlags().StringVarP(&cfg.ConfigPath, "config", "c", "manent.yml", "manent.yml to load")
 	serve := &cobra.Command{Use: "serve", Short: "serve the APIs and run deploys", Args: cobra.NoArgs,

@@ -40,6 +40,7 @@ var thirdParty = map[string][]string{
 	"gqlparser":         {"github.com/vektah/gqlparser/v2"},
 	"opa":               {"github.com/open-policy-agent/opa"},
 	"pgx":               {"github.com/jackc/pgx/v5"},
+	"prometheus":        {"github.com/prometheus/client_golang"},
 	"theory/jsonpath":   {"github.com/theory/jsonpath"},
 	"x/oauth2":          {"golang.org/x/oauth2"},
 	"x/term":            {"golang.org/x/term"},

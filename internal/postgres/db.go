@@ -48,6 +48,10 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	return &DB{bun: db}, nil
 }
 
+// Observe adds hook to the statements of db, from the stores made from it
+// afterwards (the metrics count their errors): call it before NewStore.
+func (db *DB) Observe(hook bun.QueryHook) { db.bun = db.bun.WithQueryHook(hook) }
+
 // Bun is the bun handle, for packages that query the manent schema themselves.
 func (db *DB) Bun() *bun.DB { return db.bun }
 
