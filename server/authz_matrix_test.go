@@ -469,6 +469,11 @@ func matrixRows() []matrixRow {
 			ask: func(m *matrix, p principal) answer {
 				return m.gql(p, `{ deployment(id: "ta-done") { canRedeploy } }`)
 			}},
+		// A dry run is redeployed as a dry run: deployment.dry-run, not submit.
+		{key: "Deployment.canRedeploy", name: "a dry run", expect: onObject(a, deploy.PermRead), flag: "canRedeploy", flagPerm: deploy.PermDryRun,
+			flagMustHold: true, ask: func(m *matrix, p principal) answer {
+				return m.gql(p, `{ deployment(id: "ta-dry") { canRedeploy } }`)
+			}},
 		{key: "Deployment.canRollbackTo", expect: onObject(a, deploy.PermRead), flag: "canRollbackTo", flagPerm: deploy.PermRollback, flagMustHold: true,
 			ask: func(m *matrix, p principal) answer {
 				return m.gql(p, `{ deployment(id: "ta-done") { canRollbackTo } }`)
@@ -718,6 +723,17 @@ func matrixRows() []matrixRow {
 			state: statusOf(func(p principal) string { return "/api/v1/deployments/red-" + p.name }),
 			ask: func(m *matrix, p principal) answer {
 				return m.gql(p, fmt.Sprintf(`mutation { redeploy(id: "ta-cancel", newId: %q) { id state promotedFrom } }`, "red-"+p.name))
+			}},
+		{key: "Mutation.redeploy", name: "a dry run", expect: onObject(a, deploy.PermDryRun), marker: `"id":"rdd-`,
+			state: statusOf(func(p principal) string { return "/api/v1/deployments/rdd-" + p.name }),
+			ask: func(m *matrix, p principal) answer {
+				return m.gql(p, fmt.Sprintf(`mutation { redeploy(id: "ta-dry", newId: %q) { id dryRun promotedFrom } }`, "rdd-"+p.name))
+			}},
+		// The promotions and redeploys above, done and refused, are in the
+		// audit log of their tenant only.
+		{key: "Query.auditEntries", name: "promotions and redeploys", expect: signedIn,
+			lists: map[string]string{tenantA: `"target":"ta-done"`}, sees: reads, ask: func(m *matrix, p principal) answer {
+				return m.gql(p, `{ auditEntries(first: 500, filter: {action: "deployment.promote*"}) { nodes { action target resources { tenant } } } }`)
 			}},
 
 		// REST and the other routes.
@@ -1152,6 +1168,9 @@ func (m *matrix) seedAll(t *testing.T) {
 	if got := m.subscribe(m.seed, `subscription { releaseEvents(id: "tx-release") { state } }`, false); !strings.Contains(got.body, `"SUCCESS"`) {
 		t.Fatalf("seed tx-release: %s", got.body)
 	}
+	// A dry run that ended, to redeploy as one.
+	submit(descriptorFor(tenantA, "ta-dry", "staging", "dryRun: true\n"), http.StatusAccepted)
+	m.awaitDeploy(t, "ta-dry", "SUCCESS")
 	// A release whose deploy fails in a step (its artifact is missing).
 	failing := strings.Replace(releaseFor(tenantA, "ta-release-fail", "ta-rel-fail-1", "staging"), "hello-1.0.0.tar.gz", "missing-1.0.0.tar.gz", 1)
 	if codes := graphQL(t, m.srv, m.seed.token(), `mutation($d: String!) { submitRelease(descriptor: $d) { id } }`,
