@@ -18,8 +18,8 @@ type api struct {
 	service deploy.Service
 	// audit appends the entries of what the server does itself (ending
 	// sessions); nil in tests of the router alone.
-	audit auditor
-	events  deploy.Events
+	audit  auditor
+	events deploy.Events
 	// hub shares the reads of the live subscriptions; nil reads them per
 	// subscriber (tests with fakes).
 	hub  *graph.Hub
