@@ -42,7 +42,9 @@ type fakeService struct {
 	// scheduleFakes: the recurring schedule methods (schedule_test.go).
 	scheduleFakes
 	listAudit func(ctx context.Context, f deploy.AuditFilter) (deploy.AuditPage, error)
-	replay    func(ctx context.Context, id, deliveryID string, disabled bool) ([]deploy.Delivery, error)
+	// environment answers Environment (the approval context reads it).
+	environment func(ctx context.Context, res deploy.Resource) (*deploy.InventoryEntry, error)
+	replay      func(ctx context.Context, id, deliveryID string, disabled bool) ([]deploy.Delivery, error)
 }
 
 func (f *fakeService) ReplayCallbacks(ctx context.Context, id, deliveryID string, disabled bool) ([]deploy.Delivery, error) {
@@ -287,8 +289,11 @@ func (b *syncBuffer) String() string {
 // The promotion methods, and the affordances the tests do not fake, answer
 // as a service with nothing to offer.
 
-func (f *fakeService) Environment(context.Context, deploy.Resource) (*deploy.InventoryEntry, error) {
-	return nil, errNotFaked
+func (f *fakeService) Environment(ctx context.Context, res deploy.Resource) (*deploy.InventoryEntry, error) {
+	if f.environment == nil {
+		return nil, errNotFaked
+	}
+	return f.environment(ctx, res)
 }
 
 func (f *fakeService) Holders(context.Context, deploy.Resource, string) []string { return nil }

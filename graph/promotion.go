@@ -58,8 +58,12 @@ func toModelApprovalContext(ctx context.Context, svc deploy.Service, d *deploy.D
 	}
 	if p := d.Decision.Promotion; p != nil {
 		ev := model.PromotionEvidence{Environment: p.From, Version: d.Artifact.Version}
-		// The evidence links to the deploy only for a viewer who may read it.
-		if src, err := svc.Get(ctx, p.SatisfiedBy); err == nil {
+		// The evidence links to the deploy only for a viewer who may read it,
+		// and only to a deploy of this application and tenant where the rule
+		// says: a Rego policy may name any ID, and one elsewhere (another
+		// tenant's, even one the viewer reads) proves nothing of this one.
+		if src, err := svc.Get(ctx, p.SatisfiedBy); err == nil && src.Tenant == d.Tenant &&
+			src.Application == d.Application && src.Environment == p.From {
 			ev.DeploymentID, ev.FinishedAt, ev.Version = &src.ID, src.FinishedAt, src.Artifact.Version
 		}
 		out.PromotionEvidence = append(out.PromotionEvidence, ev)

@@ -191,6 +191,12 @@ func public(principal) string { return outAllowed }
 
 func reads(p principal, tenant string) bool { return p.holds(tenant, deploy.PermRead) }
 
+// submits: the promotion targets name an environment of tenant to who
+// may submit there (and read the deploy the list is of).
+func submits(p principal, tenant string) bool {
+	return p.holds(tenant, deploy.PermRead) && p.holds(tenant, deploy.PermSubmit)
+}
+
 // mayApprove: the inbox lists a deploy to whoever may approve it (the
 // requester, the seeder, is none of the principals).
 func mayApprove(p principal, tenant string) bool {
@@ -461,6 +467,105 @@ func matrixRows() []matrixRow {
 		{key: "ReleaseDeploy.deployment", expect: onObject(a, deploy.PermRead), marker: `"id":"ta-rel-1"`, ask: func(m *matrix, p principal) answer {
 			return m.gql(p, `{ release(id: "ta-release") { deploys { deployment { id } } } }`)
 		}},
+		// What the viewer may do (the affordances): true exactly for who
+		// holds what the mutation needs, by the check the mutation runs.
+		{key: "Deployment.canPromote", expect: onObject(a, deploy.PermRead), flag: "canPromote", flagPerm: deploy.PermSubmit, flagMustHold: true,
+			ask: func(m *matrix, p principal) answer {
+				return m.gql(p, `{ deployment(id: "ta-done") { canPromote(to: "prod") } }`)
+			}},
+		{key: "Deployment.promotionTargets", expect: onObject(a, deploy.PermRead), marker: `"promotionTargets":[`,
+			lists: map[string]string{tenantA: `"prod"`}, sees: submits, ask: func(m *matrix, p principal) answer {
+				return m.gql(p, `{ deployment(id: "ta-done") { promotionTargets } }`)
+			}},
+		{key: "Deployment.canRedeploy", expect: onObject(a, deploy.PermRead), flag: "canRedeploy", flagPerm: deploy.PermSubmit, flagMustHold: true,
+			ask: func(m *matrix, p principal) answer {
+				return m.gql(p, `{ deployment(id: "ta-done") { canRedeploy } }`)
+			}},
+		// A dry run is redeployed as a dry run: deployment.dry-run, not submit.
+		{key: "Deployment.canRedeploy", name: "a dry run", expect: onObject(a, deploy.PermRead), flag: "canRedeploy", flagPerm: deploy.PermDryRun,
+			flagMustHold: true, ask: func(m *matrix, p principal) answer {
+				return m.gql(p, `{ deployment(id: "ta-dry") { canRedeploy } }`)
+			}},
+		{key: "Deployment.canRollbackTo", expect: onObject(a, deploy.PermRead), flag: "canRollbackTo", flagPerm: deploy.PermRollback, flagMustHold: true,
+			ask: func(m *matrix, p principal) answer {
+				return m.gql(p, `{ deployment(id: "ta-done") { canRollbackTo } }`)
+			}},
+		{key: "Deployment.memberOf", expect: onObject(a, deploy.PermRead), marker: `"id":"ta-release"`, ask: func(m *matrix, p principal) answer {
+			return m.gql(p, `{ deployment(id: "ta-rel-1") { memberOf { id deploys { deploymentId } } } }`)
+		}},
+		// A release over both tenants is null to who reads one of them.
+		{key: "Deployment.memberOf", name: "two tenants", expect: onObject(a, deploy.PermRead), marker: `"id":"tx-rel-a"`,
+			lists: map[string]string{tenantB: `"tx-release"`}, sees: func(p principal, _ string) bool { return readsBoth(p) == outAllowed },
+			ask: func(m *matrix, p principal) answer {
+				return m.gql(p, `{ deployment(id: "tx-rel-a") { id memberOf { id deploys { deploymentId } } } }`)
+			}},
+		// The approval context: the evidence of the mandatory promotion (the
+		// deploy of staging), and the holders of deployment.approve of the
+		// deploy's tenant only.
+		{key: "Deployment.approvalContext", expect: onObject(a, deploy.PermRead), marker: `"deploymentId":"ta-done"`, whole: true,
+			lists: map[string]string{tenantA: `"token:ta-approve"`, tenantB: `tb-`}, sees: func(_ principal, tenant string) bool { return tenant == tenantA },
+			ask: func(m *matrix, p principal) answer {
+				return m.gql(p, `{ deployment(id: "ta-await") { approvalContext { inService { deploymentId } proposed { version } proposedSha256
+					promotionEvidence { environment deploymentId version finishedAt } explanation
+					approvers { required groups roles holders excluded } } } }`)
+			}},
+		{key: "Deployment.approvalContext", name: "another tenant", expect: onObject(tenantB, deploy.PermRead), marker: `"deploymentId":"tb-done"`, whole: true,
+			lists: map[string]string{tenantA: `ta-`}, sees: func(principal, string) bool { return false },
+			ask: func(m *matrix, p principal) answer {
+				return m.gql(p, `{ deployment(id: "tb-await") { approvalContext { inService { deploymentId } proposed { version } proposedSha256
+					promotionEvidence { environment deploymentId version finishedAt } explanation
+					approvers { required groups roles holders excluded } } } }`)
+			}},
+		{key: "Environment.canRollback", expect: onObject(a, deploy.PermRead), flag: "canRollback", flagPerm: deploy.PermRollback, flagMustHold: true,
+			ask: func(m *matrix, p principal) answer {
+				return m.gql(p, `{ environment(tenant: "ta", application: "hello", environment: "staging") { canRollback } }`)
+			}},
+		// The history of one environment: its deploys, never another
+		// tenant's.
+		{key: "Environment.history", expect: onObject(a, deploy.PermRead), marker: `"id":"ta-done"`,
+			lists: lists, sees: func(_ principal, tenant string) bool { return tenant == tenantA },
+			ask: func(m *matrix, p principal) answer {
+				return m.gql(p, `{ environment(tenant: "ta", application: "hello", environment: "staging") { history(first: 500) { nodes { id tenant } } } }`)
+			}},
+		{key: "InventoryEntry.canRollback", expect: onObject(a, deploy.PermRead), flag: "canRollback", flagPerm: deploy.PermRollback, flagMustHold: true,
+			ask: func(m *matrix, p principal) answer {
+				return m.gql(p, `{ environment(tenant: "ta", application: "hello", environment: "staging") { inService { canRollback } } }`)
+			}},
+		{key: "InventoryEntry.promotionTargets", expect: onObject(a, deploy.PermRead), marker: `"promotionTargets":[`,
+			lists: map[string]string{tenantA: `"prod"`}, sees: submits, ask: func(m *matrix, p principal) answer {
+				return m.gql(p, `{ environment(tenant: "ta", application: "hello", environment: "staging") { inService { promotionTargets } } }`)
+			}},
+		// In the inventory, each entry's targets are the viewer's there.
+		{key: "InventoryEntry.promotionTargets", name: "the inventory", expect: signedIn,
+			lists: map[string]string{tenantA: `"tenant":"ta","environment":"staging","promotionTargets":["prod"]`,
+				tenantB: `"tenant":"tb","environment":"staging","promotionTargets":["prod"]`}, sees: submits,
+			ask: func(m *matrix, p principal) answer {
+				return m.gql(p, `{ inventory { tenant environment promotionTargets } }`)
+			}},
+		{key: "Release.canCancel", expect: onObject(a, deploy.PermRead), flag: "canCancel", flagPerm: deploy.PermCancel, flagMustHold: true,
+			ask: func(m *matrix, p principal) answer {
+				return m.gql(p, `{ release(id: "ta-release-wait") { canCancel } }`)
+			}},
+		{key: "ReleaseDeploy.failedStep", expect: onObject(a, deploy.PermRead), marker: `"failedStep":"`, ask: func(m *matrix, p principal) answer {
+			return m.gql(p, `{ release(id: "ta-release-fail") { deploys { deploymentId state failedStep } } }`)
+		}},
+		{key: "Schedule.canDelete", expect: signedIn,
+			lists: map[string]string{tenantA: `"name":"ta-nightly","canDelete":true`, tenantB: `"name":"tb-nightly","canDelete":true`}, sees: submits,
+			ask: func(m *matrix, p principal) answer {
+				return m.gql(p, `{ schedules { name canDelete } }`)
+			}},
+		// An environment's page: null to who may not read it, as one that
+		// does not exist.
+		{key: "Query.environment", expect: onObject(a, deploy.PermRead), marker: `"tenant":"ta"`, ask: func(m *matrix, p principal) answer {
+			return m.gql(p, `{ environment(tenant: "ta", application: "hello", environment: "staging") { tenant application environment
+				inService { deploymentId } lastFailure { deploymentId } } }`)
+		}},
+		{key: "Query.environment", name: "the default tenant", expect: onObject(a, deploy.PermRead), marker: `"tenant":"ta"`, ask: func(m *matrix, p principal) answer {
+			return m.gql(p, `{ environment(application: "hello", environment: "staging") { tenant inService { deploymentId } } }`)
+		}},
+		{key: "Query.environment", name: "another tenant", expect: onObject(tenantB, deploy.PermRead), marker: `"tenant":"tb"`, ask: func(m *matrix, p principal) answer {
+			return m.gql(p, `{ environment(tenant: "tb", application: "hello", environment: "staging") { tenant inService { deploymentId } } }`)
+		}},
 
 		// Subscriptions.
 		{key: "Subscription._noop", expect: signedIn, ask: func(m *matrix, p principal) answer {
@@ -615,6 +720,32 @@ func matrixRows() []matrixRow {
 			state: func(m *matrix) string { return m.gql(m.admin(), `{ schedules { name state } }`).body },
 			ask: func(m *matrix, p principal) answer {
 				return m.gql(p, fmt.Sprintf(`mutation { deleteSchedule(name: %q) }`, scheduleOf(p)))
+			}},
+
+		// A promotion and a redeploy are submissions: deployment.submit
+		// where they deploy, and a source the caller may not read is one
+		// that does not exist. Promoted to prod, each waits for approvals.
+		{key: "Mutation.promote", expect: onObject(a, deploy.PermSubmit), marker: `"id":"pro-`,
+			state: statusOf(func(p principal) string { return "/api/v1/deployments/pro-" + p.name }),
+			ask: func(m *matrix, p principal) answer {
+				return m.gql(p, fmt.Sprintf(`mutation { promote(id: "ta-done", to: "prod", newId: %q) { id state promotedFrom } }`, "pro-"+p.name))
+			}},
+		// ta-cancel was cancelled by its row: redeployed in prod, it waits.
+		{key: "Mutation.redeploy", expect: onObject(a, deploy.PermSubmit), marker: `"id":"red-`,
+			state: statusOf(func(p principal) string { return "/api/v1/deployments/red-" + p.name }),
+			ask: func(m *matrix, p principal) answer {
+				return m.gql(p, fmt.Sprintf(`mutation { redeploy(id: "ta-cancel", newId: %q) { id state promotedFrom } }`, "red-"+p.name))
+			}},
+		{key: "Mutation.redeploy", name: "a dry run", expect: onObject(a, deploy.PermDryRun), marker: `"id":"rdd-`,
+			state: statusOf(func(p principal) string { return "/api/v1/deployments/rdd-" + p.name }),
+			ask: func(m *matrix, p principal) answer {
+				return m.gql(p, fmt.Sprintf(`mutation { redeploy(id: "ta-dry", newId: %q) { id dryRun promotedFrom } }`, "rdd-"+p.name))
+			}},
+		// The promotions and redeploys above, done and refused, are in the
+		// audit log of their tenant only.
+		{key: "Query.auditEntries", name: "promotions and redeploys", expect: signedIn,
+			lists: map[string]string{tenantA: `"target":"ta-done"`}, sees: reads, ask: func(m *matrix, p principal) answer {
+				return m.gql(p, `{ auditEntries(first: 500, filter: {action: "deployment.promote*"}) { nodes { action target resources { tenant } } } }`)
 			}},
 
 		// REST and the other routes.
@@ -926,6 +1057,10 @@ governance:
   approvals:
     # Never satisfied: every principal allowed to approve may answer.
     - {name: prod, match: {environment: prod}, count: 100}
+  promotion:
+    # The promotion order: staging, then prod (satisfied in each tenant by
+    # its own done deploy, the evidence of the approval context).
+    - {name: staging-first, match: {environment: prod}, from: staging}
   freezes:
     - name: ta-freeze
       match: {tenant: ta, environment: frozen}
@@ -1050,6 +1185,16 @@ func (m *matrix) seedAll(t *testing.T) {
 	if got := m.subscribe(m.seed, `subscription { releaseEvents(id: "tx-release") { state } }`, false); !strings.Contains(got.body, `"SUCCESS"`) {
 		t.Fatalf("seed tx-release: %s", got.body)
 	}
+	// A dry run that ended, to redeploy as one.
+	submit(descriptorFor(tenantA, "ta-dry", "staging", "dryRun: true\n"), http.StatusAccepted)
+	m.awaitDeploy(t, "ta-dry", "SUCCESS")
+	// A release whose deploy fails in a step (its artifact is missing).
+	failing := strings.Replace(releaseFor(tenantA, "ta-release-fail", "ta-rel-fail-1", "staging"), "hello-1.0.0.tar.gz", "missing-1.0.0.tar.gz", 1)
+	if codes := graphQL(t, m.srv, m.seed.token(), `mutation($d: String!) { submitRelease(descriptor: $d) { id } }`,
+		map[string]any{"d": failing}, nil); len(codes) > 0 {
+		t.Fatalf("seed ta-release-fail: %v", codes)
+	}
+	m.awaitState(t, `subscription { releaseEvents(id: "ta-release-fail") { state } }`, "ERROR")
 	// The rollouts wait for the approval of their second wave; one is
 	// paused.
 	for _, env := range []string{"fleet-pause", "fleet-resume", "fleet-abort"} {
