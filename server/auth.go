@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 
@@ -156,7 +157,41 @@ func (a *api) wsInit(ctx context.Context, p transport.InitPayload) (context.Cont
 		ctx = transport.WithWebsocketCloseCode(transport.AppendCloseReason(ctx, reason), closeForbidden)
 		return ctx, nil, deploy.Errorf(code, "%s", reason)
 	}
-	return deploy.WithIdentity(ctx, id), nil, nil
+	return a.watchBearer(deploy.WithIdentity(ctx, id), header), nil, nil
+}
+
+// watchBearer closes a websocket once the bearer token it signed in with
+// no longer authenticates (an OIDC token past its expiry, groups now over
+// the limit): a subscription lives no longer than its credentials. The
+// token is checked as every request checks it, each sessionRecheck.
+func (a *api) watchBearer(ctx context.Context, header string) context.Context {
+	every := a.sessionRecheck
+	if every <= 0 {
+		every = defaultSessionRecheck
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		defer cancel()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			_, err := a.authenticate(ctx, header)
+			switch code := deploy.ErrorCode(err); {
+			case err == nil:
+			case code == deploy.EUNAUTHENTICATED || code == deploy.EGROUPSOVERAGE:
+				return
+			case ctx.Err() == nil:
+				// The provider did not answer: the token is not refused.
+				a.log.WarnContext(ctx, "check a websocket's token", "error", err)
+			}
+		}
+	}()
+	return ctx
 }
 
 func isWebsocket(r *http.Request) bool {
