@@ -121,7 +121,7 @@ func receive(t *testing.T, ev chat.Event, st deploy.Status) []byte {
 	}))
 	defer srv.Close()
 	n := notifier(t, srv.URL+"/services/T0/B0/secret-path", config.ChatTarget{AllowHTTP: true})
-	if err := n.Send(context.Background(), 0, ev, st, chat.DeployLink("https://manent.example.com/", st.ID)); err != nil {
+	if err := n.Send(context.Background(), "ops", ev, st, chat.DeployLink("https://manent.example.com/", st.ID)); err != nil {
 		t.Fatalf("Send: %v", err)
 	}
 	var v any
@@ -149,10 +149,11 @@ func checkSafe(t *testing.T, msg []byte) {
 	}
 }
 
-// notifier makes a one-target notifier whose webhook_ref resolves to url.
+// notifier makes a one-target notifier, its target named ops, whose
+// webhook_ref resolves to url.
 func notifier(t *testing.T, url string, tg config.ChatTarget) *chat.Notifier {
 	t.Helper()
-	tg.Type, tg.WebhookRef = config.ChatSlack, "env:MANENT_SECRET_WEBHOOK"
+	tg.Name, tg.Type, tg.WebhookRef = "ops", config.ChatSlack, "env:MANENT_SECRET_WEBHOOK"
 	cfg := &config.Config{Notifications: config.Notifications{Chat: []config.ChatTarget{tg}}}
 	return chat.New(cfg, chat.Options{Resolve: func(_ context.Context, ref string) (string, error) {
 		if ref != tg.WebhookRef {
