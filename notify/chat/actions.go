@@ -425,7 +425,7 @@ func (a *actions) record(ctx context.Context, c click, outcome string, err error
 	}
 }
 
-func quote(id string) string { return "`" + escape(id, maxName) + "`" }
+func quote(id string) string { return literal(id, maxName) }
 
 // reply is the answer Slack shows the user who clicked, and only them.
 func reply(w http.ResponseWriter, text string) {
