@@ -23,8 +23,10 @@ import (
 // M, expiry) are the API's.
 type Approver interface {
 	Get(ctx context.Context, id string) (*deploy.Deployment, error)
-	Approve(ctx context.Context, id, comment string) (*deploy.Deployment, error)
-	Reject(ctx context.Context, id, comment string) (*deploy.Deployment, error)
+	// AnswerPass answers the approval of pass (0 the deploy's own, N its
+	// wave N's) and no other: ECONFLICT, with nothing recorded, when the
+	// deploy no longer asks it, checked where the answer is recorded.
+	AnswerPass(ctx context.Context, id string, pass int, approve bool, comment string) (*deploy.Deployment, error)
 }
 
 // Auditor appends to the audit log.
@@ -294,11 +296,9 @@ func (a *actions) answer(ctx context.Context, c click) string {
 		a.record(ctx, c, "already", nil)
 		return "You had already approved " + quote(id) + ": it counts once."
 	}
-	answer := a.svc.Approve
-	if !c.approve {
-		answer = a.svc.Reject
-	}
-	after, err := answer(ctx, id, viaSlack)
+	// The pass the button names, not what the deploy awaits when the
+	// service reads it: the check above is of a read that may be old.
+	after, err := a.svc.AnswerPass(ctx, id, c.value.Pass, c.approve, viaSlack)
 	if deploy.ErrorCode(err) == deploy.ECONFLICT && c.approve {
 		// Two clicks at once: the database kept one; the other lands here.
 		if again, gerr := a.svc.Get(ctx, id); gerr == nil && answered(again, c.who.Subject, c.value.Pass) {

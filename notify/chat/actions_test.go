@@ -24,17 +24,14 @@ import (
 // tested through the real server (server/chat_test.go).
 type approver struct {
 	get    func(ctx context.Context, id string) (*deploy.Deployment, error)
-	answer func(ctx context.Context, id string, approve bool) (*deploy.Deployment, error)
+	answer func(ctx context.Context, id string, pass int, approve bool) (*deploy.Deployment, error)
 }
 
 func (a approver) Get(ctx context.Context, id string) (*deploy.Deployment, error) {
 	return a.get(ctx, id)
 }
-func (a approver) Approve(ctx context.Context, id, _ string) (*deploy.Deployment, error) {
-	return a.answer(ctx, id, true)
-}
-func (a approver) Reject(ctx context.Context, id, _ string) (*deploy.Deployment, error) {
-	return a.answer(ctx, id, false)
+func (a approver) AnswerPass(ctx context.Context, id string, pass int, approve bool, _ string) (*deploy.Deployment, error) {
+	return a.answer(ctx, id, pass, approve)
 }
 
 type auditLog []deploy.AuditEntry
@@ -66,7 +63,7 @@ func TestActionsRespondAtResponseURL(t *testing.T) {
 	var asked deploy.Identity
 	svc := approver{
 		get: func(context.Context, string) (*deploy.Deployment, error) { return d, nil },
-		answer: func(ctx context.Context, _ string, approve bool) (*deploy.Deployment, error) {
+		answer: func(ctx context.Context, _ string, _ int, approve bool) (*deploy.Deployment, error) {
 			asked = deploy.IdentityFrom(ctx)
 			after := *d
 			after.State = deploy.StateEnqueued
@@ -151,6 +148,9 @@ func TestActionsRefusals(t *testing.T) {
 			want: "This approval request of `hello-1` is over"},
 		{name: "an internal error", id: "hello-2", err: errors.New("pq: connection to 10.0.0.5 refused"),
 			want: "manent could not record your answer to `hello-2`: try again, or answer in the web interface.", answered: true},
+		{name: "asked no longer when the service reads it", id: "hello-2",
+			err:  deploy.Errorf(deploy.ECONFLICT, `this approval is no longer asked: deployment "hello-2" now awaits the approval of wave 2`),
+			want: "manent did not approve `hello-2`: this approval is no longer asked: deployment \"hello-2\" now awaits the approval of wave 2.", answered: true},
 		{name: "no longer awaiting", id: "hello-2", err: deploy.Errorf(deploy.ECONFLICT, `deployment "hello-2" is not awaiting approval: EXPIRED`),
 			want: "manent did not approve `hello-2`: deployment \"hello-2\" is not awaiting approval: EXPIRED.", answered: true},
 	} {
@@ -158,8 +158,11 @@ func TestActionsRefusals(t *testing.T) {
 			called := false
 			svc := approver{
 				get: func(_ context.Context, id string) (*deploy.Deployment, error) { return deploys[id], nil },
-				answer: func(context.Context, string, bool) (*deploy.Deployment, error) {
+				answer: func(_ context.Context, _ string, pass int, _ bool) (*deploy.Deployment, error) {
 					called = true
+					if pass != tc.pass {
+						t.Errorf("the service was asked for pass %d, want the button's %d", pass, tc.pass)
+					}
 					return nil, tc.err
 				},
 			}
