@@ -287,7 +287,7 @@ func (a *actions) answer(ctx context.Context, c click) string {
 		a.record(ctx, c, "refused", err)
 		return "manent did not " + verb + " " + quote(id) + ": " + escape(err.Error(), maxError) + "."
 	}
-	if now, asking := awaited(d); asking && now != c.value.Pass {
+	if awaitsAnother(d, c.value.Pass) {
 		err := deploy.Errorf(deploy.ECONFLICT, "that approval request is over: the deploy now awaits another one")
 		a.record(ctx, c, "refused", err)
 		return "This approval request of " + quote(id) + " is over: the deploy now awaits another one, in a newer message or in the web interface."
@@ -299,11 +299,19 @@ func (a *actions) answer(ctx context.Context, c click) string {
 	// The pass the button names, not what the deploy awaits when the
 	// service reads it: the check above is of a read that may be old.
 	after, err := a.svc.AnswerPass(ctx, id, c.value.Pass, c.approve, viaSlack)
-	if deploy.ErrorCode(err) == deploy.ECONFLICT && c.approve {
-		// Two clicks at once: the database kept one; the other lands here.
-		if again, gerr := a.svc.Get(ctx, id); gerr == nil && answered(again, c.who.Subject, c.value.Pass) {
+	if deploy.ErrorCode(err) == deploy.ECONFLICT {
+		again, gerr := a.svc.Get(ctx, id)
+		switch {
+		case gerr != nil:
+		case c.approve && answered(again, c.who.Subject, c.value.Pass):
+			// Two clicks at once: the database kept one; the other lands here.
 			a.record(ctx, c, "already", nil)
 			return "You had already approved " + quote(id) + ": it counts once."
+		case awaitsAnother(again, c.value.Pass):
+			// The deploy moved on between the reads and the answer's
+			// transaction, which refused it.
+			a.record(ctx, c, "refused", err)
+			return "This approval request of " + quote(id) + " is over: the deploy now awaits another one, in a newer message or in the web interface."
 		}
 	}
 	if err != nil {
@@ -326,6 +334,12 @@ func awaited(d *deploy.Deployment) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// awaitsAnother reports whether d awaits an approval now, and not pass's.
+func awaitsAnother(d *deploy.Deployment, pass int) bool {
+	now, asking := awaited(d)
+	return asking && now != pass
 }
 
 // answered reports whether subject's approval of pass is recorded.

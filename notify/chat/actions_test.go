@@ -195,3 +195,65 @@ func TestActionsRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestActionsWaveMovedOnBeforeTheAnswer (L3 of the review of issue 13):
+// the handler reads the deploy awaiting wave 2, as the button says; by the
+// time the service records the answer, wave 2 is approved and wave 3
+// asks. The service is asked for wave 2 alone, refuses, and the user is
+// told the request is over: wave 3 is never approved by wave 2's button.
+func TestActionsWaveMovedOnBeforeTheAnswer(t *testing.T) {
+	cfg := &config.Config{Notifications: config.Notifications{Chat: []config.ChatTarget{{
+		Type: "slack", WebhookRef: "env:W", SigningSecretRef: "env:S",
+		Users: []config.ChatUser{{Slack: "U0ALICE", Identity: "oidc:alice"}},
+	}}}}
+	n := chat.New(cfg, chat.Options{Resolve: func(context.Context, string) (string, error) { return "secret", nil }})
+	awaiting := func(pass int) *deploy.Deployment {
+		return &deploy.Deployment{ID: "fleet-1", Tenant: "demo", Application: "hello", Environment: "prod", State: deploy.StatePending,
+			Steps: []deploy.Step{{Name: deploy.StepApproval, Pass: pass, Kind: deploy.KindRun, State: deploy.StepRunning}}}
+	}
+	for _, approve := range []bool{true, false} {
+		t.Run(fmt.Sprintf("approve=%v", approve), func(t *testing.T) {
+			reads := 0
+			var asked []int
+			svc := approver{
+				get: func(context.Context, string) (*deploy.Deployment, error) {
+					reads++
+					if reads == 1 {
+						return awaiting(2), nil
+					}
+					return awaiting(3), nil
+				},
+				answer: func(_ context.Context, _ string, pass int, _ bool) (*deploy.Deployment, error) {
+					asked = append(asked, pass)
+					return nil, deploy.Errorf(deploy.ECONFLICT, `deployment "fleet-1" has no wave awaiting approval: PENDING`)
+				},
+			}
+			var audit auditLog
+			action := chat.ActionApprove
+			if !approve {
+				action = chat.ActionReject
+			}
+			value, _ := json.Marshal(chat.ActionValue{Deployment: "fleet-1", Pass: 2})
+			p, _ := json.Marshal(map[string]any{"type": "block_actions", "user": map[string]string{"id": "U0ALICE"},
+				"actions": []map[string]string{{"action_id": action, "value": string(value)}}})
+			body := url.Values{"payload": {string(p)}}.Encode()
+			ts := strconv.FormatInt(time.Now().Unix(), 10)
+			req := httptest.NewRequest("POST", "/api/v1/chat/slack/actions", strings.NewReader(body))
+			req.Header.Set("X-Slack-Request-Timestamp", ts)
+			req.Header.Set("X-Slack-Signature", chat.Sign("secret", ts, []byte(body)))
+			rec := httptest.NewRecorder()
+			n.Actions(svc, &audit, slog.New(slog.DiscardHandler)).ServeHTTP(rec, req)
+			var out struct{ Text string }
+			_ = json.Unmarshal(rec.Body.Bytes(), &out)
+			if want := "This approval request of `fleet-1` is over"; !strings.Contains(out.Text, want) {
+				t.Errorf("answer %q, want %q", out.Text, want)
+			}
+			if len(asked) != 1 || asked[0] != 2 {
+				t.Errorf("the service was asked for passes %v, want [2], the button's", asked)
+			}
+			if len(audit) != 1 || !strings.HasSuffix(audit[0].Action, ".refused") || audit[0].Details["pass"] != 2 {
+				t.Errorf("audit %+v, want one refusal of pass 2", audit)
+			}
+		})
+	}
+}
