@@ -1,6 +1,8 @@
 package config
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"regexp"
 	"slices"
 	"strings"
@@ -33,6 +35,8 @@ var ChatEvents = []string{ChatStarted, ChatFailure, ChatRollback, ChatSuccess, C
 // incoming webhook and, with SigningSecretRef, the Slack app whose
 // Approve and Reject buttons answer approvals.
 type ChatTarget struct {
+	// Name, when set, is the target's key (see Key).
+	Name string `yaml:"name"`
 	Type string `yaml:"type"`
 	// WebhookRef is a secret reference to the incoming webhook's URL: the
 	// URL itself lets anyone post to the channel.
@@ -68,6 +72,34 @@ type ChatUser struct {
 	Groups []string `yaml:"groups"`
 }
 
+// Key is what the engine records of the target when an event happens,
+// and finds it by when the message goes out, possibly after a reload: its
+// Name, else a hash of what decides where a message goes and of which
+// deploys (type, webhook_ref, applications, environments). An index would
+// name another target once the list is reordered; a target whose key is
+// gone gets no message of the deploys it was chosen for.
+func (t ChatTarget) Key() string {
+	if t.Name != "" {
+		return t.Name
+	}
+	h := sha256.New()
+	for _, part := range [][]string{{t.Type, t.WebhookRef}, sortedCopy(t.Applications), sortedCopy(t.Environments)} {
+		for _, s := range part {
+			h.Write([]byte(s))
+			h.Write([]byte{0})
+		}
+		h.Write([]byte{1})
+	}
+	// A name is of a-z, 0-9 and -: a derived key, with its ':', is never one.
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+func sortedCopy(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
+
 // Wants reports whether the target wants event for a deploy of
 // tenant/application in environment.
 func (t ChatTarget) Wants(event, tenant, application, environment string) bool {
@@ -100,8 +132,21 @@ func (c *Config) validateNotifications(errs *yamltree.Errors) {
 	for _, t := range c.Auth.Tokens {
 		tokens["token:"+t.Name] = true
 	}
+	keys := map[string]int{}
 	for i, t := range c.Notifications.Chat {
 		p := yamltree.Index("notifications.chat", i)
+		if t.Name != "" && !descriptor.ValidName(t.Name) {
+			errs.Add(p+".name", "must be 1 to 63 characters of a-z, 0-9 and -")
+		}
+		if j, dup := keys[t.Key()]; dup {
+			if t.Name != "" {
+				errs.Add(p+".name", "is the name of notifications.chat[%d] too: each target's is its own", j)
+			} else {
+				errs.Add(p, "posts to the webhook of notifications.chat[%d] for the same deploys: give one of them a name", j)
+			}
+		} else {
+			keys[t.Key()] = i
+		}
 		switch t.Type {
 		case ChatSlack:
 		case "":

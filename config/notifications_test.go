@@ -69,6 +69,18 @@ func TestNotificationsChat(t *testing.T) {
 			"notifications.chat[1].type: is required: slack",
 			"notifications.chat[1].webhook_ref: is required: a secret reference such as env:MANENT_SECRET_SLACK_WEBHOOK or file:slack-webhook",
 		}},
+		{name: "keys that are not each target's own", doc: `notifications:
+  chat:
+    - {type: slack, webhook_ref: env:MANENT_SECRET_A, applications: [demo/*, acme/*]}
+    - {type: slack, webhook_ref: env:MANENT_SECRET_A, applications: [acme/*, demo/*], events: [failure]}
+    - {name: ops, type: slack, webhook_ref: env:MANENT_SECRET_A, applications: [demo/*, acme/*]}
+    - {name: ops, type: slack, webhook_ref: env:MANENT_SECRET_B}
+    - {name: Ops Channel, type: slack, webhook_ref: env:MANENT_SECRET_C}
+`, errs: []string{
+			"notifications.chat[1]: posts to the webhook of notifications.chat[0] for the same deploys: give one of them a name",
+			"notifications.chat[3].name: is the name of notifications.chat[2] too: each target's is its own",
+			"notifications.chat[4].name: must be 1 to 63 characters of a-z, 0-9 and -",
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := config.Parse([]byte(tc.doc), t.TempDir())
@@ -103,13 +115,56 @@ func TestNotificationsChat(t *testing.T) {
 
 func chatTargetsEqual(a, b []config.ChatTarget) bool {
 	return slices.EqualFunc(a, b, func(x, y config.ChatTarget) bool {
-		return x.Type == y.Type && x.WebhookRef == y.WebhookRef && x.AllowHTTP == y.AllowHTTP &&
+		return x.Name == y.Name && x.Type == y.Type && x.WebhookRef == y.WebhookRef && x.AllowHTTP == y.AllowHTTP &&
 			slices.Equal(x.Applications, y.Applications) && slices.Equal(x.Environments, y.Environments) &&
 			slices.Equal(x.Events, y.Events) && x.SigningSecretRef == y.SigningSecretRef &&
 			slices.EqualFunc(x.Users, y.Users, func(u, v config.ChatUser) bool {
 				return u.Slack == v.Slack && u.Team == v.Team && u.Identity == v.Identity && slices.Equal(u.Groups, v.Groups)
 			})
 	})
+}
+
+// TestChatTargetKey: a target's key is its name, else a hash of its
+// webhook and scope that the order of its lists does not change; its
+// events, users and secrets do not make it another target.
+func TestChatTargetKey(t *testing.T) {
+	base := config.ChatTarget{Type: "slack", WebhookRef: "env:MANENT_SECRET_A", Applications: []string{"demo/*", "acme/hello"},
+		Environments: []string{"prod", "staging"}}
+	with := func(f func(*config.ChatTarget)) config.ChatTarget {
+		tg := base
+		f(&tg)
+		return tg
+	}
+	for _, tc := range []struct {
+		name string
+		t    config.ChatTarget
+		same bool
+	}{
+		{"the same", base, true},
+		{"lists in another order", with(func(t *config.ChatTarget) {
+			t.Applications, t.Environments = []string{"acme/hello", "demo/*"}, []string{"staging", "prod"}
+		}), true},
+		{"other events and users", with(func(t *config.ChatTarget) {
+			t.Events, t.SigningSecretRef = []string{config.ChatFailure}, "file:s"
+			t.Users = []config.ChatUser{{Slack: "U0ALICE", Identity: "oidc:alice"}}
+		}), true},
+		{"another webhook", with(func(t *config.ChatTarget) { t.WebhookRef = "env:MANENT_SECRET_B" }), false},
+		{"another application", with(func(t *config.ChatTarget) { t.Applications = []string{"demo/*"} }), false},
+		{"an application moved to environments", with(func(t *config.ChatTarget) {
+			t.Applications, t.Environments = []string{"demo/*"}, []string{"acme/hello", "prod", "staging"}
+		}), false},
+		{"every environment", with(func(t *config.ChatTarget) { t.Environments = nil }), false},
+	} {
+		if got := tc.t.Key() == base.Key(); got != tc.same {
+			t.Errorf("%s: same key = %v, want %v (%s, %s)", tc.name, got, tc.same, tc.t.Key(), base.Key())
+		}
+	}
+	if !strings.HasPrefix(base.Key(), "sha256:") || strings.Contains(base.Key(), "MANENT_SECRET") {
+		t.Errorf("derived key %q", base.Key())
+	}
+	if got := with(func(t *config.ChatTarget) { t.Name = "ops" }).Key(); got != "ops" {
+		t.Errorf("a named target's key is %q, want its name", got)
+	}
 }
 
 func TestChatTargetWants(t *testing.T) {

@@ -28,14 +28,14 @@ type chatPost struct {
 
 func newFakeChat() *fakeChat { return &fakeChat{posts: map[string]int{}, got: make(chan chatPost, 64)} }
 
-func (f *fakeChat) Wants(n deploy.Notice, d *deploy.Deployment) []int {
+func (f *fakeChat) Wants(n deploy.Notice, d *deploy.Deployment) []string {
 	if d.Application != "app" || (n.Type == deploy.NoticeStep && n.State != string(deploy.StepError)) {
 		return nil
 	}
-	return []int{0}
+	return []string{"ops"}
 }
 
-func (f *fakeChat) Send(_ context.Context, target int, n deploy.Notice, st deploy.Status, link string) error {
+func (f *fakeChat) Send(_ context.Context, _ string, n deploy.Notice, st deploy.Status, link string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.posts[n.ID]++

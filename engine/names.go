@@ -40,7 +40,7 @@ const (
 	// its replays, and <either>:retry:<attempt> for their retries.
 	callbackWorkflowName = "manent.callback"
 	// chatWorkflowName makes one attempt of posting one event to one chat
-	// target; ID <event>:chat:<index>, <that>:retry:<attempt> for retries.
+	// target; ID <event>:chat:<target key>, <that>:retry:<attempt> for retries.
 	chatWorkflowName = "manent.chat"
 
 	// deployQueue is partitioned per tenant/application/environment; an
@@ -161,7 +161,7 @@ func callbackWorkflowID(noticeID string, i int) string {
 	return noticeID + callbackSuffix + strconv.Itoa(i)
 }
 
-func chatWorkflowID(noticeID string, i int) string { return noticeID + chatSuffix + strconv.Itoa(i) }
+func chatWorkflowID(noticeID, target string) string { return noticeID + chatSuffix + target }
 
 // retryWorkflowID is the attempt n of a delivery (or chat message, or
 // replay) whose first attempt is the workflow run.

@@ -24,13 +24,13 @@ import (
 
 // ChatNotifier is the chat side of the events (notify/chat implements it).
 type ChatNotifier interface {
-	// Wants lists the chat targets (indexes of notifications.chat) that
-	// want n for d.
-	Wants(n deploy.Notice, d *deploy.Deployment) []int
-	// Send posts n's message to target i once; an error is retried with
-	// backoff, a deploy.Permanent one is not. link is the web page of the
-	// deploy (or of its approval).
-	Send(ctx context.Context, target int, n deploy.Notice, st deploy.Status, link string) error
+	// Wants lists the chat targets that want n for d, by stable keys
+	// (never indexes: the list may be reordered before the message goes).
+	Wants(n deploy.Notice, d *deploy.Deployment) []string
+	// Send posts n's message to the target of key once, when it still
+	// wants it; an error is retried with backoff, a deploy.Permanent one
+	// is not. link is the web page of the deploy (or of its approval).
+	Send(ctx context.Context, target string, n deploy.Notice, st deploy.Status, link string) error
 }
 
 // UseChat gives the engine its chat side (nil: no chat); call it before
@@ -42,7 +42,7 @@ func (e *Engine) UseChat(c ChatNotifier) { e.chat = c }
 type noticeInput struct {
 	Notice    deploy.Notice    `json:"notice"`
 	Callbacks []noticeCallback `json:"callbacks,omitempty"`
-	Chat      []int            `json:"chat,omitempty"`
+	Chat      []string         `json:"chat,omitempty"`
 }
 
 // noticeCallback is a callback of the descriptor, by its index.
@@ -54,7 +54,7 @@ type noticeCallback struct {
 // chatInput is the input of a chat delivery.
 type chatInput struct {
 	ID     string        `json:"id"`
-	Target int           `json:"target"`
+	Target string        `json:"target"`
 	Notice deploy.Notice `json:"notice"`
 	Status deploy.Status `json:"status"`
 	Link   string        `json:"link"`

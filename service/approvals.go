@@ -12,15 +12,31 @@ import (
 
 // Approve implements deploy.Service.
 func (s *Service) Approve(ctx context.Context, id, comment string) (*deploy.Deployment, error) {
-	return s.answer(ctx, id, comment, true)
+	return s.answer(ctx, id, comment, true, -1)
 }
 
 // Reject implements deploy.Service.
 func (s *Service) Reject(ctx context.Context, id, comment string) (*deploy.Deployment, error) {
-	return s.answer(ctx, id, comment, false)
+	return s.answer(ctx, id, comment, false, -1)
 }
 
-func (s *Service) answer(ctx context.Context, id, comment string, approved bool) (_ *deploy.Deployment, err error) {
+// AnswerPass approves (or rejects) the approval of pass alone: 0 the
+// deploy's own, N the wave N of its rollout. It is the answer of a button
+// that names what it asks (a chat message's), given maybe after the deploy
+// moved on: when the deploy awaits another approval now, or none, it is
+// ECONFLICT and nothing is recorded. The store checks the pass again in
+// the transaction that records the answer, so an approval asked between
+// this read and that one is never given in its place.
+func (s *Service) AnswerPass(ctx context.Context, id string, pass int, approved bool, comment string) (*deploy.Deployment, error) {
+	if pass < 0 {
+		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "pass must be 0 (the deploy's own approval) or a wave's")
+	}
+	return s.answer(ctx, id, comment, approved, pass)
+}
+
+// answer records the caller's answer to the deploy id: to the approval of
+// pass expected, or when expected is -1 to whichever it awaits now.
+func (s *Service) answer(ctx context.Context, id, comment string, approved bool, expected int) (_ *deploy.Deployment, err error) {
 	defer func() {
 		action := "deployment.approve"
 		if !approved {
@@ -36,6 +52,9 @@ func (s *Service) answer(ctx context.Context, id, comment string, approved bool)
 	pass, err := s.mayAnswer(who, d)
 	if err != nil {
 		return nil, err
+	}
+	if expected >= 0 && pass != expected {
+		return nil, deploy.Errorf(deploy.ECONFLICT, "this approval is no longer asked: deployment %q now awaits %s", id, approvalName(pass))
 	}
 	if len(comment) > 2048 {
 		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "comment longer than 2048 characters")
@@ -67,6 +86,13 @@ func (s *Service) answer(ctx context.Context, id, comment string, approved bool)
 		s.engine.Rejected(ctx, id)
 	}
 	return s.store.Get(ctx, id)
+}
+
+func approvalName(pass int) string {
+	if pass > 0 {
+		return fmt.Sprintf("the approval of wave %d", pass)
+	}
+	return "its own approval"
 }
 
 // awaiting is what d awaits approvals for now: itself (pass 0, while

@@ -23,8 +23,10 @@ import (
 // M, expiry) are the API's.
 type Approver interface {
 	Get(ctx context.Context, id string) (*deploy.Deployment, error)
-	Approve(ctx context.Context, id, comment string) (*deploy.Deployment, error)
-	Reject(ctx context.Context, id, comment string) (*deploy.Deployment, error)
+	// AnswerPass answers the approval of pass (0 the deploy's own, N its
+	// wave N's) and no other: ECONFLICT, with nothing recorded, when the
+	// deploy no longer asks it, checked where the answer is recorded.
+	AnswerPass(ctx context.Context, id string, pass int, approve bool, comment string) (*deploy.Deployment, error)
 }
 
 // Auditor appends to the audit log.
@@ -285,7 +287,7 @@ func (a *actions) answer(ctx context.Context, c click) string {
 		a.record(ctx, c, "refused", err)
 		return "manent did not " + verb + " " + quote(id) + ": " + escape(err.Error(), maxError) + "."
 	}
-	if now, asking := awaited(d); asking && now != c.value.Pass {
+	if awaitsAnother(d, c.value.Pass) {
 		err := deploy.Errorf(deploy.ECONFLICT, "that approval request is over: the deploy now awaits another one")
 		a.record(ctx, c, "refused", err)
 		return "This approval request of " + quote(id) + " is over: the deploy now awaits another one, in a newer message or in the web interface."
@@ -294,16 +296,22 @@ func (a *actions) answer(ctx context.Context, c click) string {
 		a.record(ctx, c, "already", nil)
 		return "You had already approved " + quote(id) + ": it counts once."
 	}
-	answer := a.svc.Approve
-	if !c.approve {
-		answer = a.svc.Reject
-	}
-	after, err := answer(ctx, id, viaSlack)
-	if deploy.ErrorCode(err) == deploy.ECONFLICT && c.approve {
-		// Two clicks at once: the database kept one; the other lands here.
-		if again, gerr := a.svc.Get(ctx, id); gerr == nil && answered(again, c.who.Subject, c.value.Pass) {
+	// The pass the button names, not what the deploy awaits when the
+	// service reads it: the check above is of a read that may be old.
+	after, err := a.svc.AnswerPass(ctx, id, c.value.Pass, c.approve, viaSlack)
+	if deploy.ErrorCode(err) == deploy.ECONFLICT {
+		again, gerr := a.svc.Get(ctx, id)
+		switch {
+		case gerr != nil:
+		case c.approve && answered(again, c.who.Subject, c.value.Pass):
+			// Two clicks at once: the database kept one; the other lands here.
 			a.record(ctx, c, "already", nil)
 			return "You had already approved " + quote(id) + ": it counts once."
+		case awaitsAnother(again, c.value.Pass):
+			// The deploy moved on between the reads and the answer's
+			// transaction, which refused it.
+			a.record(ctx, c, "refused", err)
+			return "This approval request of " + quote(id) + " is over: the deploy now awaits another one, in a newer message or in the web interface."
 		}
 	}
 	if err != nil {
@@ -326,6 +334,12 @@ func awaited(d *deploy.Deployment) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// awaitsAnother reports whether d awaits an approval now, and not pass's.
+func awaitsAnother(d *deploy.Deployment, pass int) bool {
+	now, asking := awaited(d)
+	return asking && now != pass
 }
 
 // answered reports whether subject's approval of pass is recorded.
@@ -425,7 +439,7 @@ func (a *actions) record(ctx context.Context, c click, outcome string, err error
 	}
 }
 
-func quote(id string) string { return "`" + escape(id, maxName) + "`" }
+func quote(id string) string { return literal(id, maxName) }
 
 // reply is the answer Slack shows the user who clicked, and only them.
 func reply(w http.ResponseWriter, text string) {

@@ -24,17 +24,14 @@ import (
 // tested through the real server (server/chat_test.go).
 type approver struct {
 	get    func(ctx context.Context, id string) (*deploy.Deployment, error)
-	answer func(ctx context.Context, id string, approve bool) (*deploy.Deployment, error)
+	answer func(ctx context.Context, id string, pass int, approve bool) (*deploy.Deployment, error)
 }
 
 func (a approver) Get(ctx context.Context, id string) (*deploy.Deployment, error) {
 	return a.get(ctx, id)
 }
-func (a approver) Approve(ctx context.Context, id, _ string) (*deploy.Deployment, error) {
-	return a.answer(ctx, id, true)
-}
-func (a approver) Reject(ctx context.Context, id, _ string) (*deploy.Deployment, error) {
-	return a.answer(ctx, id, false)
+func (a approver) AnswerPass(ctx context.Context, id string, pass int, approve bool, _ string) (*deploy.Deployment, error) {
+	return a.answer(ctx, id, pass, approve)
 }
 
 type auditLog []deploy.AuditEntry
@@ -66,7 +63,7 @@ func TestActionsRespondAtResponseURL(t *testing.T) {
 	var asked deploy.Identity
 	svc := approver{
 		get: func(context.Context, string) (*deploy.Deployment, error) { return d, nil },
-		answer: func(ctx context.Context, _ string, approve bool) (*deploy.Deployment, error) {
+		answer: func(ctx context.Context, _ string, _ int, approve bool) (*deploy.Deployment, error) {
 			asked = deploy.IdentityFrom(ctx)
 			after := *d
 			after.State = deploy.StateEnqueued
@@ -151,6 +148,9 @@ func TestActionsRefusals(t *testing.T) {
 			want: "This approval request of `hello-1` is over"},
 		{name: "an internal error", id: "hello-2", err: errors.New("pq: connection to 10.0.0.5 refused"),
 			want: "manent could not record your answer to `hello-2`: try again, or answer in the web interface.", answered: true},
+		{name: "asked no longer when the service reads it", id: "hello-2",
+			err:  deploy.Errorf(deploy.ECONFLICT, `this approval is no longer asked: deployment "hello-2" now awaits the approval of wave 2`),
+			want: "manent did not approve `hello-2`: this approval is no longer asked: deployment \"hello-2\" now awaits the approval of wave 2.", answered: true},
 		{name: "no longer awaiting", id: "hello-2", err: deploy.Errorf(deploy.ECONFLICT, `deployment "hello-2" is not awaiting approval: EXPIRED`),
 			want: "manent did not approve `hello-2`: deployment \"hello-2\" is not awaiting approval: EXPIRED.", answered: true},
 	} {
@@ -158,8 +158,11 @@ func TestActionsRefusals(t *testing.T) {
 			called := false
 			svc := approver{
 				get: func(_ context.Context, id string) (*deploy.Deployment, error) { return deploys[id], nil },
-				answer: func(context.Context, string, bool) (*deploy.Deployment, error) {
+				answer: func(_ context.Context, _ string, pass int, _ bool) (*deploy.Deployment, error) {
 					called = true
+					if pass != tc.pass {
+						t.Errorf("the service was asked for pass %d, want the button's %d", pass, tc.pass)
+					}
 					return nil, tc.err
 				},
 			}
@@ -188,6 +191,68 @@ func TestActionsRefusals(t *testing.T) {
 			}
 			if len(audit) != wantAudit || wantAudit > 0 && (audit[0].Action != chat.AuditApprove+".refused" || strings.Contains(fmt.Sprint(audit[0].Details), "10.0.0.5")) {
 				t.Errorf("audit %+v, want one refusal without internals", audit)
+			}
+		})
+	}
+}
+
+// TestActionsWaveMovedOnBeforeTheAnswer (L3 of the review of issue 13):
+// the handler reads the deploy awaiting wave 2, as the button says; by the
+// time the service records the answer, wave 2 is approved and wave 3
+// asks. The service is asked for wave 2 alone, refuses, and the user is
+// told the request is over: wave 3 is never approved by wave 2's button.
+func TestActionsWaveMovedOnBeforeTheAnswer(t *testing.T) {
+	cfg := &config.Config{Notifications: config.Notifications{Chat: []config.ChatTarget{{
+		Type: "slack", WebhookRef: "env:W", SigningSecretRef: "env:S",
+		Users: []config.ChatUser{{Slack: "U0ALICE", Identity: "oidc:alice"}},
+	}}}}
+	n := chat.New(cfg, chat.Options{Resolve: func(context.Context, string) (string, error) { return "secret", nil }})
+	awaiting := func(pass int) *deploy.Deployment {
+		return &deploy.Deployment{ID: "fleet-1", Tenant: "demo", Application: "hello", Environment: "prod", State: deploy.StatePending,
+			Steps: []deploy.Step{{Name: deploy.StepApproval, Pass: pass, Kind: deploy.KindRun, State: deploy.StepRunning}}}
+	}
+	for _, approve := range []bool{true, false} {
+		t.Run(fmt.Sprintf("approve=%v", approve), func(t *testing.T) {
+			reads := 0
+			var asked []int
+			svc := approver{
+				get: func(context.Context, string) (*deploy.Deployment, error) {
+					reads++
+					if reads == 1 {
+						return awaiting(2), nil
+					}
+					return awaiting(3), nil
+				},
+				answer: func(_ context.Context, _ string, pass int, _ bool) (*deploy.Deployment, error) {
+					asked = append(asked, pass)
+					return nil, deploy.Errorf(deploy.ECONFLICT, `deployment "fleet-1" has no wave awaiting approval: PENDING`)
+				},
+			}
+			var audit auditLog
+			action := chat.ActionApprove
+			if !approve {
+				action = chat.ActionReject
+			}
+			value, _ := json.Marshal(chat.ActionValue{Deployment: "fleet-1", Pass: 2})
+			p, _ := json.Marshal(map[string]any{"type": "block_actions", "user": map[string]string{"id": "U0ALICE"},
+				"actions": []map[string]string{{"action_id": action, "value": string(value)}}})
+			body := url.Values{"payload": {string(p)}}.Encode()
+			ts := strconv.FormatInt(time.Now().Unix(), 10)
+			req := httptest.NewRequest("POST", "/api/v1/chat/slack/actions", strings.NewReader(body))
+			req.Header.Set("X-Slack-Request-Timestamp", ts)
+			req.Header.Set("X-Slack-Signature", chat.Sign("secret", ts, []byte(body)))
+			rec := httptest.NewRecorder()
+			n.Actions(svc, &audit, slog.New(slog.DiscardHandler)).ServeHTTP(rec, req)
+			var out struct{ Text string }
+			_ = json.Unmarshal(rec.Body.Bytes(), &out)
+			if want := "This approval request of `fleet-1` is over"; !strings.Contains(out.Text, want) {
+				t.Errorf("answer %q, want %q", out.Text, want)
+			}
+			if len(asked) != 1 || asked[0] != 2 {
+				t.Errorf("the service was asked for passes %v, want [2], the button's", asked)
+			}
+			if len(audit) != 1 || !strings.HasSuffix(audit[0].Action, ".refused") || audit[0].Details["pass"] != 2 {
+				t.Errorf("audit %+v, want one refusal of pass 2", audit)
 			}
 		})
 	}

@@ -25,3 +25,18 @@ func escape(s string, max int) string {
 	s = escaper.Replace(s)
 	return broadcast.ReplaceAllString(s, "@\u200b$1")
 }
+
+// unbreak folds what would end an inline code span early: a backtick, and
+// a line break (a span does not cross lines).
+var unbreak = strings.NewReplacer("`", "\u02cb", "\r\n", " ", "\n", " ", "\r", " ")
+
+// literal is free text from a deploy (a version, an error, an identity, a
+// group) as inline code: Slack makes a link of a bare https://… or
+// example.com in mrkdwn text, never in code, so nothing a submitter writes
+// becomes something to click. Escaped and cut as escape does; "" stays "".
+func literal(s string, max int) string {
+	if s == "" {
+		return ""
+	}
+	return "`" + escape(unbreak.Replace(s), max) + "`"
+}

@@ -76,14 +76,15 @@ func DeployLink(publicURL, id string) string {
 
 // Compose builds the message of ev, false when ev has none (see kind).
 // It quotes names, the version, identities, a failed step and its error,
-// all escaped, and never an output, a parameter or a URL's query.
+// all escaped, the free text of them as inline code (literal), and never
+// an output, a parameter or a URL's query.
 func Compose(ev Event, st deploy.Status, link string) (Message, bool) {
 	k := kind(ev, st)
 	if k == "" {
 		return Message{}, false
 	}
 	head := fmt.Sprintf("%s *%s* %s to *%s*", icons[k], escape(st.Application, maxName),
-		escape(st.Artifact.Version, maxName), escape(st.Environment, maxName))
+		literal(st.Artifact.Version, maxName), escape(st.Environment, maxName))
 	var line, detail string
 	switch k {
 	case config.ChatStarted:
@@ -119,8 +120,8 @@ var icons = map[string]string{
 }
 
 func contextLine(st deploy.Status) string {
-	return fmt.Sprintf("`%s` · tenant %s · requested by %s", escape(st.ID, maxName), escape(st.Tenant, maxName),
-		escape(st.Requester, maxName))
+	return fmt.Sprintf("%s · tenant %s · requested by %s", literal(st.ID, maxName), escape(st.Tenant, maxName),
+		literal(st.Requester, maxName))
 }
 
 func approvalLines(ev Event, st deploy.Status) (string, string) {
@@ -142,7 +143,7 @@ func approvalLines(ev Event, st deploy.Status) (string, string) {
 	}
 	detail := fmt.Sprintf("%d of %d approval(s) given", given, a.Required)
 	if len(a.Groups) > 0 {
-		detail += ", from " + escape(strings.Join(a.Groups, ", "), maxName)
+		detail += ", from " + literal(strings.Join(a.Groups, ", "), maxName)
 	}
 	if a.ExpiresAt != nil {
 		detail += fmt.Sprintf("; expires <!date^%d^{date_short_pretty} {time}|%s>", a.ExpiresAt.Unix(),
@@ -177,7 +178,7 @@ func failureLines(ev Event, st deploy.Status) (string, string) {
 	case deploy.StateCancelled:
 		by := "was cancelled"
 		if st.CancelledBy != nil {
-			by += " by " + escape(*st.CancelledBy, maxName)
+			by += " by " + literal(*st.CancelledBy, maxName)
 		}
 		return by, ""
 	case deploy.StateRejected:
@@ -189,7 +190,7 @@ func failureLines(ev Event, st deploy.Status) (string, string) {
 	case deploy.StateError:
 		return "failed", failedDetail(ev, st)
 	}
-	return "ended " + escape(ev.State, maxName), errorDetail(st.Error)
+	return "ended " + literal(ev.State, maxName), errorDetail(st.Error)
 }
 
 func rejectionDetail(st deploy.Status) string {
@@ -198,7 +199,7 @@ func rejectionDetail(st deploy.Status) string {
 	}
 	for _, ap := range st.Approval.Approvals {
 		if !ap.Approved {
-			return "by " + escape(ap.Identity, maxName)
+			return "by " + literal(ap.Identity, maxName)
 		}
 	}
 	return ""
@@ -221,14 +222,14 @@ func failedDetail(ev Event, st deploy.Status) string {
 	if failed == nil || failed.Error == nil {
 		return errorDetail(st.Error)
 	}
-	return fmt.Sprintf("*%s* (attempt %d): %s", escape(failed.Name, maxName), failed.Attempts, escape(*failed.Error, maxError))
+	return fmt.Sprintf("*%s* (attempt %d): %s", escape(failed.Name, maxName), failed.Attempts, literal(*failed.Error, maxError))
 }
 
 func errorDetail(e *string) string {
 	if e == nil || *e == "" {
 		return ""
 	}
-	return escape(*e, maxError)
+	return literal(*e, maxError)
 }
 
 func rollbackOutcome(st deploy.Status) string {

@@ -121,7 +121,7 @@ func receive(t *testing.T, ev chat.Event, st deploy.Status) []byte {
 	}))
 	defer srv.Close()
 	n := notifier(t, srv.URL+"/services/T0/B0/secret-path", config.ChatTarget{AllowHTTP: true})
-	if err := n.Send(context.Background(), 0, ev, st, chat.DeployLink("https://manent.example.com/", st.ID)); err != nil {
+	if err := n.Send(context.Background(), "ops", ev, st, chat.DeployLink("https://manent.example.com/", st.ID)); err != nil {
 		t.Fatalf("Send: %v", err)
 	}
 	var v any
@@ -149,10 +149,11 @@ func checkSafe(t *testing.T, msg []byte) {
 	}
 }
 
-// notifier makes a one-target notifier whose webhook_ref resolves to url.
+// notifier makes a one-target notifier, its target named ops, whose
+// webhook_ref resolves to url.
 func notifier(t *testing.T, url string, tg config.ChatTarget) *chat.Notifier {
 	t.Helper()
-	tg.Type, tg.WebhookRef = config.ChatSlack, "env:MANENT_SECRET_WEBHOOK"
+	tg.Name, tg.Type, tg.WebhookRef = "ops", config.ChatSlack, "env:MANENT_SECRET_WEBHOOK"
 	cfg := &config.Config{Notifications: config.Notifications{Chat: []config.ChatTarget{tg}}}
 	return chat.New(cfg, chat.Options{Resolve: func(_ context.Context, ref string) (string, error) {
 		if ref != tg.WebhookRef {
@@ -175,6 +176,99 @@ func TestNoMessage(t *testing.T) {
 	} {
 		if _, ok := chat.Compose(tc.ev, tc.st, ""); ok {
 			t.Errorf("%s: a message, want none", name)
+		}
+	}
+}
+
+// TestMessagesMakeNoLinks: Slack makes a link of a bare https://… or
+// example.com in mrkdwn text, so deploy data (a version, an error, an
+// identity, a group) is quoted as inline code, where it never does, and
+// cannot close its code span early.
+func TestMessagesMakeNoLinks(t *testing.T) {
+	const evil = "https://evil.example.com/login"
+	hostile := []string{evil, "see evil.example.com now", "1.0`" + evil + "`", "line one\n" + evil}
+	for _, h := range hostile {
+		for _, tc := range []struct {
+			name string
+			ev   chat.Event
+			st   func(h string) deploy.Status
+		}{
+			{"version", chat.Event{Type: deploy.NoticeStarted}, func(h string) deploy.Status {
+				st := baseStatus(deploy.StatePending)
+				st.Artifact.Version = h
+				return st
+			}},
+			{"requester", chat.Event{Type: deploy.NoticeStarted}, func(h string) deploy.Status {
+				st := baseStatus(deploy.StatePending)
+				st.Requester = "oidc:" + h
+				return st
+			}},
+			{"step error", chat.Event{Type: deploy.NoticeStep, Step: "deploy", State: "ERROR"}, func(h string) deploy.Status {
+				st := baseStatus(deploy.StatePending)
+				st.Steps[2].Error = ptr(h)
+				return st
+			}},
+			{"deploy error", chat.Event{Type: deploy.NoticeFinished, State: "DEPENDENCY_FAILED"}, func(h string) deploy.Status {
+				st := baseStatus(deploy.StateDependencyFailed)
+				st.Error = ptr(h)
+				return st
+			}},
+			{"cancelled by", chat.Event{Type: deploy.NoticeFinished, State: "CANCELLED"}, func(h string) deploy.Status {
+				st := baseStatus(deploy.StateCancelled)
+				st.CancelledBy = ptr("oidc:" + h)
+				return st
+			}},
+			{"rejected by", chat.Event{Type: deploy.NoticeFinished, State: "REJECTED"}, func(h string) deploy.Status {
+				st := baseStatus(deploy.StateRejected)
+				st.Approval = &deploy.StatusApproval{Required: 1, Approvals: []deploy.Approval{{Identity: "oidc:" + h}}}
+				return st
+			}},
+			{"approval groups", chat.Event{Type: deploy.NoticeApproval}, func(h string) deploy.Status {
+				st := baseStatus(deploy.StateAwaitingApproval)
+				st.Approval = &deploy.StatusApproval{Required: 1, Groups: []string{h}}
+				return st
+			}},
+			{"deploy ID", chat.Event{Type: deploy.NoticeStarted}, func(string) deploy.Status {
+				st := baseStatus(deploy.StatePending)
+				st.ID = "evil.example.com"
+				return st
+			}},
+		} {
+			t.Run(tc.name+"/"+h, func(t *testing.T) {
+				msg, ok := chat.Compose(tc.ev, tc.st(h), "")
+				if !ok {
+					t.Fatal("no message")
+				}
+				texts := []string{msg.Text}
+				for _, b := range msg.Blocks {
+					if b.Text != nil && b.Text.Type == "mrkdwn" {
+						texts = append(texts, b.Text.Text)
+					}
+					for _, e := range b.Elements {
+						if s, ok := e.Text.(string); ok && e.Type == "mrkdwn" {
+							texts = append(texts, s)
+						}
+					}
+				}
+				quoted := false
+				for _, text := range texts {
+					spans := strings.Split(text, "`")
+					if len(spans)%2 == 0 {
+						t.Errorf("unbalanced code span in %q", text)
+					}
+					for i, s := range spans {
+						if i%2 == 0 && strings.Contains(s, "evil.example") {
+							t.Errorf("deploy data outside inline code, where Slack links it: %q", text)
+						}
+						if i%2 == 1 && strings.Contains(s, "evil.example") {
+							quoted = true
+						}
+					}
+				}
+				if !quoted {
+					t.Errorf("the message does not quote the data: %q", texts)
+				}
+			})
 		}
 	}
 }

@@ -106,8 +106,8 @@ func New(cfg *config.Config, o Options) *Notifier {
 	return n
 }
 
-// Wants lists the targets (indexes of notifications.chat) that want ev for d.
-func (n *Notifier) Wants(ev Event, d *deploy.Deployment) []int {
+// Wants lists the targets (their config.ChatTarget.Key) that want ev for d.
+func (n *Notifier) Wants(ev Event, d *deploy.Deployment) []string {
 	if n == nil || d == nil {
 		return nil
 	}
@@ -115,23 +115,50 @@ func (n *Notifier) Wants(ev Event, d *deploy.Deployment) []int {
 	if k == "" {
 		return nil
 	}
-	var out []int
-	for i, t := range n.targets {
+	var out []string
+	for _, t := range n.targets {
 		if t.Wants(k, d.Tenant, d.Application, d.Environment) {
-			out = append(out, i)
+			out = append(out, t.Key())
 		}
 	}
 	return out
 }
 
-// Send posts ev's message to target i once. A refusal that a retry cannot
-// change (a bad reference, a URL the rules refuse, a 4xx other than 429)
-// is deploy.Permanent; a network error, a 429 or a 5xx is worth a retry.
-// No error names the webhook's URL: it is the secret that lets anyone
-// post to the channel. link is the deploy's page; "" takes DeployLink's.
-func (n *Notifier) Send(ctx context.Context, i int, ev Event, st deploy.Status, link string) error {
-	if n == nil || i < 0 || i >= len(n.targets) {
-		return deploy.Permanentf("chat target %d: no such target in notifications.chat", i)
+// target finds the target of key in the configuration now.
+func (n *Notifier) target(key string) (target, bool) {
+	if n == nil {
+		return target{}, false
+	}
+	for _, t := range n.targets {
+		if t.Key() == key {
+			return t, true
+		}
+	}
+	return target{}, false
+}
+
+// Send posts ev's message to the target of key once. The target is looked
+// up again, and must still want ev for the deploy of st: the engine chose
+// it when the event happened, and the message may go out after a reload
+// (a retry, a backlog, a recovery), when the target is gone or speaks of
+// other deploys; the message is then dropped, permanently. A refusal that
+// a retry cannot change (a bad reference, a URL the rules refuse, a 4xx
+// other than 429) is deploy.Permanent; a network error, a 429 or a 5xx is
+// worth a retry. No error names the webhook's URL: it is the secret that
+// lets anyone post to the channel. link is the deploy's page; "" takes
+// DeployLink's.
+func (n *Notifier) Send(ctx context.Context, key string, ev Event, st deploy.Status, link string) error {
+	t, ok := n.target(key)
+	if !ok {
+		return deploy.Permanentf("chat target %s is no longer in notifications.chat: the message is dropped", key)
+	}
+	k := kind(ev, st)
+	if k == "" {
+		return nil
+	}
+	if !t.Wants(k, st.Tenant, st.Application, st.Environment) {
+		return deploy.Permanentf("chat target %s no longer wants %s messages of %s/%s in %s: the message is dropped",
+			key, k, st.Tenant, st.Application, st.Environment)
 	}
 	if link == "" {
 		link = DeployLink(n.opts.PublicURL, st.ID)
@@ -146,34 +173,33 @@ func (n *Notifier) Send(ctx context.Context, i int, ev Event, st deploy.Status, 
 	// would only make it longer.
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(msg); err != nil {
-		return deploy.Permanent(fmt.Errorf("chat target %d: encode the message: %w", i, err))
+		return deploy.Permanent(fmt.Errorf("chat target %s: encode the message: %w", key, err))
 	}
-	t := n.targets[i]
 	raw, err := n.opts.Resolve(ctx, t.WebhookRef)
 	if err != nil {
 		// The providers' errors name the reference, which is no secret to
 		// the operator reading the engine's log, never its value.
-		return fmt.Errorf("chat target %d: webhook_ref: %w", i, err)
+		return fmt.Errorf("chat target %s: webhook_ref: %w", key, err)
 	}
 	u, err := n.webhookURL(raw, t.AllowHTTP)
 	if err != nil {
-		return deploy.Permanent(fmt.Errorf("chat target %d: webhook_ref: %w", i, err))
+		return deploy.Permanent(fmt.Errorf("chat target %s: webhook_ref: %w", key, err))
 	}
 	ctx, cancel := context.WithTimeout(ctx, n.opts.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), &body)
 	if err != nil {
-		return deploy.Permanentf("chat target %d: the webhook URL cannot be requested", i)
+		return deploy.Permanentf("chat target %s: the webhook URL cannot be requested", key)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := safehttp.Do(n.opts.Client, req, maxResponse)
 	var redirect *safehttp.RedirectError
 	if errors.As(err, &redirect) {
 		// Its error quotes the URL's path, which is the secret here.
-		return deploy.Permanentf("chat target %d: the webhook answered %d, a redirect manent never follows", i, redirect.Status)
+		return deploy.Permanentf("chat target %s: the webhook answered %d, a redirect manent never follows", key, redirect.Status)
 	}
 	if err != nil {
-		return fmt.Errorf("chat target %d: post the message: %w", i, withoutURL(err))
+		return fmt.Errorf("chat target %s: post the message: %w", key, withoutURL(err))
 	}
 	defer func() { _ = resp.Body.Close() }() // read to the limit below; nothing is lost
 	_, _ = io.Copy(io.Discard, resp.Body)
@@ -181,9 +207,9 @@ func (n *Notifier) Send(ctx context.Context, i int, ev Event, st deploy.Status, 
 	case c >= 200 && c < 300:
 		return nil
 	case c == http.StatusTooManyRequests || c >= 500:
-		return fmt.Errorf("chat target %d: the webhook answered %d", i, c)
+		return fmt.Errorf("chat target %s: the webhook answered %d", key, c)
 	default:
-		return deploy.Permanentf("chat target %d: the webhook answered %d", i, c)
+		return deploy.Permanentf("chat target %s: the webhook answered %d", key, c)
 	}
 }
 

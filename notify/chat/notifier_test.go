@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,7 +41,7 @@ func TestSendOutcomes(t *testing.T) {
 			}))
 			defer srv.Close()
 			url := srv.URL + "/services/T0/B0/the-secret-part"
-			err := notifier(t, url, config.ChatTarget{AllowHTTP: true}).Send(context.Background(), 0, started, baseStatus(deploy.StatePending), "")
+			err := notifier(t, url, config.ChatTarget{AllowHTTP: true}).Send(context.Background(), "ops", started, baseStatus(deploy.StatePending), "")
 			if tc.ok {
 				if err != nil {
 					t.Fatalf("Send: %v", err)
@@ -81,7 +82,7 @@ func TestSendRefusals(t *testing.T) {
 			want: "destination address refused"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := notifier(t, tc.url, tc.target).Send(context.Background(), 0, started, baseStatus(deploy.StatePending), "")
+			err := notifier(t, tc.url, tc.target).Send(context.Background(), "ops", started, baseStatus(deploy.StatePending), "")
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Send = %v, want an error with %q", err, tc.want)
 			}
@@ -94,17 +95,17 @@ func TestSendRefusals(t *testing.T) {
 		})
 	}
 	t.Run("a reference that cannot be read", func(t *testing.T) {
-		cfg := &config.Config{Notifications: config.Notifications{Chat: []config.ChatTarget{{Type: "slack", WebhookRef: "env:MANENT_SECRET_X"}}}}
+		cfg := &config.Config{Notifications: config.Notifications{Chat: []config.ChatTarget{{Name: "ops", Type: "slack", WebhookRef: "env:MANENT_SECRET_X"}}}}
 		n := chat.New(cfg, chat.Options{Resolve: func(context.Context, string) (string, error) {
 			return "", deploy.Permanentf("secret reference env:MANENT_SECRET_X: variable not set")
 		}})
-		err := n.Send(context.Background(), 0, started, baseStatus(deploy.StatePending), "")
+		err := n.Send(context.Background(), "ops", started, baseStatus(deploy.StatePending), "")
 		if !deploy.IsPermanent(err) {
 			t.Fatalf("Send = %v, want a permanent error", err)
 		}
 	})
 	t.Run("a target that does not exist", func(t *testing.T) {
-		err := notifier(t, "https://hooks.example.com/x", config.ChatTarget{}).Send(context.Background(), 3, started, baseStatus(deploy.StatePending), "")
+		err := notifier(t, "https://hooks.example.com/x", config.ChatTarget{}).Send(context.Background(), "gone", started, baseStatus(deploy.StatePending), "")
 		if !deploy.IsPermanent(err) {
 			t.Fatalf("Send = %v, want a permanent error", err)
 		}
@@ -121,53 +122,45 @@ func TestSendTimesOut(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	cfg := &config.Config{Notifications: config.Notifications{Chat: []config.ChatTarget{{Type: "slack", WebhookRef: "env:X", AllowHTTP: true}}}}
+	cfg := &config.Config{Notifications: config.Notifications{Chat: []config.ChatTarget{{Name: "ops", Type: "slack", WebhookRef: "env:X", AllowHTTP: true}}}}
 	n := chat.New(cfg, chat.Options{Timeout: 50 * time.Millisecond,
 		Resolve: func(context.Context, string) (string, error) { return srv.URL + "/hook", nil }})
-	err := n.Send(context.Background(), 0, chat.Event{Type: deploy.NoticeStarted}, baseStatus(deploy.StatePending), "")
+	err := n.Send(context.Background(), "ops", chat.Event{Type: deploy.NoticeStarted}, baseStatus(deploy.StatePending), "")
 	if err == nil || deploy.IsPermanent(err) || !errors.Is(err, context.DeadlineExceeded) && !strings.Contains(err.Error(), "Timeout") {
 		t.Fatalf("Send = %v, want a retryable timeout", err)
 	}
 }
 
 func TestWants(t *testing.T) {
-	cfg := &config.Config{Notifications: config.Notifications{Chat: []config.ChatTarget{
+	targets := []config.ChatTarget{
 		{Type: "slack", WebhookRef: "env:A"},
-		{Type: "slack", WebhookRef: "env:B", Environments: []string{"prod"}, Events: []string{config.ChatApproval, config.ChatRollback}},
+		{Name: "prod-approvals", Type: "slack", WebhookRef: "env:B", Environments: []string{"prod"}, Events: []string{config.ChatApproval, config.ChatRollback}},
 		{Type: "slack", WebhookRef: "env:C", Applications: []string{"other/*"}},
-	}}}
+	}
+	cfg := &config.Config{Notifications: config.Notifications{Chat: targets}}
 	n := chat.New(cfg, chat.Options{Resolve: func(context.Context, string) (string, error) { return "", nil }})
 	prod := &deploy.Deployment{ID: "d", Tenant: "demo", Application: "hello", Environment: "prod", State: deploy.StateAwaitingApproval}
 	dry := *prod
 	dry.DryRun = true
+	a, c := targets[0].Key(), targets[2].Key()
 	for _, tc := range []struct {
 		name string
 		ev   chat.Event
 		d    *deploy.Deployment
-		want []int
+		want []string
 	}{
-		{"approval in prod", chat.Event{Type: deploy.NoticeApproval}, prod, []int{0, 1}},
-		{"start in prod", chat.Event{Type: deploy.NoticeStarted}, prod, []int{0}},
-		{"failed step", chat.Event{Type: deploy.NoticeStep, Step: "deploy", State: "ERROR"}, prod, []int{0}},
+		{"approval in prod", chat.Event{Type: deploy.NoticeApproval}, prod, []string{a, "prod-approvals"}},
+		{"start in prod", chat.Event{Type: deploy.NoticeStarted}, prod, []string{a}},
+		{"failed step", chat.Event{Type: deploy.NoticeStep, Step: "deploy", State: "ERROR"}, prod, []string{a}},
 		{"step that succeeded", chat.Event{Type: deploy.NoticeStep, Step: "deploy", State: "SUCCESS"}, prod, nil},
 		{"dry run", chat.Event{Type: deploy.NoticeStarted}, &dry, nil},
-		{"other tenant", chat.Event{Type: deploy.NoticeStarted}, &deploy.Deployment{Tenant: "other", Application: "x", Environment: "dev"}, []int{0, 2}},
+		{"other tenant", chat.Event{Type: deploy.NoticeStarted}, &deploy.Deployment{Tenant: "other", Application: "x", Environment: "dev"}, []string{a, c}},
 	} {
-		got := n.Wants(tc.ev, tc.d)
-		if len(got) != len(tc.want) || (len(got) > 0 && !equalInts(got, tc.want)) {
+		if got := n.Wants(tc.ev, tc.d); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: Wants = %v, want %v", tc.name, got, tc.want)
 		}
 	}
 	if chat.New(&config.Config{}, chat.Options{}).Wants(chat.Event{Type: deploy.NoticeStarted}, prod) != nil {
 		t.Error("no targets: Wants lists some")
 	}
-}
-
-func equalInts(a, b []int) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -1,0 +1,103 @@
+package service_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"manent.dev/manent/config"
+	"manent.dev/manent/deploy"
+	"manent.dev/manent/internal/authz"
+	"manent.dev/manent/internal/pgtest"
+	"manent.dev/manent/internal/postgres"
+	"manent.dev/manent/service"
+)
+
+// TestAnswerPassAnswersTheApprovalNamed (L3 of the review of issue 13): a
+// chat button names the approval it asks (the deploy's own, or a wave's).
+// Its answer approves exactly that one: when the deploy awaits another, or
+// none, it is refused as no longer asked, and nothing is recorded, where
+// Approve would have approved whatever the deploy awaits at its own read.
+func TestAnswerPassAnswersTheApprovalNamed(t *testing.T) {
+	ctx := t.Context()
+	db, err := postgres.Open(ctx, pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if err := postgres.Migrate(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	store := postgres.NewStore(db)
+	az, err := authz.New("", "p, token:alice, demo, hello/*, deployment.approve\np, token:alice, demo, hello/*, deployment.read\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Parse([]byte("server: {default_tenant: demo}\n"), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := service.New(service.Options{Config: cfg, Store: store, Authorizer: az})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Use(&enqueued{})
+	create := func(t *testing.T, id string, state deploy.State) {
+		t.Helper()
+		d := deploy.Deployment{ID: id, Tenant: "demo", Application: "hello", Environment: "prod", State: state,
+			Requester: "token:ci", Decision: deploy.Decision{Approvals: &deploy.ApprovalRequirement{Count: 2}},
+			Descriptor: deploy.Descriptor{APIVersion: "manent/v1", ID: id, Application: "hello", Environment: "prod"}}
+		if _, _, err := store.CreateDeployment(ctx, d, func(any) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	alice := deploy.WithIdentity(ctx, deploy.Identity{Subject: "token:alice"})
+	for _, tc := range []struct {
+		name, id string
+		state    deploy.State
+		pass     int
+		approve  bool
+		want     deploy.Code
+		message  string
+		recorded bool
+	}{
+		{name: "the deploy's own approval, asked", id: "hello-1", state: deploy.StateAwaitingApproval, pass: 0, approve: true, recorded: true},
+		{name: "a wave's approval while the deploy awaits its own", id: "hello-2", state: deploy.StateAwaitingApproval, pass: 2, approve: true,
+			want: deploy.ECONFLICT, message: `this approval is no longer asked: deployment "<id>" now awaits its own approval`},
+		{name: "a wave's rejection while the deploy awaits its own", id: "hello-3", state: deploy.StateAwaitingApproval, pass: 1, approve: false,
+			want: deploy.ECONFLICT, message: `this approval is no longer asked: deployment "<id>" now awaits its own approval`},
+		{name: "the deploy's own approval once it is approved", id: "hello-4", state: deploy.StateEnqueued, pass: 0, approve: true,
+			want: deploy.ECONFLICT, message: `deployment "<id>" is not awaiting approval: ENQUEUED`},
+		{name: "a pass that is none", id: "hello-5", state: deploy.StateAwaitingApproval, pass: -1, approve: true, want: deploy.EUNPROCESSABLE,
+			message: "pass must be 0 (the deploy's own approval) or a wave's"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := tc.id
+			create(t, id, tc.state)
+			_, err := svc.AnswerPass(alice, id, tc.pass, tc.approve, "from Slack")
+			if got := deploy.ErrorCode(err); got != tc.want {
+				t.Fatalf("AnswerPass = %v, want code %q", err, tc.want)
+			}
+			if tc.message != "" {
+				var de *deploy.Error
+				if !errors.As(err, &de) || de.Message != strings.ReplaceAll(tc.message, "<id>", id) {
+					t.Errorf("message %v, want %q", err, strings.ReplaceAll(tc.message, "<id>", id))
+				}
+			}
+			approvals, err := store.Approvals(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(approvals) == 1; got != tc.recorded {
+				t.Errorf("approvals %+v, recorded = %v, want %v", approvals, got, tc.recorded)
+			}
+			d, err := store.Get(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.State != tc.state {
+				t.Errorf("state %s, want %s unchanged", d.State, tc.state)
+			}
+		})
+	}
+}
