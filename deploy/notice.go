@@ -68,7 +68,8 @@ const (
 	DeliveryPending   DeliveryState = "pending"
 	DeliveryRetrying  DeliveryState = "retrying"
 	// DeliveryDisabled: the receiver answered 410 Gone, to this delivery
-	// or to an earlier one of the same deploy: nothing more is sent there.
+	// or to an earlier one of a deploy of the same tenant: nothing more is
+	// sent there until a replay with --include-disabled.
 	DeliveryDisabled DeliveryState = "disabled"
 	// DeliveryDead: the retry window ended without a delivery, or the
 	// receiver refused it for good; a replay sends it again.
@@ -190,17 +191,20 @@ type DeliveryAttempt struct {
 // DeliveryStore keeps the deliveries of the deploys' events to their
 // callbacks, the part of them that readers see.
 type DeliveryStore interface {
-	// PutDelivery records a delivery, pending, unless it is recorded.
-	PutDelivery(ctx context.Context, d Delivery) error
+	// PutDelivery records a delivery, pending, unless it is recorded, and
+	// returns the body recorded: the one every attempt sends.
+	PutDelivery(ctx context.Context, d Delivery) (string, error)
 	// RecordDelivery records what an attempt of the delivery id changed.
 	RecordDelivery(ctx context.Context, id string, a DeliveryAttempt) error
 	// URLDisabled reports whether the receiver at url answered 410 Gone to
-	// a delivery of the deploy.
+	// a delivery of a deploy of the deploy's tenant, and was not enabled
+	// again since (a replay with disabled set).
 	URLDisabled(ctx context.Context, deploymentID, url string) (bool, error)
 	// Deliveries lists the deliveries of a deploy, oldest first.
 	Deliveries(ctx context.Context, deploymentID string) ([]Delivery, error)
 	// StartReplay makes the dead deliveries of the deploy (and the disabled
-	// ones when disabled is set) pending again, counting a replay of each;
+	// ones when disabled is set, enabling their URLs again for the tenant)
+	// pending again, counting a replay of each;
 	// deliveryID "" takes them all, otherwise only that one. It returns
 	// them with the number of their replay, after enqueue was called on
 	// the same transaction tx with them; ENOTFOUND for an unknown
@@ -212,4 +216,6 @@ type DeliveryStore interface {
 type Replay struct {
 	Delivery Delivery
 	N        int
+	// Tenant is the deploy's tenant, the partition of its deliveries.
+	Tenant string
 }

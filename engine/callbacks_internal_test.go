@@ -73,3 +73,18 @@ func TestOutwardStatusHidesCustomOutputs(t *testing.T) {
 		t.Errorf("standard outputs and exports lost: %s", text)
 	}
 }
+
+// Every key of callbacks.signing_key_refs signs, space-separated: a
+// receiver that knows any one of them verifies the delivery.
+func TestSignAllSignsWithEveryKey(t *testing.T) {
+	keys := [][]byte{[]byte("old"), []byte("new"), []byte("next")}
+	got := strings.Fields(SignAll(keys, "id-1", "1614265330", []byte("{}")))
+	if len(got) != len(keys) {
+		t.Fatalf("%d signatures, want %d: %v", len(got), len(keys), got)
+	}
+	for i, k := range keys {
+		if want := Sign(k, "id-1", "1614265330", []byte("{}")); got[i] != want {
+			t.Errorf("signature %d %s, want %s", i, got[i], want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"net/http"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -44,18 +45,22 @@ func fromDeliveryRow(r deliveryRow) deploy.Delivery {
 }
 
 // PutDelivery implements deploy.DeliveryStore.
-func (s *Store) PutDelivery(ctx context.Context, d deploy.Delivery) error {
+func (s *Store) PutDelivery(ctx context.Context, d deploy.Delivery) (string, error) {
+	var body string
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO manent.callback_deliveries
+		// DO UPDATE, not DO NOTHING: RETURNING then gives the body recorded
+		// first, which every attempt and replay sends.
+		err := tx.QueryRowContext(ctx, `INSERT INTO manent.callback_deliveries
 				(id, deployment_id, event_id, event_type, step, callback, url, body, state)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending') ON CONFLICT (id) DO NOTHING`,
-			d.ID, d.DeploymentID, d.EventID, d.EventType, text(d.Step), d.Callback, d.URL, d.Body)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending') ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id
+			RETURNING body`,
+			d.ID, d.DeploymentID, d.EventID, d.EventType, text(d.Step), d.Callback, d.URL, d.Body).Scan(&body)
 		if err != nil {
 			return err
 		}
 		return notify(ctx, tx, deploy.EventDeployment, d.DeploymentID)
 	})
-	return wrap("record callback delivery", err)
+	return body, wrap("record callback delivery", err)
 }
 
 // RecordDelivery implements deploy.DeliveryStore.
@@ -73,6 +78,16 @@ func (s *Store) RecordDelivery(ctx context.Context, id string, a deploy.Delivery
 		if err != nil {
 			return err
 		}
+		if a.State == deploy.DeliveryDisabled && a.LastStatus == http.StatusGone {
+			// The receiver's own 410: its URL is disabled for the tenant.
+			_, err := tx.ExecContext(ctx, `INSERT INTO manent.callback_disabled (tenant, url, deployment_id, delivery_id)
+				SELECT d.tenant, c.url, c.deployment_id, c.id FROM manent.callback_deliveries c
+					JOIN manent.deployments d ON d.id = c.deployment_id
+				WHERE c.id = ? ON CONFLICT (tenant, url) DO NOTHING`, id)
+			if err != nil {
+				return err
+			}
+		}
 		return notify(ctx, tx, deploy.EventDeployment, deployment)
 	})
 	return wrap("record callback attempt", err)
@@ -80,9 +95,10 @@ func (s *Store) RecordDelivery(ctx context.Context, id string, a deploy.Delivery
 
 // URLDisabled implements deploy.DeliveryStore.
 func (s *Store) URLDisabled(ctx context.Context, deploymentID, url string) (bool, error) {
-	ok, err := s.db.NewSelect().Model((*deliveryRow)(nil)).
-		Where("deployment_id = ? AND url = ? AND state = ?", deploymentID, url, deploy.DeliveryDisabled).Exists(ctx)
-	return ok, wrap("read callback deliveries", err)
+	var ok bool
+	err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM manent.callback_disabled c
+			JOIN manent.deployments d ON d.tenant = c.tenant WHERE d.id = ? AND c.url = ?)`, deploymentID, url).Scan(&ok)
+	return ok, wrap("read disabled callbacks", err)
 }
 
 // Deliveries implements deploy.DeliveryStore.
@@ -132,8 +148,23 @@ func (s *Store) StartReplay(ctx context.Context, deploymentID, deliveryID string
 		if err := q.Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
+		var tenant string
+		if err := tx.QueryRowContext(ctx, `SELECT tenant FROM manent.deployments WHERE id = ?`, deploymentID).Scan(&tenant); err != nil &&
+			!errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		var urls []string
 		for _, r := range rows {
-			out = append(out, deploy.Replay{Delivery: fromDeliveryRow(r), N: r.Replays})
+			out = append(out, deploy.Replay{Delivery: fromDeliveryRow(r), N: r.Replays, Tenant: tenant})
+			urls = append(urls, r.URL)
+		}
+		if disabled && len(urls) > 0 {
+			// Replaying a disabled delivery enables its URL again, for every
+			// deploy of the tenant.
+			if _, err := tx.ExecContext(ctx, `DELETE FROM manent.callback_disabled WHERE tenant = ? AND url IN (?)`,
+				tenant, bun.List(urls)); err != nil {
+				return err
+			}
 		}
 		if err := enqueue(tx.Tx, out); err != nil {
 			return err
