@@ -192,8 +192,11 @@ type DeliveryAttempt struct {
 // callbacks, the part of them that readers see.
 type DeliveryStore interface {
 	// PutDelivery records a delivery, pending, unless it is recorded, and
-	// returns the body recorded: the one every attempt sends.
-	PutDelivery(ctx context.Context, d Delivery) (string, error)
+	// says what to send: the body recorded first. A step event beyond the
+	// callback's maxSteps step events of the deploy is not sent: the first
+	// one is recorded dead with note as its error, the later ones not at
+	// all (maxSteps 0: no bound).
+	PutDelivery(ctx context.Context, d Delivery, maxSteps int, note string) (DeliveryPut, error)
 	// RecordDelivery records what an attempt of the delivery id changed.
 	RecordDelivery(ctx context.Context, id string, a DeliveryAttempt) error
 	// URLDisabled reports whether the receiver at url answered 410 Gone to
@@ -210,6 +213,15 @@ type DeliveryStore interface {
 	// the same transaction tx with them; ENOTFOUND for an unknown
 	// delivery, ECONFLICT for one that is not dead (or disabled).
 	StartReplay(ctx context.Context, deploymentID, deliveryID string, disabled bool, enqueue func(tx any, r []Replay) error) ([]Replay, error)
+}
+
+// DeliveryPut is what PutDelivery recorded: the body to send, unless Send
+// is false (beyond the bound of step events); Noted when this delivery is
+// the one that says so.
+type DeliveryPut struct {
+	Body  string
+	Send  bool
+	Noted bool
 }
 
 // Replay is one delivery sent again, the n-th time it is.

@@ -632,3 +632,34 @@ func TestCallbacksOfADeployThatNeverStarted(t *testing.T) {
 		})
 	}
 }
+
+// A callback gets at most callbacks.max_step_events step events of a
+// deploy: the first one beyond is recorded dead, saying why, and nothing
+// more is sent or recorded; started and finished are not bounded.
+func TestCallbacksBoundStepEvents(t *testing.T) {
+	e := callbackEnv(t, "  max_step_events: 2\n")
+	r := newReceiver(t, nil)
+	e.submitWithCallbacks("cb-cap", "  - {url: "+r.url("/")+"}\n")
+	d := e.waitDeliveries("cb-cap", 5)
+	if d.State != deploy.StateSuccess {
+		t.Fatalf("deploy %s: %s", d.State, d.Error)
+	}
+	byState := map[deploy.DeliveryState][]deploy.Delivery{}
+	steps := 0
+	for _, dl := range d.Deliveries {
+		byState[dl.State] = append(byState[dl.State], dl)
+		if dl.EventType == deploy.NoticeStep {
+			steps++
+		}
+	}
+	if steps != 3 || len(byState[deploy.DeliveryDelivered]) != 4 || len(byState[deploy.DeliveryDead]) != 1 {
+		t.Fatalf("%d step deliveries, by state %v; want 2 step events delivered, one note, started and finished", steps, byState)
+	}
+	if note := byState[deploy.DeliveryDead][0]; note.EventType != deploy.NoticeStep || note.Attempts != 0 ||
+		!strings.Contains(note.LastError, "callbacks.max_step_events") {
+		t.Errorf("note %+v", note)
+	}
+	if n := len(r.requests()); n != 4 {
+		t.Errorf("%d requests, want 4", n)
+	}
+}

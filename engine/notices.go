@@ -72,7 +72,10 @@ type snapshot struct {
 	// A callback without one (callbacks.max_step_events reached) gets
 	// nothing.
 	Bodies map[int]string `json:"bodies,omitempty"`
-	Status deploy.Status  `json:"status"`
+	// Body is the one payload of every callback in a snapshot recorded
+	// before Bodies existed.
+	Body   string        `json:"body,omitempty"`
+	Status deploy.Status `json:"status"`
 }
 
 // newNotice is the event of type t of the deploy id.
@@ -163,6 +166,9 @@ func (e *Engine) noticeWorkflow(ctx dbos.Context, in noticeInput) (string, error
 	tenant := snap.Status.Tenant
 	for _, c := range in.Callbacks {
 		body, ok := snap.Bodies[c.Index]
+		if snap.Bodies == nil {
+			body, ok = snap.Body, true
+		}
 		if !ok {
 			continue
 		}
@@ -211,57 +217,25 @@ func (e *Engine) snapshot(ctx context.Context, in noticeInput) (snapshot, error)
 	if err != nil {
 		return snapshot{}, err
 	}
+	limit := e.cfg.Callbacks.MaxStepEvents
+	note := fmt.Sprintf("not sent: this callback got %d step events of the deploy (callbacks.max_step_events); "+
+		"this one and the later ones are dropped", limit)
 	for _, c := range in.Callbacks {
 		dl := deploy.Delivery{ID: callbackWorkflowID(in.Notice.ID, c.Index), DeploymentID: d.ID, EventID: in.Notice.ID,
 			EventType: in.Notice.Type, Step: in.Notice.Step, Callback: c.Index, URL: c.URL, Body: string(body)}
-		if in.Notice.Type == deploy.NoticeStep {
-			if n := stepDeliveries(d, c.Index, dl.ID); n >= e.cfg.Callbacks.MaxStepEvents {
-				if n == e.cfg.Callbacks.MaxStepEvents {
-					if err := e.noteDropped(ctx, dl); err != nil {
-						return snapshot{}, err
-					}
-				}
-				continue
-			}
-		}
-		stored, err := untilAvailable(ctx, func() (string, error) { return e.store.PutDelivery(ctx, dl) })
+		put, err := untilAvailable(ctx, func() (deploy.DeliveryPut, error) { return e.store.PutDelivery(ctx, dl, limit, note) })
 		if err != nil {
 			return snapshot{}, err
 		}
-		snap.Bodies[c.Index] = stored
+		if put.Noted {
+			e.log.Warn("callback step events dropped", "deployment", dl.DeploymentID, "callback", dl.Callback,
+				"url", deploy.RedactURL(dl.URL), "max_step_events", limit)
+		}
+		if put.Send {
+			snap.Bodies[c.Index] = put.Body
+		}
 	}
 	return snap, nil
-}
-
-// stepDeliveries counts the step events recorded of d for its callback i,
-// the delivery id aside (a snapshot taken again).
-func stepDeliveries(d *deploy.Deployment, i int, id string) int {
-	n := 0
-	for _, dl := range d.Deliveries {
-		if dl.Callback == i && dl.EventType == deploy.NoticeStep && dl.ID != id {
-			n++
-		}
-	}
-	return n
-}
-
-// noteDropped records the first step event of a callback beyond
-// callbacks.max_step_events, dead, never sent: the status and the log say
-// once that the later step events of the deploy are dropped.
-func (e *Engine) noteDropped(ctx context.Context, dl deploy.Delivery) error {
-	limit := e.cfg.Callbacks.MaxStepEvents
-	e.log.Warn("callback step events dropped", "deployment", dl.DeploymentID, "callback", dl.Callback,
-		"url", deploy.RedactURL(dl.URL), "max_step_events", limit)
-	a := deploy.DeliveryAttempt{State: deploy.DeliveryDead,
-		LastError: fmt.Sprintf("not sent: this callback got %d step events of the deploy (callbacks.max_step_events); "+
-			"this one and the later ones are dropped", limit)}
-	_, err := untilAvailable(ctx, func() (struct{}, error) {
-		if _, err := e.store.PutDelivery(ctx, dl); err != nil {
-			return struct{}{}, err
-		}
-		return struct{}{}, e.store.RecordDelivery(ctx, dl.ID, a)
-	})
-	return err
 }
 
 // outward is the status of d as it leaves manent (callbacks, chat): the

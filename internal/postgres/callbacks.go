@@ -45,22 +45,61 @@ func fromDeliveryRow(r deliveryRow) deploy.Delivery {
 }
 
 // PutDelivery implements deploy.DeliveryStore.
-func (s *Store) PutDelivery(ctx context.Context, d deploy.Delivery) (string, error) {
-	var body string
+func (s *Store) PutDelivery(ctx context.Context, d deploy.Delivery, maxSteps int, note string) (deploy.DeliveryPut, error) {
+	var out deploy.DeliveryPut
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		// DO UPDATE, not DO NOTHING: RETURNING then gives the body recorded
-		// first, which every attempt and replay sends.
-		err := tx.QueryRowContext(ctx, `INSERT INTO manent.callback_deliveries
-				(id, deployment_id, event_id, event_type, step, callback, url, body, state)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending') ON CONFLICT (id) DO UPDATE SET id = EXCLUDED.id
-			RETURNING body`,
-			d.ID, d.DeploymentID, d.EventID, d.EventType, text(d.Step), d.Callback, d.URL, d.Body).Scan(&body)
+		out = deploy.DeliveryPut{}
+		// Recorded already (a snapshot taken again): the body recorded
+		// first is the one sent, and a note stays a note.
+		var state string
+		var attempts int
+		err := tx.QueryRowContext(ctx, `SELECT body, state, attempts FROM manent.callback_deliveries WHERE id = ?`, d.ID).
+			Scan(&out.Body, &state, &attempts)
+		if err == nil {
+			out.Send = state != string(deploy.DeliveryDead) || attempts > 0
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		pending := true
+		if d.EventType == deploy.NoticeStep && maxSteps > 0 {
+			// One snapshot at a time counts a callback's step events.
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext('manent.callback_steps'), hashtext(? || ':' || ?::text))`,
+				d.DeploymentID, d.Callback); err != nil {
+				return err
+			}
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM manent.callback_deliveries
+				WHERE deployment_id = ? AND callback = ? AND event_type = 'step'`, d.DeploymentID, d.Callback).Scan(&n); err != nil {
+				return err
+			}
+			switch {
+			case n > maxSteps:
+				return nil
+			case n == maxSteps:
+				pending = false
+			}
+		}
+		if pending {
+			_, err = tx.ExecContext(ctx, `INSERT INTO manent.callback_deliveries
+					(id, deployment_id, event_id, event_type, step, callback, url, body, state)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
+				d.ID, d.DeploymentID, d.EventID, d.EventType, text(d.Step), d.Callback, d.URL, d.Body)
+			out = deploy.DeliveryPut{Body: d.Body, Send: true}
+		} else {
+			_, err = tx.ExecContext(ctx, `INSERT INTO manent.callback_deliveries
+					(id, deployment_id, event_id, event_type, step, callback, url, body, state, last_error)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'dead', ?)`,
+				d.ID, d.DeploymentID, d.EventID, d.EventType, text(d.Step), d.Callback, d.URL, d.Body, line(note))
+			out = deploy.DeliveryPut{Body: d.Body, Noted: true}
+		}
 		if err != nil {
 			return err
 		}
 		return notify(ctx, tx, deploy.EventDeployment, d.DeploymentID)
 	})
-	return body, wrap("record callback delivery", err)
+	return out, wrap("record callback delivery", err)
 }
 
 // RecordDelivery implements deploy.DeliveryStore.
