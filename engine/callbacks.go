@@ -113,7 +113,7 @@ func (e *Engine) callbackWorkflow(ctx dbos.Context, in callbackInput) (string, e
 			return untilAvailable(c, func() (struct{}, error) {
 				return struct{}{}, e.store.RecordDelivery(c, in.DeliveryID, *res.Record)
 			})
-		}, dbos.WithStepName(stepCallbackRecord+strconv.Itoa(in.N)), dbos.WithStepMaxRetries(20))
+		}, dbos.WithStepName(stepCallbackRecord+strconv.Itoa(in.N)), dbos.WithStepMaxRetries(1000))
 		if err != nil {
 			return "", fmt.Errorf("record attempt %d of %s: %w", in.N, in.DeliveryID, err)
 		}
