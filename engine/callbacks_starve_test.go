@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"manent.dev/manent/deploy"
 )
@@ -101,5 +102,36 @@ func TestCallbacksSlowReceiverStarvesOthers(t *testing.T) {
 	}
 	if maxOpen > 2 {
 		t.Errorf("the tarpit held %d connections at once, above callbacks.concurrency_per_tenant (2)", maxOpen)
+	}
+}
+
+// TestChatNeverWaitsBehindCallbacks: while a tenant's receiver that never
+// answers holds every callback slot of the tenant, and of the worker, the
+// events' snapshots and the chat messages (approval requests among them)
+// go on, on queues of their own. Before, they shared manent.event with the
+// callbacks and waited for the attempts to time out.
+func TestChatNeverWaitsBehindCallbacks(t *testing.T) {
+	chat := newFakeChat()
+	e := callbackEnvWith(t, envOptions{chat: chat}, "  concurrency: 2\n  concurrency_per_tenant: 2\n  timeout: 1m\n")
+	tp := newTarpit(t)
+	var cbs strings.Builder
+	for i := range 10 {
+		cbs.WriteString("  - {url: http://" + tp.ln.Addr().String() + "/" + strconv.Itoa(i) + "}\n")
+	}
+	e.submitWithCallbacks("chat-tarpit", cbs.String())
+	<-tp.accepted
+	<-tp.accepted
+	e.submit("chat-victim", "app", "staging")
+	timeout := time.After(90 * time.Second)
+	for done := false; !done; {
+		select {
+		case p := <-chat.got:
+			done = p.n.ID == "chat-victim:event:finished"
+		case <-timeout:
+			t.Fatal("the other deploy's finished message was never posted")
+		}
+	}
+	if _, closed := tp.counts(); closed > 0 {
+		t.Errorf("the chat messages waited for %d attempts to the tarpit to time out", closed)
 	}
 }
