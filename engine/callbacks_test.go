@@ -359,7 +359,7 @@ func TestCallbacksStopAt410(t *testing.T) {
 	if _, err := e.eng.Service.ReplayCallbacks(e.ctx, "cb-4b", "", true); err != nil {
 		t.Fatal(err)
 	}
-	d = e.wait("cb-4b", func(d *deploy.Deployment) bool { return d.Deliveries[0].State == deploy.DeliveryDelivered })
+	e.wait("cb-4b", func(d *deploy.Deployment) bool { return d.Deliveries[0].State == deploy.DeliveryDelivered })
 	e.submitWithCallbacks("cb-4c", "  - {url: "+r.url("/")+", events: [finished]}\n")
 	if dl := e.waitDeliveries("cb-4c", 1).Deliveries[0]; dl.State != deploy.DeliveryDelivered {
 		t.Errorf("after a replay with include-disabled, a new deploy's delivery is %s (%s)", dl.State, dl.LastError)
