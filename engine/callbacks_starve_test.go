@@ -16,6 +16,7 @@ import (
 type tarpit struct {
 	ln       net.Listener
 	mu       sync.Mutex
+	conns    []net.Conn
 	open     int
 	maxOpen  int
 	closed   int
@@ -28,15 +29,22 @@ func newTarpit(t *testing.T) *tarpit {
 		t.Fatal(err)
 	}
 	tp := &tarpit{ln: ln, accepted: make(chan struct{}, 1024)}
-	t.Cleanup(func() { _ = ln.Close() })
+	t.Cleanup(func() {
+		_ = ln.Close()
+		tp.mu.Lock()
+		defer tp.mu.Unlock()
+		for _, c := range tp.conns {
+			_ = c.Close()
+		}
+	})
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			t.Cleanup(func() { _ = c.Close() })
 			tp.mu.Lock()
+			tp.conns = append(tp.conns, c)
 			tp.open++
 			tp.maxOpen = max(tp.maxOpen, tp.open)
 			tp.mu.Unlock()
