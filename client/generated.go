@@ -250,7 +250,7 @@ const (
 	CallbackStateRetrying CallbackState = "RETRYING"
 	// The receiver answered 2xx.
 	CallbackStateDelivered CallbackState = "DELIVERED"
-	// The receiver answered 410 Gone, to this delivery or to an earlier one of the deploy: nothing more is sent to that URL for this deploy.
+	// The receiver answered 410 Gone, to this delivery or to an earlier one of a deploy of the same tenant: nothing more is sent to that URL for any deploy of the tenant until a replay with includeDisabled.
 	CallbackStateDisabled CallbackState = "DISABLED"
 	// Not delivered within the retry window, or refused for good: replayCallbacks sends it again.
 	CallbackStateDead CallbackState = "DEAD"
@@ -1890,7 +1890,8 @@ func (v *ReplayCallbacksReplayCallbacksCallbackDelivery) GetAttempts() int { ret
 // ReplayCallbacksResponse is returned by ReplayCallbacks on success.
 type ReplayCallbacksResponse struct {
 	// Send the dead deliveries of a deploy's callbacks again, with their webhook-id and payload: all of them, or the one
-	// named; includeDisabled replays disabled ones too. Needs deployment.cancel on the deploy.
+	// named; includeDisabled replays disabled ones too and enables their URLs again for the deploy's tenant. Needs
+	// deployment.cancel on the deploy.
 	ReplayCallbacks []ReplayCallbacksReplayCallbacksCallbackDelivery `json:"replayCallbacks"`
 }
 

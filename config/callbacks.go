@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/internal/placeholder"
 	"manent.dev/manent/internal/safehttp"
 	"manent.dev/manent/internal/yamltree"
 )
@@ -31,6 +32,13 @@ type Callbacks struct {
 	Timeout time.Duration `yaml:"timeout"`
 	// Concurrency bounds the deliveries a worker makes at once.
 	Concurrency int `yaml:"concurrency"`
+	// ConcurrencyPerTenant bounds the deliveries of one tenant's deploys
+	// running at once, across the workers: a tenant whose receivers hang
+	// holds at most that many of the slots.
+	ConcurrencyPerTenant int `yaml:"concurrency_per_tenant"`
+	// MaxStepEvents bounds the step events one deploy sends to one
+	// callback; the later ones are dropped (started and finished never).
+	MaxStepEvents int `yaml:"max_step_events"`
 	// FirstRetry is the wait before the first retry (5s); the later ones
 	// grow from it (5m, 30m, 2h, 5h, 10h with the default).
 	FirstRetry time.Duration `yaml:"first_retry"`
@@ -42,6 +50,13 @@ const (
 	DefaultCallbackTimeout     = 10 * time.Second
 	DefaultCallbackConcurrency = 8
 	DefaultCallbackFirstRetry  = 5 * time.Second
+	// DefaultCallbackConcurrencyPerTenant leaves, with the default
+	// concurrency, six slots to the other tenants.
+	DefaultCallbackConcurrencyPerTenant = 2
+	DefaultCallbackMaxStepEvents        = 500
+	// CallbackConnectTimeout bounds the connection of an attempt (within
+	// callbacks.timeout): an unreachable receiver fails fast.
+	CallbackConnectTimeout = 3 * time.Second
 )
 
 // CallbackProblem says why the policy refuses the callback URL raw, "" when
@@ -49,7 +64,7 @@ const (
 // (a name may resolve to a refused address).
 func (c Callbacks) CallbackProblem(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "must be an http:// or https:// URL"
 	}
 	if u.Scheme == "http" && !c.AllowHTTP {
@@ -58,8 +73,11 @@ func (c Callbacks) CallbackProblem(raw string) string {
 	if ip, err := netip.ParseAddr(strings.Trim(u.Hostname(), "[]")); err == nil && safehttp.Refused(ip) {
 		return "names a link-local or metadata address, which manent never calls"
 	}
+	if msg := pathProblem(u); msg != "" {
+		return msg
+	}
 	for _, p := range c.Allowed {
-		if prefixAllows(p, raw) {
+		if prefixAllows(p, u) {
 			return ""
 		}
 	}
@@ -69,30 +87,69 @@ func (c Callbacks) CallbackProblem(raw string) string {
 	return "is not allowed by manent.yml's callbacks.allowed"
 }
 
-// prefixAllows reports whether the prefix p allows the URL u: u starts with
-// p, and p ends on a boundary of u, so https://hooks.example.com allows
-// https://hooks.example.com/x and https://hooks.example.com:8443/x, never
-// https://hooks.example.com.evil.net/ nor https://hooks.example.comx/. A
-// prefix ending in ":" inside the origin (http://127.0.0.1:) allows any
-// port of that host.
-func prefixAllows(p, u string) bool {
-	if p == "" || !strings.HasPrefix(u, p) {
+// pathProblem refuses what a receiver, or a proxy before it, could read as
+// another path than the one the prefix was compared with: . and ..
+// segments (plain or percent-encoded, %2e), and encoded separators (%2f,
+// %5c), which some servers decode before they route.
+func pathProblem(u *url.URL) string {
+	p := u.EscapedPath()
+	if placeholder.DotSegment(p) {
+		return "must not hold . or .. path segments (nor their percent-encoded forms)"
+	}
+	if lower := strings.ToLower(p); strings.Contains(lower, "%2f") || strings.Contains(lower, "%5c") || strings.Contains(p, `\`) {
+		return "must not hold an encoded / or \\ in its path"
+	}
+	return ""
+}
+
+// prefixAllows reports whether the prefix p allows the URL u, compared as
+// parsed values: the same scheme and host (case aside), the same port, and
+// a path that starts with p's on a segment boundary. So
+// https://hooks.example.com allows https://hooks.example.com/x and
+// https://hooks.example.com:8443/x, never https://hooks.example.com.evil.net/
+// nor https://hooks.example.comx/; https://ci.example.com/hooks allows
+// /hooks and /hooks/a, not /hooksx. A prefix ending in ":" inside the
+// origin (http://127.0.0.1:) allows any port of that host. A prefix with a
+// query allows the URLs whose path is its path and whose query starts with
+// its query.
+func prefixAllows(p string, u *url.URL) bool {
+	anyPort := false
+	if rest, ok := strings.CutSuffix(p, ":"); ok && !strings.Contains(afterScheme(rest), "/") {
+		p, anyPort = rest, true
+	}
+	pu, err := url.Parse(p)
+	if err != nil || pu.Host == "" || pu.User != nil || pathProblem(pu) != "" {
 		return false
 	}
-	rest := u[len(p):]
-	scheme := strings.Index(p, "://")
-	inOrigin := scheme >= 0 && !strings.Contains(p[scheme+3:], "/")
+	if !strings.EqualFold(pu.Scheme, u.Scheme) || !strings.EqualFold(pu.Hostname(), u.Hostname()) {
+		return false
+	}
+	pp := pu.EscapedPath()
 	switch {
-	case rest == "" || strings.HasSuffix(p, "/"):
-		return true
-	case inOrigin && strings.HasSuffix(p, ":"):
-		port, _, _ := strings.Cut(rest, "/")
-		port, _, _ = strings.Cut(port, "?")
-		return port != "" && strings.Trim(port, "0123456789") == ""
-	case strings.ContainsRune("/?#", rune(rest[0])):
+	case anyPort:
+		if u.Port() == "" {
+			return false
+		}
+	case pu.Port() == "" && (pp == "" || pp == "/") && !pu.ForceQuery && pu.RawQuery == "":
+		// An origin allows each of its ports.
+	case pu.Port() != u.Port():
+		return false
+	}
+	up := u.EscapedPath()
+	if pu.RawQuery != "" || pu.ForceQuery {
+		return up == pp && strings.HasPrefix(u.RawQuery, pu.RawQuery)
+	}
+	if pp == "" {
 		return true
 	}
-	return inOrigin && rest[0] == ':'
+	rest, ok := strings.CutPrefix(up, pp)
+	return ok && (rest == "" || strings.HasSuffix(pp, "/") || rest[0] == '/')
+}
+
+// afterScheme is s after its "://".
+func afterScheme(s string) string {
+	_, rest, _ := strings.Cut(s, "://")
+	return rest
 }
 
 func (c *Config) validateCallbacks(errs *yamltree.Errors) {
@@ -107,6 +164,8 @@ func (c *Config) validateCallbacks(errs *yamltree.Errors) {
 			errs.Add(path, "must not contain credentials")
 		case u.Scheme == "http" && !cb.AllowHTTP:
 			errs.Add(path, "is an http:// prefix: set callbacks.allow_http to allow plain HTTP")
+		case pathProblem(u) != "":
+			errs.Add(path, "%s", pathProblem(u))
 		}
 	}
 	for i, ref := range cb.SigningKeyRefs {
@@ -140,6 +199,18 @@ func (c *Config) validateCallbacks(errs *yamltree.Errors) {
 	}
 	if cb.Concurrency < 1 || cb.Concurrency > 256 {
 		errs.Add("callbacks.concurrency", "must be between 1 and 256")
+	}
+	if cb.ConcurrencyPerTenant == 0 {
+		cb.ConcurrencyPerTenant = min(DefaultCallbackConcurrencyPerTenant, max(cb.Concurrency, 1))
+	}
+	if cb.ConcurrencyPerTenant < 1 || cb.ConcurrencyPerTenant > cb.Concurrency {
+		errs.Add("callbacks.concurrency_per_tenant", "must be between 1 and callbacks.concurrency")
+	}
+	if cb.MaxStepEvents == 0 {
+		cb.MaxStepEvents = DefaultCallbackMaxStepEvents
+	}
+	if cb.MaxStepEvents < 1 || cb.MaxStepEvents > 100000 {
+		errs.Add("callbacks.max_step_events", "must be between 1 and 100000")
 	}
 }
 

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,5 +76,31 @@ func TestCallbacksSection(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, wantErrs) {
 		t.Errorf("errors\n got      %q\n expected %q", got, wantErrs)
+	}
+}
+
+// The callbacks' per-tenant limit and bound of step events: their
+// defaults, and the values refused.
+func TestCallbackLimits(t *testing.T) {
+	base := "callbacks:\n  allowed: [\"https://hooks.example.com/\"]\n  signing_key_refs: [env:MANENT_SECRET_CB]\n"
+	c, err := Parse([]byte(base), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Callbacks.ConcurrencyPerTenant != 2 || c.Callbacks.MaxStepEvents != 500 {
+		t.Errorf("defaults %+v", c.Callbacks)
+	}
+	c, err = Parse([]byte(base+"  concurrency: 1\n"), t.TempDir())
+	if err != nil || c.Callbacks.ConcurrencyPerTenant != 1 {
+		t.Errorf("concurrency 1: per tenant %d, %v", c.Callbacks.ConcurrencyPerTenant, err)
+	}
+	for extra, want := range map[string]string{
+		"  concurrency: 2\n  concurrency_per_tenant: 3\n": "callbacks.concurrency_per_tenant: must be between 1 and callbacks.concurrency",
+		"  concurrency_per_tenant: -1\n":                  "callbacks.concurrency_per_tenant: must be between 1 and callbacks.concurrency",
+		"  max_step_events: -1\n":                         "callbacks.max_step_events: must be between 1 and 100000",
+	} {
+		if _, err := Parse([]byte(base+extra), t.TempDir()); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", extra, err, want)
+		}
 	}
 }

@@ -68,7 +68,8 @@ const (
 	DeliveryPending   DeliveryState = "pending"
 	DeliveryRetrying  DeliveryState = "retrying"
 	// DeliveryDisabled: the receiver answered 410 Gone, to this delivery
-	// or to an earlier one of the same deploy: nothing more is sent there.
+	// or to an earlier one of a deploy of the same tenant: nothing more is
+	// sent there until a replay with --include-disabled.
 	DeliveryDisabled DeliveryState = "disabled"
 	// DeliveryDead: the retry window ended without a delivery, or the
 	// receiver refused it for good; a replay sends it again.
@@ -190,17 +191,23 @@ type DeliveryAttempt struct {
 // DeliveryStore keeps the deliveries of the deploys' events to their
 // callbacks, the part of them that readers see.
 type DeliveryStore interface {
-	// PutDelivery records a delivery, pending, unless it is recorded.
-	PutDelivery(ctx context.Context, d Delivery) error
+	// PutDelivery records a delivery, pending, unless it is recorded, and
+	// says what to send: the body recorded first. A step event beyond the
+	// callback's maxSteps step events of the deploy is not sent: the first
+	// one is recorded dead with note as its error, the later ones not at
+	// all (maxSteps 0: no bound).
+	PutDelivery(ctx context.Context, d Delivery, maxSteps int, note string) (DeliveryPut, error)
 	// RecordDelivery records what an attempt of the delivery id changed.
 	RecordDelivery(ctx context.Context, id string, a DeliveryAttempt) error
 	// URLDisabled reports whether the receiver at url answered 410 Gone to
-	// a delivery of the deploy.
+	// a delivery of a deploy of the deploy's tenant, and was not enabled
+	// again since (a replay with disabled set).
 	URLDisabled(ctx context.Context, deploymentID, url string) (bool, error)
 	// Deliveries lists the deliveries of a deploy, oldest first.
 	Deliveries(ctx context.Context, deploymentID string) ([]Delivery, error)
 	// StartReplay makes the dead deliveries of the deploy (and the disabled
-	// ones when disabled is set) pending again, counting a replay of each;
+	// ones when disabled is set, enabling their URLs again for the tenant)
+	// pending again, counting a replay of each;
 	// deliveryID "" takes them all, otherwise only that one. It returns
 	// them with the number of their replay, after enqueue was called on
 	// the same transaction tx with them; ENOTFOUND for an unknown
@@ -208,8 +215,19 @@ type DeliveryStore interface {
 	StartReplay(ctx context.Context, deploymentID, deliveryID string, disabled bool, enqueue func(tx any, r []Replay) error) ([]Replay, error)
 }
 
+// DeliveryPut is what PutDelivery recorded: the body to send, unless Send
+// is false (beyond the bound of step events); Noted when this delivery is
+// the one that says so.
+type DeliveryPut struct {
+	Body  string
+	Send  bool
+	Noted bool
+}
+
 // Replay is one delivery sent again, the n-th time it is.
 type Replay struct {
 	Delivery Delivery
 	N        int
+	// Tenant is the deploy's tenant, the partition of its deliveries.
+	Tenant string
 }

@@ -142,15 +142,7 @@ func NewStatus(d *Deployment) Status {
 		}
 	}
 	for _, s := range d.Timeline() {
-		out := s.Output
-		if out == nil {
-			out = map[string]string{}
-		}
-		st.Steps = append(st.Steps, StatusStep{
-			Name: s.Key().Name(), Type: s.Type, SpecHash: d.specHashAt(s.Position), Kind: s.Key().Kind, State: s.State, Attempts: s.Attempts,
-			StartedAt: utc(s.StartedAt), FinishedAt: utc(s.FinishedAt),
-			Output: out, Error: optional(s.Error),
-		})
+		st.Steps = append(st.Steps, d.statusStep(s))
 	}
 	st.Rollout = d.RolloutStatus()
 	st.Callbacks = NewStatusCallbacks(d)
@@ -158,6 +150,33 @@ func NewStatus(d *Deployment) Status {
 		st.Rollback = newRollbackStatus(d)
 	}
 	return st
+}
+
+func (d *Deployment) statusStep(s Step) StatusStep {
+	out := s.Output
+	if out == nil {
+		out = map[string]string{}
+	}
+	return StatusStep{
+		Name: s.Key().Name(), Type: s.Type, SpecHash: d.specHashAt(s.Position), Kind: s.Key().Kind, State: s.State, Attempts: s.Attempts,
+		StartedAt: utc(s.StartedAt), FinishedAt: utc(s.FinishedAt),
+		Output: out, Error: optional(s.Error),
+	}
+}
+
+// StatusStepNamed is the record of d's operation named name (its
+// StepKey.Name) as the status shows a step, nil when there is none: a step
+// of the plan, a compensation of the rollback (rollback:deploy), or an
+// operation of a rollout (bake[1], approval[2]), which the status lists
+// elsewhere or not at all.
+func (d *Deployment) StatusStepNamed(name string) *StatusStep {
+	for i := len(d.Steps) - 1; i >= 0; i-- {
+		if d.Steps[i].Key().Name() == name {
+			s := d.statusStep(d.Steps[i])
+			return &s
+		}
+	}
+	return nil
 }
 
 // specHashAt is the spec_hash of the planned step at pos, "" for a

@@ -10,15 +10,19 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
 
+	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/engine/secrets"
 	"manent.dev/manent/internal/safehttp"
@@ -29,14 +33,17 @@ import (
 // signature over the ID, the attempt's timestamp and the body, retries
 // with a jittered, growing backoff until the retry window ends (then a
 // dead letter, which a replay sends again), and 410 Gone stops every
-// further delivery of the deploy to that URL.
+// further delivery to that URL from every deploy of the tenant.
 
 // callbackInput is the input of a delivery workflow.
 type callbackInput struct {
-	DeliveryID string        `json:"delivery_id"`
-	Notice     deploy.Notice `json:"notice"`
-	Callback   int           `json:"callback"`
-	URL        string        `json:"url"`
+	DeliveryID string `json:"delivery_id"`
+	// Tenant is the deploy's, the partition of the callbacks' queue; ""
+	// for a delivery enqueued before that queue existed.
+	Tenant   string        `json:"tenant,omitempty"`
+	Notice   deploy.Notice `json:"notice"`
+	Callback int           `json:"callback"`
+	URL      string        `json:"url"`
 	// Body is the payload, the event's snapshot: every attempt and replay
 	// sends the same bytes.
 	Body string `json:"body"`
@@ -53,10 +60,12 @@ type callbackInput struct {
 }
 
 // attemptResult is what DBOS records of one attempt: the state it left
-// the delivery in, and the wait before the next attempt when it retries.
+// the delivery in, the wait before the next attempt when it retries, and
+// what the delivery's row is to show (a step of its own records it).
 type attemptResult struct {
-	State deploy.DeliveryState `json:"state"`
-	Wait  time.Duration        `json:"wait,omitempty"`
+	State  deploy.DeliveryState    `json:"state"`
+	Wait   time.Duration           `json:"wait,omitempty"`
+	Record *deploy.DeliveryAttempt `json:"record,omitempty"`
 }
 
 // retrySchedule is the wait after each failed attempt, in units of
@@ -96,21 +105,54 @@ func (e *Engine) callbackWorkflow(ctx dbos.Context, in callbackInput) (string, e
 	if err != nil {
 		return "", err
 	}
+	if res.Record != nil {
+		// A step of its own, retried: once DBOS holds the attempt's result,
+		// the attempt is never made again, so its row must be written by a
+		// step that a crash or a failing database makes again.
+		_, err := dbos.RunAsStep(ctx, func(c context.Context) (struct{}, error) {
+			return untilAvailable(c, func() (struct{}, error) {
+				return struct{}{}, e.store.RecordDelivery(c, in.DeliveryID, *res.Record)
+			})
+		}, dbos.WithStepName(stepCallbackRecord+strconv.Itoa(in.N)), dbos.WithStepMaxRetries(1000))
+		if err != nil {
+			return "", fmt.Errorf("record attempt %d of %s: %w", in.N, in.DeliveryID, err)
+		}
+	}
 	if res.State.Final() {
 		return string(res.State), nil
 	}
 	next := in
 	next.N++
-	_, err = dbos.Enqueue[string](ctx, noticeQueue, callbackWorkflowName, next,
-		dbos.WithEnqueueWorkflowID(retryWorkflowID(in.Run, next.N)), dbos.WithEnqueueDelay(res.Wait),
-		dbos.WithEnqueueApplicationVersion(e.cfg.Engine.ApplicationVersion))
+	_, err = dbos.Enqueue[string](ctx, e.callbackQueue(in.Tenant), callbackWorkflowName, next, e.callbackEnqueue(in.Tenant,
+		dbos.WithEnqueueWorkflowID(retryWorkflowID(in.Run, next.N)), dbos.WithEnqueueDelay(res.Wait))...)
 	if err != nil {
 		return "", fmt.Errorf("enqueue the retry of %s: %w", in.DeliveryID, err)
 	}
 	return string(res.State), nil
 }
 
-// attemptCallback makes attempt n of a delivery and records its outcome.
+// callbackQueue is the queue of a tenant's deliveries: the callbacks'
+// queue, or the events' one for a delivery enqueued before it existed
+// (no tenant).
+func (e *Engine) callbackQueue(tenant string) string {
+	if tenant == "" {
+		return noticeQueue
+	}
+	return callbackQueue
+}
+
+// callbackEnqueue are the options of a tenant's delivery: its partition,
+// the application version, and opts.
+func (e *Engine) callbackEnqueue(tenant string, opts ...dbos.EnqueueOption) []dbos.EnqueueOption {
+	opts = append(opts, dbos.WithEnqueueApplicationVersion(e.cfg.Engine.ApplicationVersion))
+	if tenant != "" {
+		opts = append(opts, dbos.WithEnqueueQueuePartitionKey(tenant))
+	}
+	return opts
+}
+
+// attemptCallback makes attempt n of a delivery and says what its row is
+// to record.
 func (e *Engine) attemptCallback(ctx context.Context, in callbackInput, n int, deadline time.Time) (attemptResult, error) {
 	a := deploy.DeliveryAttempt{Attempts: in.Attempts + n}
 	disabled, err := untilAvailable(ctx, func() (bool, error) { return e.store.URLDisabled(ctx, in.Notice.DeploymentID, in.URL) })
@@ -118,8 +160,9 @@ func (e *Engine) attemptCallback(ctx context.Context, in callbackInput, n int, d
 		return attemptResult{}, err
 	}
 	switch {
-	case disabled && in.Replay == 0:
-		a.State, a.Attempts, a.LastError = deploy.DeliveryDisabled, in.Attempts+n-1, "not sent: the receiver answered 410 Gone to an earlier event of this deploy"
+	case disabled:
+		a.State, a.Attempts, a.LastError = deploy.DeliveryDisabled, in.Attempts+n-1,
+			"not sent: the receiver answered 410 Gone to an earlier event of this tenant (replay with --include-disabled to enable it)"
 	default:
 		// The policy may have changed since the submission: a URL it no
 		// longer allows is never called.
@@ -134,37 +177,30 @@ func (e *Engine) attemptCallback(ctx context.Context, in callbackInput, n int, d
 			now := time.Now().UTC()
 			a.State, a.DeliveredAt = deploy.DeliveryDelivered, &now
 		case status == http.StatusGone:
-			a.State, a.LastError = deploy.DeliveryDisabled, err.Error()
+			a.State, a.LastError = deploy.DeliveryDisabled, err.Error()+": the URL is disabled for every deploy of the tenant"
 		case errors.Is(err, safehttp.ErrAddressRefused) || deploy.IsPermanent(err):
 			a.State, a.LastError = deploy.DeliveryDead, err.Error()
 		default:
 			a.LastError = err.Error()
-			wait := retryWait(e.firstRetry(), n, rand.Float64())
-			next := time.Now().UTC().Add(wait)
-			if next.After(deadline) {
+			now := time.Now().UTC()
+			if !now.Before(deadline) {
 				a.State = deploy.DeliveryDead
 				a.LastError += fmt.Sprintf(" (retry window of %s over: a replay sends it again)", e.cfg.Callbacks.RetryWindow)
 				break
 			}
+			// The last wait is cut to the window's end: the last attempt is
+			// made when the window ends, not one full wait before it.
+			wait := min(retryWait(e.firstRetry(), n, rand.Float64()), deadline.Sub(now))
+			next := now.Add(wait)
 			a.State, a.NextAttemptAt = deploy.DeliveryRetrying, &next
-			e.record(ctx, in, a)
-			return attemptResult{State: a.State, Wait: wait}, nil
+			return attemptResult{State: a.State, Wait: wait, Record: &a}, nil
 		}
 	}
 	if a.State == deploy.DeliveryDead {
 		e.log.Warn("callback delivery dead", "deployment", in.Notice.DeploymentID, "delivery", in.DeliveryID,
 			"url", deploy.RedactURL(in.URL), "error", a.LastError)
 	}
-	e.record(ctx, in, a)
-	return attemptResult{State: a.State}, nil
-}
-
-// record writes the outcome of an attempt, waiting for the database.
-func (e *Engine) record(ctx context.Context, in callbackInput, a deploy.DeliveryAttempt) {
-	_, err := untilAvailable(ctx, func() (struct{}, error) { return struct{}{}, e.store.RecordDelivery(ctx, in.DeliveryID, a) })
-	if err != nil {
-		e.log.Warn("record a callback attempt", "delivery", in.DeliveryID, "error", err)
-	}
+	return attemptResult{State: a.State, Record: &a}, nil
 }
 
 func (e *Engine) firstRetry() time.Duration {
@@ -191,7 +227,7 @@ func (e *Engine) postCallback(ctx context.Context, in callbackInput) (int, error
 	req.Header.Set("User-Agent", "manent/"+buildVersion())
 	req.Header.Set("webhook-id", in.Notice.ID)
 	req.Header.Set("webhook-timestamp", ts)
-	req.Header.Set("webhook-signature", Sign(keys[0], in.Notice.ID, ts, []byte(in.Body)))
+	req.Header.Set("webhook-signature", SignAll(keys, in.Notice.ID, ts, []byte(in.Body)))
 	resp, err := safehttp.Do(e.callbackHTTP, req, 64<<10)
 	if err != nil {
 		var ue *url.Error
@@ -204,26 +240,44 @@ func (e *Engine) postCallback(ctx context.Context, in callbackInput) (int, error
 		if errors.Is(err, safehttp.ErrAddressRefused) {
 			return 0, fmt.Errorf("%w: a link-local or metadata address", safehttp.ErrAddressRefused)
 		}
-		if errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "Timeout") {
-			return 0, fmt.Errorf("no answer within %s (callbacks.timeout)", e.cfg.Callbacks.Timeout)
-		}
-		return 0, errors.New(deploy.EscapeText(err.Error()))
+		return 0, errors.New(networkProblem(err, e.cfg.Callbacks.Timeout))
 	}
 	defer func() { _ = resp.Body.Close() }()
-	excerpt, _ := io.ReadAll(io.LimitReader(resp.Body, 120))
 	_, _ = io.Copy(io.Discard, resp.Body)
 	if resp.StatusCode/100 == 2 {
 		return resp.StatusCode, nil
 	}
-	msg := fmt.Sprintf("the receiver answered %d", resp.StatusCode)
-	if s := strings.TrimSpace(string(excerpt)); s != "" {
-		msg += ": " + deploy.EscapeText(s)
+	// The status code and a fixed phrase, never the receiver's answer:
+	// whoever reads the deploy would read what an internal service says.
+	return resp.StatusCode, fmt.Errorf("the receiver answered %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
+}
+
+// networkProblem says what kept an attempt from an answer in a fixed
+// phrase: Go's own errors name the addresses the host resolved to, which
+// would show a private network's layout to whoever reads the deploy.
+func networkProblem(err error, timeout time.Duration) string {
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || os.IsTimeout(err):
+		return fmt.Sprintf("no answer within %s (callbacks.timeout; connecting within %s)", timeout,
+			min(config.CallbackConnectTimeout, timeout))
+	case errors.As(err, &dnsErr):
+		return "the receiver's host name does not resolve"
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "the receiver refused the connection"
+	case errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return "the receiver closed the connection without an answer"
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		return "the receiver cannot be reached"
+	case strings.Contains(err.Error(), "tls:") || strings.Contains(err.Error(), "x509:"):
+		return "the TLS handshake with the receiver failed (its certificate is not trusted, or TLS is refused)"
 	}
-	return resp.StatusCode, errors.New(msg)
+	return "the request to the receiver failed"
 }
 
 // signingKeys resolves callbacks.signing_key_refs with the secrets
-// providers: the first key signs.
+// providers: every key signs.
 func (e *Engine) signingKeys(ctx context.Context) ([][]byte, error) {
 	refs := e.cfg.Callbacks.SigningKeyRefs
 	if len(refs) == 0 {
@@ -260,6 +314,17 @@ func Sign(key []byte, id, timestamp string, body []byte) string {
 	mac.Write([]byte(id + "." + timestamp + "."))
 	mac.Write(body)
 	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// SignAll is the webhook-signature header of a delivery signed with every
+// key, space-separated as Standard Webhooks allows: during a rotation a
+// receiver that knows either key verifies it.
+func SignAll(keys [][]byte, id, timestamp string, body []byte) string {
+	sigs := make([]string, len(keys))
+	for i, k := range keys {
+		sigs[i] = Sign(k, id, timestamp, body)
+	}
+	return strings.Join(sigs, " ")
 }
 
 func buildVersion() string {
@@ -308,7 +373,7 @@ func (e *Engine) chatWorkflow(ctx dbos.Context, in chatInput) (string, error) {
 	}
 	next := in
 	next.N++
-	_, err = dbos.Enqueue[string](ctx, noticeQueue, chatWorkflowName, next,
+	_, err = dbos.Enqueue[string](ctx, chatQueue, chatWorkflowName, next,
 		dbos.WithEnqueueWorkflowID(retryWorkflowID(in.ID, next.N)), dbos.WithEnqueueDelay(res.Wait),
 		dbos.WithEnqueueApplicationVersion(e.cfg.Engine.ApplicationVersion))
 	if err != nil {
@@ -325,13 +390,11 @@ func (e *Engine) ReplayCallbacks(ctx context.Context, id, deliveryID string, dis
 	reps, err := e.store.StartReplay(ctx, id, deliveryID, disabled, func(tx any, reps []deploy.Replay) error {
 		for _, r := range reps {
 			dl := r.Delivery
-			in := callbackInput{DeliveryID: dl.ID, Callback: dl.Callback, URL: dl.URL, Body: dl.Body, Replay: r.N,
+			in := callbackInput{DeliveryID: dl.ID, Tenant: r.Tenant, Callback: dl.Callback, URL: dl.URL, Body: dl.Body, Replay: r.N,
 				Attempts: dl.Attempts, Run: replayWorkflowID(dl.ID, r.N),
 				Notice: deploy.Notice{ID: dl.EventID, Type: dl.EventType, DeploymentID: dl.DeploymentID, Step: dl.Step}}
-			_, err := dbos.Enqueue[string](e.dbos, noticeQueue, callbackWorkflowName, in,
-				dbos.WithEnqueueWorkflowID(in.Run),
-				dbos.WithEnqueueApplicationVersion(e.cfg.Engine.ApplicationVersion),
-				dbos.WithEnqueueTransaction(tx))
+			_, err := dbos.Enqueue[string](e.dbos, e.callbackQueue(in.Tenant), callbackWorkflowName, in,
+				e.callbackEnqueue(in.Tenant, dbos.WithEnqueueWorkflowID(in.Run), dbos.WithEnqueueTransaction(tx))...)
 			if err != nil {
 				return fmt.Errorf("enqueue the replay of %s: %w", dl.ID, err)
 			}

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -71,5 +73,49 @@ func TestOutwardStatusHidesCustomOutputs(t *testing.T) {
 	}
 	if st.Exports["url"] != "u" || st.Steps[0].Output["url"] != "u" {
 		t.Errorf("standard outputs and exports lost: %s", text)
+	}
+}
+
+// Every key of callbacks.signing_key_refs signs, space-separated: a
+// receiver that knows any one of them verifies the delivery.
+func TestSignAllSignsWithEveryKey(t *testing.T) {
+	keys := [][]byte{[]byte("old"), []byte("new"), []byte("next")}
+	got := strings.Fields(SignAll(keys, "id-1", "1614265330", []byte("{}")))
+	if len(got) != len(keys) {
+		t.Fatalf("%d signatures, want %d: %v", len(got), len(keys), got)
+	}
+	for i, k := range keys {
+		if want := Sign(k, "id-1", "1614265330", []byte("{}")); got[i] != want {
+			t.Errorf("signature %d %s, want %s", i, got[i], want)
+		}
+	}
+}
+
+// What kept an attempt from an answer is a fixed phrase: Go's errors name
+// the addresses a host resolved to.
+func TestNetworkProblemNamesNoAddress(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	_ = ln.Close()
+	_, refused := net.Dial("tcp", closed)
+	_, unresolved := net.Dial("tcp", "no-such-host.invalid:443")
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{refused, "the receiver refused the connection"},
+		{unresolved, "the receiver's host name does not resolve"},
+		{context.DeadlineExceeded, "no answer within 2s (callbacks.timeout; connecting within 2s)"},
+	} {
+		if tt.err == nil {
+			t.Fatalf("no error to describe for %q", tt.want)
+		}
+		got := networkProblem(tt.err, 2*time.Second)
+		if got != tt.want || strings.Contains(got, "127.0.0.1") {
+			t.Errorf("networkProblem(%v) = %q, want %q", tt.err, got, tt.want)
+		}
 	}
 }

@@ -27,10 +27,15 @@ import (
 // Standard Webhooks writes it; receiverKeyBytes is what it encodes.
 const receiverKey = "whsec_bWFuZW50LXRlc3Qta2V5LTAxMjM0NTY3ODk="
 
+// otherKey is the first key of the tests' policy, which the receivers do
+// not know: every key signs, so a receiver knowing the second verifies.
+const otherKey = "whsec_b3RoZXItdGVzdC1rZXktOTg3NjU0MzIxMA=="
+
 // delivered is one request a receiver got.
 type delivered struct {
 	ID, Timestamp, Signature, UserAgent string
 	Body                                []byte
+	At                                  time.Time
 }
 
 // receiver is a loopback webhook receiver: it records every request and
@@ -71,7 +76,7 @@ func (r *receiver) serve(ln net.Listener) {
 			}
 		}
 		d := delivered{ID: req.Header.Get("webhook-id"), Timestamp: req.Header.Get("webhook-timestamp"),
-			Signature: req.Header.Get("webhook-signature"), UserAgent: req.Header.Get("User-Agent"), Body: []byte(body.String())}
+			Signature: req.Header.Get("webhook-signature"), UserAgent: req.Header.Get("User-Agent"), Body: []byte(body.String()), At: time.Now()}
 		r.mu.Lock()
 		r.got = append(r.got, d)
 		r.perID[d.ID]++
@@ -133,10 +138,11 @@ func callbackEnvWith(t *testing.T, o envOptions, extra string) *env {
 		extra += "  first_retry: 20ms\n"
 	}
 	t.Setenv("MANENT_SECRET_CALLBACK_KEY", receiverKey)
+	t.Setenv("MANENT_SECRET_CALLBACK_OTHER", otherKey)
 	o.engineYAML = `callbacks:
   allowed: ["http://127.0.0.1:"]
   allow_http: true
-  signing_key_refs: [env:MANENT_SECRET_CALLBACK_KEY]
+  signing_key_refs: [env:MANENT_SECRET_CALLBACK_OTHER, env:MANENT_SECRET_CALLBACK_KEY]
 ` + extra
 	return newEnvWith(t, o)
 }
@@ -185,8 +191,8 @@ func TestCallbacksDeliverEveryEventSigned(t *testing.T) {
 	}
 	byID := map[string][]delivered{}
 	for _, got := range r.requests() {
-		if !got.verifies(receiverKey) {
-			t.Errorf("signature of %s does not verify: %s", got.ID, got.Signature)
+		if !got.verifies(receiverKey) || !got.verifies(otherKey) || len(strings.Fields(got.Signature)) != 2 {
+			t.Errorf("signature of %s does not verify with each key: %s", got.ID, got.Signature)
 		}
 		if !strings.HasPrefix(got.UserAgent, "manent/") {
 			t.Errorf("user agent %q", got.UserAgent)
@@ -289,10 +295,19 @@ func TestCallbacksReachAReceiverThatWasDown(t *testing.T) {
 	}
 }
 
-// 410 Gone disables the URL for the rest of the deploy's events.
+// 410 Gone disables the URL for the tenant: the rest of the deploy's
+// events and every later deploy of the tenant send nothing there (their
+// deliveries are disabled, saying why), another tenant's deploys still
+// call it, and a replay with include-disabled enables it again.
 func TestCallbacksStopAt410(t *testing.T) {
 	e := callbackEnv(t, "")
-	r := newReceiver(t, func(string, int) int { return http.StatusGone })
+	var mu sync.Mutex
+	answer := http.StatusGone
+	r := newReceiver(t, func(string, int) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return answer
+	})
 	gone := make(chan struct{})
 	e.plugin.deploy = func(ctx context.Context, _ deploy.PluginRequest) error {
 		select {
@@ -308,7 +323,7 @@ func TestCallbacksStopAt410(t *testing.T) {
 	close(gone)
 	d := e.waitDeliveries("cb-4", 2)
 	for _, dl := range d.Deliveries {
-		if dl.State != deploy.DeliveryDisabled {
+		if dl.State != deploy.DeliveryDisabled || dl.LastError == "" {
 			t.Errorf("delivery %+v", dl)
 		}
 	}
@@ -317,6 +332,37 @@ func TestCallbacksStopAt410(t *testing.T) {
 	}
 	if cb := deploy.NewStatus(d).Callbacks[0]; cb.State != deploy.DeliveryDisabled {
 		t.Errorf("callback state %s", cb.State)
+	}
+	// Another deploy of the tenant: nothing sent, disabled, saying why.
+	e.submitWithCallbacks("cb-4b", "  - {url: "+r.url("/")+", events: [finished]}\n")
+	d = e.waitDeliveries("cb-4b", 1)
+	if dl := d.Deliveries[0]; dl.State != deploy.DeliveryDisabled || !strings.Contains(dl.LastError, "410 Gone to an earlier event of this tenant") {
+		t.Errorf("a later deploy's delivery to a disabled URL: %+v", dl)
+	}
+	if n := len(r.requests()); n != 1 {
+		t.Errorf("%d requests, want 1: a later deploy of the tenant called a disabled URL", n)
+	}
+	// Another tenant's deploy still calls it.
+	e.configure("acme", "app/staging")
+	doc := descriptorIn("acme", "cb-4-acme", "app", "staging") + "callbacks:\n  - {url: " + r.url("/") + ", events: [finished]}\n"
+	if _, err := e.eng.Submit(e.as("token:mallory"), []byte(doc), deploy.SubmitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.waitDeliveries("cb-4-acme", 1)
+	if n := len(r.requests()); n != 2 {
+		t.Errorf("%d requests, want 2: another tenant's deploy was kept from a URL this tenant disabled", n)
+	}
+	// A replay with include-disabled enables the URL again.
+	mu.Lock()
+	answer = http.StatusOK
+	mu.Unlock()
+	if _, err := e.eng.Service.ReplayCallbacks(e.ctx, "cb-4b", "", true); err != nil {
+		t.Fatal(err)
+	}
+	e.wait("cb-4b", func(d *deploy.Deployment) bool { return d.Deliveries[0].State == deploy.DeliveryDelivered })
+	e.submitWithCallbacks("cb-4c", "  - {url: "+r.url("/")+", events: [finished]}\n")
+	if dl := e.waitDeliveries("cb-4c", 1).Deliveries[0]; dl.State != deploy.DeliveryDelivered {
+		t.Errorf("after a replay with include-disabled, a new deploy's delivery is %s (%s)", dl.State, dl.LastError)
 	}
 }
 
@@ -337,13 +383,20 @@ func TestCallbacksDeadLetterReplayed(t *testing.T) {
 	e.submitWithCallbacks("cb-5", "  - {url: "+r.url("/")+", events: [finished]}\n")
 	d := e.waitDeliveries("cb-5", 1)
 	dead := d.Deliveries[0]
-	if dead.State != deploy.DeliveryDead || !strings.Contains(dead.LastError, "503") || strings.Contains(dead.LastError, "\x1b") {
+	// The status code and a fixed phrase, never what the receiver said.
+	if dead.State != deploy.DeliveryDead || !strings.HasPrefix(dead.LastError, "the receiver answered 503 Service Unavailable (retry window") ||
+		strings.Contains(dead.LastError, "receiver says") {
 		t.Fatalf("delivery %+v", dead)
 	}
 	if cb := deploy.NewStatus(d).Callbacks[0]; cb.State != deploy.DeliveryDead {
 		t.Errorf("callback state %s", cb.State)
 	}
 	first := r.requests()
+	// The last wait is cut to the window's end: the last attempt is made
+	// when the window ends, not a whole wait (here 1.2s) before it.
+	if span := first[len(first)-1].At.Sub(first[0].At); span < 900*time.Millisecond {
+		t.Errorf("the attempts spanned %s of a retry window of 1s (%d attempts)", span, len(first))
+	}
 	mu.Lock()
 	up = true
 	mu.Unlock()
@@ -577,5 +630,36 @@ func TestCallbacksOfADeployThatNeverStarted(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A callback gets at most callbacks.max_step_events step events of a
+// deploy: the first one beyond is recorded dead, saying why, and nothing
+// more is sent or recorded; started and finished are not bounded.
+func TestCallbacksBoundStepEvents(t *testing.T) {
+	e := callbackEnv(t, "  max_step_events: 2\n")
+	r := newReceiver(t, nil)
+	e.submitWithCallbacks("cb-cap", "  - {url: "+r.url("/")+"}\n")
+	d := e.waitDeliveries("cb-cap", 5)
+	if d.State != deploy.StateSuccess {
+		t.Fatalf("deploy %s: %s", d.State, d.Error)
+	}
+	byState := map[deploy.DeliveryState][]deploy.Delivery{}
+	steps := 0
+	for _, dl := range d.Deliveries {
+		byState[dl.State] = append(byState[dl.State], dl)
+		if dl.EventType == deploy.NoticeStep {
+			steps++
+		}
+	}
+	if steps != 3 || len(byState[deploy.DeliveryDelivered]) != 4 || len(byState[deploy.DeliveryDead]) != 1 {
+		t.Fatalf("%d step deliveries, by state %v; want 2 step events delivered, one note, started and finished", steps, byState)
+	}
+	if note := byState[deploy.DeliveryDead][0]; note.EventType != deploy.NoticeStep || note.Attempts != 0 ||
+		!strings.Contains(note.LastError, "callbacks.max_step_events") {
+		t.Errorf("note %+v", note)
+	}
+	if n := len(r.requests()); n != 4 {
+		t.Errorf("%d requests, want 4", n)
 	}
 }

@@ -155,7 +155,8 @@ func New(ctx context.Context, o Options) (*Engine, error) {
 	e.custom = custom.Options{Audit: o.Store, SSH: e.sshPool, Log: o.Logger, RootCAs: cmp.Or(o.HTTPStepRootCAs, o.RootCAs)}
 	custom.Register(e.kinds, e.custom)
 	e.logs = newLogWriter(o.Store, o.Logger, e.shown)
-	e.callbackHTTP = safehttp.New(safehttp.Options{Timeout: o.Config.Callbacks.Timeout, RootCAs: o.RootCAs})
+	e.callbackHTTP = safehttp.New(safehttp.Options{Timeout: o.Config.Callbacks.Timeout,
+		ConnectTimeout: config.CallbackConnectTimeout, RootCAs: o.RootCAs})
 	// A store that ends deploys in transactions of its own (the end of a
 	// wait, a cancel before the start) records their finished event there.
 	if f, ok := o.Store.(interface {
@@ -234,15 +235,31 @@ func (e *Engine) setupDBOS(ctx context.Context, url string, tracer pgx.QueryTrac
 		dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate)); err != nil {
 		return fmt.Errorf("register queue %s: %w", waitQueue, err)
 	}
-	// The events and their deliveries wait on receivers: a worker
-	// concurrency of their own, never a deploy's slot.
-	if _, err := dbos.RegisterQueue(c, noticeQueue,
-		dbos.WithWorkerConcurrency(max(e.cfg.Callbacks.Concurrency, 1)),
-		dbos.WithQueueBasePollingInterval(e.cfg.Queues.PollInterval),
-		dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate)); err != nil {
-		return fmt.Errorf("register queue %s: %w", noticeQueue, err)
+	// The events and their deliveries wait on receivers: worker
+	// concurrencies of their own, never a deploy's slot. The snapshots,
+	// the callbacks and the chat messages each have a queue, so a hanging
+	// receiver never delays a snapshot nor a chat message; the callbacks'
+	// queue is partitioned by tenant, so one tenant's receivers hold at
+	// most callbacks.concurrency_per_tenant of its slots.
+	cb := e.cfg.Callbacks
+	queues := []struct {
+		name string
+		opts []dbos.QueueOption
+	}{
+		{noticeQueue, []dbos.QueueOption{dbos.WithWorkerConcurrency(max(cb.Concurrency, 1))}},
+		{chatQueue, []dbos.QueueOption{dbos.WithWorkerConcurrency(max(cb.Concurrency, 1))}},
+		{callbackQueue, []dbos.QueueOption{dbos.WithWorkerConcurrency(max(cb.Concurrency, 1)),
+			dbos.WithPartitionConcurrency(max(cb.ConcurrencyPerTenant, 1))}},
 	}
-	names := []string{waitQueue, noticeQueue}
+	names := []string{waitQueue}
+	for _, q := range queues {
+		opts := append(q.opts, dbos.WithQueueBasePollingInterval(e.cfg.Queues.PollInterval),
+			dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate))
+		if _, err := dbos.RegisterQueue(c, q.name, opts...); err != nil {
+			return fmt.Errorf("register queue %s: %w", q.name, err)
+		}
+		names = append(names, q.name)
+	}
 	for _, n := range e.queueConcurrencies() {
 		name := queueName(n)
 		// No worker concurrency: DBOS would count a rollout waiting for days

@@ -158,8 +158,8 @@ func (e *Engine) RecoverExecutors(ctx context.Context, executorIDs []string, for
 		for _, d := range deploys {
 			q := e.queueFor(d.Partition)
 			switch {
-			case onNoticeQueue(d.Workflow):
-				q = noticeQueue
+			case eventQueue(d.Workflow, d.Partition) != "":
+				q = eventQueue(d.Workflow, d.Partition)
 			case !onDeployQueue(d.Workflow):
 				// Waits, releases and schedules live on the wait queue.
 				q = waitQueue

@@ -50,10 +50,16 @@ const (
 	// waitQueue holds waits, releases and schedules: no partition and no
 	// deploy slot, so a wait never blocks its environment.
 	waitQueue = "manent.wait"
-	// noticeQueue holds the events and their deliveries, with a worker
-	// concurrency of its own (callbacks.concurrency): they never take a
-	// deploy's slot, and a slow receiver never holds up a deploy.
+	// noticeQueue holds the events' snapshots (and the deliveries enqueued
+	// before they had queues of their own), with a worker concurrency of
+	// its own (callbacks.concurrency): they never take a deploy's slot.
 	noticeQueue = "manent.event"
+	// callbackQueue holds the callbacks' attempts, partitioned by tenant
+	// (callbacks.concurrency_per_tenant), chatQueue the chat messages: a
+	// slow receiver holds up neither the snapshots, nor the chat, nor
+	// another tenant's callbacks.
+	callbackQueue = "manent.event.callback"
+	chatQueue     = "manent.event.chat"
 	// noQueue is what a process that must not dequeue listens to.
 	noQueue = "manent.none"
 
@@ -88,9 +94,19 @@ func onDeployQueue(workflow string) bool {
 	return workflow == deployWorkflowName || workflow == undoWorkflowName
 }
 
-// onNoticeQueue reports whether a workflow runs on the event queue.
-func onNoticeQueue(workflow string) bool {
-	return workflow == noticeWorkflowName || workflow == callbackWorkflowName || workflow == chatWorkflowName
+// eventQueue is the queue of an event's workflow (a snapshot, a callback,
+// a chat message), "" for the others. A callback without a partition key
+// was enqueued before the callbacks' queue existed: it stays on noticeQueue.
+func eventQueue(workflow, partition string) string {
+	switch {
+	case workflow == noticeWorkflowName || (workflow == callbackWorkflowName && partition == ""):
+		return noticeQueue
+	case workflow == callbackWorkflowName:
+		return callbackQueue
+	case workflow == chatWorkflowName:
+		return chatQueue
+	}
+	return ""
 }
 
 // Names of the steps workflows record besides the plan's own (whose names
@@ -140,6 +156,7 @@ const (
 	stepNoticeSnapshot      = "manent.event.snapshot"
 	stepCallbackStart       = "manent.callback.start"
 	stepCallbackAttempt     = "manent.callback.attempt:"
+	stepCallbackRecord      = "manent.callback.record:"
 	stepChatStart           = "manent.chat.start"
 	stepChatAttempt         = "manent.chat.attempt:"
 	stepChangeClose         = "change:close"

@@ -66,7 +66,14 @@ type chatInput struct {
 
 // snapshot is what the event workflow records of the deploy, once.
 type snapshot struct {
-	Gone   bool          `json:"gone,omitempty"`
+	Gone bool `json:"gone,omitempty"`
+	// Bodies are the payloads recorded of the deliveries, by callback
+	// index: the ones recorded first, should the snapshot be taken again.
+	// A callback without one (callbacks.max_step_events reached) gets
+	// nothing.
+	Bodies map[int]string `json:"bodies,omitempty"`
+	// Body is the one payload of every callback in a snapshot recorded
+	// before Bodies existed.
 	Body   string        `json:"body,omitempty"`
 	Status deploy.Status `json:"status"`
 }
@@ -156,32 +163,33 @@ func (e *Engine) noticeWorkflow(ctx dbos.Context, in noticeInput) (string, error
 	if snap.Gone {
 		return "gone", nil
 	}
+	tenant := snap.Status.Tenant
 	for _, c := range in.Callbacks {
-		cin := callbackInput{DeliveryID: callbackWorkflowID(in.Notice.ID, c.Index), Notice: in.Notice, Callback: c.Index,
-			URL: c.URL, Body: snap.Body}
-		if err := e.enqueueDelivery(ctx, callbackWorkflowName, cin.DeliveryID, cin); err != nil {
-			return "", err
+		body, ok := snap.Bodies[c.Index]
+		if snap.Bodies == nil {
+			body, ok = snap.Body, true
+		}
+		if !ok {
+			continue
+		}
+		cin := callbackInput{DeliveryID: callbackWorkflowID(in.Notice.ID, c.Index), Tenant: tenant, Notice: in.Notice,
+			Callback: c.Index, URL: c.URL, Body: body}
+		_, err := dbos.Enqueue[string](ctx, e.callbackQueue(tenant), callbackWorkflowName, cin,
+			e.callbackEnqueue(tenant, dbos.WithEnqueueWorkflowID(cin.DeliveryID))...)
+		if err != nil {
+			return "", fmt.Errorf("enqueue delivery %s: %w", cin.DeliveryID, err)
 		}
 	}
 	link := e.link(in.Notice)
 	for _, t := range in.Chat {
 		cin := chatInput{ID: chatWorkflowID(in.Notice.ID, t), Target: t, Notice: in.Notice, Status: snap.Status, Link: link}
-		if err := e.enqueueDelivery(ctx, chatWorkflowName, cin.ID, cin); err != nil {
-			return "", err
+		_, err := dbos.Enqueue[string](ctx, chatQueue, chatWorkflowName, cin,
+			dbos.WithEnqueueWorkflowID(cin.ID), dbos.WithEnqueueApplicationVersion(e.cfg.Engine.ApplicationVersion))
+		if err != nil {
+			return "", fmt.Errorf("enqueue delivery %s: %w", cin.ID, err)
 		}
 	}
 	return "started", nil
-}
-
-// enqueueDelivery enqueues a delivery workflow from a workflow (DBOS
-// records the enqueue as a step of it) or from outside one (a replay).
-func (e *Engine) enqueueDelivery(ctx dbos.Context, name, id string, in any) error {
-	_, err := dbos.Enqueue[string](ctx, noticeQueue, name, in,
-		dbos.WithEnqueueWorkflowID(id), dbos.WithEnqueueApplicationVersion(e.cfg.Engine.ApplicationVersion))
-	if err != nil {
-		return fmt.Errorf("enqueue delivery %s: %w", id, err)
-	}
-	return nil
 }
 
 // link is the web page of the deploy of n.
@@ -201,21 +209,30 @@ func (e *Engine) snapshot(ctx context.Context, in noticeInput) (snapshot, error)
 	if err != nil {
 		return snapshot{}, err
 	}
-	st := outward(d)
-	var snap snapshot
-	snap.Status = st
-	if len(in.Callbacks) > 0 {
-		body, err := callbackBody(in.Notice, st)
+	snap := snapshot{Status: outward(d), Bodies: map[int]string{}}
+	if len(in.Callbacks) == 0 {
+		return snap, nil
+	}
+	body, err := callbackBody(in.Notice, d)
+	if err != nil {
+		return snapshot{}, err
+	}
+	limit := e.cfg.Callbacks.MaxStepEvents
+	note := fmt.Sprintf("not sent: this callback got %d step events of the deploy (callbacks.max_step_events); "+
+		"this one and the later ones are dropped", limit)
+	for _, c := range in.Callbacks {
+		dl := deploy.Delivery{ID: callbackWorkflowID(in.Notice.ID, c.Index), DeploymentID: d.ID, EventID: in.Notice.ID,
+			EventType: in.Notice.Type, Step: in.Notice.Step, Callback: c.Index, URL: c.URL, Body: string(body)}
+		put, err := untilAvailable(ctx, func() (deploy.DeliveryPut, error) { return e.store.PutDelivery(ctx, dl, limit, note) })
 		if err != nil {
 			return snapshot{}, err
 		}
-		snap.Body = string(body)
-	}
-	for _, c := range in.Callbacks {
-		dl := deploy.Delivery{ID: callbackWorkflowID(in.Notice.ID, c.Index), DeploymentID: d.ID, EventID: in.Notice.ID,
-			EventType: in.Notice.Type, Step: in.Notice.Step, Callback: c.Index, URL: c.URL, Body: snap.Body}
-		if _, err := untilAvailable(ctx, func() (struct{}, error) { return struct{}{}, e.store.PutDelivery(ctx, dl) }); err != nil {
-			return snapshot{}, err
+		if put.Noted {
+			e.log.Warn("callback step events dropped", "deployment", dl.DeploymentID, "callback", dl.Callback,
+				"url", deploy.RedactURL(dl.URL), "max_step_events", limit)
+		}
+		if put.Send {
+			snap.Bodies[c.Index] = put.Body
 		}
 	}
 	return snap, nil
@@ -252,20 +269,23 @@ func customType(stepType string) bool {
 	return stepType == deploy.StepTypeHTTP || stepType == deploy.StepTypeCommand
 }
 
-// callbackBody is the payload of a callback: the event's type, its time
-// and the status, with the step for a step event.
-func callbackBody(n deploy.Notice, st deploy.Status) ([]byte, error) {
+// callbackBody is the payload of a callback: the event's type and time,
+// the event itself (what happened, when: data is the status when the
+// snapshot was taken, moments later), and the status, with the step's
+// record for a step event.
+func callbackBody(n deploy.Notice, d *deploy.Deployment) ([]byte, error) {
+	st := outward(d)
 	payload := struct {
-		Type      string    `json:"type"`
-		Timestamp time.Time `json:"timestamp"`
-		Data      any       `json:"data"`
-	}{Type: "deployment." + string(n.Type), Timestamp: n.At}
+		Type      string        `json:"type"`
+		Timestamp time.Time     `json:"timestamp"`
+		Event     callbackEvent `json:"event"`
+		Data      any           `json:"data"`
+	}{Type: "deployment." + string(n.Type), Timestamp: n.At,
+		Event: callbackEvent{ID: n.ID, Type: n.Type, DeploymentID: n.DeploymentID, Step: n.Step, State: n.State, Rollback: n.Rollback, At: n.At}}
 	if n.Type == deploy.NoticeStep {
-		var s *deploy.StatusStep
-		for i := range st.Steps {
-			if st.Steps[i].Name == n.Step {
-				s = &st.Steps[i]
-			}
+		s := d.StatusStepNamed(n.Step)
+		if s != nil && customType(s.Type) {
+			s.Output = map[string]string{}
 		}
 		payload.Data = struct {
 			deploy.Status
@@ -275,4 +295,16 @@ func callbackBody(n deploy.Notice, st deploy.Status) ([]byte, error) {
 		payload.Data = st
 	}
 	return json.Marshal(payload)
+}
+
+// callbackEvent is the fact a callback reports, as it was when it
+// happened.
+type callbackEvent struct {
+	ID           string            `json:"id"`
+	Type         deploy.NoticeType `json:"type"`
+	DeploymentID string            `json:"deployment_id"`
+	Step         string            `json:"step,omitempty"`
+	State        string            `json:"state,omitempty"`
+	Rollback     string            `json:"rollback,omitempty"`
+	At           time.Time         `json:"at"`
 }

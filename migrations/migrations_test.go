@@ -42,7 +42,7 @@ const tables = `SELECT table_name::text FROM information_schema.tables WHERE tab
 	AND table_name NOT IN ('migrations', 'migration_locks') ORDER BY 1`
 
 // allTables are the tables of the migrated schema.
-var allTables = []string{"approvals", "audit", "callback_deliveries", "dependencies", "deployment_logs", "deployment_steps",
+var allTables = []string{"approvals", "audit", "callback_deliveries", "callback_disabled", "dependencies", "deployment_logs", "deployment_steps",
 	"deployment_transitions", "deployments", "dora_facts", "executors", "inventory", "inventory_history", "last_failures", "release_deploys",
 	"releases", "retired_ids", "schedules", "sessions", "signin_flows"}
 

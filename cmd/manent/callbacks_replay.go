@@ -27,7 +27,9 @@ func (a *app) callbacksReplayCmd() *cobra.Command {
 		Long: `Send again the deliveries of a deploy's callbacks that are dead (the retry window
 ended, or the receiver refused them): every one, or the one --delivery names. Each is
 sent with its webhook-id and its payload as first sent, so a receiver that already has
-it can tell. --include-disabled also replays deliveries to a URL that answered 410.
+it can tell. --include-disabled also replays deliveries to a URL that answered 410,
+and enables that URL again for every deploy of the tenant (a 410 disables it for all
+of them).
 
 Needs deployment.cancel on the deploy. Exit codes: 3 when you may not, 2 when the
 deploy has no callbacks or nothing to replay, or it (or the delivery) does not exist.`,
@@ -51,6 +53,6 @@ deploy has no callbacks or nothing to replay, or it (or the delivery) does not e
 		}),
 	}
 	cmd.Flags().StringVar(&delivery, "delivery", "", "the ID of the one delivery to replay (callbacks[].deliveries[].id)")
-	cmd.Flags().BoolVar(&disabled, "include-disabled", false, "replay deliveries to URLs that answered 410 Gone too")
+	cmd.Flags().BoolVar(&disabled, "include-disabled", false, "replay deliveries to URLs that answered 410 Gone too, enabling those URLs again for the tenant")
 	return cmd
 }

@@ -3616,7 +3616,7 @@ enum CallbackState {
   RETRYING
   "The receiver answered 2xx."
   DELIVERED
-  "The receiver answered 410 Gone, to this delivery or to an earlier one of the deploy: nothing more is sent to that URL for this deploy."
+  "The receiver answered 410 Gone, to this delivery or to an earlier one of a deploy of the same tenant: nothing more is sent to that URL for any deploy of the tenant until a replay with includeDisabled."
   DISABLED
   "Not delivered within the retry window, or refused for good: replayCallbacks sends it again."
   DEAD
@@ -3645,7 +3645,7 @@ type CallbackDelivery {
   attempts: Int!
   "The HTTP status of the last answer; null when none came."
   lastStatus: Int
-  "Why the last attempt failed (no URL query, at most a short excerpt of the answer)."
+  "Why the last attempt failed: the answer's status code and phrase, or a fixed phrase (never the URL's query, the answer's body, nor resolved addresses)."
   lastError: String
   nextAttemptAt: Time
   deliveredAt: Time
@@ -3659,7 +3659,8 @@ extend type Deployment {
 extend type Mutation {
   """
   Send the dead deliveries of a deploy's callbacks again, with their webhook-id and payload: all of them, or the one
-  named; includeDisabled replays disabled ones too. Needs deployment.cancel on the deploy.
+  named; includeDisabled replays disabled ones too and enables their URLs again for the deploy's tenant. Needs
+  deployment.cancel on the deploy.
   """
   replayCallbacks(deploymentId: ID!, deliveryId: ID, includeDisabled: Boolean = false): [CallbackDelivery!]!
 }

@@ -154,7 +154,7 @@ type CallbackDelivery struct {
 	Attempts int           `json:"attempts"`
 	// The HTTP status of the last answer; null when none came.
 	LastStatus *int `json:"lastStatus,omitempty"`
-	// Why the last attempt failed (no URL query, at most a short excerpt of the answer).
+	// Why the last attempt failed: the answer's status code and phrase, or a fixed phrase (never the URL's query, the answer's body, nor resolved addresses).
 	LastError     *string    `json:"lastError,omitempty"`
 	NextAttemptAt *time.Time `json:"nextAttemptAt,omitempty"`
 	DeliveredAt   *time.Time `json:"deliveredAt,omitempty"`
@@ -844,7 +844,7 @@ const (
 	CallbackStateRetrying CallbackState = "RETRYING"
 	// The receiver answered 2xx.
 	CallbackStateDelivered CallbackState = "DELIVERED"
-	// The receiver answered 410 Gone, to this delivery or to an earlier one of the deploy: nothing more is sent to that URL for this deploy.
+	// The receiver answered 410 Gone, to this delivery or to an earlier one of a deploy of the same tenant: nothing more is sent to that URL for any deploy of the tenant until a replay with includeDisabled.
 	CallbackStateDisabled CallbackState = "DISABLED"
 	// Not delivered within the retry window, or refused for good: replayCallbacks sends it again.
 	CallbackStateDead CallbackState = "DEAD"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"net/http"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -44,18 +45,61 @@ func fromDeliveryRow(r deliveryRow) deploy.Delivery {
 }
 
 // PutDelivery implements deploy.DeliveryStore.
-func (s *Store) PutDelivery(ctx context.Context, d deploy.Delivery) error {
+func (s *Store) PutDelivery(ctx context.Context, d deploy.Delivery, maxSteps int, note string) (deploy.DeliveryPut, error) {
+	var out deploy.DeliveryPut
 	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO manent.callback_deliveries
-				(id, deployment_id, event_id, event_type, step, callback, url, body, state)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending') ON CONFLICT (id) DO NOTHING`,
-			d.ID, d.DeploymentID, d.EventID, d.EventType, text(d.Step), d.Callback, d.URL, d.Body)
+		out = deploy.DeliveryPut{}
+		// Recorded already (a snapshot taken again): the body recorded
+		// first is the one sent, and a note stays a note.
+		var state string
+		var attempts int
+		err := tx.QueryRowContext(ctx, `SELECT body, state, attempts FROM manent.callback_deliveries WHERE id = ?`, d.ID).
+			Scan(&out.Body, &state, &attempts)
+		if err == nil {
+			out.Send = state != string(deploy.DeliveryDead) || attempts > 0
+			return nil
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		pending := true
+		if d.EventType == deploy.NoticeStep && maxSteps > 0 {
+			// One snapshot at a time counts a callback's step events.
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext('manent.callback_steps'), hashtext(? || ':' || ?::text))`,
+				d.DeploymentID, d.Callback); err != nil {
+				return err
+			}
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM manent.callback_deliveries
+				WHERE deployment_id = ? AND callback = ? AND event_type = 'step'`, d.DeploymentID, d.Callback).Scan(&n); err != nil {
+				return err
+			}
+			switch {
+			case n > maxSteps:
+				return nil
+			case n == maxSteps:
+				pending = false
+			}
+		}
+		if pending {
+			_, err = tx.ExecContext(ctx, `INSERT INTO manent.callback_deliveries
+					(id, deployment_id, event_id, event_type, step, callback, url, body, state)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending')`,
+				d.ID, d.DeploymentID, d.EventID, d.EventType, text(d.Step), d.Callback, d.URL, d.Body)
+			out = deploy.DeliveryPut{Body: d.Body, Send: true}
+		} else {
+			_, err = tx.ExecContext(ctx, `INSERT INTO manent.callback_deliveries
+					(id, deployment_id, event_id, event_type, step, callback, url, body, state, last_error)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'dead', ?)`,
+				d.ID, d.DeploymentID, d.EventID, d.EventType, text(d.Step), d.Callback, d.URL, d.Body, line(note))
+			out = deploy.DeliveryPut{Body: d.Body, Noted: true}
+		}
 		if err != nil {
 			return err
 		}
 		return notify(ctx, tx, deploy.EventDeployment, d.DeploymentID)
 	})
-	return wrap("record callback delivery", err)
+	return out, wrap("record callback delivery", err)
 }
 
 // RecordDelivery implements deploy.DeliveryStore.
@@ -73,6 +117,16 @@ func (s *Store) RecordDelivery(ctx context.Context, id string, a deploy.Delivery
 		if err != nil {
 			return err
 		}
+		if a.State == deploy.DeliveryDisabled && a.LastStatus == http.StatusGone {
+			// The receiver's own 410: its URL is disabled for the tenant.
+			_, err := tx.ExecContext(ctx, `INSERT INTO manent.callback_disabled (tenant, url, deployment_id, delivery_id)
+				SELECT d.tenant, c.url, c.deployment_id, c.id FROM manent.callback_deliveries c
+					JOIN manent.deployments d ON d.id = c.deployment_id
+				WHERE c.id = ? ON CONFLICT (tenant, url) DO NOTHING`, id)
+			if err != nil {
+				return err
+			}
+		}
 		return notify(ctx, tx, deploy.EventDeployment, deployment)
 	})
 	return wrap("record callback attempt", err)
@@ -80,9 +134,10 @@ func (s *Store) RecordDelivery(ctx context.Context, id string, a deploy.Delivery
 
 // URLDisabled implements deploy.DeliveryStore.
 func (s *Store) URLDisabled(ctx context.Context, deploymentID, url string) (bool, error) {
-	ok, err := s.db.NewSelect().Model((*deliveryRow)(nil)).
-		Where("deployment_id = ? AND url = ? AND state = ?", deploymentID, url, deploy.DeliveryDisabled).Exists(ctx)
-	return ok, wrap("read callback deliveries", err)
+	var ok bool
+	err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM manent.callback_disabled c
+			JOIN manent.deployments d ON d.tenant = c.tenant WHERE d.id = ? AND c.url = ?)`, deploymentID, url).Scan(&ok)
+	return ok, wrap("read disabled callbacks", err)
 }
 
 // Deliveries implements deploy.DeliveryStore.
@@ -132,8 +187,23 @@ func (s *Store) StartReplay(ctx context.Context, deploymentID, deliveryID string
 		if err := q.Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
+		var tenant string
+		if err := tx.QueryRowContext(ctx, `SELECT tenant FROM manent.deployments WHERE id = ?`, deploymentID).Scan(&tenant); err != nil &&
+			!errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		var urls []string
 		for _, r := range rows {
-			out = append(out, deploy.Replay{Delivery: fromDeliveryRow(r), N: r.Replays})
+			out = append(out, deploy.Replay{Delivery: fromDeliveryRow(r), N: r.Replays, Tenant: tenant})
+			urls = append(urls, r.URL)
+		}
+		if disabled && len(urls) > 0 {
+			// Replaying a disabled delivery enables its URL again, for every
+			// deploy of the tenant.
+			if _, err := tx.ExecContext(ctx, `DELETE FROM manent.callback_disabled WHERE tenant = ? AND url IN (?)`,
+				tenant, bun.List(urls)); err != nil {
+				return err
+			}
 		}
 		if err := enqueue(tx.Tx, out); err != nil {
 			return err

@@ -18,6 +18,9 @@ import (
 type Options struct {
 	// Timeout bounds a whole request, body included (default 30s).
 	Timeout time.Duration
+	// ConnectTimeout bounds the connection and the TLS handshake (default
+	// 10s, never above Timeout).
+	ConnectTimeout time.Duration
 	// AllowLinkLocal permits link-local and metadata addresses (development only).
 	AllowLinkLocal bool
 	// RootCAs, when set, are the only certificate authorities trusted
@@ -57,8 +60,13 @@ func New(o Options) *http.Client {
 	if o.Timeout <= 0 {
 		o.Timeout = 30 * time.Second
 	}
+	connect := o.ConnectTimeout
+	if connect <= 0 {
+		connect = 10 * time.Second
+	}
+	connect = min(connect, o.Timeout)
 	dialer := &net.Dialer{
-		Timeout:  10 * time.Second,
+		Timeout:  connect,
 		Resolver: o.Resolver,
 		Control: func(_, address string, _ syscall.RawConn) error {
 			if o.AllowLinkLocal {
@@ -70,7 +78,7 @@ func New(o Options) *http.Client {
 	transport := &http.Transport{
 		Proxy:                 nil,
 		DialContext:           dialer.DialContext,
-		TLSHandshakeTimeout:   10 * time.Second,
+		TLSHandshakeTimeout:   connect,
 		ResponseHeaderTimeout: o.Timeout,
 		MaxIdleConnsPerHost:   4,
 		IdleConnTimeout:       30 * time.Second,

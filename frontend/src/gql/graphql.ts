@@ -170,7 +170,7 @@ export type CallbackDelivery = {
   /** The webhook-id of every attempt and replay of it. */
   eventId: Scalars['String']['output'];
   id: Scalars['ID']['output'];
-  /** Why the last attempt failed (no URL query, at most a short excerpt of the answer). */
+  /** Why the last attempt failed: the answer's status code and phrase, or a fixed phrase (never the URL's query, the answer's body, nor resolved addresses). */
   lastError: Maybe<Scalars['String']['output']>;
   /** The HTTP status of the last answer; null when none came. */
   lastStatus: Maybe<Scalars['Int']['output']>;
@@ -186,7 +186,7 @@ export type CallbackState =
   | 'DEAD'
   /** The receiver answered 2xx. */
   | 'DELIVERED'
-  /** The receiver answered 410 Gone, to this delivery or to an earlier one of the deploy: nothing more is sent to that URL for this deploy. */
+  /** The receiver answered 410 Gone, to this delivery or to an earlier one of a deploy of the same tenant: nothing more is sent to that URL for any deploy of the tenant until a replay with includeDisabled. */
   | 'DISABLED'
   /** Recorded, not tried yet. */
   | 'PENDING'
@@ -667,7 +667,8 @@ export type Mutation = {
   rejectDeployment: Deployment;
   /**
    * Send the dead deliveries of a deploy's callbacks again, with their webhook-id and payload: all of them, or the one
-   * named; includeDisabled replays disabled ones too. Needs deployment.cancel on the deploy.
+   * named; includeDisabled replays disabled ones too and enables their URLs again for the deploy's tenant. Needs
+   * deployment.cancel on the deploy.
    */
   replayCallbacks: Array<CallbackDelivery>;
   /**

@@ -1,0 +1,1 @@
+DROP TABLE manent.callback_disabled;
