@@ -90,8 +90,18 @@ describe("phones and accessibility", () => {
     memberID = release.deploys.find((/** @type {{deploymentId: string}} */ d) => d.deploymentId.includes(".")).deploymentId;
   });
 
+  // The waiting deploy ends before the next spec (the wall counts what waits).
   after(async () => {
-    if (waitingID) await cli("demo-ci", "cancel", waitingID);
+    if (!waitingID) return;
+    const r = await cli("demo-ci", "cancel", waitingID);
+    assert.equal(r.code, 0, `manent cancel: ${r.stdout}${r.stderr}`);
+    await eventually(
+      async () => {
+        const s = await graphql("demo-admin", "query($id: ID!) { deployment(id: $id) { state } }", { id: waitingID });
+        return s.data?.deployment?.state === "CANCELLED";
+      },
+      { timeout: 120_000, message: `${waitingID} CANCELLED` },
+    );
   });
 
   for (const colorScheme of /** @type {const} */ (["light", "dark"])) {
