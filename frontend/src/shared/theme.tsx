@@ -47,7 +47,7 @@ export function ThemeToggle() {
       onClick={() => setChoice(next[choice])}
       title={`${labels[choice]} (click for ${next[choice]})`}
     >
-      <span aria-hidden="true">{choice === "dark" ? "☾" : choice === "light" ? "☀" : "◐"}</span> {labels[choice]}
+      <span aria-hidden="true">{choice === "dark" ? "☾" : choice === "light" ? "☀" : "◐"}</span> <span className="m-theme-label">{labels[choice]}</span>
     </button>
   );
 }

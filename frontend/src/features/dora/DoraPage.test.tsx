@@ -118,7 +118,7 @@ describe("DoraPage", () => {
     expect(within(panel).getAllByRole("link").map((a) => a.getAttribute("href"))).toEqual(["/deployments/w48-fail", "/deployments/w48-open"]);
 
     const freq = screen.getByRole("region", { name: "Deployment frequency" });
-    fireEvent.click(within(freq).getByRole("button", { name: "Deployment frequency, the whole range" }));
+    fireEvent.click(within(freq).getByRole("button", { name: /^Deployment frequency, the whole range: / }));
     panel = screen.getByRole("region", { name: "Deploys behind the figure" });
     expect(within(panel).getAllByRole("link")).toHaveLength(6);
     expect(within(panel).getByRole("link", { name: "all-3" }).getAttribute("href")).toBe("/deployments/all-3");

@@ -160,7 +160,9 @@ export function DoraPage() {
               <section key={m.key} className="m-card m-card-pad" aria-label={m.title} data-metric={m.key}>
                 <h2>{m.title}</h2>
                 <p className="m-muted">{m.about}</p>
-                <button type="button" className={styles.total} aria-label={`${m.title}, the whole range`} onClick={() => setPick({ metric: m.key, week: null })}>
+                <button type="button" className={styles.total} onClick={() => setPick({ metric: m.key, week: null })}>
+                  {/* A prefix, not an aria-label: the name keeps the figure it shows (WCAG 2.5.3). */}
+                  <span className="m-visually-hidden">{`${m.title}, the whole range: `}</span>
                   <FigureText metric={m} figures={report.total} />
                 </button>
                 <DoraChart metric={m} weeks={weeks} onPick={(week) => setPick({ metric: m.key, week })} />

@@ -77,7 +77,8 @@ export function ReleaseGraph({ releaseId, deploys, edges }: ReleaseGraphProps) {
                 ev.preventDefault();
                 navigate(href);
               }}
-              aria-label={`${n.name}: ${look.label}${look.rollback ? `, ${look.rollback.label}` : ""}`}
+              // The name holds the visible text in its order (WCAG 2.5.3, label in name).
+              aria-label={`${n.name}${d.version ? ` ${d.version}` : ""}: ${look.label}${d.step ? ` · ${d.step}` : ""}${look.rollback ? `, ${look.rollback.label}` : ""}`}
               data-node={n.name}
               data-state={d.state ?? "NONE"}
               data-tone={look.tone}
@@ -90,15 +91,19 @@ export function ReleaseGraph({ releaseId, deploys, edges }: ReleaseGraphProps) {
               <text x={left + 12} y={top + 22} className={styles.nodeName}>
                 {n.name}
               </text>
+              {/* Spaces between the texts (not drawn in SVG): read as words, the visible text matches the name. */}
+              {" "}
               {d.version && (
                 <text x={left + n.width - 12} y={top + 22} className={styles.nodeVersion} textAnchor="end">
                   {d.version}
                 </text>
               )}
+              {" "}
               <text x={left + 12} y={top + 41} className={styles.nodeState}>
                 {look.label}
                 {d.step ? ` · ${d.step}` : ""}
               </text>
+              {" "}
               {look.rollback && (
                 <text x={left + 12} y={top + 60} className={styles.nodeRollback} data-tone={look.rollback.tone}>
                   {look.rollback.label}

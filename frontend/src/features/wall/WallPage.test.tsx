@@ -3,7 +3,7 @@ import { MemoryRouter } from "react-router";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { WallDeploymentFragment } from "../../gql/graphql";
 import { fakeApi } from "../../test/fakeApi";
-import { WallPage } from "./WallPage";
+import { WallPage, cardScale } from "./WallPage";
 
 const now = Date.parse("2026-11-30T12:00:00Z");
 
@@ -182,5 +182,17 @@ describe("WallPage rollouts", () => {
       }),
     );
     expect(card("fleet-1").querySelector("[data-rollout-state]")).toHaveTextContent("wave 3 of 3 · 6/9 targets · batch 2 of 3");
+  });
+});
+
+describe("cardScale (the wall's type follows its number of cards)", () => {
+  it.each([
+    [0, "1"],
+    [1, "1"],
+    [5, "5"],
+    [8, "8"],
+    [40, "8"],
+  ])("%i cards in the fullest column give --wall-cards %s", (cards, want) => {
+    expect((cardScale(cards) as Record<string, string>)["--wall-cards"]).toBe(want);
   });
 });

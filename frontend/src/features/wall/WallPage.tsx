@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState, type CSSProperties } from "react";
 import { useLocation } from "react-router";
 import { useQuery } from "urql";
 import type { WallDeploymentFragment } from "../../gql/graphql";
@@ -83,6 +83,15 @@ function Card({ d, kind, failures = 1, now }: { d: WallDeploymentFragment; kind:
       </div>
     </li>
   );
+}
+
+/**
+ * The number of cards in the fullest column, as --wall-cards: the CSS makes
+ * the cards' type larger when few are shown (readable across a room) and
+ * smaller as the columns fill, so that maxCards still fit on 1920×1080.
+ */
+export function cardScale(cards: number): CSSProperties {
+  return { "--wall-cards": String(Math.min(Math.max(cards, 1), maxCards)) } as CSSProperties;
 }
 
 function Column({ title, kind, items, empty, now }: { title: string; kind: Kind; items: WallItem[]; empty: string; now: number }) {
@@ -219,7 +228,7 @@ export function WallPage() {
       {!loaded && !result.error ? (
         <p className={styles.loading}>Loading…</p>
       ) : (
-        <main className={styles.columns}>
+        <main className={styles.columns} style={cardScale(Math.max(running.length, waiting.length, failed.length))}>
           <Column title="Running" kind="running" items={cards(running)} empty="Nothing running" now={now} />
           <Column title="Waiting" kind="waiting" items={cards(waiting)} empty="Nothing waiting" now={now} />
           <Column title="Just failed" kind="failed" items={failed} empty={`No failure in the last ${windowLabel}`} now={now} />
