@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// rev14, FAILS on 0e36985: nextPath lets a tab through; Go's http.Redirect
+// rev14: nextPath once let a tab through; Go's http.Redirect
 // cannot parse the URL (control character), so it writes it unchanged in
 // Location, and browsers drop tabs from URLs: "/\t/evil.example" becomes
 // "//evil.example", another site (an open redirect after signing in).
@@ -30,6 +30,30 @@ func TestRev14NextPathTabIsNotAnOpenRedirect(t *testing.T) {
 		u, err := base.Parse(stripped)
 		if err != nil || u.Host != "manent.test" {
 			t.Errorf("nextPath(%q) = %q, Location %q: a browser goes to %v", next, got, loc, u)
+		}
+	}
+}
+
+func TestNextPath(t *testing.T) {
+	for _, c := range []struct{ next, want string }{
+		{"/deployments?state=ERROR", "/deployments?state=ERROR"},
+		{"/deployments/a%20b", "/deployments/a%20b"},
+		{"/x#frag", "/x"},
+		{"", "/activity"},
+		{"deployments", "/activity"},
+		{"//evil.example", "/activity"},
+		{"/\\evil.example", "/activity"},
+		{"/\tx", "/activity"},
+		{"/x\ny", "/activity"},
+		{"/x\x7fy", "/activity"},
+		{"/x\x00y", "/activity"},
+		{"https://evil.example/", "/activity"},
+		{"javascript:alert(1)", "/activity"},
+		{"/auth/logout", "/activity"},
+		{"/%zz", "/activity"},
+	} {
+		if got := nextPath(c.next); got != c.want {
+			t.Errorf("nextPath(%q) = %q, want %q", c.next, got, c.want)
 		}
 	}
 }
