@@ -7,7 +7,7 @@ import (
 	"manent.dev/manent/config"
 )
 
-// rev14, FAILS on 0e36985: with user_claim: email (what docs/oidc.md tells
+// rev14: with user_claim: email (what docs/oidc.md tells
 // Google users to set), a token whose email the provider has not verified
 // (email_verified: false: a user who typed someone else's address in their
 // profile, as Keycloak's account console allows) becomes that person.
@@ -18,5 +18,34 @@ func TestRev14UnverifiedEmailIsNoIdentity(t *testing.T) {
 	id, err := p.Authenticate(context.Background(), iss.sign(t, c))
 	if err == nil {
 		t.Errorf("a token with email_verified false signed in as %s", id.Subject)
+	}
+}
+
+func TestEmailClaimNeedsVerification(t *testing.T) {
+	iss := newIssuer(t)
+	p := provider(t, iss, func(o *config.OIDC) { o.UserClaim = "email" })
+	for _, c := range []struct {
+		name     string
+		verified any
+		ok       bool
+	}{
+		{"verified", true, true},
+		{"not verified", false, false},
+		{"verified as text", "true", false},
+		{"verification absent", nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			claims := with(iss.claims("alice", "viewers"), "email", "alice@example.com")
+			if c.verified != nil {
+				claims = with(claims, "email_verified", c.verified)
+			}
+			id, err := p.Authenticate(context.Background(), iss.sign(t, claims))
+			if c.ok && (err != nil || id.Subject != "oidc:alice@example.com") {
+				t.Fatalf("got %+v, %v; want oidc:alice@example.com", id, err)
+			}
+			if !c.ok && err == nil {
+				t.Fatalf("signed in as %s", id.Subject)
+			}
+		})
 	}
 }
