@@ -108,6 +108,7 @@ type loginRun struct {
 	waits  []time.Duration
 	onWait func(stderr string)
 	open   func(url string) error
+	http   *http.Client
 }
 
 func newLoginRun(t *testing.T, serverURL string) *loginRun {
@@ -140,6 +141,7 @@ func (l *loginRun) run(args ...string) cliResult {
 			return nil
 		},
 		openBrowser: l.open,
+		loginHTTP:   l.http,
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
