@@ -1,10 +1,17 @@
 package server
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"strings"
 	"testing"
+
+	"manent.dev/manent/internal/devoidc"
+	"manent.dev/manent/internal/postgres"
+	"manent.dev/manent/internal/websession"
 )
 
 // rev14: nextPath once let a tab through; Go's http.Redirect
@@ -55,5 +62,44 @@ func TestNextPath(t *testing.T) {
 		if got := nextPath(c.next); got != c.want {
 			t.Errorf("nextPath(%q) = %q, want %q", c.next, got, c.want)
 		}
+	}
+}
+
+// GET /auth/login, open to anyone, records a sign-in each time: beyond
+// websession.MaxOpenFlows under way, it answers 503 and records nothing.
+func TestLoginRefusesBeyondOpenSignIns(t *testing.T) {
+	idp, err := devoidc.Start(devoidc.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = idp.Close() })
+	srv := startServer(t, sessionConfig(t, idp.Issuer()))
+	db, err := postgres.Open(t.Context(), os.Getenv("DATABASE_URL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if _, err := db.Bun().ExecContext(t.Context(), `INSERT INTO manent.signin_flows (state_hash, binding_hash, nonce, verifier, next_path, expires_at)
+		SELECT sha256(i::text::bytea), sha256(i::text::bytea), 'n', 'v', '/activity', now() + interval '10 minutes'
+		FROM generate_series(1, ?) AS i`, websession.MaxOpenFlows); err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Get(srv.URL() + "/auth/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" ||
+		!strings.Contains(string(body), "too many sign-ins are under way") {
+		t.Fatalf("GET /auth/login beyond the bound: %d %q (Retry-After %q)", resp.StatusCode, body, resp.Header.Get("Retry-After"))
+	}
+	var n int
+	if err := db.Bun().NewRaw(`SELECT count(*) FROM manent.signin_flows`).Scan(t.Context(), &n); err != nil {
+		t.Fatal(err)
+	}
+	if n != websession.MaxOpenFlows {
+		t.Fatalf("%d sign-ins recorded, want %d", n, websession.MaxOpenFlows)
 	}
 }

@@ -272,6 +272,14 @@ func (a *api) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	started, err := a.web.signin.Start(r.Context(), a.callbackURL(r), nextPath(r.URL.Query().Get("next")))
+	if errors.Is(err, websession.ErrTooManySignIns) {
+		// Someone is starting sign-ins faster than they finish: refused
+		// until the oldest expire, so that the table stays bounded.
+		a.log.WarnContext(r.Context(), "oidc sign-in refused", "error", err)
+		w.Header().Set("Retry-After", "60")
+		http.Error(w, "Sign-in is unavailable: "+err.Error()+".", http.StatusServiceUnavailable)
+		return
+	}
 	if err != nil {
 		a.log.WarnContext(r.Context(), "oidc sign-in could not start", "error", err)
 		http.Redirect(w, r, "/signin?signin_error="+websession.ReasonUnavailable, http.StatusSeeOther)
