@@ -282,6 +282,14 @@ func (p *Provider) verify(ctx context.Context, raw string, audiences []string, a
 			"token refused: it names several audiences, and its azp (the client it was issued to) is not manent's "+
 				"(auth.oidc.client_id, cli_client_id or audiences)")
 	}
+	if hd := p.cfg.HostedDomain; hd != "" {
+		// Google signs in any Google account for a client; hd names the
+		// Workspace domain of the account, absent for a personal one.
+		if got, _ := claims["hd"].(string); !strings.EqualFold(got, hd) {
+			return nil, deploy.Errorf(deploy.EUNAUTHENTICATED,
+				"token refused: its account is not of the domain %s (auth.oidc.hosted_domain; its hd claim differs or is absent)", hd)
+		}
+	}
 	id, err := identity(claims, p.cfg.UserClaim, p.cfg.GroupsClaim)
 	if err != nil {
 		return nil, err

@@ -49,3 +49,35 @@ func TestEmailClaimNeedsVerification(t *testing.T) {
 		})
 	}
 }
+
+// auth.oidc.hosted_domain: only accounts of the domain (Google's hd
+// claim), not a personal account nor another domain's.
+func TestHostedDomain(t *testing.T) {
+	iss := newIssuer(t)
+	p := provider(t, iss, func(o *config.OIDC) { o.HostedDomain = "corp.example.com" })
+	for _, c := range []struct {
+		name string
+		hd   any
+		ok   bool
+	}{
+		{"the domain", "corp.example.com", true},
+		{"the domain in capitals", "Corp.Example.com", true},
+		{"another domain", "example.net", false},
+		{"a personal account", nil, false},
+		{"not text", true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			claims := iss.claims("alice", "viewers")
+			if c.hd != nil {
+				claims = with(claims, "hd", c.hd)
+			}
+			id, err := p.Authenticate(context.Background(), iss.sign(t, claims))
+			if c.ok && err != nil {
+				t.Fatalf("refused: %v", err)
+			}
+			if !c.ok && err == nil {
+				t.Fatalf("signed in as %s", id.Subject)
+			}
+		})
+	}
+}
