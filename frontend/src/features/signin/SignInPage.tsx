@@ -15,7 +15,6 @@ import styles from "./SignInPage.module.css";
 export function nextPath(search: string): string {
   const fallback = "/activity";
   const next = new URLSearchParams(search).get("next");
-  // eslint-disable-next-line no-control-regex
   if (!next || next.length > 2048 || /[\x00-\x1f\x7f\\]/.test(next) || !next.startsWith("/") || next.startsWith("//")) {
     return fallback;
   }
