@@ -57,6 +57,7 @@ func TestNextPath(t *testing.T) {
 		{"https://evil.example/", "/activity"},
 		{"javascript:alert(1)", "/activity"},
 		{"/auth/logout", "/activity"},
+		{"/%61uth/logout", "/activity"},
 		{"/%zz", "/activity"},
 	} {
 		if got := nextPath(c.next); got != c.want {

@@ -257,7 +257,7 @@ func nextPath(next string) string {
 		return fallback
 	}
 	out := u.RequestURI()
-	if strings.HasPrefix(out, "//") || strings.HasPrefix(out, "/auth/") {
+	if strings.HasPrefix(out, "//") || strings.HasPrefix(u.Path, "/auth/") || strings.HasPrefix(out, "/auth/") {
 		return fallback
 	}
 	return out
