@@ -33,6 +33,9 @@ type OIDC struct {
 	// UserClaim is the claim whose value is <user> in oidc:<user>.
 	UserClaim   string `yaml:"user_claim"`
 	GroupsClaim string `yaml:"groups_claim"`
+	// HostedDomain, when set, is the hd claim every token must carry
+	// (Google Workspace: the user's domain); empty checks nothing.
+	HostedDomain string `yaml:"hosted_domain"`
 	// Audiences are the aud values a bearer token may carry (at least one
 	// of them); the client ID when empty.
 	Audiences []string `yaml:"audiences"`
@@ -102,6 +105,8 @@ var (
 	// cognito:groups, https://example.com/groups).
 	claimPattern = regexp.MustCompile(`^[A-Za-z0-9_.:/-]{1,128}$`)
 	scopePattern = regexp.MustCompile(`^[\x21\x23-\x5b\x5d-\x7e]{1,128}$`)
+	// A DNS domain name (Google's hd claim).
+	hostedDomainPattern = regexp.MustCompile(`^(?i:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(?:\.(?i:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?))+$`)
 )
 
 func (c *Config) validateOIDC(errs *yamltree.Errors) {
@@ -142,6 +147,9 @@ func (c *Config) validateOIDC(errs *yamltree.Errors) {
 	}
 	if !claimPattern.MatchString(o.GroupsClaim) {
 		errs.Add(p+".groups_claim", "must be a claim name such as groups")
+	}
+	if o.HostedDomain != "" && !hostedDomainPattern.MatchString(o.HostedDomain) {
+		errs.Add(p+".hosted_domain", "must be a domain name such as example.com")
 	}
 	for i, a := range o.Audiences {
 		if a == "" || len(a) > 256 || strings.ContainsAny(a, " \t\r\n\x00") {

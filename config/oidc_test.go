@@ -78,6 +78,10 @@ func TestOIDCErrors(t *testing.T) {
 			want: []string{"auth.oidc.audiences[0]: must be 1 to 256 characters without spaces"}},
 		{name: "cli client ID with a space", oidc: "{issuer: https://a.example.com, client_id: m, cli_client_id: 'a b'}",
 			want: []string{"auth.oidc.cli_client_id: must be at most 256 characters without spaces"}},
+		{name: "hosted domain not a domain", oidc: "{issuer: https://a.example.com, client_id: m, hosted_domain: 'example com'}",
+			want: []string{"auth.oidc.hosted_domain: must be a domain name such as example.com"}},
+		{name: "hosted domain a URL", oidc: "{issuer: https://a.example.com, client_id: m, hosted_domain: 'https://example.com'}",
+			want: []string{"auth.oidc.hosted_domain: must be a domain name such as example.com"}},
 		{name: "name with markup", oidc: "{issuer: https://a.example.com, client_id: m, name: '<b>corp</b>'}",
 			want: []string{"auth.oidc.name: must be 1 to 64 characters on one line, without < or >"}},
 	}
@@ -91,6 +95,10 @@ func TestOIDCErrors(t *testing.T) {
 				t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 			}
 		})
+	}
+	if c, err := config.Parse([]byte("auth:\n  oidc: {issuer: https://accounts.google.com, client_id: m, hosted_domain: corp.example.com}\n"), t.TempDir()); err != nil ||
+		c.Auth.OIDC.HostedDomain != "corp.example.com" {
+		t.Errorf("hosted_domain: %v", err)
 	}
 	for _, ok := range []string{"http://127.0.0.1:5556", "http://localhost:8081/dex", "http://[::1]:9000", "https://login.microsoftonline.com/tenant/v2.0"} {
 		if _, err := config.Parse([]byte("auth:\n  oidc: {issuer: '"+ok+"', client_id: m, client_secret_ref: 'env:OIDC_SECRET'}\n"), t.TempDir()); err != nil {

@@ -193,6 +193,8 @@ var testIdentities = map[string]deploy.Identity{
 	"ci":     {Subject: "token:ci"},
 	"viewer": {Subject: "token:viewer", Groups: []string{"viewers"}},
 	"admin":  {Subject: "token:admin", Groups: []string{"admins"}},
+	// demo-admin is an administrator of the default tenant alone.
+	"demo-admin": {Subject: "token:demo-admin"},
 }
 
 func tokenIdentity(header string) (deploy.Identity, bool) {

@@ -407,11 +407,13 @@ func introspects(set ast.SelectionSet, fragments ast.FragmentDefinitionList, see
 	return false
 }
 
-// Administrators is the policy of server.introspection: admins: the
-// callers that hold admin on every application and environment of the
-// default tenant, such as the role of `p, admin, *, *, admin`.
+// Administrators is the policy of server.introspection: admins, and of
+// /metrics: the callers that hold admin on every application and
+// environment of every tenant, such as the role of `p, admin, *, *, admin`.
+// Both are server-wide (the whole schema, figures of every tenant): an
+// administrator of one tenant, the default one included, is not enough.
 func Administrators(svc deploy.Service) func(ctx context.Context) bool {
-	every := deploy.Resource{Application: "*", Environment: "*"}
+	every := deploy.Resource{Tenant: "*", Application: "*", Environment: "*"}
 	return func(ctx context.Context) bool { return svc.Can(ctx, every, deploy.PermAdmin) }
 }
 

@@ -167,9 +167,15 @@ func TestStandardIntrospectionReadsTheSchema(t *testing.T) {
 }
 
 func TestIntrospectionPolicy(t *testing.T) {
-	every := deploy.Resource{Application: "*", Environment: "*"}
+	every := deploy.Resource{Tenant: "*", Application: "*", Environment: "*"}
 	svc := &fakeService{can: func(ctx context.Context, res deploy.Resource, perm string) bool {
-		return deploy.IdentityFrom(ctx).Subject == "token:admin" && res == every && perm == deploy.PermAdmin
+		switch deploy.IdentityFrom(ctx).Subject {
+		case "token:admin":
+			return res == every && perm == deploy.PermAdmin
+		case "token:demo-admin": // admin of the default tenant alone
+			return res.Tenant != "*" && perm == deploy.PermAdmin
+		}
+		return false
 	}}
 	schema := `{ __schema { queryType { name } } }`
 	tests := []struct {
@@ -182,6 +188,7 @@ func TestIntrospectionPolicy(t *testing.T) {
 	}{
 		{name: "an administrator", may: Administrators(svc), token: "admin", query: schema},
 		{name: "a reader", may: Administrators(svc), token: "viewer", query: schema, code: "FORBIDDEN", reason: "token:viewer"},
+		{name: "an administrator of the default tenant alone", may: Administrators(svc), token: "demo-admin", query: schema, code: "FORBIDDEN", reason: "token:demo-admin"},
 		{name: "__type", may: Administrators(svc), token: "viewer", query: `{ __type(name: "Query") { name } }`, code: "FORBIDDEN"},
 		{name: "through a fragment", may: Administrators(svc), token: "viewer",
 			query: `query { ...F } fragment F on Query { __schema { queryType { name } } }`, code: "FORBIDDEN"},

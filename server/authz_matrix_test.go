@@ -173,18 +173,6 @@ func signedIn(p principal) string {
 	return outAllowed
 }
 
-// administrators: who holds admin on every application and environment
-// of the default tenant (server.introspection's admins).
-func administrators(p principal) string {
-	switch {
-	case p.anonymous():
-		return outUnauth
-	case p.holds(tenantA, deploy.PermAdmin):
-		return outAllowed
-	}
-	return outForbidden
-}
-
 // public is answered to everyone alike, anonymous included: its answer
 // must then be the same for all and name nothing of the tenants.
 func public(principal) string { return outAllowed }
@@ -832,9 +820,10 @@ func matrixRows() []matrixRow {
 		{key: "GET /api/v1/auth/oidc", expect: public, public: true, ask: func(m *matrix, p principal) answer {
 			return m.rest(p, "GET", "/api/v1/auth/oidc", "")
 		}},
-		// The metrics map the installation: administrators of the default
-		// tenant (or the scrape token, metrics_test.go) alone read them.
-		{key: "GET /metrics", expect: administrators, marker: "manent_build_info", ask: func(m *matrix, p principal) answer {
+		// The metrics map the installation, every tenant: administrators of
+		// every tenant (or the scrape token, metrics_test.go) alone read
+		// them, not an administrator of the default tenant.
+		{key: "GET /metrics", expect: everyTenantAdmin, marker: "manent_build_info", ask: func(m *matrix, p principal) answer {
 			return m.rest(p, "GET", "/metrics", "")
 		}},
 		{key: "GET /healthz", expect: public, public: true, ask: func(m *matrix, p principal) answer {

@@ -26,6 +26,9 @@ const scrapeToken = "scrape-s3cret-4f1c"
 // metricsConfig is the demo configuration with the scrape token and a
 // prod environment whose deploys wait for an approval; it returns the
 // api's manent.yml and a worker's (an executor ID of its own).
+// demoAdminToken is a token with admin on the default tenant alone.
+const demoAdminToken = "t-demo-admin"
+
 func metricsConfig(t *testing.T) (apiConfig, workerConfig string) {
 	t.Helper()
 	configPath, _ := demoConfig(t)
@@ -35,6 +38,10 @@ func metricsConfig(t *testing.T) (apiConfig, workerConfig string) {
 		t.Fatal(err)
 	}
 	b = bytes.Replace(b, []byte("server:\n"), []byte("server:\n  metrics: {token_sha256: "+hash(scrapeToken)+"}\n"), 1)
+	// An administrator of the default tenant alone: the metrics are
+	// server-wide, so not theirs to read.
+	b = bytes.Replace(b, []byte("  tokens:\n"), []byte("  tokens:\n    - {name: demo-admin, sha256: "+hash(demoAdminToken)+"}\n"), 1)
+	b = bytes.Replace(b, []byte("  policy: |\n"), []byte("  policy: |\n    p, token:demo-admin, demo, *, admin\n"), 1)
 	b = append(b, "governance:\n  approvals:\n    - {name: prod, match: {environment: prod}, count: 1}\n"...)
 	if err := os.WriteFile(configPath, b, 0o644); err != nil {
 		t.Fatal(err)
@@ -226,6 +233,7 @@ func TestMetricsNeedTheScrapeTokenOrAnAdmin(t *testing.T) {
 		{"api, a reader", RoleAPI, demoTokens["viewer"], http.StatusForbidden},
 		{"api, a deployer", RoleAPI, demoTokens["ci"], http.StatusForbidden},
 		{"api, an admin", RoleAPI, demoTokens["admin"], http.StatusOK},
+		{"api, an admin of the default tenant alone", RoleAPI, demoAdminToken, http.StatusForbidden},
 		{"api, the scrape token", RoleAPI, scrapeToken, http.StatusOK},
 		{"worker, no token", RoleWorker, "", http.StatusUnauthorized},
 		{"worker, an admin", RoleWorker, demoTokens["admin"], http.StatusUnauthorized},

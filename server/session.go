@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -240,13 +241,26 @@ func (a *api) getSession(w http.ResponseWriter, r *http.Request) {
 func (a *api) callbackURL(r *http.Request) string { return a.origin(r) + "/auth/callback" }
 
 // nextPath is a path of this server to go to after signing in, /activity
-// for anything else (another site, a scheme-relative //host).
+// for anything else (another site, a scheme-relative //host). Control
+// characters and backslashes are refused outright rather than cleaned:
+// browsers drop tabs and newlines from a Location and read \ as /, so
+// "/\t/evil.example" or "/\\evil.example" would leave this server. What
+// is kept is re-encoded from its parse (u.RequestURI), never echoed.
 func nextPath(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n\x00") ||
-		len(next) > 2048 || strings.HasPrefix(next, "/auth/") {
-		return "/activity"
+	const fallback = "/activity"
+	if len(next) > 2048 || strings.ContainsRune(next, '\\') || strings.ContainsFunc(next, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return fallback
 	}
-	return next
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" ||
+		!strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "//") {
+		return fallback
+	}
+	out := u.RequestURI()
+	if strings.HasPrefix(out, "//") || strings.HasPrefix(u.Path, "/auth/") || strings.HasPrefix(out, "/auth/") {
+		return fallback
+	}
+	return out
 }
 
 // login starts the OIDC sign-in: it records the flow and sends the
@@ -258,6 +272,14 @@ func (a *api) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	started, err := a.web.signin.Start(r.Context(), a.callbackURL(r), nextPath(r.URL.Query().Get("next")))
+	if errors.Is(err, websession.ErrTooManySignIns) {
+		// Someone is starting sign-ins faster than they finish: refused
+		// until the oldest expire, so that the table stays bounded.
+		a.log.WarnContext(r.Context(), "oidc sign-in refused", "error", err)
+		w.Header().Set("Retry-After", "60")
+		http.Error(w, "Sign-in is unavailable: "+err.Error()+".", http.StatusServiceUnavailable)
+		return
+	}
 	if err != nil {
 		a.log.WarnContext(r.Context(), "oidc sign-in could not start", "error", err)
 		http.Redirect(w, r, "/signin?signin_error="+websession.ReasonUnavailable, http.StatusSeeOther)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os/exec"
 	"runtime"
 	"slices"
@@ -34,7 +35,7 @@ const annotationNoLogin = "manent/no-stored-login"
 
 func (a *app) loginCmd() *cobra.Command {
 	var flow string
-	var browser bool
+	var browser, insecure bool
 	cmd := &cobra.Command{
 		Use:   "login",
 		Short: "Sign in with the server's identity provider (single sign-on)",
@@ -44,7 +45,12 @@ for this server, so that later commands need no MANENT_TOKEN (which, like --toke
 It uses the device authorization grant when the provider has one: it prints an address of the
 provider and a code to type there, from any browser (even on another machine). Otherwise, or with
 --flow code, it prints an address to open in a browser on this machine, which comes back to the CLI
-on 127.0.0.1. --browser opens the address itself.
+on 127.0.0.1. --browser opens the address itself. In auto mode, a provider whose device page is
+on another host than its issuer (Microsoft Entra ID, Google) signs in with the browser instead.
+
+A server reached over plain http:// is refused unless it is on this machine or --insecure is
+given: the sign-in's tokens would cross the network in the clear. The identity provider the server
+names must be https (http only on this machine), whatever --insecure says.
 
 The tokens are kept in $XDG_CONFIG_HOME/manent (~/.config/manent), readable by you alone, and are
 refreshed when they expire. manent logout removes them.`,
@@ -54,20 +60,24 @@ refreshed when they expire. manent logout removes them.`,
 			if flow != flowAuto && flow != flowDevice && flow != flowCode {
 				return &usageError{err: fmt.Errorf("--flow must be auto, device or code, not %q", flow)}
 			}
-			return a.login(cmd.Context(), flow, browser)
+			return a.login(cmd.Context(), flow, browser, insecure)
 		}),
 	}
 	cmd.Flags().StringVar(&flow, "flow", flowAuto, "how to sign in: auto (device when the provider has it), device, or code (a browser on this machine)")
 	cmd.Flags().BoolVar(&browser, "browser", false, "open the sign-in address in a browser")
+	cmd.Flags().BoolVar(&insecure, "insecure", false, "allow a server on another machine over plain http:// (tokens in the clear)")
 	return cmd
 }
 
-func (a *app) login(ctx context.Context, flow string, browser bool) error {
+func (a *app) login(ctx context.Context, flow string, browser, insecure bool) error {
 	store, err := a.loginStore()
 	if err != nil {
 		return err
 	}
 	c := client.New(a.server, "", a.clientOptionsAll()...)
+	if err := plainHTTPProblem(c.BaseURL(), insecure); err != nil {
+		return err
+	}
 	settings, err := c.LoginSettings(ctx)
 	if err != nil {
 		return err
@@ -76,21 +86,32 @@ func (a *app) login(ctx context.Context, flow string, browser bool) error {
 	if err != nil {
 		return loginError(err)
 	}
-	if flow == flowAuto {
+	auto := flow == flowAuto
+	if auto {
 		flow = flowCode
 		if prov.HasDeviceFlow() {
 			flow = flowDevice
 		}
 	}
-	f := login.Flow{Sleep: a.sleep, Prompt: func(p login.Prompt) error { return a.showPrompt(flow, p, browser) }}
+	issuerHost := hostOf(prov.Issuer())
+	f := login.Flow{Sleep: a.sleep, Prompt: func(p login.Prompt) error { return a.showPrompt(flow, issuerHost, p, browser) }}
 	var tok *login.Tokens
-	switch flow {
-	case flowDevice:
+	if flow == flowDevice {
 		if !prov.HasDeviceFlow() {
-			return &exitError{code: exitRefused, msg: fmt.Sprintf("the identity provider %s has no device authorization grant: use manent login --flow code", prov.Issuer())}
+			return &exitError{code: exitRefused, msg: fmt.Sprintf("the identity provider %s has no device authorization grant: use manent login --flow code", deploy.EscapeText(prov.Issuer()))}
 		}
 		tok, err = prov.Device(ctx, f)
-	default:
+		// Entra and Google have their device page on another host than
+		// their issuer: never shown (it could be a look-alike), but in auto
+		// mode the browser flow, whose address is the issuer's own, works.
+		var host *login.VerificationHostError
+		if auto && errors.As(err, &host) {
+			a.progressf("The identity provider's device sign-in page is on %s, not on the issuer's host %s: signing in with a browser on this machine instead (--flow code).",
+				deploy.EscapeText(host.URLHost), deploy.EscapeText(host.IssuerHost))
+			flow = flowCode
+		}
+	}
+	if flow == flowCode {
 		wait, cancel := context.WithTimeout(ctx, codeFlowTimeout)
 		tok, err = prov.AuthCode(wait, f)
 		cancel()
@@ -136,10 +157,32 @@ func groupsSuffix(groups []string) string {
 	return " (groups " + strings.Join(groups, ", ") + ")"
 }
 
+// plainHTTPProblem refuses to sign in to a server on another machine over
+// plain http unless insecure: the tokens of the sign-in, and the issuer the
+// CLI is told to trust, would cross the network in the clear.
+func plainHTTPProblem(server string, insecure bool) error {
+	u, err := url.Parse(server)
+	if err != nil || u.Scheme != "http" || insecure || login.Loopback(u.Hostname()) {
+		return nil // an unusable address is the client's to report
+	}
+	return &exitError{code: exitRefused, msg: fmt.Sprintf("refused: %s is plain http:// on another machine, so the sign-in's tokens would cross "+
+		"the network in the clear: use its https:// address, or --insecure if you accept that", deploy.EscapeText(server))}
+}
+
+// hostOf is the host of an issuer URL, for the prompt: the user sees
+// whose page they are asked to sign in at.
+func hostOf(issuer string) string {
+	if u, err := url.Parse(issuer); err == nil && u.Host != "" {
+		return deploy.EscapeText(u.Host)
+	}
+	return deploy.EscapeText(issuer)
+}
+
 // showPrompt tells the user what to do, on stderr; only addresses on the
 // issuer's host get here (login checks them first).
-func (a *app) showPrompt(flow string, p login.Prompt, browser bool) error {
+func (a *app) showPrompt(flow, issuerHost string, p login.Prompt, browser bool) error {
 	open := p.URL
+	a.progressf("The server's identity provider is %s.", issuerHost)
 	if flow == flowDevice {
 		a.progressf("To sign in, open %s and enter the code %s", p.URL, p.UserCode)
 		if p.CompleteURL != "" {
@@ -229,13 +272,14 @@ func loginError(err error) error {
 	var provErr *login.ProviderError
 	var host *login.VerificationHostError
 	var insecure *login.InsecureFileError
+	var insecureIssuer *login.InsecureIssuerError
 	var netErr net.Error
 	var ex *exitError
 	switch {
 	case errors.As(err, &ex):
 		return err
 	case errors.Is(err, login.ErrExpired), errors.Is(err, login.ErrDenied), errors.Is(err, login.ErrSignInAgain),
-		errors.As(err, &host), errors.As(err, &insecure):
+		errors.As(err, &host), errors.As(err, &insecure), errors.As(err, &insecureIssuer):
 		return &exitError{code: exitAuth, msg: deploy.EscapeText(err.Error())}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err

@@ -108,6 +108,7 @@ type loginRun struct {
 	waits  []time.Duration
 	onWait func(stderr string)
 	open   func(url string) error
+	http   *http.Client
 }
 
 func newLoginRun(t *testing.T, serverURL string) *loginRun {
@@ -140,6 +141,7 @@ func (l *loginRun) run(args ...string) cliResult {
 			return nil
 		},
 		openBrowser: l.open,
+		loginHTTP:   l.http,
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -211,7 +213,9 @@ func TestLoginDeviceFlow(t *testing.T) {
 	l.onWait = approver(t, idp, "alice", true)
 
 	r := l.run("login")
-	if r.code != 0 || !strings.Contains(r.stderr, "Signed in to "+srv+" as oidc:alice (groups release-managers).") {
+	iss, _ := url.Parse(idp.Issuer())
+	if r.code != 0 || !strings.Contains(r.stderr, "Signed in to "+srv+" as oidc:alice (groups release-managers).") ||
+		!strings.Contains(r.stderr, "The server's identity provider is "+iss.Host+".") {
 		t.Fatalf("login: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if len(l.waits) != 1 || l.waits[0] != 5*time.Second {
@@ -344,10 +348,31 @@ func TestLoginRefusals(t *testing.T) {
 	}))
 	t.Cleanup(phisher.Close)
 	issuer = phisher.URL
-	phished := newLoginRun(t, startManent(t, issuer))
-	if r := phished.run("login"); r.code != 3 || !strings.Contains(r.stderr, `refused: the verification address the identity provider sent is on "login.example.net"`) ||
+	phishing := startManent(t, issuer)
+	phished := newLoginRun(t, phishing)
+	if r := phished.run("login", "--flow", "device"); r.code != 3 || !strings.Contains(r.stderr, `refused: the verification address the identity provider sent is on "login.example.net"`) ||
 		strings.Contains(r.stderr, "ABCD-EFGH") || strings.Contains(r.stderr, "https://login.example.net") {
 		t.Fatalf("a verification address on another host: exit %d\n%s", r.code, r.stderr)
+	}
+	// In auto mode (Entra, Google), the browser flow instead, on the
+	// issuer's own address: the browser here comes back with a denial.
+	opened := ""
+	phished.open = func(u string) error {
+		opened = u
+		a, err := url.Parse(u)
+		if err != nil {
+			return err
+		}
+		q := a.Query()
+		resp, err := http.Get(q.Get("redirect_uri") + "?error=access_denied&state=" + url.QueryEscape(q.Get("state")))
+		if err != nil {
+			return err
+		}
+		return resp.Body.Close()
+	}
+	if r := phished.run("login", "--browser"); r.code != 3 || !strings.Contains(r.stderr, `device sign-in page is on login.example.net, not on the issuer's host`) ||
+		!strings.HasPrefix(opened, issuer+"/authorize?") || !strings.Contains(r.stderr, "the sign-in was denied") || strings.Contains(r.stderr, "ABCD-EFGH") {
+		t.Fatalf("auto mode with a device page on another host: exit %d (opened %q)\n%s", r.code, opened, r.stderr)
 	}
 
 	bare := newLoginRun(t, startManent(t, ""))
@@ -401,5 +426,48 @@ func TestLoginCodeFlow(t *testing.T) {
 	}
 	if w := parseWhoami(t, l.run("whoami", "-o", "json")); w.Subject != "oidc:bob" {
 		t.Fatalf("whoami = %+v", w)
+	}
+}
+
+// TestLoginPlainHTTP: the CLI refuses to sign in over plain http to
+// another machine unless --insecure, and refuses an issuer the server
+// names that is plain http on another machine, whatever --insecure says.
+func TestLoginPlainHTTP(t *testing.T) {
+	for _, c := range []struct {
+		server   string
+		insecure bool
+		refused  bool
+	}{
+		{"http://manent.example.com", false, true},
+		{"http://manent.example.com:8080/", false, true},
+		{"http://manent.example.com", true, false},
+		{"https://manent.example.com", false, false},
+		{"http://127.0.0.1:8080", false, false},
+		{"http://localhost:8080", false, false},
+	} {
+		err := plainHTTPProblem(c.server, c.insecure)
+		if (err != nil) != c.refused {
+			t.Errorf("plainHTTPProblem(%q, %v) = %v, want refused %v", c.server, c.insecure, err, c.refused)
+		}
+	}
+	l := newLoginRun(t, "http://manent.example.com")
+	if r := l.run("login"); r.code != 2 || !strings.Contains(r.stderr, "is plain http:// on another machine") {
+		t.Fatalf("login to a plain http server: exit %d\n%s", r.code, r.stderr)
+	}
+
+	// A server (reached on this machine) that names a plain http issuer
+	// elsewhere: refused before the issuer is asked anything.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != login.SettingsPath {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(login.Settings{Issuer: "http://login.example.com/realms/main", ClientID: "manent"})
+	}))
+	t.Cleanup(srv.Close)
+	r := newLoginRun(t, srv.URL).run("login", "--insecure")
+	if r.code != 3 || !strings.Contains(r.stderr, "http://login.example.com/realms/main, is not https") {
+		t.Fatalf("a plain http issuer: exit %d\n%s", r.code, r.stderr)
 	}
 }

@@ -23,6 +23,19 @@ func (a *app) logoutCmd() *cobra.Command {
 			}
 			ctx := cmd.Context()
 			server := client.New(a.server, "").BaseURL()
+			if _, err := store.Load(server); errors.Is(err, login.ErrNotSignedIn) {
+				a.progressf("Not signed in to %s.", server)
+				return nil
+			}
+			// Under the login's lock, as a refresh is: a command refreshing
+			// at the same time would otherwise store new tokens after the
+			// file is gone (a login that survives logout), or have its new
+			// refresh token left unrevoked.
+			unlock, err := store.Lock(server)
+			if err != nil {
+				return err
+			}
+			defer unlock()
 			tok, err := store.Load(server)
 			var insecure *login.InsecureFileError
 			switch {

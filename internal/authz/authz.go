@@ -132,17 +132,28 @@ func (a *Authorizer) Allowed(id deploy.Identity, res deploy.Resource, perm strin
 	for _, g := range id.Groups {
 		subjects = append(subjects, GroupPrefix+g)
 	}
+	// One policy for the whole decision: a Replace between two subjects
+	// would otherwise ask the identity under one policy and its groups
+	// under another, an answer neither policy gives.
+	e := a.e.Load()
 	for _, s := range subjects {
-		ok, err := a.e.Load().Enforce(s, res.Tenant, res.Object(), perm)
+		ok, err := e.Enforce(s, res.Tenant, res.Object(), perm)
 		if err != nil {
 			return false, fmt.Errorf("authorize: %w", err)
 		}
 		if ok {
 			return true, nil
 		}
+		if betweenSubjects != nil {
+			betweenSubjects()
+		}
 	}
 	return false, nil
 }
+
+// betweenSubjects, when set (by tests only), runs between the subjects of
+// a decision: where a policy reload could fall.
+var betweenSubjects func()
 
 // HasRole implements deploy.Authorizer: roles granted in the tenant or in
 // every tenant (*), directly or through other roles, to the identity or
@@ -155,13 +166,17 @@ func (a *Authorizer) HasRole(id deploy.Identity, tenant, role string) (bool, err
 	for _, g := range id.Groups {
 		subjects = append(subjects, GroupPrefix+g)
 	}
+	e := a.e.Load() // one policy for the whole decision, as in Allowed
 	for _, s := range subjects {
-		roles, err := a.e.Load().GetImplicitRolesForUser(s, tenant)
+		roles, err := e.GetImplicitRolesForUser(s, tenant)
 		if err != nil {
 			return false, fmt.Errorf("read roles: %w", err)
 		}
 		if slices.Contains(roles, role) {
 			return true, nil
+		}
+		if betweenSubjects != nil {
+			betweenSubjects()
 		}
 	}
 	return false, nil

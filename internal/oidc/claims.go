@@ -39,6 +39,16 @@ func identity(c map[string]any, userClaim, groupsClaim string) (deploy.Identity,
 		return deploy.Identity{}, deploy.Errorf(deploy.EUNAUTHENTICATED,
 			"token refused: its %s claim is not a usable user name: %s", userClaim, msg)
 	}
+	if userClaim == "email" {
+		// An email is an identity only once the provider has checked the
+		// mailbox is the user's: many let users type any address in their
+		// profile. Only the boolean true counts, not "true" or its absence.
+		if v, ok := c["email_verified"].(bool); !ok || !v {
+			return deploy.Identity{}, deploy.Errorf(deploy.EUNAUTHENTICATED,
+				"token refused: its email is not verified by the identity provider (email_verified is not true), "+
+					"so it names no one with user_claim: email")
+		}
+	}
 	groups, err := groupsOf(c, groupsClaim)
 	if err != nil {
 		return deploy.Identity{}, err

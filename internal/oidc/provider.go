@@ -277,6 +277,19 @@ func (p *Provider) verify(ctx context.Context, raw string, audiences []string, a
 		return nil, deploy.Errorf(deploy.EUNAUTHENTICATED,
 			"token refused: its audience is not %s (it was issued for another application)", audienceName)
 	}
+	if !p.partyAllowed(claims, audiences) {
+		return nil, deploy.Errorf(deploy.EUNAUTHENTICATED,
+			"token refused: it names several audiences, and its azp (the client it was issued to) is not manent's "+
+				"(auth.oidc.client_id, cli_client_id or audiences)")
+	}
+	if hd := p.cfg.HostedDomain; hd != "" {
+		// Google signs in any Google account for a client; hd names the
+		// Workspace domain of the account, absent for a personal one.
+		if got, _ := claims["hd"].(string); !strings.EqualFold(got, hd) {
+			return nil, deploy.Errorf(deploy.EUNAUTHENTICATED,
+				"token refused: its account is not of the domain %s (auth.oidc.hosted_domain; its hd claim differs or is absent)", hd)
+		}
+	}
 	id, err := identity(claims, p.cfg.UserClaim, p.cfg.GroupsClaim)
 	if err != nil {
 		return nil, err
@@ -378,6 +391,22 @@ func numericDate(v any) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	return time.Unix(int64(f), 0), true
+}
+
+// partyAllowed applies OpenID Connect Core §3.1.3.7 to a token whose aud
+// lists more than one audience: its azp, the client it was issued to,
+// must be one of manent's clients, else a token another application
+// obtained with manent among its audiences would act as manent's.
+func (p *Provider) partyAllowed(claims map[string]any, audiences []string) bool {
+	list, ok := claims["aud"].([]any)
+	if !ok || len(list) <= 1 {
+		return true
+	}
+	azp, ok := claims["azp"].(string)
+	if !ok || azp == "" {
+		return false
+	}
+	return azp == p.cfg.ClientID || azp == p.cfg.CLIClient() || slices.Contains(audiences, azp)
 }
 
 // audienceAllowed reports whether aud (a string or a list of strings)

@@ -2,7 +2,6 @@ package websession
 
 import (
 	"context"
-	"crypto/subtle"
 	"database/sql"
 	"encoding/base64"
 	"errors"
@@ -75,6 +74,15 @@ type Started struct {
 	URL, State, Binding string
 }
 
+// MaxOpenFlows bounds the sign-ins under way: each GET /auth/login, which
+// anyone may send, records one for flowLifetime. Beyond it, Start refuses
+// (ErrTooManySignIns) rather than let the table grow without end.
+const MaxOpenFlows = 10000
+
+// ErrTooManySignIns is a sign-in refused because MaxOpenFlows are under
+// way already.
+var ErrTooManySignIns = errors.New("too many sign-ins are under way on this server: try again in a few minutes")
+
 // FlowLifetime is how long a sign-in may take (the binding cookie's
 // lifetime).
 const FlowLifetime = flowLifetime
@@ -89,6 +97,16 @@ func (s *SignIn) Start(ctx context.Context, redirectURL, next string) (Started, 
 	now := s.store.now().UTC()
 	if err := s.store.purge(ctx, now); err != nil {
 		return Started{}, err
+	}
+	// Counted up to the bound only: the count costs no more than the bound,
+	// however many rows an attack left.
+	var open int
+	if err := s.store.db.NewRaw(`SELECT count(*) FROM (SELECT 1 FROM manent.signin_flows WHERE expires_at > ? LIMIT ?) AS f`,
+		now, s.store.maxFlows()).Scan(ctx, &open); err != nil {
+		return Started{}, fmt.Errorf("count sign-ins: %w", err)
+	}
+	if open >= s.store.maxFlows() {
+		return Started{}, ErrTooManySignIns
 	}
 	state, nonce, verifier, binding := randomID(), randomID(), oauth2.GenerateVerifier(), randomID()
 	_, err = s.store.db.NewRaw(`INSERT INTO manent.signin_flows (state_hash, binding_hash, nonce, verifier, next_path, expires_at)
@@ -118,23 +136,23 @@ func (s *SignIn) Finish(ctx context.Context, redirectURL string, q url.Values, b
 	if state == "" || len(state) > 256 {
 		return deploy.Identity{}, "", fail(ReasonExpired, "the callback has no state")
 	}
-	var bindingHash []byte
+	// The flow is taken back only with its browser's binding: a callback
+	// opened in another browser (someone who learnt the state) finds
+	// nothing, and leaves the victim's sign-in to finish.
 	var nonce, verifier, next string
 	var expires time.Time
-	err := s.store.db.NewRaw(`DELETE FROM manent.signin_flows WHERE state_hash = ?
-		RETURNING binding_hash, nonce, verifier, next_path, expires_at`, digest(state)).Scan(ctx,
-		&bindingHash, &nonce, &verifier, &next, &expires)
+	err := s.store.db.NewRaw(`DELETE FROM manent.signin_flows WHERE state_hash = ? AND binding_hash = ?
+		RETURNING nonce, verifier, next_path, expires_at`, digest(state), digest(binding)).Scan(ctx,
+		&nonce, &verifier, &next, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
-		return deploy.Identity{}, "", fail(ReasonExpired, "a state manent did not issue, or that was used already")
+		return deploy.Identity{}, "", fail(ReasonExpired,
+			"a state manent did not issue, used already, or started in another browser (its binding cookie is missing or another)")
 	}
 	if err != nil {
 		return deploy.Identity{}, "", &Failure{Reason: ReasonUnavailable, Err: fmt.Errorf("take sign-in back: %w", err)}
 	}
 	if !s.store.now().Before(expires) {
 		return deploy.Identity{}, "", fail(ReasonExpired, "the sign-in was started more than %s ago", flowLifetime)
-	}
-	if binding == "" || subtle.ConstantTimeCompare(digest(binding), bindingHash) != 1 {
-		return deploy.Identity{}, "", fail(ReasonExpired, "the sign-in was started in another browser (its binding cookie is missing or another)")
 	}
 	if e := q.Get("error"); e != "" {
 		return deploy.Identity{}, "", fail(ReasonDenied, "the identity provider answered %.64q", e)

@@ -262,6 +262,24 @@ func TestSignIn(t *testing.T) {
 		})
 	}
 
+	// Someone who learnt the victim's state opens the callback in their
+	// own browser: refused, and the victim's sign-in still finishes.
+	t.Run("a foreign callback leaves the sign-in to its browser", func(t *testing.T) {
+		state, nonce, challenge, binding := start(t)
+		idp.issue("victim", challenge, idp.sign(t, claims(nonce)))
+		for _, foreign := range []string{"", "attacker-binding"} {
+			_, _, err := signin.Finish(ctx, redirect, url.Values{"state": {state}, "error": {"access_denied"}}, foreign)
+			var f *websession.Failure
+			if !errors.As(err, &f) || f.Reason != websession.ReasonExpired {
+				t.Fatalf("foreign Finish (binding %q): %v, want an expired failure", foreign, err)
+			}
+		}
+		id, _, err := signin.Finish(ctx, redirect, url.Values{"state": {state}, "code": {"victim"}}, binding)
+		if err != nil || id.Subject != "oidc:alice" {
+			t.Fatalf("the victim's Finish after a foreign one: %+v, %v", id, err)
+		}
+	})
+
 	t.Run("a sign-in older than ten minutes", func(t *testing.T) {
 		state, nonce, challenge, binding := start(t)
 		idp.issue("late", challenge, idp.sign(t, claims(nonce)))

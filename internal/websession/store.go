@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -25,6 +26,11 @@ const (
 // touchEvery bounds the writes of last_seen_at: a session in use is
 // written at most once a minute, not at every request.
 const touchEvery = time.Minute
+
+// purgeEvery bounds the purges of what is past its time: at most one a
+// minute per process, not one per sign-in started (GET /auth/login is open
+// to anyone, and each purge is a DELETE on two tables).
+const purgeEvery = time.Minute
 
 // ErrNoSession is a session ID that opens nothing: unknown, signed out,
 // expired or idle too long. The browser must sign in again.
@@ -49,6 +55,8 @@ type Options struct {
 	TTL, IdleTimeout time.Duration
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
+	// MaxOpenFlows bounds the sign-ins under way; 0 is MaxOpenFlows.
+	MaxOpenFlows int
 }
 
 // Store keeps sessions and sign-ins under way in PostgreSQL, so that every
@@ -57,6 +65,9 @@ type Store struct {
 	db  bun.IDB
 	o   Options
 	now func() time.Time
+
+	purgeMu   sync.Mutex
+	lastPurge time.Time
 }
 
 // NewStore returns the store of db.
@@ -66,6 +77,13 @@ func NewStore(db bun.IDB, o Options) *Store {
 		now = time.Now
 	}
 	return &Store{db: db, o: o, now: now}
+}
+
+func (s *Store) maxFlows() int {
+	if s.o.MaxOpenFlows > 0 {
+		return s.o.MaxOpenFlows
+	}
+	return MaxOpenFlows
 }
 
 // TTL is the absolute lifetime of a session.
@@ -165,8 +183,17 @@ func (s *Store) DeleteSubject(ctx context.Context, subject string) (int, error) 
 	return int(n), nil
 }
 
-// purge removes the sessions and sign-ins past their time.
+// purge removes the sessions and sign-ins past their time, unless this
+// store purged less than purgeEvery ago: what expired since waits a minute
+// at most, and Lookup and Finish check the times themselves.
 func (s *Store) purge(ctx context.Context, now time.Time) error {
+	s.purgeMu.Lock()
+	if !s.lastPurge.IsZero() && now.Sub(s.lastPurge) < purgeEvery && !now.Before(s.lastPurge) {
+		s.purgeMu.Unlock()
+		return nil
+	}
+	s.lastPurge = now
+	s.purgeMu.Unlock()
 	if _, err := s.db.NewRaw(`DELETE FROM manent.sessions WHERE expires_at <= ? OR last_seen_at <= ?`,
 		now, now.Add(-s.o.IdleTimeout)).Exec(ctx); err != nil {
 		return fmt.Errorf("purge sessions: %w", err)

@@ -44,3 +44,14 @@ func (e *VerificationHostError) Error() string {
 		"(a look-alike page could steal your password); ask your administrator, or try manent login --flow code",
 		e.URLHost, e.IssuerHost)
 }
+
+// InsecureIssuerError is an issuer that is neither https nor on a
+// loopback host: tokens and passwords would cross a network in the clear.
+type InsecureIssuerError struct {
+	Issuer string
+}
+
+func (e *InsecureIssuerError) Error() string {
+	return fmt.Sprintf("refused: the identity provider the server names, %s, is not https "+
+		"(only a provider on this machine may use http): its tokens would cross the network in the clear", e.Issuer)
+}

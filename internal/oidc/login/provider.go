@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -39,6 +40,9 @@ func Discover(ctx context.Context, s Settings, client *http.Client, now func() t
 	if s.Issuer == "" || s.ClientID == "" {
 		return nil, errors.New("the server's single sign-on settings name no issuer or client ID")
 	}
+	if err := CheckIssuer(s.Issuer); err != nil {
+		return nil, err
+	}
 	if client == nil {
 		client = &http.Client{Timeout: 30 * time.Second}
 	}
@@ -73,6 +77,32 @@ func Discover(ctx context.Context, s Settings, client *http.Client, now func() t
 		&gooidc.Config{ClientID: s.ClientID, Now: now})
 	return &Provider{settings: s, client: client, now: now, endpoint: ep, revocation: meta.Revocation,
 		scopes: scopes, verifier: v}, nil
+}
+
+// CheckIssuer refuses an issuer the CLI would send a password or a token
+// to in the clear: it must be https, but on a loopback host (a
+// development provider). The server checks its auth.oidc.issuer so too,
+// but the CLI does not take the server's word: a server reached over
+// plain http, or one that is not what it seems, could name any issuer.
+func CheckIssuer(issuer string) error {
+	u, err := url.Parse(issuer)
+	if err != nil || u.Host == "" || u.Opaque != "" {
+		return &ProviderError{Issuer: issuer, Err: errors.New("its issuer is not an absolute URL")}
+	}
+	if u.Scheme == "https" || (u.Scheme == "http" && Loopback(u.Hostname())) {
+		return nil
+	}
+	return &InsecureIssuerError{Issuer: issuer}
+}
+
+// Loopback reports whether host is this machine: localhost or a loopback
+// address.
+func Loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // HasDeviceFlow reports whether the provider serves the device

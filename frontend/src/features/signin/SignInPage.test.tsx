@@ -121,6 +121,12 @@ describe("nextPath", () => {
     ["?next=%2Fdeployments%3Fstate%3DERROR", "/deployments?state=ERROR"],
     ["?next=https%3A%2F%2Fevil.example.com", "/activity"],
     ["?next=%2F%2Fevil.example.com", "/activity"],
+    ["?next=%2F%09%2Fevil.example.com", "/activity"],
+    ["?next=%2F%5Cevil.example.com", "/activity"],
+    ["?next=%2Fx%0Ay", "/activity"],
+    ["?next=%2Fx%7Fy", "/activity"],
+    ["?next=%2Fauth%2Flogout", "/activity"],
+    ["?next=%2Fdeployments%23top", "/deployments"],
     ["", "/activity"],
   ])("%s goes to %s", (search, want) => {
     expect(nextPath(search)).toBe(want);

@@ -5,10 +5,31 @@ import { useSession } from "../../shared/api/session";
 import { ThemeToggle } from "../../shared/theme";
 import styles from "./SignInPage.module.css";
 
-/** Where to go after signing in: the page that sent the person here, never another site. */
+/**
+ * Where to go after signing in: the page that sent the person here, never
+ * another site. The same rules as the server's: control characters and
+ * backslashes are refused (browsers drop tabs and read \ as /, so
+ * "/<tab>/evil.example" would be "//evil.example"), and what is kept is the
+ * parsed path and query of this origin.
+ */
 export function nextPath(search: string): string {
+  const fallback = "/activity";
   const next = new URLSearchParams(search).get("next");
-  return next && next.startsWith("/") && !next.startsWith("//") ? next : "/activity";
+  if (!next || next.length > 2048 || /[\x00-\x1f\x7f\\]/.test(next) || !next.startsWith("/") || next.startsWith("//")) {
+    return fallback;
+  }
+  const base = "http://next.invalid";
+  let u: URL;
+  try {
+    u = new URL(next, base);
+  } catch {
+    return fallback;
+  }
+  const out = u.pathname + u.search;
+  if (u.origin !== base || out.startsWith("//") || out.startsWith("/auth/")) {
+    return fallback;
+  }
+  return out;
 }
 
 /**
