@@ -11,7 +11,7 @@ import (
 // Google users to set), a token whose email the provider has not verified
 // (email_verified: false: a user who typed someone else's address in their
 // profile, as Keycloak's account console allows) becomes that person.
-func TestRev14UnverifiedEmailIsNoIdentity(t *testing.T) {
+func TestUnverifiedEmailIsNoIdentity(t *testing.T) {
 	iss := newIssuer(t)
 	c := with(iss.claims("mallory", "viewers"), "email", "alice@example.com", "email_verified", false)
 	p := provider(t, iss, func(o *config.OIDC) { o.UserClaim = "email" })

@@ -18,7 +18,7 @@ import (
 // cannot parse the URL (control character), so it writes it unchanged in
 // Location, and browsers drop tabs from URLs: "/\t/evil.example" becomes
 // "//evil.example", another site (an open redirect after signing in).
-func TestRev14NextPathTabIsNotAnOpenRedirect(t *testing.T) {
+func TestNextPathTabIsNotAnOpenRedirect(t *testing.T) {
 	for _, next := range []string{"/\t/evil.example/x", "/\t\\evil.example"} {
 		got := nextPath(next)
 		w := httptest.NewRecorder()
