@@ -14,7 +14,7 @@ import (
 	"manent.dev/manent/internal/websession"
 )
 
-// rev14: nextPath once let a tab through; Go's http.Redirect
+// nextPath once let a tab through; Go's http.Redirect
 // cannot parse the URL (control character), so it writes it unchanged in
 // Location, and browsers drop tabs from URLs: "/\t/evil.example" becomes
 // "//evil.example", another site (an open redirect after signing in).

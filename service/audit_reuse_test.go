@@ -15,7 +15,7 @@ import (
 	"manent.dev/manent/service"
 )
 
-// TestListAuditIDReuseLeaksAcrossTenants (rev13): the audit rows carried
+// TestListAuditIDReuseLeaksAcrossTenants the audit rows carried
 // no resource; ListAudit resolved a target to the deploy that had that ID
 // *then*. Once retention removed demo's deploy, a deploy of
 // another tenant that takes the same ID (descriptor `id:`) makes demo's

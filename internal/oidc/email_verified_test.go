@@ -7,7 +7,7 @@ import (
 	"manent.dev/manent/config"
 )
 
-// rev14: with user_claim: email (what docs/oidc.md tells
+// With user_claim: email (what docs/oidc.md tells
 // Google users to set), a token whose email the provider has not verified
 // (email_verified: false: a user who typed someone else's address in their
 // profile, as Keycloak's account console allows) becomes that person.

@@ -8,7 +8,7 @@ import (
 	"manent.dev/manent/dora"
 )
 
-// TestOutcomesIDReuseKeepsOldScope (rev13): a DORA fact outlives its
+// TestOutcomesIDReuseKeepsOldScope a DORA fact outlives its
 // deploy; a later deploy of another tenant with the same ID (a deploy
 // removed before IDs were retired, or by hand) must not rewrite it through
 // ON CONFLICT: demo's fact keeps its scope and its outcome, and acme's

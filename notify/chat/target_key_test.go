@@ -13,7 +13,7 @@ import (
 	"manent.dev/manent/notify/chat"
 )
 
-// TestSendChecksTheTargetStillCoversTheDeploy (rev13): the engine records
+// TestSendChecksTheTargetStillCoversTheDeploy the engine records
 // the chat targets that want an event when it happens, and Send posts
 // when the message goes out (an hour of retries, or a queue backlog,
 // later), after manent.yml may have been reloaded. A target is found by
