@@ -4,7 +4,7 @@ import type { Tone } from "../../shared/states";
 export type ApprovalItem = ApprovalViewFragment;
 
 /** An approval as the inbox explains it: a deploy's own, or a wave's (which also names roles). */
-export type ApprovalLike = NonNullable<ApprovalItem["approval"]> & { roles?: readonly string[] };
+export type ApprovalLike = Omit<NonNullable<ApprovalItem["approval"]>, "remaining"> & { remaining?: number; roles?: readonly string[] };
 
 /** The wave of a rollout that asks an approval, and its place among the waves. */
 export interface AskingWave {
@@ -88,14 +88,14 @@ export function approvalStatusLabel(status: string): string {
 }
 
 /** Distinct identities that approved. */
-export function approvedCount(d: Pick<ApprovalItem, "approval">): number {
+export function approvedCount(d: { approval: ApprovalLike | null }): number {
   const a = d.approval;
   if (!a) return 0;
   return new Set(a.approvals.filter((x) => x.approved).map((x) => x.identity)).size;
 }
 
 /** How many approvals are still missing. */
-export function missingApprovals(d: Pick<ApprovalItem, "approval">): number {
+export function missingApprovals(d: { approval: ApprovalLike | null }): number {
   if (!d.approval) return 0;
   return Math.max(d.approval.required - approvedCount(d), 0);
 }

@@ -72,6 +72,10 @@ function deployment(patch: Partial<DeploymentViewFragment>): DeploymentViewFragm
     canPauseRollout: false,
     canResumeRollout: false,
     canAbortRollout: false,
+    canRedeploy: false,
+    promotionTargets: [],
+    memberOf: null,
+    approvalContext: null,
     steps: [
       op("config", "RUN", 0, "SUCCESS"),
       op("checkpoint:deploy", "CHECKPOINT", 1, "SUCCESS"),
@@ -156,7 +160,7 @@ describe("DeploymentPage", () => {
       currentWave: "canary",
     });
     // The deploy's own approval, given before it ran, offers no second Approve.
-    const own = { status: "approved", required: 1, groups: [], expiresAt: null, approvals: [{ identity: "token:ops", approved: true, comment: "", time: "2026-11-30T09:59:00Z" }] };
+    const own = { status: "approved", required: 1, remaining: 0, groups: [], expiresAt: null, approvals: [{ identity: "token:ops", approved: true, comment: "", time: "2026-11-30T09:59:00Z" }] };
     push(deployment({ updatedAt: "2026-11-30T10:01:05Z", rollout: awaiting, approval: own, canApprove: true, canPauseRollout: true, canAbortRollout: true }));
     expect(await within(panel).findByRole("button", { name: "Approve…" })).toBeInTheDocument();
     expect(within(panel).getByRole("button", { name: "Pause…" })).toBeInTheDocument();
