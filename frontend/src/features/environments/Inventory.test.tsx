@@ -18,6 +18,8 @@ const inService = (environment: string, patch: Partial<InventoryCellFragment> = 
   deployedBy: "token:demo-ci",
   previous: null,
   lastFailure: null,
+  promotionTargets: [],
+  canRollback: false,
   ...patch,
 });
 
@@ -253,9 +255,40 @@ describe("EnvironmentsPage: a matrix larger than one request", () => {
   });
 });
 
+const historyRow = (id: string, state: "SUCCESS" | "ERROR", patch: Record<string, unknown> = {}) => ({
+  id,
+  state,
+  requester: "token:demo-ci",
+  createdAt: "2026-11-30T08:59:00Z",
+  finishedAt: "2026-11-30T09:00:00Z",
+  durationMs: 61_000,
+  dryRun: false,
+  artifact: { name: "hello", version: "1.0.0" },
+  rollback: null,
+  canRollbackTo: false,
+  ...patch,
+});
+
 describe("EnvironmentPage", () => {
   function renderPage(entries: () => InventoryCellFragment[], environment: string) {
-    const api = fakeApi({ EnvironmentInventory: () => ({ inventory: entries() }), FreezeCalendar: noFreeze });
+    // The environment as the server answers it, from the inventory entries of the test.
+    const api = fakeApi({
+      EnvironmentPage: (v) => {
+        const e = entries().find((x) => x.environment === v.environment);
+        return {
+          environment: {
+            tenant: "demo",
+            application: "hello",
+            environment,
+            canRollback: false,
+            inService: e?.deploymentId ? e : null,
+            lastFailure: e?.lastFailure ?? null,
+            history: { nodes: e ? [historyRow(e.deploymentId ?? `hello-${environment}-0`, e.deploymentId ? "SUCCESS" : "ERROR")] : [], pageInfo: { hasNextPage: false, endCursor: null } },
+          },
+        };
+      },
+      FreezeCalendar: noFreeze,
+    });
     render(
       <MemoryRouter initialEntries={[`/environments/demo/hello/${environment}`]}>
         <Routes>

@@ -8,6 +8,11 @@ export interface ReleaseGraphDeploy extends GraphDeploy {
   version?: string | undefined;
   /** After the state: the step running. */
   step?: string | undefined;
+  /** Under the name: where it deploys. */
+  application?: string | undefined;
+  environment?: string | undefined;
+  /** On a failed node: the step that failed. */
+  failedStep?: string | null | undefined;
 }
 
 export interface ReleaseGraphProps {
@@ -77,7 +82,7 @@ export function ReleaseGraph({ releaseId, deploys, edges }: ReleaseGraphProps) {
                 ev.preventDefault();
                 navigate(href);
               }}
-              aria-label={`${n.name}: ${look.label}${look.rollback ? `, ${look.rollback.label}` : ""}`}
+              aria-label={`${n.name}${d.application ? ` (${d.application} → ${d.environment ?? ""})` : ""}: ${look.label}${d.failedStep ? ` in step ${d.failedStep}` : ""}${look.rollback ? `, ${look.rollback.label}` : ""}`}
               data-node={n.name}
               data-state={d.state ?? "NONE"}
               data-tone={look.tone}
@@ -95,12 +100,18 @@ export function ReleaseGraph({ releaseId, deploys, edges }: ReleaseGraphProps) {
                   {d.version}
                 </text>
               )}
-              <text x={left + 12} y={top + 41} className={styles.nodeState}>
+              {d.application && (
+                <text x={left + 12} y={top + 41} className={styles.nodeWhere} data-testid="node-where">
+                  {d.application} → {d.environment}
+                </text>
+              )}
+              <text x={left + 12} y={top + 60} className={styles.nodeState}>
                 {look.label}
                 {d.step ? ` · ${d.step}` : ""}
+                {d.failedStep ? ` in ${d.failedStep}` : ""}
               </text>
               {look.rollback && (
-                <text x={left + 12} y={top + 60} className={styles.nodeRollback} data-tone={look.rollback.tone}>
+                <text x={left + 12} y={top + 79} className={styles.nodeRollback} data-tone={look.rollback.tone}>
                   {look.rollback.label}
                 </text>
               )}
