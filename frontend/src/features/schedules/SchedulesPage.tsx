@@ -84,7 +84,7 @@ function ScheduleRow({ schedule: s, onDeleted }: { schedule: Schedule; onDeleted
         )}
         {s.lastError && (
           <div role="note" data-testid="schedule-error">
-            Last error: 
+            Last error:{" "}
             {s.lastError}
           </div>
         )}
