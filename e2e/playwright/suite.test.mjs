@@ -21,4 +21,5 @@ await import("./specs/delivery.spec.mjs");
 await import("./specs/rollout.spec.mjs");
 await import("./specs/audit.spec.mjs");
 await import("./specs/dora.spec.mjs");
+await import("./specs/actions.spec.mjs");
 await import("./specs/wall.spec.mjs");

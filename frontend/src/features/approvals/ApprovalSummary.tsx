@@ -25,7 +25,7 @@ export function ApprovalSummary({
   deployment: { decision: ApprovalItem["decision"]; approval: ApprovalLike | null };
   showStatus?: boolean;
   wave?: AskingWave | null;
-  /** The server's explanation is shown beside it (ApprovalContextPanel): the decision's raw lines are left out. */
+  /** The server's explanation is shown beside it (ApprovalContextPanel): the decision's own lines are left out, but for the count so far. */
   explained?: boolean;
 }) {
   const a = d.approval;
@@ -37,7 +37,7 @@ export function ApprovalSummary({
         </p>
       )}
       <ul className="m-approval-explained">
-        {(explained ? [] : explainDecision(d, wave)).map((line) => (
+        {explainDecision(d, wave, explained).map((line) => (
           <li key={line}>{line}</li>
         ))}
         {a?.expiresAt && (a.status === "waiting" || a.status === "expired") && (

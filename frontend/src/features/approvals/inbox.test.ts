@@ -205,3 +205,14 @@ describe("approvals inbox", () => {
     expect(sortInbox([late, wave, soon]).map((d) => d.id)).toEqual(["soon", "late", "wave"]);
   });
 });
+
+describe("explainDecision beside the server's explanation", () => {
+  it("keeps only the count so far", () => {
+    const d = {
+      decision: { rule: "hello-prod", requires: [], reason: "raw text", approvalsRequired: 1, approvalGroups: null, change: null, freeze: null, promotionFrom: "staging", promotionSatisfiedBy: "hello-staging-1" },
+      approval: { status: "waiting", required: 1, remaining: 1, groups: [], expiresAt: null, approvals: [] },
+    };
+    expect(explainDecision(d, null, true)).toEqual(["0 of 1 approved so far; 1 more approval needed."]);
+    expect(explainDecision(d, null, false)).toContain("Rule hello-prod matched: raw text");
+  });
+});

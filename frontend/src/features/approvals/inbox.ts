@@ -112,9 +112,15 @@ function plural(n: number, one: string, many = one + "s"): string {
  * promotion and the freeze were the deploy's conditions to start, already
  * met, and are left out.
  */
-export function explainDecision(d: { decision: ApprovalItem["decision"]; approval: ApprovalLike | null }, wave: AskingWave | null = null): string[] {
+export function explainDecision(
+  d: { decision: ApprovalItem["decision"]; approval: ApprovalLike | null },
+  wave: AskingWave | null = null,
+  /** The server's explanation of the rule is shown beside: only the count so far is said here. */
+  explained = false,
+): string[] {
   const out: string[] = [];
   const dec = d.decision;
+  if (explained && !wave) return soFar(d);
   if (wave) out.push(`Wave ${wave.name} (${wave.index} of ${wave.total}) of the rollout waits for approval before it starts.`);
   if (dec.rule) out.push(`Rule ${dec.rule} matched${dec.reason ? `: ${dec.reason}` : "."}`);
   else if (dec.reason) out.push(dec.reason);
@@ -133,13 +139,16 @@ export function explainDecision(d: { decision: ApprovalItem["decision"]; approva
     }
     if (dec.freeze) out.push(`Accepted during freeze window ${dec.freeze} with an override.`);
   }
-  if (d.approval) {
-    const missing = missingApprovals(d);
-    let so = `${approvedCount(d)} of ${d.approval.required} approved so far`;
-    if (d.approval.status === "waiting" && missing > 0) so += `; ${plural(missing, "more approval")} needed`;
-    out.push(so + ".");
-  }
-  return out;
+  return [...out, ...soFar(d)];
+}
+
+/** How many approved so far, and how many more are needed while it waits. */
+function soFar(d: { approval: ApprovalLike | null }): string[] {
+  if (!d.approval) return [];
+  const missing = missingApprovals(d);
+  let so = `${approvedCount(d)} of ${d.approval.required} approved so far`;
+  if (d.approval.status === "waiting" && missing > 0) so += `; ${plural(missing, "more approval")} needed`;
+  return [so + "."];
 }
 
 /** The inbox's order: the approval that expires first comes first (a deploy's or a wave's), then the oldest deploy. */
