@@ -1,7 +1,9 @@
 // @ts-check
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import { describe, test } from "node:test";
-import { cli, graphql, newPage, signIn, submit } from "../lib/harness.mjs";
+import { cli, graphql, health, newPage, signIn, submit, targetDir } from "../lib/harness.mjs";
 import { eventually } from "../lib/wait.mjs";
 
 /** The status JSON of a deploy, as `manent status -o json` prints it. */
@@ -118,6 +120,84 @@ describe("actions from the browser", () => {
         const s = await status(id);
         if (s.state === "AWAITING_APPROVAL") await cli("demo-admin", "cancel", id);
       }
+    }
+  });
+
+  test("a release is cancelled and a schedule deleted from the browser; a viewer is offered neither", { timeout: 300_000 }, async () => {
+    // The copy of examples/ the server runs on: targets/hello/<env> is three levels under it.
+    const work = path.resolve(targetDir("held"), "../../..");
+    // A release file names its deploys' files inside its own directory.
+    const releaseFile = path.join(work, "actions-held.yml");
+    fs.writeFileSync(
+      releaseFile,
+      "apiVersion: manent/v1\nkind: Release\nid: actions-held\nonFailure: stop\ndeploys:\n" +
+        "  - name: first\n    file: deploys/held.yml\n  - name: second\n    file: deploys/staging.yml\n    after: [first]\n",
+    );
+    const scheduleFile = path.join(work, "deploys", "actions-schedule.yml");
+    // Its first tick is next January: it never runs during the spec.
+    fs.writeFileSync(
+      scheduleFile,
+      fs.readFileSync(path.join(work, "deploys", "staging.yml"), "utf8") + "id: actions-nightly\nschedule: {cron: \"0 3 1 1 *\", timezone: UTC}\n",
+    );
+
+    const admin = await newPage();
+    const viewer = await newPage();
+    try {
+      const r = await cli("demo-ci", "release", "submit", "-f", releaseFile, "--no-wait");
+      assert.equal(r.code, 0, `manent release submit: ${r.stdout}${r.stderr}`);
+      const s = await cli("demo-ci", "deploy", "-f", scheduleFile, "--no-wait");
+      assert.equal(s.code, 0, `manent deploy (schedule): ${s.stdout}${s.stderr}`);
+      await signIn(admin.page, "demo-admin");
+      await signIn(viewer.page, "demo-viewer");
+
+      // The viewer sees the release run, and no Cancel release.
+      const v = viewer.page;
+      await v.goto("/releases/actions-held");
+      await v.locator('[data-node="first"][data-state="PENDING"]').waitFor({ timeout: 60_000 });
+      await v.locator('[data-node="first"]').getByText("hello → held").waitFor();
+      assert.equal(await v.getByRole("button", { name: "Cancel release…" }).count(), 0, "no Cancel release for demo-viewer");
+      await v.goto("/schedules");
+      await v.locator('tr[data-schedule="actions-nightly"]').waitFor({ timeout: 30_000 });
+      assert.equal(await v.getByRole("button", { name: "Delete…" }).count(), 0, "no Delete for demo-viewer");
+
+      // The admin cancels it: the page follows the release to its end, live.
+      const page = admin.page;
+      await page.goto("/releases/actions-held");
+      await page.locator('[data-node="first"][data-state="PENDING"]').waitFor({ timeout: 60_000 });
+      await page.getByRole("button", { name: "Cancel release…" }).click();
+      const dialog = page.getByRole("dialog", { name: "Cancel this release?" });
+      await dialog.getByText("Cancel release actions-held: it stops starting deploys, then its 2 deploys not finished yet are cancelled").waitFor();
+      await dialog.getByRole("button", { name: "Cancel release", exact: true }).click();
+      await dialog.waitFor({ state: "hidden" });
+      // The step held in post-test completes, then the deploy stops.
+      health().release("held");
+      await page.locator('[data-node="first"][data-state="CANCELLED"]').waitFor({ timeout: 120_000 });
+      await page.locator('article[data-release-id="actions-held"]:not([data-state="PENDING"])').waitFor({ timeout: 60_000 });
+      assert.equal(await page.getByRole("button", { name: "Cancel release…" }).count(), 0, "no Cancel once it ended");
+      const st = await cli("demo-admin", "release", "status", "actions-held", "-o", "json");
+      const rel = JSON.parse(st.stdout);
+      assert.notEqual(rel.state, "SUCCESS", st.stdout);
+
+      // The schedule: its next tick and the Delete the admin may use.
+      await page.goto("/schedules");
+      const row = page.locator('tr[data-schedule="actions-nightly"]');
+      await row.waitFor({ timeout: 30_000 });
+      await row.getByText("0 3 1 1 *").waitFor();
+      await row.getByRole("button", { name: "Delete…" }).click();
+      const del = page.getByRole("dialog", { name: "Delete schedule actions-nightly?" });
+      await del.getByText("no further tick starts a deploy; the deploys already started go on").waitFor();
+      await del.getByRole("button", { name: "Delete schedule" }).click();
+      await page.locator('tr[data-schedule="actions-nightly"][data-state="SCHEDULED"]').waitFor({ state: "detached", timeout: 30_000 });
+      const left = await graphql("demo-admin", "{ schedules { name state } }");
+      const still = (left.data?.schedules ?? []).filter((/** @type {any} */ x) => x.name === "actions-nightly" && x.state === "SCHEDULED");
+      assert.deepEqual(still, [], JSON.stringify(left));
+
+      assert.deepEqual(admin.consoleErrors(), []);
+      assert.deepEqual(viewer.consoleErrors(), []);
+    } finally {
+      health().release("held");
+      await admin.close();
+      await viewer.close();
     }
   });
 });
