@@ -171,9 +171,13 @@ describe("actions from the browser", () => {
       await dialog.waitFor({ state: "hidden" });
       // The step held in post-test completes, then the deploy stops.
       health().release("held");
-      await page.locator('[data-node="first"][data-state="CANCELLED"]').waitFor({ timeout: 120_000 });
-      await page.locator('article[data-release-id="actions-held"]:not([data-state="PENDING"])').waitFor({ timeout: 60_000 });
+      // The page follows the release to CANCELLED, live; the held deploy stops once its post-test completes.
+      await page.locator('article[data-release-id="actions-held"][data-state="CANCELLED"]').waitFor({ timeout: 60_000 });
       assert.equal(await page.getByRole("button", { name: "Cancel release…" }).count(), 0, "no Cancel once it ended");
+      await eventually(
+        async () => (await graphql("demo-admin", '{ deployment(id: "actions-held.first") { state } }')).data?.deployment?.state === "CANCELLED",
+        { timeout: 120_000, message: "actions-held.first CANCELLED" },
+      );
       const st = await cli("demo-admin", "release", "status", "actions-held", "-o", "json");
       const rel = JSON.parse(st.stdout);
       assert.notEqual(rel.state, "SUCCESS", st.stdout);
@@ -182,7 +186,7 @@ describe("actions from the browser", () => {
       await page.goto("/schedules");
       const row = page.locator('tr[data-schedule="actions-nightly"]');
       await row.waitFor({ timeout: 30_000 });
-      await row.getByText("0 3 1 1 *").waitFor();
+      await row.getByText("0 3 1 1 *").first().waitFor();
       await row.getByRole("button", { name: "Delete…" }).click();
       const del = page.getByRole("dialog", { name: "Delete schedule actions-nightly?" });
       await del.getByText("no further tick starts a deploy; the deploys already started go on").waitFor();
