@@ -3,6 +3,7 @@ import { useMutation } from "urql";
 import { ConfirmedAction } from "./ConfirmedAction";
 import { promoteText, redeployText, type DeployRef } from "./copy";
 import { PromoteMutation, RedeployMutation } from "./queries";
+import styles from "./Actions.module.css";
 
 export interface PromoteActionsProps {
   deployment: DeployRef;
@@ -48,7 +49,7 @@ export function DeploymentActions({ deployment: d }: DeploymentActionsProps) {
   const [, redeploy] = useMutation(RedeployMutation);
   if (!d.canRedeploy && d.promotionTargets.length === 0) return null;
   return (
-    <div className="m-deploy-actions" role="group" aria-label="Deploy actions">
+    <div className={styles.group} role="group" aria-label="Deploy actions">
       {d.canRedeploy && (
         <ConfirmedAction
           testId="redeploy"
