@@ -104,6 +104,19 @@ function renderPage(first: DeploymentViewFragment) {
 }
 
 describe("DeploymentPage", () => {
+  it("links a member deploy to its release, and offers redeploy and promote only as the server says", async () => {
+    const { push } = renderPage(deployment({ state: "SUCCESS", memberOf: { id: "shop-demo", state: "SUCCESS" }, canRedeploy: false, promotionTargets: [] }));
+    const crumbs = await screen.findByRole("navigation", { name: "Breadcrumb" });
+    expect(within(crumbs).getByRole("link", { name: "shop-demo" })).toHaveAttribute("href", "/releases/shop-demo");
+    expect(screen.getByText(/member of release/)).toBeInTheDocument();
+    expect(screen.queryByRole("group", { name: "Deploy actions" })).toBeNull();
+
+    push(deployment({ state: "SUCCESS", updatedAt: "2026-11-30T10:02:00Z", memberOf: null, canRedeploy: true, promotionTargets: ["dr"] }));
+    const actions = await screen.findByRole("group", { name: "Deploy actions" });
+    expect(within(actions).getAllByRole("button").map((b) => b.textContent)).toEqual(["Redeploy…", "Promote to dr…"]);
+    expect(within(screen.getByRole("navigation", { name: "Breadcrumb" })).getByRole("link", { name: "Deployments" })).toBeInTheDocument();
+  });
+
   it("names the retention among the reasons a deploy is not found: the DORA page links to removed deploys", async () => {
     const api = fakeApi({ DeploymentPage: () => ({ deployment: null }) });
     render(
