@@ -26,13 +26,15 @@ export function ApprovalsPage() {
       />
       {error && <ErrorMessage error={error} context="Loading the approvals" onRetry={refetch} />}
       {answered.length > 0 && (
-        <ul className="m-card m-card-pad m-approval-answered" aria-label="Your answers" role="status">
-          {answered.map((a) => (
-            <li key={a.id} data-answered={a.id}>
-              <Link to={`/deployments/${encodeURIComponent(a.id)}`}>{a.title}</Link> <span className="m-mono m-muted">{a.id}</span>: {a.outcome}
-            </li>
-          ))}
-        </ul>
+        <div className="m-card m-card-pad" role="status">
+          <ul className="m-approval-answered" aria-label="Your answers">
+            {answered.map((a) => (
+              <li key={a.id} data-answered={a.id}>
+                <Link to={`/deployments/${encodeURIComponent(a.id)}`}>{a.title}</Link> <span className="m-mono m-muted">{a.id}</span>: {a.outcome}
+              </li>
+            ))}
+          </ul>
+        </div>
       )}
       {!loaded && !error && <Loading label="Loading the approvals…" />}
       {loaded && items.length === 0 && answered.length === 0 && (
