@@ -21,5 +21,6 @@ await import("./specs/delivery.spec.mjs");
 await import("./specs/rollout.spec.mjs");
 await import("./specs/audit.spec.mjs");
 await import("./specs/dora.spec.mjs");
+await import("./specs/actions.spec.mjs");
 await import("./specs/phone.spec.mjs");
 await import("./specs/wall.spec.mjs");

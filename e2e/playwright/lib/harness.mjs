@@ -25,6 +25,7 @@ const environments = {
   wall: "delay",
   cancel: "block/cancel", // held in post-test until the spec releases it
   viewer: "block/viewer",
+  held: "block/held", // the actions spec: a release held here is cancelled from its page
   broken: "missing", // a 404: post-test fails at once, the deploy ends ERROR
   prod: "delay", // the approvals spec: examples/ governs it (approval, promotion from staging)
   rollback: "switch/rollback", // healthy until the rollback spec breaks it; automatic rollback on

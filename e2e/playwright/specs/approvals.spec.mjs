@@ -73,11 +73,25 @@ describe("approvals", () => {
 
       const item = page.locator(`li[data-deployment-id="${id}"]`);
       await item.waitFor({ timeout: 30_000 });
-      await item.getByText(/Requires 1 approval by an identity other than the requester/).waitFor();
-      await item.getByText(/Promotion from staging satisfied/).waitFor();
+      // The rule in the server's words, the evidence as a link, who may approve.
+      const explanation = item.getByTestId("approval-explanation");
+      await explanation.getByText(/needs 1 approval from an identity other than the requester/).waitFor();
+      await explanation.getByText(/staging must have run hello \S+ successfully — it did: /).waitFor();
+      if (sunday) await explanation.getByText(/accepted in freeze window sunday with an override/).waitFor();
+      const evidence = item.getByRole("list", { name: "Promotion evidence" }).getByRole("link");
+      assert.match((await evidence.first().getAttribute("href")) ?? "", /^\/deployments\/hello-staging/);
+      await item.getByTestId("approval-approvers").getByText(new RegExp(`other than token:${requester}`)).waitFor();
+      // In service now against proposed, as the inventory says.
+      const inv = await cli(requester, "inventory", "-o", "json");
+      const prod = JSON.parse(inv.stdout).find((/** @type {any} */ e) => e.tenant === "demo" && e.application === "hello" && e.environment === "prod");
+      const current = item.getByTestId("approval-current");
+      if (prod?.deployment_id) {
+        await current.getByRole("link", { name: `hello ${prod.artifact.version}` }).waitFor();
+        await current.getByText(`deployed by ${prod.deployed_by}`).waitFor();
+      } else await current.getByText("nothing in service").waitFor();
+      await item.getByTestId("approval-proposed").getByText(`hello ${submitted.artifact?.version ?? ""}`.trim()).waitFor();
       await item.getByText(/0 of 1 approved so far/).waitFor();
       await item.getByText(/Expires/).waitFor();
-      if (sunday) await item.getByText(/Accepted during freeze window sunday with an override/).waitFor();
       await screenshot("approvals-inbox");
 
       await item.getByRole("button", { name: "Approve…" }).click();
@@ -88,8 +102,9 @@ describe("approvals", () => {
       await dialog.getByRole("button", { name: "Approve deploy" }).click();
       await dialog.waitFor({ state: "hidden" });
 
-      // The inbox and the badge follow live: the item leaves, the count drops.
+      // The inbox and the badge follow live: the item leaves, the count drops, and what happens next is said.
       await item.waitFor({ state: "detached", timeout: 30_000 });
+      await page.locator(`li[data-answered="${id}"]`).getByText("Approved: the deploy starts now.").waitFor();
       if (before === 1) await badge.waitFor({ state: "detached", timeout: 30_000 });
       else await badge.filter({ hasText: String(before - 1) }).waitFor({ timeout: 30_000 });
       await screenshot("approvals-inbox-empty");

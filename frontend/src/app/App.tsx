@@ -12,6 +12,7 @@ import { Empty } from "../shared/Placeholder";
 import { DocumentTitle } from "./DocumentTitle";
 import {
   ApprovalsPage,
+  SchedulesPage,
   AuditPage,
   DeploymentPage,
   DoraPage,
@@ -38,6 +39,7 @@ const nav: NavItem[] = [
   { to: "/releases", label: "Releases" },
   { to: "/environments", label: "Environments" },
   { to: "/approvals", label: "Approvals" },
+  { to: "/schedules", label: "Schedules" },
   { to: "/audit", label: "Audit" },
   { to: "/dora", label: "DORA" },
   { to: "/wall", label: "Wall" },
@@ -113,6 +115,7 @@ function SignedIn() {
           <Route path="/environments" element={<EnvironmentsPage />} />
           <Route path="/environments/:tenant/:application/:environment" element={<EnvironmentPage />} />
           <Route path="/approvals" element={<ApprovalsPage />} />
+          <Route path="/schedules" element={<SchedulesPage />} />
           <Route path="*" element={<NotFound />} />
         </Route>
       </Routes>

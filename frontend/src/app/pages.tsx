@@ -18,6 +18,7 @@ export const ReleasePage = lazyView(() => import("../features/releases/ReleasePa
 export const EnvironmentsPage = lazyView(() => import("../features/environments/EnvironmentsPage"), "EnvironmentsPage");
 export const EnvironmentPage = lazyView(() => import("../features/environments/EnvironmentPage"), "EnvironmentPage");
 export const ApprovalsPage = lazyView(() => import("../features/approvals/ApprovalsPage"), "ApprovalsPage");
+export const SchedulesPage = lazyView(() => import("../features/schedules/SchedulesPage"), "SchedulesPage");
 export const AuditPage = lazyView(() => import("../features/audit/AuditPage"), "AuditPage");
 export const DoraPage = lazyView(() => import("../features/dora/DoraPage"), "DoraPage");
 export const WallPage = lazyView(() => import("../features/wall/WallPage"), "WallPage");

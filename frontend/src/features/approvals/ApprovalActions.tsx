@@ -2,6 +2,7 @@ import { useState } from "react";
 import { useMutation } from "urql";
 import { ConfirmDialog } from "../../shared/ConfirmDialog";
 import { ErrorMessage } from "../../shared/ErrorMessage";
+import { answerOutcome } from "./outcome";
 import { ApproveDeploymentMutation, RejectDeploymentMutation } from "./queries";
 
 export interface ApprovalActionsProps {
@@ -15,7 +16,8 @@ export interface ApprovalActionsProps {
    * ("Approve wave eu of hello-1.2.0?").
    */
   wave?: { name: string; release: string };
-  onAnswered?(): void;
+  /** Called with what happens next ("1 more approval needed"), once the server took the answer. */
+  onAnswered?(outcome: string): void;
 }
 
 type Choice = "approve" | "reject";
@@ -53,15 +55,27 @@ export function ApprovalActions({ id, title, visible, wave, onAnswered }: Approv
   const [comment, setComment] = useState("");
   const [approveResult, approve] = useMutation(ApproveDeploymentMutation);
   const [rejectResult, reject] = useMutation(RejectDeploymentMutation);
-  if (!visible && choice === null) return null;
+  // Kept after the buttons go (the viewer may not answer twice): the answer
+  // is told, not met with silence.
+  const [outcome, setOutcome] = useState<string | null>(null);
+  if (!visible && choice === null) {
+    return outcome ? (
+      <p className="m-approval-outcome" role="status" data-testid="approval-outcome">
+        {outcome}
+      </p>
+    ) : null;
+  }
 
   const result = choice === "reject" ? rejectResult : approveResult;
   async function confirm() {
     const r = choice === "reject" ? await reject({ id, comment }) : await approve({ id, comment });
     if (!r.error) {
+      const d = r.data ? ("rejectDeployment" in r.data ? r.data.rejectDeployment : r.data.approveDeployment) : null;
+      const said = d ? answerOutcome(d, choice === "reject", wave?.name) : choice === "reject" ? "Rejected." : "Approved.";
+      setOutcome(said);
       setChoice(null);
       setComment("");
-      onAnswered?.();
+      onAnswered?.(said);
     }
   }
   const fieldId = `approval-comment-${id}`;
@@ -69,6 +83,11 @@ export function ApprovalActions({ id, title, visible, wave, onAnswered }: Approv
 
   return (
     <div className="m-approval-actions">
+      {outcome && (
+        <p className="m-approval-outcome" role="status" data-testid="approval-outcome">
+          {outcome}
+        </p>
+      )}
       <button type="button" className="m-button m-button-primary" onClick={() => setChoice("approve")}>
         Approve…
       </button>

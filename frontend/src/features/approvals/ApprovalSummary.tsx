@@ -20,10 +20,13 @@ export function ApprovalSummary({
   deployment: d,
   showStatus = true,
   wave = null,
+  explained = false,
 }: {
   deployment: { decision: ApprovalItem["decision"]; approval: ApprovalLike | null };
   showStatus?: boolean;
   wave?: AskingWave | null;
+  /** The server's explanation is shown beside it (ApprovalContextPanel): the decision's own lines are left out, but for the count so far. */
+  explained?: boolean;
 }) {
   const a = d.approval;
   return (
@@ -34,7 +37,7 @@ export function ApprovalSummary({
         </p>
       )}
       <ul className="m-approval-explained">
-        {explainDecision(d, wave).map((line) => (
+        {explainDecision(d, wave, explained).map((line) => (
           <li key={line}>{line}</li>
         ))}
         {a?.expiresAt && (a.status === "waiting" || a.status === "expired") && (

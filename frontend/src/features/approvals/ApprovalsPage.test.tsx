@@ -1,4 +1,5 @@
-import { render, screen, within } from "@testing-library/react";
+import { render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
 import { MemoryRouter } from "react-router";
 import { describe, expect, it } from "vitest";
 import { fakeApi } from "../../test/fakeApi";
@@ -33,6 +34,7 @@ const wave: ApprovalItem = {
   createdAt: "2026-11-30T09:00:00Z",
   updatedAt: "2026-11-30T09:05:00Z",
   canApprove: true,
+  approvalContext: null,
   artifact: { name: "hello", version: "1.0.0" },
   decision,
   approval: null,
@@ -84,5 +86,44 @@ describe("ApprovalsPage", () => {
     expect(within(list).getByText(/Wave rest \(3 of 3\)/)).toBeInTheDocument();
     expect(within(list).queryByRole("button")).toBeNull();
     expect(screen.getByText("0 deploys await your approval. Updated live.")).toBeInTheDocument();
+  });
+
+  it("says what happens next once the viewer approved, as the item leaves the inbox", async () => {
+    const own: ApprovalItem = {
+      ...wave,
+      id: "hello-prod-9",
+      environment: "prod",
+      state: "AWAITING_APPROVAL",
+      rollout: null,
+      approval: { status: "waiting", required: 2, remaining: 2, groups: [], expiresAt: null, approvals: [] },
+    };
+    let answered = false;
+    const api = fakeApi({
+      PendingApprovals: () => ({ pendingApprovals: answered ? [] : [own] }),
+      ApproveDeployment: () => {
+        answered = true;
+        return {
+          approveDeployment: {
+            ...own,
+            canApprove: false,
+            approval: { ...own.approval!, remaining: 1, approvals: [{ identity: "token:demo-admin", approved: true, comment: "", time: "2026-12-01T09:00:00Z" }] },
+          },
+        };
+      },
+    });
+    render(
+      <MemoryRouter>
+        <PendingApprovalsProvider>
+          <ApprovalsPage />
+        </PendingApprovalsProvider>
+      </MemoryRouter>,
+      { wrapper: api.wrapper },
+    );
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole("button", { name: "Approve…" }));
+    await user.click(within(screen.getByRole("dialog", { name: "Approve this deploy?" })).getByRole("button", { name: "Approve deploy" }));
+    const answers = await screen.findByRole("list", { name: "Your answers" });
+    expect(within(answers).getByText(/Your approval counts: 1 more approval needed before the deploy starts\./)).toBeInTheDocument();
+    await waitFor(() => expect(screen.queryByRole("list", { name: "Deploys awaiting approval" })).toBeNull());
   });
 });

@@ -25,6 +25,7 @@ function item(id: string, over: Partial<ApprovalItem> = {}, state: DeploymentSta
     createdAt: "2026-11-30T09:00:00Z",
     updatedAt: "2026-11-30T09:00:00Z",
     canApprove: true,
+    approvalContext: null,
     artifact: { name: "hello", version: "1.0.0" },
     decision: {
       rule: "prod-approval",
@@ -37,7 +38,7 @@ function item(id: string, over: Partial<ApprovalItem> = {}, state: DeploymentSta
       promotionFrom: "staging",
       promotionSatisfiedBy: "hello-1",
     },
-    approval: { status: "waiting", required: 2, groups: [], expiresAt: "2026-12-01T09:00:00Z", approvals: [] },
+    approval: { status: "waiting", required: 2, remaining: 0, groups: [], expiresAt: "2026-12-01T09:00:00Z", approvals: [] },
     rollout: null,
     ...over,
   };
@@ -77,7 +78,7 @@ function waveItem(id: string, over: Partial<ApprovalItem> = {}): ApprovalItem {
     id,
     {
       environment: "fleet",
-      approval: { status: "approved", required: 1, groups: [], expiresAt: "2026-11-30T10:00:00Z", approvals: [{ identity: "token:a", approved: true, comment: "", time: "2026-11-30T09:01:00Z" }] },
+      approval: { status: "approved", required: 1, remaining: 0, groups: [], expiresAt: "2026-11-30T10:00:00Z", approvals: [{ identity: "token:a", approved: true, comment: "", time: "2026-11-30T09:01:00Z" }] },
       rollout: rolloutOf("AWAITING_APPROVAL", "AWAITING_APPROVAL", waveWaiting),
       ...over,
     },
@@ -152,6 +153,7 @@ describe("approvals inbox", () => {
       approval: {
         status: "waiting",
         required: 3,
+        remaining: 0,
         groups: [],
         expiresAt: null,
         approvals: [
@@ -172,6 +174,7 @@ describe("approvals inbox", () => {
       approval: {
         status: "waiting",
         required: 1,
+        remaining: 0,
         groups: ["ops"],
         expiresAt: null,
         approvals: [],
@@ -200,5 +203,16 @@ describe("approvals inbox", () => {
     // A wave's approval expires when the wave's says, not when the deploy's did.
     const wave = waveItem("wave", { rollout: rolloutOf("AWAITING_APPROVAL", "AWAITING_APPROVAL", { ...waveWaiting!, expiresAt: "2026-12-03T00:00:00Z" }) });
     expect(sortInbox([late, wave, soon]).map((d) => d.id)).toEqual(["soon", "late", "wave"]);
+  });
+});
+
+describe("explainDecision beside the server's explanation", () => {
+  it("keeps only the count so far", () => {
+    const d = {
+      decision: { rule: "hello-prod", requires: [], reason: "raw text", approvalsRequired: 1, approvalGroups: null, change: null, freeze: null, promotionFrom: "staging", promotionSatisfiedBy: "hello-staging-1" },
+      approval: { status: "waiting", required: 1, remaining: 1, groups: [], expiresAt: null, approvals: [] },
+    };
+    expect(explainDecision(d, null, true)).toEqual(["0 of 1 approved so far; 1 more approval needed."]);
+    expect(explainDecision(d, null, false)).toContain("Rule hello-prod matched: raw text");
   });
 });

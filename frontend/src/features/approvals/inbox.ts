@@ -4,7 +4,7 @@ import type { Tone } from "../../shared/states";
 export type ApprovalItem = ApprovalViewFragment;
 
 /** An approval as the inbox explains it: a deploy's own, or a wave's (which also names roles). */
-export type ApprovalLike = NonNullable<ApprovalItem["approval"]> & { roles?: readonly string[] };
+export type ApprovalLike = Omit<NonNullable<ApprovalItem["approval"]>, "remaining"> & { remaining?: number; roles?: readonly string[] };
 
 /** The wave of a rollout that asks an approval, and its place among the waves. */
 export interface AskingWave {
@@ -88,14 +88,14 @@ export function approvalStatusLabel(status: string): string {
 }
 
 /** Distinct identities that approved. */
-export function approvedCount(d: Pick<ApprovalItem, "approval">): number {
+export function approvedCount(d: { approval: ApprovalLike | null }): number {
   const a = d.approval;
   if (!a) return 0;
   return new Set(a.approvals.filter((x) => x.approved).map((x) => x.identity)).size;
 }
 
 /** How many approvals are still missing. */
-export function missingApprovals(d: Pick<ApprovalItem, "approval">): number {
+export function missingApprovals(d: { approval: ApprovalLike | null }): number {
   if (!d.approval) return 0;
   return Math.max(d.approval.required - approvedCount(d), 0);
 }
@@ -112,9 +112,15 @@ function plural(n: number, one: string, many = one + "s"): string {
  * promotion and the freeze were the deploy's conditions to start, already
  * met, and are left out.
  */
-export function explainDecision(d: { decision: ApprovalItem["decision"]; approval: ApprovalLike | null }, wave: AskingWave | null = null): string[] {
+export function explainDecision(
+  d: { decision: ApprovalItem["decision"]; approval: ApprovalLike | null },
+  wave: AskingWave | null = null,
+  /** The server's explanation of the rule is shown beside: only the count so far is said here. */
+  explained = false,
+): string[] {
   const out: string[] = [];
   const dec = d.decision;
+  if (explained && !wave) return soFar(d);
   if (wave) out.push(`Wave ${wave.name} (${wave.index} of ${wave.total}) of the rollout waits for approval before it starts.`);
   if (dec.rule) out.push(`Rule ${dec.rule} matched${dec.reason ? `: ${dec.reason}` : "."}`);
   else if (dec.reason) out.push(dec.reason);
@@ -133,13 +139,16 @@ export function explainDecision(d: { decision: ApprovalItem["decision"]; approva
     }
     if (dec.freeze) out.push(`Accepted during freeze window ${dec.freeze} with an override.`);
   }
-  if (d.approval) {
-    const missing = missingApprovals(d);
-    let so = `${approvedCount(d)} of ${d.approval.required} approved so far`;
-    if (d.approval.status === "waiting" && missing > 0) so += `; ${plural(missing, "more approval")} needed`;
-    out.push(so + ".");
-  }
-  return out;
+  return [...out, ...soFar(d)];
+}
+
+/** How many approved so far, and how many more are needed while it waits. */
+function soFar(d: { approval: ApprovalLike | null }): string[] {
+  if (!d.approval) return [];
+  const missing = missingApprovals(d);
+  let so = `${approvedCount(d)} of ${d.approval.required} approved so far`;
+  if (d.approval.status === "waiting" && missing > 0) so += `; ${plural(missing, "more approval")} needed`;
+  return [so + "."];
 }
 
 /** The inbox's order: the approval that expires first comes first (a deploy's or a wave's), then the oldest deploy. */

@@ -1,5 +1,40 @@
 import { graphql } from "../../gql";
 
+/** What an approver needs to decide: in service now against proposed, the evidence, the rule, who may approve. */
+export const ApprovalContextViewFragment = graphql(`
+  fragment ApprovalContextView on ApprovalContext {
+    inService {
+      deploymentId
+      artifact {
+        name
+        version
+      }
+      sha256
+      deployedAt
+      deployedBy
+    }
+    proposed {
+      name
+      version
+    }
+    proposedSha256
+    promotionEvidence {
+      environment
+      deploymentId
+      version
+      finishedAt
+    }
+    explanation
+    approvers {
+      required
+      groups
+      roles
+      holders
+      excluded
+    }
+  }
+`);
+
 /**
  * What the inbox and the deploy page show of the approval of a deploy: its
  * own, and the one a wave of its rollout asks (a deploy whose wave awaits
@@ -33,6 +68,7 @@ export const ApprovalViewFragment = graphql(`
     approval {
       status
       required
+      remaining
       groups
       expiresAt
       approvals {
@@ -43,6 +79,9 @@ export const ApprovalViewFragment = graphql(`
       }
     }
     canApprove
+    approvalContext {
+      ...ApprovalContextView
+    }
     rollout {
       state
       currentWave

@@ -72,6 +72,10 @@ function deployment(patch: Partial<DeploymentViewFragment>): DeploymentViewFragm
     canPauseRollout: false,
     canResumeRollout: false,
     canAbortRollout: false,
+    canRedeploy: false,
+    promotionTargets: [],
+    memberOf: null,
+    approvalContext: null,
     steps: [
       op("config", "RUN", 0, "SUCCESS"),
       op("checkpoint:deploy", "CHECKPOINT", 1, "SUCCESS"),
@@ -100,6 +104,19 @@ function renderPage(first: DeploymentViewFragment) {
 }
 
 describe("DeploymentPage", () => {
+  it("links a member deploy to its release, and offers redeploy and promote only as the server says", async () => {
+    const { push } = renderPage(deployment({ state: "SUCCESS", memberOf: { id: "shop-demo", state: "SUCCESS" }, canRedeploy: false, promotionTargets: [] }));
+    const crumbs = await screen.findByRole("navigation", { name: "Breadcrumb" });
+    expect(within(crumbs).getByRole("link", { name: "shop-demo" })).toHaveAttribute("href", "/releases/shop-demo");
+    expect(screen.getByText(/member of release/)).toBeInTheDocument();
+    expect(screen.queryByRole("group", { name: "Deploy actions" })).toBeNull();
+
+    push(deployment({ state: "SUCCESS", updatedAt: "2026-11-30T10:02:00Z", memberOf: null, canRedeploy: true, promotionTargets: ["dr"] }));
+    const actions = await screen.findByRole("group", { name: "Deploy actions" });
+    expect(within(actions).getAllByRole("button").map((b) => b.textContent)).toEqual(["Redeploy…", "Promote to dr…"]);
+    expect(within(screen.getByRole("navigation", { name: "Breadcrumb" })).getByRole("link", { name: "Deployments" })).toBeInTheDocument();
+  });
+
   it("names the retention among the reasons a deploy is not found: the DORA page links to removed deploys", async () => {
     const api = fakeApi({ DeploymentPage: () => ({ deployment: null }) });
     render(
@@ -156,7 +173,7 @@ describe("DeploymentPage", () => {
       currentWave: "canary",
     });
     // The deploy's own approval, given before it ran, offers no second Approve.
-    const own = { status: "approved", required: 1, groups: [], expiresAt: null, approvals: [{ identity: "token:ops", approved: true, comment: "", time: "2026-11-30T09:59:00Z" }] };
+    const own = { status: "approved", required: 1, remaining: 0, groups: [], expiresAt: null, approvals: [{ identity: "token:ops", approved: true, comment: "", time: "2026-11-30T09:59:00Z" }] };
     push(deployment({ updatedAt: "2026-11-30T10:01:05Z", rollout: awaiting, approval: own, canApprove: true, canPauseRollout: true, canAbortRollout: true }));
     expect(await within(panel).findByRole("button", { name: "Approve…" })).toBeInTheDocument();
     expect(within(panel).getByRole("button", { name: "Pause…" })).toBeInTheDocument();

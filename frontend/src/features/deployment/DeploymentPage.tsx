@@ -9,7 +9,9 @@ import { Empty, Loading } from "../../shared/Placeholder";
 import { StateBadge } from "../../shared/StateBadge";
 import { StartsAt } from "../../shared/time";
 import { isFailed, isFinal } from "../../shared/states";
+import { DeploymentActions } from "../actions/DeploymentActions";
 import { ApprovalActions } from "../approvals/ApprovalActions";
+import { ApprovalContextPanel } from "../approvals/ApprovalContext";
 import { ApprovalSummary } from "../approvals/ApprovalSummary";
 import { waveAwaitingApproval } from "../approvals/inbox";
 import { CancelDeployment } from "./CancelDeployment";
@@ -92,7 +94,17 @@ function DeploymentView({ id }: { id: string }) {
   return (
     <article className={styles.page} aria-labelledby="deployment-title">
       <nav aria-label="Breadcrumb" className={styles.crumbs}>
-        <Link to="/deployments">Deployments</Link> <span aria-hidden="true">›</span> <span className="m-mono">{d.id}</span>
+        {d.memberOf ? (
+          <>
+            <Link to="/releases">Releases</Link> <span aria-hidden="true">›</span>{" "}
+            <Link to={`/releases/${encodeURIComponent(d.memberOf.id)}`} className="m-mono" data-testid="member-of">
+              {d.memberOf.id}
+            </Link>
+          </>
+        ) : (
+          <Link to="/deployments">Deployments</Link>
+        )}{" "}
+        <span aria-hidden="true">›</span> <span className="m-mono">{d.id}</span>
       </nav>
       <header className={styles.header}>
         <div className={styles.headline}>
@@ -101,11 +113,18 @@ function DeploymentView({ id }: { id: string }) {
           {d.dryRun && <span className={styles.tag}>dry run</span>}
         </div>
         <div className={styles.actions}>
+          <DeploymentActions deployment={d} />
           <CancelDeployment id={d.id} title={title} canCancel={d.canCancel && !final} cancelRequested={d.cancelRequested && !final} />
         </div>
       </header>
       <p className="m-muted">
         Tenant <strong>{d.tenant}</strong> · {d.artifact.name} <strong>{d.artifact.version}</strong> · requested by <span className="m-mono">{d.requester}</span>
+        {d.memberOf && (
+          <>
+            {" "}
+            · member of release <Link to={`/releases/${encodeURIComponent(d.memberOf.id)}`}>{d.memberOf.id}</Link>
+          </>
+        )}
         {d.currentStep && !final && (
           <>
             {" "}
@@ -130,7 +149,8 @@ function DeploymentView({ id }: { id: string }) {
           <h2 id="approval-title" className={styles.cardTitle}>
             Approval
           </h2>
-          <ApprovalSummary deployment={d} />
+          {d.approvalContext && <ApprovalContextPanel context={d.approvalContext} />}
+          <ApprovalSummary deployment={d} explained={!!d.approvalContext} />
           <ApprovalActions id={d.id} title={title} visible={d.canApprove && d.state === "AWAITING_APPROVAL"} />
         </section>
       )}

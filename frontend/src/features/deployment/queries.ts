@@ -69,6 +69,7 @@ export const DeploymentViewFragment = graphql(`
     approval {
       status
       required
+      remaining
       groups
       expiresAt
       approvals {
@@ -106,6 +107,15 @@ export const DeploymentViewFragment = graphql(`
     canPauseRollout
     canResumeRollout
     canAbortRollout
+    canRedeploy
+    promotionTargets
+    memberOf {
+      id
+      state
+    }
+    approvalContext {
+      ...ApprovalContextView
+    }
     steps {
       ...StepView
     }

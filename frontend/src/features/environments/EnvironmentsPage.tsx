@@ -11,6 +11,7 @@ import { StateBadge } from "../../shared/StateBadge";
 import { isFinal } from "../../shared/states";
 import { isFailing, matrixCells } from "./cells";
 import { FreezeNote } from "./FreezeNote";
+import { PromoteActions } from "../actions/DeploymentActions";
 import { LastFailure, ReleaseInService } from "./Inventory";
 import { buildMatrix, cellKey } from "./matrix";
 import { EnvironmentsFeedSubscription, EnvironmentsPageQuery } from "./queries";
@@ -115,6 +116,15 @@ export function EnvironmentsPage() {
                         <td key={env} className={styles.cell} data-environment={env} data-failing={failing || undefined}>
                           <ReleaseInService entry={entry} />
                           {entry?.lastFailure && <LastFailure failure={entry.lastFailure} recovered={!failing} />}
+                          {entry?.deploymentId && entry.artifact && entry.promotionTargets.length > 0 && (
+                            <div className={styles.cellActions}>
+                              <PromoteActions
+                                compact
+                                deployment={{ id: entry.deploymentId, application: app, environment: env, artifact: entry.artifact }}
+                                targets={entry.promotionTargets}
+                              />
+                            </div>
+                          )}
                           {moving && (
                             <Link to={`/deployments/${encodeURIComponent(moving.id)}`} className={styles.moving}>
                               <StateBadge state={moving.state} size="small" /> {moving.artifact.version}

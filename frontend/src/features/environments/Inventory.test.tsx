@@ -1,4 +1,5 @@
 import { act, render, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
 import { MemoryRouter, Route, Routes } from "react-router";
 import { describe, expect, it } from "vitest";
 import type { InFlightFragment, InventoryCellFragment } from "../../gql/graphql";
@@ -18,6 +19,8 @@ const inService = (environment: string, patch: Partial<InventoryCellFragment> = 
   deployedBy: "token:demo-ci",
   previous: null,
   lastFailure: null,
+  promotionTargets: [],
+  canRollback: false,
   ...patch,
 });
 
@@ -253,9 +256,40 @@ describe("EnvironmentsPage: a matrix larger than one request", () => {
   });
 });
 
+const historyRow = (id: string, state: "SUCCESS" | "ERROR", patch: Record<string, unknown> = {}) => ({
+  id,
+  state,
+  requester: "token:demo-ci",
+  createdAt: "2026-11-30T08:59:00Z",
+  finishedAt: "2026-11-30T09:00:00Z",
+  durationMs: 61_000,
+  dryRun: false,
+  artifact: { name: "hello", version: "1.0.0" },
+  rollback: null,
+  canRollbackTo: false,
+  ...patch,
+});
+
 describe("EnvironmentPage", () => {
   function renderPage(entries: () => InventoryCellFragment[], environment: string) {
-    const api = fakeApi({ EnvironmentInventory: () => ({ inventory: entries() }), FreezeCalendar: noFreeze });
+    // The environment as the server answers it, from the inventory entries of the test.
+    const api = fakeApi({
+      EnvironmentPage: (v) => {
+        const e = entries().find((x) => x.environment === v.environment);
+        return {
+          environment: {
+            tenant: "demo",
+            application: "hello",
+            environment,
+            canRollback: false,
+            inService: e?.deploymentId ? e : null,
+            lastFailure: e?.lastFailure ?? null,
+            history: { nodes: e ? [historyRow(e.deploymentId ?? `hello-${environment}-0`, e.deploymentId ? "SUCCESS" : "ERROR")] : [], pageInfo: { hasNextPage: false, endCursor: null } },
+          },
+        };
+      },
+      FreezeCalendar: noFreeze,
+    });
     render(
       <MemoryRouter initialEntries={[`/environments/demo/hello/${environment}`]}>
         <Routes>
@@ -309,5 +343,61 @@ describe("EnvironmentPage", () => {
     renderPage(() => [], "qa");
     const section = await screen.findByRole("region", { name: "In service" });
     expect(await within(section).findByText("not deployed")).toBeInTheDocument();
+  });
+
+  it("lists the history with Roll back only on the releases the server allows, and pages to older deploys", async () => {
+    const asked: Record<string, unknown>[] = [];
+    const page1 = [
+      historyRow("hello-prod-3", "ERROR", { artifact: { name: "hello", version: "1.2.0" }, rollback: { state: "COMPLETED" }, durationMs: 95_000 }),
+      historyRow("hello-prod-2", "SUCCESS", { artifact: { name: "hello", version: "1.1.0" } }),
+      historyRow("hello-prod-1", "SUCCESS", { canRollbackTo: true }),
+    ];
+    const page2 = [historyRow("hello-prod-0", "SUCCESS", { artifact: { name: "hello", version: "0.9.0" }, canRollbackTo: true })];
+    const api = fakeApi({
+      EnvironmentPage: (v) => {
+        asked.push(v);
+        return {
+          environment: {
+            tenant: "demo",
+            application: "hello",
+            environment: "prod",
+            canRollback: true,
+            inService: {
+              ...inService("prod", { deploymentId: "hello-prod-2", artifact: { name: "hello", version: "1.1.0" }, promotionTargets: ["dr"] }),
+              previous: { deploymentId: "hello-prod-1", artifact: { name: "hello", version: "1.0.0" }, deployedAt: "2026-11-30T09:00:00Z", deployedBy: "token:demo-ci" },
+            },
+            lastFailure: rolledBack,
+            history: v.after
+              ? { nodes: page2, pageInfo: { hasNextPage: false, endCursor: "c2" } }
+              : { nodes: page1, pageInfo: { hasNextPage: true, endCursor: "c1" } },
+          },
+        };
+      },
+      FreezeCalendar: noFreeze,
+    });
+    render(
+      <MemoryRouter initialEntries={["/environments/demo/hello/prod"]}>
+        <Routes>
+          <Route path="/environments/:tenant/:application/:environment" element={<EnvironmentPage />} />
+        </Routes>
+      </MemoryRouter>,
+      { wrapper: api.wrapper },
+    );
+    const table = await screen.findByRole("table", { name: "Deploys here" });
+    const row = (id: string) => table.querySelector(`[data-deployment-id="${id}"]`) as HTMLElement;
+    expect(row("hello-prod-3")).toHaveTextContent("1.2.0");
+    expect(row("hello-prod-3")).toHaveTextContent("1 min 35 s");
+    expect(within(row("hello-prod-3")).queryByRole("button")).toBeNull();
+    expect(within(row("hello-prod-2")).queryByRole("button")).toBeNull();
+    expect(within(row("hello-prod-1")).getByRole("button", { name: "Roll back to this…" })).toBeInTheDocument();
+    const section = screen.getByRole("region", { name: "In service" });
+    expect(within(section).getByRole("button", { name: "Roll back to 1.0.0…" })).toBeInTheDocument();
+    expect(within(section).getByRole("button", { name: "Promote to dr…" })).toBeInTheDocument();
+
+    const user = userEvent.setup();
+    await user.click(screen.getByRole("button", { name: "Older →" }));
+    expect(await within(screen.getByRole("table", { name: "Deploys here" })).findByText("0.9.0")).toBeInTheDocument();
+    expect(asked.at(-1)).toMatchObject({ tenant: "demo", application: "hello", environment: "prod", after: "c1" });
+    expect(screen.getByRole("button", { name: "← Newer" })).toBeInTheDocument();
   });
 });

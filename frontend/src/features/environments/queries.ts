@@ -29,6 +29,8 @@ export const InventoryCellFragment = graphql(`
       finishedAt
       rollback
     }
+    promotionTargets
+    canRollback
   }
 `);
 
@@ -39,15 +41,6 @@ export const EnvironmentsPageQuery = graphql(`
     }
     activity(first: 200) {
       ...InFlight
-    }
-  }
-`);
-
-/** The inventory, read by one environment's page (the API lists every readable environment). */
-export const EnvironmentInventoryQuery = graphql(`
-  query EnvironmentInventory {
-    inventory {
-      ...InventoryCell
     }
   }
 `);
@@ -113,6 +106,60 @@ export const EnvironmentsFreezesQuery = graphql(`
         to
         windows {
           ...FreezeWindowView
+        }
+      }
+    }
+  }
+`);
+
+/** One environment's page: the release in service, the last failure, a page of its history, and what the viewer may do. */
+export const EnvironmentPageQuery = graphql(`
+  query EnvironmentPage($tenant: String!, $application: String!, $environment: String!, $first: Int!, $after: String) {
+    environment(tenant: $tenant, application: $application, environment: $environment) {
+      tenant
+      application
+      environment
+      canRollback
+      inService {
+        ...InventoryCell
+        previous {
+          deploymentId
+          artifact {
+            name
+            version
+          }
+          deployedAt
+          deployedBy
+        }
+      }
+      lastFailure {
+        deploymentId
+        step
+        error
+        finishedAt
+        rollback
+      }
+      history(first: $first, after: $after) {
+        nodes {
+          id
+          state
+          requester
+          createdAt
+          finishedAt
+          durationMs
+          dryRun
+          artifact {
+            name
+            version
+          }
+          rollback {
+            state
+          }
+          canRollbackTo
+        }
+        pageInfo {
+          hasNextPage
+          endCursor
         }
       }
     }

@@ -74,4 +74,24 @@ describe("ReleaseGraph", () => {
     expect(dbApi).toHaveTextContent("release");
     expect(container.querySelector('[data-edge="db→worker"]')).toHaveAttribute("data-exports", "");
   });
+
+  it("labels each node application → environment, and a failed node with the step that failed", () => {
+    const where: Record<string, [string, string]> = { db: ["postgres", "prod"], api: ["shop-api", "prod"], worker: ["shop-worker", "prod"], web: ["shop-web", "prod"] };
+    const placed = deploys({ db: "SUCCESS", api: "ERROR", worker: "SUCCESS", web: "CANCELLED" }).map((d) => ({
+      ...d,
+      application: where[d.name]![0],
+      environment: where[d.name]![1],
+      failedStep: d.name === "api" ? "migrate" : null,
+    }));
+    const { container } = render(
+      <MemoryRouter>
+        <ReleaseGraph releaseId="shop-demo" deploys={placed} edges={edges} />
+      </MemoryRouter>,
+    );
+    expect(node(container, "db")).toHaveTextContent("postgres → prod");
+    expect(node(container, "api")).toHaveTextContent("shop-api → prod");
+    expect(node(container, "api")).toHaveTextContent("Error in migrate");
+    expect(node(container, "db")).not.toHaveTextContent(" in ");
+    expect(screen.getByRole("link", { name: "api shop-api → prod: Error in migrate" })).toBeInTheDocument();
+  });
 });

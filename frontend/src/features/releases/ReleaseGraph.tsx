@@ -8,6 +8,11 @@ export interface ReleaseGraphDeploy extends GraphDeploy {
   version?: string | undefined;
   /** After the state: the step running. */
   step?: string | undefined;
+  /** Under the name: where it deploys. */
+  application?: string | undefined;
+  environment?: string | undefined;
+  /** On a failed node: the step that failed. */
+  failedStep?: string | null | undefined;
 }
 
 export interface ReleaseGraphProps {
@@ -78,7 +83,7 @@ export function ReleaseGraph({ releaseId, deploys, edges }: ReleaseGraphProps) {
                 navigate(href);
               }}
               // The name holds the visible text in its order (WCAG 2.5.3, label in name).
-              aria-label={`${n.name}${d.version ? ` ${d.version}` : ""}: ${look.label}${d.step ? ` · ${d.step}` : ""}${look.rollback ? `, ${look.rollback.label}` : ""}`}
+              aria-label={`${n.name}${d.version ? ` ${d.version}` : ""}${d.application ? ` ${d.application} → ${d.environment ?? ""}` : ""}: ${look.label}${d.step ? ` · ${d.step}` : ""}${d.failedStep ? ` in ${d.failedStep}` : ""}${look.rollback ? `, ${look.rollback.label}` : ""}`}
               data-node={n.name}
               data-state={d.state ?? "NONE"}
               data-tone={look.tone}
@@ -98,14 +103,23 @@ export function ReleaseGraph({ releaseId, deploys, edges }: ReleaseGraphProps) {
                   {d.version}
                 </text>
               )}
+              {d.application && (
+                <>
+                  {" "}
+                  <text x={left + 12} y={top + 41} className={styles.nodeWhere} data-testid="node-where">
+                    {d.application} → {d.environment}
+                  </text>
+                </>
+              )}
               {" "}
-              <text x={left + 12} y={top + 41} className={styles.nodeState}>
+              <text x={left + 12} y={top + 60} className={styles.nodeState}>
                 {look.label}
                 {d.step ? ` · ${d.step}` : ""}
+                {d.failedStep ? ` in ${d.failedStep}` : ""}
               </text>
               {" "}
               {look.rollback && (
-                <text x={left + 12} y={top + 60} className={styles.nodeRollback} data-tone={look.rollback.tone}>
+                <text x={left + 12} y={top + 79} className={styles.nodeRollback} data-tone={look.rollback.tone}>
                   {look.rollback.label}
                 </text>
               )}

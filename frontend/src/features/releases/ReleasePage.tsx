@@ -10,6 +10,8 @@ import { PageHeader } from "../../shared/Layout";
 import { Empty, Loading } from "../../shared/Placeholder";
 import { StateBadge } from "../../shared/StateBadge";
 import { Time } from "../../shared/time";
+import { CancelReleaseAction } from "../actions/CancelReleaseAction";
+import { isFinal } from "../../shared/states";
 import { ReleaseGraph, type ReleaseGraphDeploy } from "./ReleaseGraph";
 import { ReleaseLiveSubscription, ReleasePageQuery } from "./queries";
 import { ReleaseStateBadge } from "./ReleaseStateBadge";
@@ -30,6 +32,9 @@ function graphDeploy(d: Deploy): ReleaseGraphDeploy {
     ...d,
     version: dep?.artifact.version,
     step: d.state === "PENDING" ? (dep?.currentStep ?? undefined) : undefined,
+    application: d.application,
+    environment: d.environment,
+    failedStep: d.failedStep,
   };
 }
 
@@ -88,6 +93,9 @@ function ReleaseView({ id }: { id: string }) {
           </>
         }
       />
+      <div className={styles.releaseActions}>
+        <CancelReleaseAction id={r.id} canCancel={r.canCancel} openDeploys={r.deploys.filter((d) => !d.state || !isFinal(d.state)).length} />
+      </div>
       {r.error && (
         <div className={styles.errorText} role="note">
           <FailureText error={r.error} />
@@ -119,7 +127,7 @@ function ReleaseView({ id }: { id: string }) {
                 return (
                   <tr key={d.name} data-deploy={d.name} data-state={d.state ?? "NONE"}>
                     <td>
-                      <strong>{d.name}</strong>
+                      <strong>{d.name}</strong> <span className="m-muted">{d.application} → {d.environment}</span>
                       <div className={`m-mono m-muted ${styles.id}`}>
                         <Link to={`/deployments/${encodeURIComponent(d.deploymentId)}`}>{d.deploymentId}</Link>
                       </div>
@@ -142,7 +150,9 @@ function ReleaseView({ id }: { id: string }) {
                         </div>
                       )}
                     </td>
-                    <td className={`m-ellipsis ${d.error ? styles.errorText : "m-muted"}`}>{d.error ? <FailureText error={d.error} brief /> : ""}</td>
+                    <td className={`m-ellipsis ${d.error ? styles.errorText : "m-muted"}`}>{d.failedStep && <strong>{d.failedStep}: </strong>}
+                      {d.error ? <FailureText error={d.error} brief /> : ""}
+                    </td>
                   </tr>
                 );
               })}

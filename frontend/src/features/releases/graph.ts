@@ -44,7 +44,8 @@ export interface ReleaseLayout {
   height: number;
 }
 
-export const nodeSize = { width: 224, height: 76 };
+// Four lines: the name and version, application → environment, the state (and the failed step), the rollback.
+export const nodeSize = { width: 240, height: 96 };
 
 /**
  * The rank of every deploy: the length of the longest chain of deploys it

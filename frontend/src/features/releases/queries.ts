@@ -9,9 +9,13 @@ export const ReleaseViewFragment = graphql(`
     createdAt
     finishedAt
     error
+    canCancel
     deploys {
       name
       deploymentId
+      application
+      environment
+      failedStep
       state
       error
       after
