@@ -333,6 +333,7 @@ var clientSizes = map[string]map[string]any{
 	"web DeploymentsPage":     {"first": 50},
 	"web ReleasesPage":        {"first": 100},
 	"web AuditPage":           {"first": 50},
+	"web EnvironmentPage":     {"first": 20},
 	"web EnvironmentsFreezes": {"environments": make([]any, deploy.MaxFreezeCalendars)},
 }
 
