@@ -23,8 +23,11 @@ const (
 // on a queue shaped like manent's deploy queue.
 type bare struct {
 	dbos dbos.Context
-	mu   sync.Mutex
-	runs map[string]*bareRun
+	url  string
+	// close shuts DBOS down, once; the benchmark's cleanup calls it too.
+	close func()
+	mu    sync.Mutex
+	runs  map[string]*bareRun
 }
 
 // bareRun is what the workflow tells its waiter, in-process.
@@ -41,7 +44,7 @@ type bareInput struct {
 // settings (partition concurrency 1, no worker concurrency: manent bounds
 // the work of a process itself, and the same polling interval), so both
 // sides wait for the same polls.
-func newBare(b *testing.B, poll time.Duration) *bare {
+func newBare(b *testing.B, poll time.Duration, opts ...dbos.QueueOption) *bare {
 	b.Helper()
 	url := pgtest.URL(b)
 	c, err := dbos.NewContext(context.Background(), dbos.Config{
@@ -51,17 +54,19 @@ func newBare(b *testing.B, poll time.Duration) *bare {
 	if err != nil {
 		b.Fatal(err)
 	}
-	w := &bare{dbos: c, runs: map[string]*bareRun{}}
+	var once sync.Once
+	w := &bare{dbos: c, url: url, runs: map[string]*bareRun{}, close: func() {
+		once.Do(func() { _ = dbos.Shutdown(c, 30*time.Second) })
+	}}
+	b.Cleanup(w.close)
 	dbos.RegisterWorkflow(c, w.workflow, dbos.WithWorkflowName(bareWorkflow))
-	if _, err := dbos.RegisterQueue(c, bareQueue,
-		dbos.WithPartitionConcurrency(1),
-		dbos.WithQueueBasePollingInterval(poll)); err != nil {
+	opts = append([]dbos.QueueOption{dbos.WithPartitionConcurrency(1), dbos.WithQueueBasePollingInterval(poll)}, opts...)
+	if _, err := dbos.RegisterQueue(c, bareQueue, opts...); err != nil {
 		b.Fatal(err)
 	}
 	if err := dbos.Launch(c); err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { _ = dbos.Shutdown(c, 30*time.Second) })
 	return w
 }
 

@@ -314,7 +314,12 @@ const (
 type Queues struct {
 	// PollInterval is how often DBOS polls its queues: it caps throughput
 	// and delays every start by up to its value.
-	PollInterval      time.Duration `yaml:"poll_interval"`
+	PollInterval time.Duration `yaml:"poll_interval"`
+	// EventPollInterval is how often the queues of the events (their
+	// snapshots, callbacks and chat messages) are polled: each poll costs
+	// the database a transaction whether or not there is work, and an
+	// event's delivery may wait this long twice without anyone waiting on it.
+	EventPollInterval time.Duration `yaml:"event_poll_interval"`
 	WorkerConcurrency int           `yaml:"worker_concurrency"`
 	// Environments sets the concurrency of "tenant/application/environment"
 	// partitions; others run one deploy at a time.
@@ -412,7 +417,7 @@ func Defaults(dir string) *Config {
 			DescriptorPolicy: DescriptorPolicy{Targets: true},
 			Custom:           Custom{KnownHosts: DefaultSSHKnownHosts, SecretsDir: DefaultSecretsDir},
 		},
-		Queues: Queues{PollInterval: 50 * time.Millisecond, WorkerConcurrency: 16},
+		Queues: Queues{PollInterval: 50 * time.Millisecond, EventPollInterval: 250 * time.Millisecond, WorkerConcurrency: 16},
 		Engine: Engine{ApplicationVersion: "manent-2", MaxRecoveryAttempts: 20,
 			HeartbeatInterval: 5 * time.Second, ExecutorTimeout: time.Minute,
 			GatesTimeLimit: deploy.DefaultGatesTimeLimit, RolloutLookInterval: deploy.DefaultRolloutLookInterval},

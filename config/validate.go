@@ -335,6 +335,9 @@ func (c *Config) validateQueues(errs *yamltree.Errors) {
 	if q.PollInterval < time.Millisecond || q.PollInterval > time.Minute {
 		errs.Add("queues.poll_interval", "must be between 1ms and 1m")
 	}
+	if q.EventPollInterval < time.Millisecond || q.EventPollInterval > time.Minute {
+		errs.Add("queues.event_poll_interval", "must be between 1ms and 1m")
+	}
 	if q.WorkerConcurrency < 1 {
 		errs.Add("queues.worker_concurrency", "must be at least 1")
 	}

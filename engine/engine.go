@@ -253,7 +253,10 @@ func (e *Engine) setupDBOS(ctx context.Context, url string, tracer pgx.QueryTrac
 	}
 	names := []string{waitQueue}
 	for _, q := range queues {
-		opts := append(q.opts, dbos.WithQueueBasePollingInterval(e.cfg.Queues.PollInterval),
+		// Polled less often than the deploys' queues: nobody waits on a
+		// delivery the way a deploy's caller waits for its start, and the
+		// three polls would otherwise cost more than the deploys queue's.
+		opts := append(q.opts, dbos.WithQueueBasePollingInterval(e.cfg.Queues.EventPollInterval),
 			dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate))
 		if _, err := dbos.RegisterQueue(c, q.name, opts...); err != nil {
 			return fmt.Errorf("register queue %s: %w", q.name, err)

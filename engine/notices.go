@@ -116,6 +116,13 @@ func (e *Engine) recordNotice(tx any, n deploy.Notice, desc *deploy.Descriptor, 
 	if !ok {
 		return nil
 	}
+	return e.enqueueNotice(tx, in)
+}
+
+// enqueueNotice enqueues the event workflow of in, which wanted chose, on
+// tx (nil: on its own).
+func (e *Engine) enqueueNotice(tx any, in noticeInput) error {
+	n := in.Notice
 	opts := []dbos.EnqueueOption{
 		dbos.WithEnqueueWorkflowID(n.ID),
 		dbos.WithEnqueueApplicationVersion(e.cfg.Engine.ApplicationVersion),

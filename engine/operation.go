@@ -318,7 +318,14 @@ func (e *Engine) endOp(ctx context.Context, o op, w workResult, after then, held
 		finished = time.Now().UTC()
 	}
 	s.FinishedAt = &finished
-	err := e.inTx(ctx, func(q dbos.Querier) error {
+	var notice *noticeInput
+	if o.job != nil && o.key.Kind != deploy.KindCheckpoint {
+		n := newNotice(o.deployID, deploy.NoticeStep, o.key.Name(), string(s.State))
+		if in, ok := e.wanted(n, &o.job.Descriptor, jobDeployment(o.job)); ok {
+			notice = &in
+		}
+	}
+	write := func(q dbos.Querier) error {
 		if err := e.unfenced(ctx); err != nil {
 			return err
 		}
@@ -334,15 +341,27 @@ func (e *Engine) endOp(ctx context.Context, o op, w workResult, after then, held
 		if err != nil {
 			return err
 		}
-		if o.job != nil && o.key.Kind != deploy.KindCheckpoint {
-			n := newNotice(o.deployID, deploy.NoticeStep, o.key.Name(), string(s.State))
-			if err := e.recordNotice(txOf(q), n, &o.job.Descriptor, jobDeployment(o.job)); err != nil {
+		if notice != nil {
+			if err := e.enqueueNotice(txOf(q), *notice); err != nil {
 				return err
 			}
 		}
 		w.Next = b
 		return nil
-	})
+	}
+	var start *deploy.Step
+	var opts deploy.BeginOptions
+	if next != nil {
+		start, opts = next.start(), next.begin
+	}
+	var err error
+	if notice == nil && e.rec.AdvancesAtOnce(&s, fx, start, opts) {
+		// One statement is a transaction of its own: no BEGIN and COMMIT
+		// around it, two round trips fewer on every operation.
+		err = e.onPool(ctx, write)
+	} else {
+		err = e.inTx(ctx, write)
+	}
 	if err != nil {
 		if *held {
 			e.gate.leave()

@@ -47,6 +47,10 @@ type Recorder interface {
 	// the start of the next (RUNNING, one run) unless, when o asks, a cancel
 	// was requested; either may be nil. It returns what the start found.
 	Advance(ctx context.Context, q dbos.Querier, done *deploy.Step, fx deploy.StepEffects, next *deploy.Step, o deploy.BeginOptions) (*deploy.Begun, error)
+	// AdvancesAtOnce reports that Advance of these arguments is a single
+	// statement, atomic without a transaction around it; it still is with
+	// next nil and o zero.
+	AdvancesAtOnce(done *deploy.Step, fx deploy.StepEffects, next *deploy.Step, o deploy.BeginOptions) bool
 	// TakeRolloutRequest clears the deploy's pending rollout request when
 	// it is of action: the workflow took it (it paused, it resumed).
 	TakeRolloutRequest(ctx context.Context, q dbos.Querier, id string, action deploy.RolloutAction) error

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/internal/dberr"
@@ -38,9 +39,31 @@ func (e *Engine) inTxOnce(ctx context.Context, fn func(q dbos.Querier) error) er
 	return tx.Commit(ctx)
 }
 
-// pgxQuerier is a pgx transaction as the portable querier DBOS hands
-// RunAsTransaction callbacks, so the Recorder has one implementation.
-type pgxQuerier struct{ tx pgx.Tx }
+// onPool runs fn on DBOS's pool outside any transaction, waiting for the
+// database while it is unavailable: for a write that is one statement,
+// atomic on its own (Recorder.AdvancesAtOnce).
+func (e *Engine) onPool(ctx context.Context, fn func(q dbos.Querier) error) error {
+	_, err := untilAvailable(ctx, func() (struct{}, error) {
+		err := fn(pgxQuerier{e.pool})
+		if err != nil && dberr.Unavailable(err) {
+			err = fmt.Errorf("%w: %w", deploy.ErrUnavailable, err)
+		}
+		return struct{}{}, err
+	})
+	return err
+}
+
+// pgxQuerier is a pgx transaction (or the pool, for a statement on its own)
+// as the portable querier DBOS hands RunAsTransaction callbacks, so the
+// Recorder has one implementation.
+type pgxQuerier struct{ tx pgxRunner }
+
+// pgxRunner is what pgx's transactions and pools share.
+type pgxRunner interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
 
 func (q pgxQuerier) Exec(ctx context.Context, sql string, args ...any) (dbos.Result, error) {
 	tag, err := q.tx.Exec(ctx, sql, args...)

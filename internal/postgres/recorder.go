@@ -39,6 +39,13 @@ func notifyIn(ctx context.Context, q dbos.Querier, id string, kinds ...deploy.Ev
 	return nil
 }
 
+// AdvancesAtOnce implements the engine's Recorder: the common case of an
+// operation that ends (no inventory to change) and may start the next is
+// one statement.
+func (r *Recorder) AdvancesAtOnce(done *deploy.Step, fx deploy.StepEffects, next *deploy.Step, o deploy.BeginOptions) bool {
+	return done != nil && !fx.InService && fx.Restore == nil && !o.ReadInService && (next == nil || next.Key() != done.Key())
+}
+
 // SetRollback implements the engine's Recorder.
 func (r *Recorder) SetRollback(ctx context.Context, q dbos.Querier, id, state string) error {
 	res, err := q.Exec(ctx, "UPDATE manent.deployments SET rollback = $2, updated_at = now() WHERE id = $1", id, state)
@@ -111,7 +118,7 @@ func (r *Recorder) StartRun(ctx context.Context, q dbos.Querier, id string, at t
 // before the next operation begins (it does not) or after it (the deploy
 // stops at the one after), never in between.
 func (r *Recorder) Advance(ctx context.Context, q dbos.Querier, done *deploy.Step, fx deploy.StepEffects, next *deploy.Step, o deploy.BeginOptions) (*deploy.Begun, error) {
-	if done != nil && !fx.InService && fx.Restore == nil && !o.ReadInService && (next == nil || next.Key() != done.Key()) {
+	if r.AdvancesAtOnce(done, fx, next, o) {
 		return advanceAtOnce(ctx, q, *done, fx, next, o)
 	}
 	id := ""

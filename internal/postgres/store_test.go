@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"reflect"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -289,5 +290,53 @@ func TestAppendLogDropsLinesOfMissingDeploys(t *testing.T) {
 	lines, err := f.store.Logs(f.ctx, "a", 0, 0)
 	if err != nil || len(lines) != 2 || lines[0].Message != "3" || lines[1].Message != "5" || lines[1].Seq != 2 {
 		t.Errorf("log of a = %+v, %v", lines, err)
+	}
+}
+
+// Whatever a line holds comes back as it was written: the batch travels as
+// array literals, whose quoting must survive every character a message
+// may hold, and the order and times of a batch of several deploys stay.
+func TestAppendLogKeepsEveryCharacter(t *testing.T) {
+	f := newFixture(t)
+	f.pending("q", "staging")
+	f.pending("r", "prod")
+	at := time.Date(2026, 12, 1, 10, 0, 0, 123456000, time.UTC)
+	messages := []string{
+		`"double" 'single' \back\slash`,
+		`{braces}, commas, NULL`,
+		`NULL`,
+		``,
+		"unicode é ü 漢字 🚀",
+		strings.Repeat("x", 4096),
+		`$1 ? ?? :name`,
+	}
+	var lines []deploy.LogLine
+	for i, m := range messages {
+		lines = append(lines,
+			deploy.LogLine{DeploymentID: "q", Step: `st"ep{` + string(rune('a'+i)), Level: "info", Message: m, Time: at.Add(time.Duration(i) * time.Second)},
+			deploy.LogLine{DeploymentID: "r", Message: m})
+	}
+	if err := f.store.AppendLog(f.ctx, lines...); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"q", "r"} {
+		got, err := f.store.Logs(f.ctx, id, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(messages) {
+			t.Fatalf("%s: %d lines, want %d", id, len(got), len(messages))
+		}
+		for i, l := range got {
+			if l.Seq != int64(i+1) || l.Message != messages[i] {
+				t.Errorf("%s line %d = seq %d %q, want seq %d %q", id, i, l.Seq, l.Message, i+1, messages[i])
+			}
+			if id == "q" && (!l.Time.Equal(at.Add(time.Duration(i)*time.Second)) || l.Step != `st"ep{`+string(rune('a'+i))) {
+				t.Errorf("q line %d: time %s step %q", i, l.Time, l.Step)
+			}
+			if id == "r" && l.Time.IsZero() {
+				t.Errorf("r line %d: no time", i)
+			}
+		}
 	}
 }
