@@ -28,11 +28,17 @@ func (f *Fleet) Timeline(user string) ([]Session, error) {
 	if !f.timeline {
 		return nil, errors.New("the fleet was started without Config.Timeline")
 	}
-	b, err := os.ReadFile(filepath.Join(f.Dir, commandsDir, user+timelineSuffix))
+	b, err := os.ReadFile(f.TimelinePath(user))
 	if err != nil {
 		return nil, fmt.Errorf("read the timeline of %s: %w", user, err)
 	}
 	return parseTimeline(string(b))
+}
+
+// TimelinePath is the file of user's timeline, for a reader that follows
+// it as it grows; its lines are those parseTimeline reads.
+func (f *Fleet) TimelinePath(user string) string {
+	return filepath.Join(f.Dir, commandsDir, user+timelineSuffix)
 }
 
 // parseTimeline reads the lines the forced command appends: "start <pid>
