@@ -11,11 +11,12 @@ import (
 	"time"
 
 	"manent.dev/manent/internal/pgtest"
+	"manent.dev/manent/internal/sshfleet"
 )
 
 // chaosFindings is what the checks found, each a list of what went wrong.
 type chaosFindings struct {
-	lost, reruns, duplicated, missing, overlaps, current []string
+	lost, reruns, duplicated, missing, overlaps, current, twice, records []string
 	// failedAttempts are the log lines of the attempts that failed and
 	// were retried: shown, not failures of the run.
 	failedAttempts []string
@@ -49,6 +50,8 @@ func (c *chaos) check() {
 		{"deploys lost", f.lost}, {"completed steps run again", f.reruns}, {"duplicated effects on targets", f.duplicated},
 		{"missing effects on targets", f.missing}, {"overlaps per environment on targets", f.overlaps},
 		{"targets not at their environment's last deploy", f.current},
+		{"steps run twice at once on a host", f.twice},
+		{"overlaps per environment in manent's records", f.records},
 	} {
 		if len(finding.list) > 0 {
 			t.Errorf("%s: %d\n\t%s", finding.what, len(finding.list), strings.Join(finding.list, "\n\t"))
@@ -68,10 +71,12 @@ func (c *chaos) table(f *chaosFindings, duration time.Duration) string {
 		{"steps cut by a kill and run again (after their work)", fmt.Sprintf("%d (%d)", f.resumed, f.resumedAfterWork)},
 		{"step attempts retried", strconv.Itoa(f.retries)},
 		{"completed steps run again", strconv.Itoa(len(f.reruns))},
+		{"steps run twice at once on a host", strconv.Itoa(len(f.twice))},
 		{"effects on targets: unpacks, switches", fmt.Sprintf("%d, %d", f.unpacks, f.switches)},
 		{"duplicated effects on targets", strconv.Itoa(len(f.duplicated))},
 		{"missing effects on targets", strconv.Itoa(len(f.missing))},
 		{"overlaps per environment on targets", strconv.Itoa(len(f.overlaps) + len(f.current))},
+		{"overlaps per environment in manent's records", strconv.Itoa(len(f.records))},
 		{"commands run on the targets", strconv.Itoa(f.sessions)},
 		{"duration", duration.Round(time.Second).String()},
 	}
@@ -242,6 +247,9 @@ func (c *chaos) checkSessions(f *chaosFindings, statuses map[string]chaosStatus,
 		for _, o := range overlaps(sessions) {
 			f.overlaps = append(f.overlaps, u.Name+" "+o)
 		}
+		for _, o := range twice(sessions, c.killedAt) {
+			f.twice = append(f.twice, u.Name+" "+o)
+		}
 		for _, d := range c.deploys {
 			for _, step := range []string{"deploy", "activation"} {
 				if statuses[d.id].State == "SUCCESS" && !seen[u.Name+" "+d.id+" "+step] {
@@ -291,6 +299,24 @@ func (c *chaos) checkEffects(f *chaosFindings, statuses map[string]chaosStatus) 
 	}
 	f.overlaps = append(f.overlaps, interleaved(effects, versionOf)...)
 	c.checkCurrent(f, statuses, last)
+	c.checkRecords(f, statuses)
+}
+
+// checkRecords: manent's own records say the same, the deploys of an
+// environment ran one after the other (from started_at to finished_at).
+func (c *chaos) checkRecords(f *chaosFindings, statuses map[string]chaosStatus) {
+	var spans []targetSession
+	for _, d := range c.deploys {
+		s := statuses[d.id]
+		if s.StartedAt == nil || s.FinishedAt == nil {
+			continue
+		}
+		spans = append(spans, targetSession{env: d.env, deploy: d.id,
+			Session: sshfleet.Session{Start: *s.StartedAt, End: *s.FinishedAt, Ended: true}})
+	}
+	for _, o := range overlaps(spans) {
+		f.records = append(f.records, o)
+	}
 }
 
 // checkCurrent: on every host, each environment's last switch and its

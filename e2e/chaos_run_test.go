@@ -24,8 +24,8 @@ const specialDeploys = 6
 // event, each batch followed by its event: a worker killed with SIGKILL
 // (and restarted), or PostgreSQL crashed (and started again). A third of
 // the plain deploys go in the first batch, so that the queues of the
-// environments are never empty for long. Then it waits for every deploy to
-// end.
+// environments are never empty for long; the last batch comes before the
+// last event. Then it waits for every deploy to end.
 func (c *chaos) run() {
 	c.started = time.Now()
 	c.r.srv.start()
@@ -37,10 +37,8 @@ func (c *chaos) run() {
 	first := plain / 3
 	submitted := 0
 	for i, ev := range events {
-		upTo := first + (plain-first)*(i+1)/len(events)
-		if i == 0 {
-			upTo = first
-		}
+		// The rest spread over the events, the last ones before the last.
+		upTo := first + (plain-first)*i/max(len(events)-1, 1)
 		for ; submitted < upTo; submitted++ {
 			c.submitPlain(submitted)
 		}
@@ -57,9 +55,6 @@ func (c *chaos) run() {
 			what = c.restartPG()
 		}
 		c.t.Logf("%6s event %d of %d: %s", time.Since(c.started).Round(100*time.Millisecond), i+1, len(events), what)
-	}
-	for ; submitted < plain; submitted++ {
-		c.submitPlain(submitted)
 	}
 	c.waitAllEnded()
 }
@@ -176,6 +171,7 @@ func (c *chaos) kill() string {
 		time.Sleep(delay) // the moment of the kill, not a wait for anything
 		c.waitRunning()
 	}
+	c.killedAt = append(c.killedAt, time.Now())
 	w.kill()
 	c.kills++
 	if late {

@@ -303,6 +303,35 @@ func overlaps(sessions []targetSession) []string {
 	return out
 }
 
+// twice are the steps that ran twice at once on a host: two sessions of
+// one step of one deploy that overlap, with no kill between their starts
+// (a killed worker's command may outlive it a moment, beside the command
+// of the process that runs the step again). A step runs its commands on a
+// host one after the other: two at once are two processes running it.
+func twice(sessions []targetSession, kills []time.Time) []string {
+	byStep := map[string][]targetSession{}
+	for _, s := range sessions {
+		k := s.env + " " + s.deploy + " " + s.step
+		byStep[k] = append(byStep[k], s)
+	}
+	var out []string
+	for k, list := range byStep {
+		slices.SortFunc(list, func(a, b targetSession) int { return a.Start.Compare(b.Start) })
+		for i := 1; i < len(list); i++ {
+			prev, next := list[i-1], list[i]
+			if prev.Ended && next.Start.After(prev.End) {
+				continue
+			}
+			if slices.ContainsFunc(kills, func(k time.Time) bool { return !k.Before(prev.Start) && !k.After(next.Start) }) {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s: %q from %s and %q from %s", k, prev.Command, clock(prev.Start), next.Command, clock(next.Start)))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 func clock(t time.Time) string {
 	if t.Year() > 3000 {
 		return "still running"
@@ -381,6 +410,18 @@ func TestChaosChecksSeeWhatTheyCount(t *testing.T) {
 		if got := overlaps(sessions); len(got) != 1 {
 			t.Errorf("%s: overlaps = %q, want one", name, got)
 		}
+	}
+
+	one := []targetSession{ts("e1", "chaos-001", 1, 5), ts("e1", "chaos-001", 6, 9)}
+	if got := twice(one, nil); len(got) != 0 {
+		t.Errorf("twice of a step's commands one after the other = %q", got)
+	}
+	both := []targetSession{ts("e1", "chaos-001", 1, 5), ts("e1", "chaos-001", 3, 9)}
+	if got := twice(both, nil); len(got) != 1 {
+		t.Errorf("twice of a step's commands at once = %q, want one", got)
+	}
+	if got := twice(both, []time.Time{at(2)}); len(got) != 0 {
+		t.Errorf("twice of a killed worker's command and the next run's = %q", got)
 	}
 
 	versions := map[string]string{"1": "chaos-001", "2": "chaos-002"}

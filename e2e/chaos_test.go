@@ -109,6 +109,8 @@ type chaos struct {
 	tails   []*timelineTail
 	deploys []*chaosDeploy
 	byID    map[string]*chaosDeploy
+	// killedAt are the times of the kills.
+	killedAt []time.Time
 	// counts of what the run did
 	kills, midCommand, lateRestarts, pgRestarts, selfExits int
 	started                                                time.Time
@@ -254,6 +256,7 @@ type chaosStatus struct {
 	Environment string     `json:"environment"`
 	State       string     `json:"state"`
 	Error       *string    `json:"error"`
+	StartedAt   *time.Time `json:"started_at"`
 	FinishedAt  *time.Time `json:"finished_at"`
 	Steps       []struct {
 		Name     string `json:"name"`
