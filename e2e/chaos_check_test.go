@@ -314,9 +314,7 @@ func (c *chaos) checkRecords(f *chaosFindings, statuses map[string]chaosStatus) 
 		spans = append(spans, targetSession{env: d.env, deploy: d.id,
 			Session: sshfleet.Session{Start: *s.StartedAt, End: *s.FinishedAt, Ended: true}})
 	}
-	for _, o := range overlaps(spans) {
-		f.records = append(f.records, o)
-	}
+	f.records = append(f.records, overlaps(spans)...)
 }
 
 // checkCurrent: on every host, each environment's last switch and its
