@@ -64,7 +64,7 @@ func (c *chaos) table(f *chaosFindings, duration time.Duration) string {
 		{"deploys submitted (3 of a release, 3 waiting: after, schedule.at, approval)", strconv.Itoa(len(c.deploys))},
 		{"deploys ended SUCCESS", strconv.Itoa(f.success)},
 		{"deploys lost", strconv.Itoa(len(f.lost))},
-		{"workers SIGKILLed (at a command on a host)", fmt.Sprintf("%d (%d)", c.kills, c.midCommand)},
+		{"workers SIGKILLed (at a command on a host, as one ended)", fmt.Sprintf("%d (%d, %d)", c.kills, c.atCommand, c.afterCommand)},
 		{"restarted after executor_timeout (takeovers logged)", fmt.Sprintf("%d (%d)", c.lateRestarts, f.takeovers)},
 		{"workers that exited by themselves", strconv.Itoa(c.selfExits)},
 		{"PostgreSQL crashes and restarts", strconv.Itoa(c.pgRestarts)},
@@ -178,7 +178,13 @@ func (c *chaos) checkLogs(f *chaosFindings, statuses map[string]chaosStatus, com
 			c.t.Fatalf("manent logs %s: exit %d\n%s", d.id, code, errOut)
 		}
 		succeeded := map[string]bool{}
+		if strings.TrimSpace(out) == "" && statuses[d.id].State == "SUCCESS" {
+			c.t.Errorf("%s ended SUCCESS with an empty log", d.id)
+		}
 		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			if line == "" {
+				continue
+			}
 			var l logLine
 			if err := json.Unmarshal([]byte(line), &l); err != nil {
 				c.t.Fatalf("log line of %s: %v\n%s", d.id, err, line)

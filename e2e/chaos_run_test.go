@@ -148,15 +148,28 @@ func (c *chaos) supervise() {
 	}
 }
 
-// kill SIGKILLs one of the workers, picked at random: half the time at the
-// moment a host runs a command of a deploy (a step cut in the middle of
-// its work), otherwise a random moment while a deploy runs. The worker is
-// restarted at once, or after a delay longer than engine.executor_timeout,
-// when the other worker takes its deploys over first.
+// The moments of a kill.
+const (
+	// atCommand: while a host runs a command of a deploy, a step cut in
+	// the middle of its work.
+	atCommand = iota
+	// afterCommand: the moment a host's command ended, when the step may
+	// be recording its end: the cut between its work, its record and
+	// DBOS's.
+	afterCommand
+	// whileRunning: at a random moment while a deploy runs.
+	whileRunning
+	killMoments
+)
+
+// kill SIGKILLs one of the workers, picked at random, at one of the
+// moments above. The worker is restarted at once, or after a delay longer
+// than engine.executor_timeout, when the other worker takes its deploys
+// over first.
 func (c *chaos) kill() string {
 	n := c.rng.IntN(len(c.workers))
 	w := c.workers[n]
-	midCommand := c.rng.IntN(2) == 0
+	when := c.rng.IntN(killMoments)
 	late := c.rng.IntN(2) == 0
 	delay := time.Duration(c.rng.Int64N(int64(time.Second)))
 	restart := time.Duration(c.rng.Int64N(int64(500 * time.Millisecond)))
@@ -164,10 +177,14 @@ func (c *chaos) kill() string {
 		restart = chaosTakeover + time.Second + time.Duration(c.rng.Int64N(int64(2*time.Second)))
 	}
 	moment := "while a deploy ran"
-	if midCommand && c.waitCommand() {
-		c.midCommand++
+	switch {
+	case when == atCommand && c.waitCommand(false):
+		c.atCommand++
 		moment = "at a command on a host"
-	} else {
+	case when == afterCommand && c.waitCommand(true):
+		c.afterCommand++
+		moment = "as a command on a host ended"
+	default:
 		time.Sleep(delay) // the moment of the kill, not a wait for anything
 		c.waitRunning()
 	}
@@ -226,8 +243,9 @@ func (c *chaos) waitRunning() {
 }
 
 // waitCommand waits up to 10 seconds for a host of the fleet to start a
-// command, and says whether one did and still runs.
-func (c *chaos) waitCommand() bool {
+// command (ended false) or to end one (ended true), and says whether one
+// did (and, when started, still runs).
+func (c *chaos) waitCommand(ended bool) bool {
 	if c.tails == nil {
 		for _, u := range c.fleet.Users {
 			c.tails = append(c.tails, &timelineTail{path: c.fleet.TimelinePath(u.Name), open: map[string]bool{}})
@@ -239,7 +257,7 @@ func (c *chaos) waitCommand() bool {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		for _, tl := range c.tails {
-			if tl.read() {
+			if started, done := tl.read(); (!ended && started) || (ended && done) {
 				return true
 			}
 		}
@@ -259,21 +277,21 @@ type timelineTail struct {
 }
 
 // read reads what was appended and says whether a session started since
-// the last read and is still running.
-func (tl *timelineTail) read() bool {
+// the last read and still runs, and whether one ended.
+func (tl *timelineTail) read() (started, ended bool) {
 	f, err := os.Open(tl.path)
 	if err != nil {
-		return false
+		return false, false
 	}
 	defer func() { _ = f.Close() }() // read only
 	b, err := io.ReadAll(io.NewSectionReader(f, tl.offset, 1<<40))
 	if err != nil {
-		return false
+		return false, false
 	}
 	tl.offset += int64(len(b))
 	lines := strings.Split(tl.partial+string(b), "\n")
 	tl.partial = lines[len(lines)-1]
-	started := map[string]bool{}
+	begun := map[string]bool{}
 	for _, l := range lines[:len(lines)-1] {
 		f := strings.SplitN(l, " ", 3)
 		if len(f) < 2 {
@@ -281,17 +299,18 @@ func (tl *timelineTail) read() bool {
 		}
 		switch f[0] {
 		case "start":
-			tl.open[f[1]], started[f[1]] = true, true
+			tl.open[f[1]], begun[f[1]] = true, true
 		case "end":
 			delete(tl.open, f[1])
+			ended = true
 		}
 	}
-	for pid := range started {
+	for pid := range begun {
 		if tl.open[pid] {
-			return true
+			started = true
 		}
 	}
-	return false
+	return started, ended
 }
 
 // waitAllEnded waits for every deploy submitted to end.

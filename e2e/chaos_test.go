@@ -112,8 +112,8 @@ type chaos struct {
 	// killedAt are the times of the kills.
 	killedAt []time.Time
 	// counts of what the run did
-	kills, midCommand, lateRestarts, pgRestarts, selfExits int
-	started                                                time.Time
+	kills, atCommand, afterCommand, lateRestarts, pgRestarts, selfExits int
+	started                                                             time.Time
 }
 
 func TestChaos(t *testing.T) {
