@@ -41,7 +41,8 @@ import (
 //     runs again") and must not change its targets twice (below). A
 //     completed step run again shows as a "<step> started" or "<step> runs
 //     again" log line, or a command of that step on a host, after that
-//     record.
+//     record. A step run by two processes at once shows as two commands of
+//     it at once on a host with no kill between their starts.
 //   - Duplicated effects on targets: on every host, each deploy's release
 //     is renamed into releases/ once and current switched to it once, as
 //     the kernel reports them (inotify), never more; and never less for a
@@ -49,7 +50,8 @@ import (
 //   - Overlaps per environment: on every host, the commands of two deploys
 //     of one environment never run at the same time (the hosts' timeline of
 //     each command's start and end), their effects never cross, and current
-//     ends at the environment's last deploy.
+//     ends at the environment's last deploy. manent's own records agree:
+//     the deploys of an environment ran one after the other.
 //
 // The short profile runs in `make test`; MANENT_CHAOS=long (`make chaos`)
 // runs the long one. MANENT_CHAOS_SEED=<n> replays a seed.
