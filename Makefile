@@ -1,4 +1,4 @@
-# make run | test | build | generate | lint | bench | clean
+# make run | test | build | generate | lint | bench | chaos | clean
 #
 # `make test` starts one embedded PostgreSQL for the whole run and gives its URL
 # to every Go test package and to the Playwright specs as DATABASE_URL (set
@@ -21,7 +21,7 @@ PGDEV_DIR := $(CURDIR)/.manent/pg
 PGTEST_DIR := $(CURDIR)/.manent/pgtest
 PGBENCH_DIR := $(CURDIR)/.manent/pgbench
 
-.PHONY: deps build frontend test test-go test-frontend test-playwright chromium sshd prometheus bench vet fmt-check lint clean run generate check-generated FORCE
+.PHONY: deps build frontend test test-go test-frontend test-playwright chromium sshd prometheus bench chaos vet fmt-check lint clean run generate check-generated FORCE
 
 NPM_CI := npm ci --ignore-scripts --no-audit --no-fund
 
@@ -147,6 +147,14 @@ bench: deps bin/pgctl
 		trap "bin/pgctl stop --dir '$(PGBENCH_DIR)' --ephemeral" EXIT; \
 		DATABASE_URL="$$url" $(GO) test -run '^$$' -bench . -benchtime 8s -timeout 20m ./bench/; \
 	fi
+
+## chaos: the long chaos run of e2e/chaos_test.go (200 deploys, 100 SIGKILLs of
+## a worker among two, 4 PostgreSQL crashes) on a PostgreSQL of its own and a
+## loopback OpenSSH fleet (root and sshd, as the ssh tests of `make test`);
+## `make test` runs the short one. It prints its table (docs/scaling.md#chaos-run);
+## MANENT_CHAOS_SEED=<n> replays the seed a run printed.
+chaos: node_modules/.package-lock.json sshd
+	MANENT_CHAOS=long $(GO) test -count=1 -run '^TestChaos$$' -timeout 60m -v ./e2e/
 
 vet:
 	$(GO) vet ./...

@@ -46,6 +46,8 @@ type rigOptions struct {
 	governance string
 	// extra is more top-level YAML (plugins, say).
 	extra string
+	// engine is more YAML of the engine section, indented by two.
+	engine string
 }
 
 // The rig's tokens: demo-ci submits, demo-admin approves and reads all,
@@ -69,6 +71,15 @@ func tokenSHA(tok string) string {
 func newRig(t *testing.T, o rigOptions) *rig {
 	t.Helper()
 	serverBin, cliBin := binaries(t)
+	dir := rigConfig(t, o)
+	r := &rig{t: t, dir: dir, cli: cliBin}
+	r.srv = newServer(t, serverBin, dir)
+	return r
+}
+
+// rigConfig writes the rig's manent.yml into a new directory and returns it.
+func rigConfig(t *testing.T, o rigOptions) string {
+	t.Helper()
 	dir := t.TempDir()
 	var steps strings.Builder
 	for _, s := range o.steps {
@@ -127,15 +138,13 @@ pipeline:
 engine:
   application_version: manent-2
   max_recovery_attempts: %d
-`, tokenAdmin, tokenSHA(tokenAdmin), tokenCI, tokenSHA(tokenCI), tokenOutsider, tokenSHA(tokenOutsider), tokenAcme, tokenSHA(tokenAcme), tokenReader, tokenSHA(tokenReader), steps.String(), o.pipeline, o.maxRecovery)
+%s`, tokenAdmin, tokenSHA(tokenAdmin), tokenCI, tokenSHA(tokenCI), tokenOutsider, tokenSHA(tokenOutsider), tokenAcme, tokenSHA(tokenAcme), tokenReader, tokenSHA(tokenReader), steps.String(), o.pipeline, o.maxRecovery, o.engine)
 	if o.governance != "" {
 		cfg += "governance:\n" + o.governance
 	}
 	cfg += o.extra
 	write(t, filepath.Join(dir, "manent.yml"), cfg)
-	r := &rig{t: t, dir: dir, cli: cliBin}
-	r.srv = newServer(t, serverBin, dir)
-	return r
+	return dir
 }
 
 // artifact makes hello-<version>.tar.gz available as file:hello-<version>.tar.gz

@@ -307,6 +307,12 @@ func TestSSHFleet(t *testing.T) {
 // not reach the forced command).
 func startFleet(t *testing.T) *sshfleet.Fleet {
 	t.Helper()
+	return startFleetWith(t, sshfleet.Config{})
+}
+
+// startFleetWith is startFleet with cfg's other settings.
+func startFleetWith(t *testing.T, cfg sshfleet.Config) *sshfleet.Fleet {
+	t.Helper()
 	dir, err := os.MkdirTemp("", "manent-e2e-fleet-")
 	if err != nil {
 		t.Fatal(err)
@@ -314,7 +320,8 @@ func startFleet(t *testing.T) *sshfleet.Fleet {
 	t.Cleanup(func() {
 		os.RemoveAll(dir)
 	})
-	f, err := sshfleet.Start(sshfleet.Config{Dir: dir, Users: sshUsers})
+	cfg.Dir, cfg.Users = dir, sshUsers
+	f, err := sshfleet.Start(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,27 +27,29 @@ import (
 // the engine goes through it, so the sequence of a workflow's steps never
 // depends on the clock.
 //
-// DBOS retries most connection errors inside Recv, but not all (a
-// connection cut in the middle of its timer's transaction answers
-// io.ErrUnexpectedEOF, which it does not match): such an error is waited
-// out here, since an infrastructure fault must never end a workflow. The
-// Recv that failed recorded nothing, but it did use its step IDs; a replay
-// after a later crash would not call it twice and could stop on DBOS's
-// check of step names (docs/concepts.md: a rare loss, never a duplicate).
+// DBOS retries most connection errors inside Recv, but not all: a
+// connection cut in the middle of one of its transactions (the timer's, or
+// the one that takes the message) answers io.ErrUnexpectedEOF, which it
+// does not match. Such a Recv has used its step IDs whatever it recorded,
+// and a replay calls it once at those IDs. So it is never made again here:
+// after a pause it returns as if woken, and every caller reads what it
+// waits for again (a recorded step, which waits for the database) and
+// calls sleepOrWake anew. A replay then meets the same steps at the same
+// IDs; its Recv at the failed one's IDs waits at most d, for a message the
+// execution before it did not take.
 func sleepOrWake(ctx dbos.Context, topic string, d time.Duration) (string, error) {
-	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 10*time.Second) {
-		msg, err := dbos.Recv[string](ctx, topic, max(d, 0)+20*time.Millisecond)
-		switch {
-		case err == nil || errors.Is(err, dbos.ErrTimeout):
-			return msg, nil
-		case !dberr.Unavailable(err):
-			return "", err
-		}
-		select {
-		case <-time.After(wait):
-		case <-ctx.Done():
-			return "", err
-		}
+	msg, err := dbos.Recv[string](ctx, topic, max(d, 0)+20*time.Millisecond)
+	switch {
+	case err == nil || errors.Is(err, dbos.ErrTimeout):
+		return msg, nil
+	case !dberr.Unavailable(err):
+		return "", err
+	}
+	select {
+	case <-time.After(100 * time.Millisecond):
+		return "", nil
+	case <-ctx.Done():
+		return "", err
 	}
 }
 

@@ -1,6 +1,7 @@
 // Package pgtest gives each test a fresh, empty PostgreSQL database: on
 // DATABASE_URL when set, otherwise on an embedded PostgreSQL started once per
-// test binary.
+// test binary; and a PostgreSQL of a test's own (Server) for the tests that
+// crash and restart it.
 //
 // It imports internal/embeddedpg, pgx and the standard library; only tests import it.
 package pgtest

@@ -82,7 +82,7 @@ func serverURL() (string, error) {
 		if shared.url = os.Getenv("DATABASE_URL"); shared.url != "" {
 			return
 		}
-		root := filepath.Join(os.TempDir(), "manent-pgtest")
+		root := clustersRoot()
 		removeStale(root)
 		// One cluster per test binary: `go test ./...` runs packages in
 		// parallel, each in its own process.
@@ -104,15 +104,21 @@ func serverURL() (string, error) {
 	return shared.url, nil
 }
 
+// clustersRoot holds the embedded clusters of test binaries: <pid> for the
+// shared one, <pid>-<n> for the Servers of tests.
+func clustersRoot() string { return filepath.Join(os.TempDir(), "manent-pgtest") }
+
 // removeStale removes the clusters of test binaries that ended without
-// Main (killed, or a package without TestMain).
+// Main (killed, or a package without TestMain), or without the cleanup of
+// a test's Server.
 func removeStale(root string) {
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
+		owner, _, _ := strings.Cut(e.Name(), "-")
+		pid, err := strconv.Atoi(owner)
 		if err != nil || pid == os.Getpid() || processExists(pid) {
 			continue
 		}

@@ -108,3 +108,28 @@ func TestDBName(t *testing.T) {
 		}
 	}
 }
+
+// A test's own server commits what it acknowledged before a crash, and
+// serves the same URL after its restart.
+func TestServerSurvivesACrash(t *testing.T) {
+	s := StartServer(t)
+	url := s.Database(t, "own")
+	ctx := context.Background()
+	conn := connect(t, url)
+	if _, err := conn.Exec(ctx, "CREATE TABLE kept (v int); INSERT INTO kept VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Crash(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Ping(ctx); err == nil {
+		t.Fatal("the connection still answers after the crash")
+	}
+	if err := s.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := connect(t, url).QueryRow(ctx, "SELECT count(*) FROM kept").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("after the restart: %d rows, %v; want the row committed before the crash", n, err)
+	}
+}

@@ -38,6 +38,7 @@ const (
 	forcedCommand  = "forced-command"
 	authorizedDir  = "authorized_keys"
 	commandsDir    = "commands"
+	timelineSuffix = ".timeline"
 )
 
 // Config describes a fleet.
@@ -55,6 +56,10 @@ type Config struct {
 	Port int
 	// Output, when set, receives sshd's log lines as they come.
 	Output io.Writer
+	// Timeline makes the forced command also record when each session's
+	// command started and ended, by the host's clock (see Timeline): it
+	// then runs the command as its child instead of in its place.
+	Timeline bool
 }
 
 // A Fleet is a running sshd and its users.
@@ -64,6 +69,8 @@ type Fleet struct {
 	Users []User
 	sshd  *sshd
 	out   io.Writer
+	// timeline: see Config.Timeline.
+	timeline bool
 }
 
 // A User is a host of the fleet: a local account with its home directory.
@@ -130,7 +137,7 @@ func Start(cfg Config) (*Fleet, error) {
 			return nil, fmt.Errorf("chmod %s: %w", d, err)
 		}
 	}
-	f := &Fleet{Dir: dir, Port: cfg.Port, out: cfg.Output}
+	f := &Fleet{Dir: dir, Port: cfg.Port, out: cfg.Output, timeline: cfg.Timeline}
 	for _, name := range cfg.Users {
 		u, err := ensureUser(name)
 		if err != nil {
@@ -178,8 +185,17 @@ func (f *Fleet) prepare() error {
 		if err := os.Chown(log, u.UID, u.GID); err != nil {
 			return fmt.Errorf("chown command log of %s: %w", u.Name, err)
 		}
+		if f.timeline {
+			tl := filepath.Join(f.Dir, commandsDir, u.Name+timelineSuffix)
+			if err := os.WriteFile(tl, nil, 0o644); err != nil {
+				return fmt.Errorf("create the timeline of %s: %w", u.Name, err)
+			}
+			if err := os.Chown(tl, u.UID, u.GID); err != nil {
+				return fmt.Errorf("chown the timeline of %s: %w", u.Name, err)
+			}
+		}
 	}
-	if err := os.WriteFile(f.path(forcedCommand), []byte(forcedCommandScript(f.Dir)), 0o755); err != nil {
+	if err := os.WriteFile(f.path(forcedCommand), []byte(forcedCommandScript(f.Dir, f.timeline)), 0o755); err != nil {
 		return fmt.Errorf("write forced command: %w", err)
 	}
 	line, err := f.KnownHostsLine(f.Port)
@@ -322,16 +338,34 @@ LogLevel VERBOSE
 // forcedCommandScript records the command of each session on one line of
 // the user's log (newlines and tabs as spaces, cut at 500 bytes so that one
 // write appends it whole), then runs it with the login shell, as sshd
-// would have without a forced command.
-func forcedCommandScript(dir string) string {
-	return `#!/bin/sh
+// would have without a forced command. With timeline, it also appends
+// "start <pid> <unix ns> <command>" to the user's timeline before the
+// command and "end <pid> <unix ns> <exit status>" once it exited, and so
+// stays the command's parent to see it end.
+func forcedCommandScript(dir string, timeline bool) string {
+	logs := shellQuote(filepath.Join(dir, commandsDir))
+	head := `#!/bin/sh
 # The ForceCommand of a manent ssh fleet (internal/sshfleet).
 cmd=$(printf '%s' "${SSH_ORIGINAL_COMMAND:-}" | tr '\n\r\t' '   ' | cut -c1-500)
-printf '%s\n' "${cmd:-(login shell)}" >> ` + shellQuote(filepath.Join(dir, commandsDir)) + `/"$(id -un)".log
-if [ -z "${SSH_ORIGINAL_COMMAND:-}" ]; then
+printf '%s\n' "${cmd:-(login shell)}" >> ` + logs + `/"$(id -un)".log
+`
+	if !timeline {
+		return head + `if [ -z "${SSH_ORIGINAL_COMMAND:-}" ]; then
 	exec "$SHELL" -l
 fi
 exec "$SHELL" -c "$SSH_ORIGINAL_COMMAND"
+`
+	}
+	return head + `timeline=` + logs + `/"$(id -un)"` + timelineSuffix + `
+printf 'start %s %s %s\n' "$$" "$(date +%s%N)" "${cmd:-(login shell)}" >> "$timeline"
+if [ -z "${SSH_ORIGINAL_COMMAND:-}" ]; then
+	"$SHELL" -l
+else
+	"$SHELL" -c "$SSH_ORIGINAL_COMMAND"
+fi
+status=$?
+printf 'end %s %s %s\n' "$$" "$(date +%s%N)" "$status" >> "$timeline"
+exit "$status"
 `
 }
 

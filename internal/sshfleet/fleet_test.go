@@ -2,6 +2,7 @@ package sshfleet
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"slices"
@@ -17,6 +18,12 @@ var testUsers = []string{"manent-e2e-a", "manent-e2e-b"}
 
 func startFleet(t *testing.T) *Fleet {
 	t.Helper()
+	return startFleetWith(t, Config{})
+}
+
+// startFleetWith starts a fleet of testUsers with cfg's other settings.
+func startFleetWith(t *testing.T, cfg Config) *Fleet {
+	t.Helper()
 	Require(t)
 	dir, err := os.MkdirTemp("", "manent-fleet-")
 	if err != nil {
@@ -27,7 +34,8 @@ func startFleet(t *testing.T) *Fleet {
 			t.Error(err)
 		}
 	})
-	f, err := Start(Config{Dir: dir, Users: testUsers})
+	cfg.Dir, cfg.Users = dir, testUsers
+	f, err := Start(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,6 +92,69 @@ func TestFleetRunsAndRecordsCommands(t *testing.T) {
 	}
 	if n := strings.Count(f.Log(), "Accepted publickey for "); n != 3 {
 		t.Errorf("sshd accepted %d logins, want 3:\n%s", n, f.Log())
+	}
+}
+
+// TestTimeline: with Config.Timeline the forced command records when each
+// session's command started and ended, and how it exited, by the host's
+// clock; the command still gets its standard input and its exit status
+// reaches the client, and the command log is kept as without it.
+func TestTimeline(t *testing.T) {
+	f := startFleetWith(t, Config{Timeline: true})
+	user := f.Users[0].Name
+	before := time.Now()
+	cmd := ssh(f, user, "read line; printf '%s' \"$line\"; sleep 0.2; exit 3")
+	cmd.Stdin = strings.NewReader("hello\n")
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 || string(out) != "hello" {
+		t.Fatalf("ssh: %v, printed %q; want exit status 3 and hello", err, out)
+	}
+	if out, err := ssh(f, user, "true").CombinedOutput(); err != nil {
+		t.Fatalf("ssh true: %v\n%s", err, out)
+	}
+	tl, err := f.Timeline(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tl) != 2 {
+		t.Fatalf("timeline = %+v, want two sessions", tl)
+	}
+	first, second := tl[0], tl[1]
+	if first.Command != "read line; printf '%s' \"$line\"; sleep 0.2; exit 3" || !first.Ended || first.Status != 3 ||
+		first.Start.Before(before.Add(-time.Second)) || first.End.Sub(first.Start) < 200*time.Millisecond {
+		t.Errorf("first session = %+v, want the command, ended with status 3 after at least 200ms", first)
+	}
+	if second.Command != "true" || !second.Ended || second.Status != 0 || second.Start.Before(first.End) {
+		t.Errorf("second session = %+v, want true, ended with 0, after the first", second)
+	}
+	if got, err := f.Commands(user); err != nil || len(got) != 2 {
+		t.Errorf("commands = %q, %v; want both", got, err)
+	}
+	if _, err := startFleet(t).Timeline(user); err == nil {
+		t.Error("a fleet without Config.Timeline gave a timeline")
+	}
+}
+
+func TestParseTimeline(t *testing.T) {
+	got, err := parseTimeline("start 10 1000 a b\nstart 11 2000 c\nend 10 3000 0\nstart 10 4000 d\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Session{
+		{Command: "a b", Start: time.Unix(0, 1000), End: time.Unix(0, 3000), Ended: true},
+		{Command: "c", Start: time.Unix(0, 2000)},
+		{Command: "d", Start: time.Unix(0, 4000)},
+	}
+	if !slices.EqualFunc(got, want, func(a, b Session) bool {
+		return a.Command == b.Command && a.Start.Equal(b.Start) && a.End.Equal(b.End) && a.Ended == b.Ended && a.Status == b.Status
+	}) {
+		t.Errorf("parseTimeline = %+v, want %+v", got, want)
+	}
+	for _, bad := range []string{"end 10 1000 0\n", "start 10 x a\n", "begin 1 2 3\n", "start 10 1000 a\nend 10 2000 x\n"} {
+		if _, err := parseTimeline(bad); err == nil {
+			t.Errorf("parseTimeline(%q) accepted it", bad)
+		}
 	}
 }
 
