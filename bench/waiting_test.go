@@ -69,10 +69,6 @@ func BenchmarkWaiting(b *testing.B) {
 	n := envInt(b, "MANENT_BENCH_WAITS", 10000)
 	window := envDuration(b, "MANENT_BENCH_IDLE", 10*time.Second)
 	sample := max(1, min(envInt(b, "MANENT_BENCH_WAKES", 50), n/3))
-	if os.Getenv("MANENT_BENCH_WAITS_PROFILE") != "" {
-		// Every allocation in the heap profiles, not a sample of them.
-		runtime.MemProfileRate = 1
-	}
 	results := map[string][]waitingResult{}
 	iteration := 0
 	for b.Loop() {
