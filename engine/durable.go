@@ -14,10 +14,31 @@ import (
 // The service's port: what it hands the engine, on the transaction that
 // stores what it accepted.
 
-// WaitInput is the input of the wait workflow.
+// WaitInput is the input of the wait workflow: the deploy's ID and what it
+// waits for. DBOS keeps a workflow's input in memory for as long as it
+// runs, and a wait may last days: the deploy's job (its descriptor,
+// effective deploy and signed plan, a few kilobytes) stays in the deploy's
+// row, which the wait reads when it lets the deploy go (in the transaction
+// that enqueues it), and the deploy workflow checks its plan's signature
+// as it always did.
 type WaitInput struct {
-	Deploy deploy.Job      `json:"deploy"`
-	Wait   deploy.WaitPlan `json:"wait"`
+	ID   string          `json:"id"`
+	Wait deploy.WaitPlan `json:"wait"`
+	// Job is the whole job, under "deploy", in the waits that an earlier
+	// version enqueued (they had no ID of their own): such a wait, resumed
+	// after an upgrade, lets go the job it carries, as it would have. The
+	// ID of the new form is under another key, so that an earlier version
+	// given a wait of the new form finds no deploy and fails the wait
+	// rather than run an empty job.
+	Job *deploy.Job `json:"deploy,omitempty"`
+}
+
+// deployID is the ID of the deploy the wait holds, in either form.
+func (in *WaitInput) deployID() string {
+	if in.ID == "" && in.Job != nil {
+		return in.Job.ID
+	}
+	return in.ID
 }
 
 // EnqueueDeploy enqueues the deploy workflow of j on its environment's
@@ -35,9 +56,10 @@ func (e *Engine) EnqueueDeploy(tx any, j deploy.Job) error {
 	return nil
 }
 
-// EnqueueWait enqueues the wait workflow of j on the wait queue, on tx.
+// EnqueueWait enqueues the wait workflow of j on the wait queue, on tx: the
+// transaction that stores j in the deploy's row, whence the wait reads it.
 func (e *Engine) EnqueueWait(tx any, j deploy.Job, w deploy.WaitPlan) error {
-	_, err := dbos.Enqueue[DeployResult](e.dbos, waitQueue, waitWorkflowName, WaitInput{Deploy: j, Wait: w},
+	_, err := dbos.Enqueue[DeployResult](e.dbos, waitQueue, waitWorkflowName, WaitInput{ID: j.ID, Wait: w},
 		dbos.WithEnqueueWorkflowID(waitWorkflowID(j.ID)),
 		dbos.WithEnqueueApplicationVersion(e.cfg.Engine.ApplicationVersion),
 		dbos.WithEnqueueTransaction(tx))
@@ -97,6 +119,17 @@ func (e *Engine) StopSchedule(name string, generation int, lastTick *time.Time) 
 // Wake tells the wait workflow of a deploy to look again.
 func (e *Engine) Wake(id string) { e.send(waitWorkflowID(id), "look", topicWait) }
 
+// Answered wakes the wait of a deploy whose approval was answered, on tx,
+// the transaction that stores the answer: DBOS keeps the message with it,
+// so no crash between the two can leave an answer unread until the
+// approvals expire.
+func (e *Engine) Answered(tx any, id string) error {
+	if err := dbos.Send(e.dbos, waitWorkflowID(id), "look", topicWait, dbos.WithSendTransaction(tx)); err != nil {
+		return fmt.Errorf("wake the wait of %s: %w", id, err)
+	}
+	return nil
+}
+
 // StopRelease stops the workflow of a release.
 func (e *Engine) StopRelease(id string) {
 	if err := dbos.CancelWorkflow(e.dbos, releaseWorkflowID(id)); err != nil {
@@ -104,8 +137,10 @@ func (e *Engine) StopRelease(id string) {
 	}
 }
 
-// send delivers a message to a workflow, best effort: the workflows that
-// wait for one also look again on their own after a while.
+// send delivers a message to a workflow, best effort: a wait for
+// dependencies whose wake-up is lost is woken by the sweeper (sweep.go),
+// the other workflows that wait for one look again on their own after a
+// while.
 func (e *Engine) send(workflowID, msg, topic string) {
 	if err := dbos.Send(e.dbos, workflowID, msg, topic); err != nil {
 		e.log.Debug("wake workflow", "workflow", workflowID, "error", err)
@@ -151,11 +186,10 @@ func (e *Engine) RolloutRequested(tx any, id string) error {
 }
 
 // Rejected follows up a rejection the store recorded with the end of the
-// deploy: its wait workflow stops (and closes a change ticket opened for
-// it), and what waits on the deploy looks again.
+// deploy (and the wake-up of its wait, which stops and closes a change
+// ticket opened for it: Answered): what waits on the deploy looks again.
 func (e *Engine) Rejected(ctx context.Context, id string) {
 	e.wakeWaiters(ctx, id)
-	e.Wake(id)
 }
 
 // cancel cancels a deploy on behalf of a release (no permission check: the
