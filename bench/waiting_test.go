@@ -63,7 +63,10 @@ import (
 //
 // The breakdown (process and PostgreSQL, transactions per second) is in
 // the benchmark's log. MANENT_BENCH_WAITS_PROFILE=<prefix> writes a CPU
-// profile of each side's idle window with the waits, <prefix>-<side>.pprof.
+// profile of each side's idle window with the waits, <prefix>-<side>.pprof,
+// and a heap profile before it; MANENT_BENCH_WAITS_STATEMENTS=1 logs the
+// statements of that window (pg_stat_statements, which the server must
+// load).
 // ns/op is zeroed: an iteration is two workloads, its time means nothing.
 func BenchmarkWaiting(b *testing.B) {
 	n := envInt(b, "MANENT_BENCH_WAITS", 10000)
@@ -203,8 +206,11 @@ func measureWaiting(b *testing.B, name string, open func() waitingSide, n int, w
 	p.waitBlocked(b, s.workflow, n)
 	b.Logf("%s: %d waits in place in %s", name, n, time.Since(start).Round(time.Second))
 	// The last waits record their timer just before they block, and what
-	// their creation left behind (a log line, a notification) settles.
+	// their creation left behind (a log line, a notification) settles;
+	// PostgreSQL's autovacuum of the tables they filled is no cost of
+	// waiting.
 	time.Sleep(2 * time.Second)
+	p.waitAutovacuum(b)
 	heap1, stacks1, rss1 := memory()
 	r.heap = (float64(heap1) - float64(heap0)) / float64(n)
 	r.stacks = (float64(stacks1) - float64(stacks0)) / float64(n)
@@ -215,7 +221,14 @@ func measureWaiting(b *testing.B, name string, open func() waitingSide, n int, w
 		profile = prefix + "-" + name + ".pprof"
 		writeHeapProfile(b, prefix+"-"+name+"-heap.pprof")
 	}
+	statements := os.Getenv("MANENT_BENCH_WAITS_STATEMENTS") != ""
+	if statements {
+		p.resetStatements(b)
+	}
 	r.idleN = p.idle(b, window, profile)
+	if statements {
+		b.Logf("%s: the statements of the idle window with the waits:\n%s", name, p.statements(b))
+	}
 	r.wakes = s.wake()
 	p.close()
 	settle(b, s.close, goroutines)
@@ -382,6 +395,36 @@ func postgresCPU(pid int) (time.Duration, bool) {
 	return time.Duration(utime+stime) * 10 * time.Millisecond, true
 }
 
+// resetStatements empties pg_stat_statements, which the server must load
+// (shared_preload_libraries).
+func (p *probe) resetStatements(b *testing.B) {
+	b.Helper()
+	if _, err := p.conn.Exec(p.ctx, `CREATE EXTENSION IF NOT EXISTS pg_stat_statements`); err != nil {
+		b.Fatalf("pg_stat_statements: %v", err)
+	}
+	if _, err := p.conn.Exec(p.ctx, `SELECT pg_stat_statements_reset()`); err != nil {
+		b.Fatalf("pg_stat_statements: %v", err)
+	}
+}
+
+// statements lists the statements of the side's database since the reset,
+// by the time they took.
+func (p *probe) statements(b *testing.B) string {
+	b.Helper()
+	rows, err := p.conn.Query(p.ctx, `SELECT lpad(calls::text, 8) || ' calls ' || lpad(round(total_exec_time::numeric, 1)::text, 9)
+			|| ' ms  ' || left(regexp_replace(query, '\s+', ' ', 'g'), 160)
+		FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+		ORDER BY total_exec_time DESC LIMIT 20`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		b.Fatal(err)
+	}
+	return strings.Join(lines, "\n")
+}
+
 func (p *probe) xacts(b *testing.B) int64 {
 	b.Helper()
 	var n int64
@@ -390,6 +433,22 @@ func (p *probe) xacts(b *testing.B) int64 {
 		b.Fatal(err)
 	}
 	return n
+}
+
+// waitAutovacuum returns once no autovacuum worker works on the side's
+// database, for at most two minutes.
+func (p *probe) waitAutovacuum(b *testing.B) {
+	b.Helper()
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(time.Second) {
+		var busy bool
+		if err := p.conn.QueryRow(p.ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+			WHERE datname = current_database() AND backend_type = 'autovacuum worker')`).Scan(&busy); err != nil {
+			b.Fatal(err)
+		}
+		if !busy {
+			return
+		}
+	}
 }
 
 // waitBlocked returns once n workflows named workflow are blocked in a
