@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
 	"strconv"
@@ -35,11 +36,13 @@ import (
 // other starts, in an order that alternates between iterations. Each side
 // is measured the same way:
 //
-//   - memory: the Go heap in use plus the goroutine stacks (HeapInuse +
-//     StackInuse, after a GC), before the waits and once every one is
-//     blocked in its Recv or Sleep (DBOS has recorded the timer's step),
-//     divided by N; the same with the process's RSS (after
-//     debug.FreeOSMemory), noisier;
+//   - memory: the live Go heap (what a collection marked) plus the
+//     goroutine stacks, before the waits and once every one is blocked in
+//     its Recv or Sleep (DBOS has recorded the timer's step), divided by
+//     N; the same with the heap's spans in use (HeapInuse: the live heap
+//     and the free space left between its objects, which depends on what
+//     the creation of the waits allocated), and with the process's RSS
+//     (after debug.FreeOSMemory), noisier;
 //   - idle CPU: this process's CPU (getrusage) and that of the PostgreSQL
 //     backends connected to the side's database (pg_stat_activity's pids,
 //     /proc/<pid>/stat), over an idle window (MANENT_BENCH_IDLE, 10s)
@@ -52,8 +55,9 @@ import (
 //
 // Metrics (medians over the iterations; make bench runs one):
 //
-//	manent-KB/wait, dbos-KB/wait   heap and stacks per waiting workflow
+//	manent-KB/wait, dbos-KB/wait   live heap and stacks per waiting workflow
 //	memory-ratio                   manent-KB/wait ÷ dbos-KB/wait
+//	manent-inuse-KB/wait, dbos-inuse-KB/wait, inuse-ratio   the same from the heap in use
 //	manent-rss-KB/wait, dbos-rss-KB/wait, rss-ratio   the same from RSS
 //	manent-idle-cores, dbos-idle-cores   process + PostgreSQL, N waiting
 //	idle-ratio                     manent-idle-cores ÷ dbos-idle-cores
@@ -101,6 +105,7 @@ func BenchmarkWaiting(b *testing.B) {
 		}
 		return vs[len(vs)/2]
 	}
+	live := func(r waitingResult) float64 { return r.live / 1024 }
 	heap := func(r waitingResult) float64 { return r.heap / 1024 }
 	rss := func(r waitingResult) float64 { return r.rss / 1024 }
 	idle := func(r waitingResult) float64 { return r.idleN.cores() }
@@ -109,9 +114,12 @@ func BenchmarkWaiting(b *testing.B) {
 		return func(r waitingResult) float64 { return ms(percentile(r.wakes[kind], p)) }
 	}
 	b.ReportMetric(0, "ns/op")
-	b.ReportMetric(med("manent", heap), "manent-KB/wait")
-	b.ReportMetric(med("dbos", heap), "dbos-KB/wait")
-	b.ReportMetric(med("manent", heap)/med("dbos", heap), "memory-ratio")
+	b.ReportMetric(med("manent", live), "manent-KB/wait")
+	b.ReportMetric(med("dbos", live), "dbos-KB/wait")
+	b.ReportMetric(med("manent", live)/med("dbos", live), "memory-ratio")
+	b.ReportMetric(med("manent", heap), "manent-inuse-KB/wait")
+	b.ReportMetric(med("dbos", heap), "dbos-inuse-KB/wait")
+	b.ReportMetric(med("manent", heap)/med("dbos", heap), "inuse-ratio")
 	b.ReportMetric(med("manent", rss), "manent-rss-KB/wait")
 	b.ReportMetric(med("dbos", rss), "dbos-rss-KB/wait")
 	b.ReportMetric(med("manent", rss)/med("dbos", rss), "rss-ratio")
@@ -151,9 +159,11 @@ type waitingSide struct {
 }
 
 type waitingResult struct {
-	// heap and rss are bytes per waiting workflow; stacks is the part of
-	// heap that is goroutine stacks, goroutines how many a wait holds.
-	heap, stacks, rss, goroutines float64
+	// live, heap and rss are bytes per waiting workflow: the live heap
+	// with the stacks, the heap's spans in use with the stacks, the RSS;
+	// stacks is the part that is goroutine stacks, goroutines how many a
+	// wait holds.
+	live, heap, stacks, rss, goroutines float64
 	idle0, idleN                  idleCPU
 	wakes                         map[string][]time.Duration
 }
@@ -165,9 +175,9 @@ func (r waitingResult) String() string {
 			w = append(w, fmt.Sprintf("%s p50 %.0fms p99 %.0fms (%d)", kind, ms(percentile(ds, 0.5)), ms(percentile(ds, 0.99)), len(ds)))
 		}
 	}
-	return fmt.Sprintf("%.1f KB/wait (heap+stacks, of which stacks %.1f, in %.1f goroutines), %.1f KB/wait (RSS); "+
-		"idle without waits %s; with them %s; wakes: %s",
-		r.heap/1024, r.stacks/1024, r.goroutines, r.rss/1024, r.idle0, r.idleN, strings.Join(w, ", "))
+	return fmt.Sprintf("%.1f KB/wait (live heap+stacks, of which stacks %.1f in %.1f goroutines), %.1f KB/wait (heap in use+stacks), "+
+		"%.1f KB/wait (RSS); idle without waits %s; with them %s; wakes: %s",
+		r.live/1024, r.stacks/1024, r.goroutines, r.heap/1024, r.rss/1024, r.idle0, r.idleN, strings.Join(w, ", "))
 }
 
 // idleCPU is the CPU used over an idle window.
@@ -197,7 +207,7 @@ func measureWaiting(b *testing.B, name string, open func() waitingSide, n int, w
 	goroutines := runtime.NumGoroutine()
 	s := open()
 	p := openProbe(b, s.url)
-	heap0, stacks0, rss0 := memory()
+	m0 := memory()
 	g0 := runtime.NumGoroutine()
 	var r waitingResult
 	r.idle0 = p.idle(b, window, "")
@@ -211,11 +221,13 @@ func measureWaiting(b *testing.B, name string, open func() waitingSide, n int, w
 	// waiting.
 	time.Sleep(2 * time.Second)
 	p.waitAutovacuum(b)
-	heap1, stacks1, rss1 := memory()
-	r.heap = (float64(heap1) - float64(heap0)) / float64(n)
-	r.stacks = (float64(stacks1) - float64(stacks0)) / float64(n)
+	m1 := memory()
+	per := func(f func(memoryUse) uint64) float64 { return (float64(f(m1)) - float64(f(m0))) / float64(n) }
+	r.live = per(func(m memoryUse) uint64 { return m.live + m.stacks })
+	r.heap = per(func(m memoryUse) uint64 { return m.inuse + m.stacks })
+	r.stacks = per(func(m memoryUse) uint64 { return m.stacks })
+	r.rss = per(func(m memoryUse) uint64 { return m.rss })
 	r.goroutines = float64(runtime.NumGoroutine()-g0) / float64(n)
-	r.rss = (float64(rss1) - float64(rss0)) / float64(n)
 	profile := ""
 	if prefix := os.Getenv("MANENT_BENCH_WAITS_PROFILE"); prefix != "" {
 		profile = prefix + "-" + name + ".pprof"
@@ -253,9 +265,13 @@ func settle(b *testing.B, stop func(), goroutines int) {
 	}
 }
 
-// memory is the Go heap in use with the goroutine stacks, and the RSS of
-// the process, once garbage is collected and returned to the system.
-func memory() (heap, stacks, rss uint64) {
+// memoryUse is what the process holds once garbage is collected and
+// returned to the system: the live heap (what the last collection marked),
+// the heap's spans in use (the live heap and the free space between its
+// objects), the goroutine stacks, and the process's RSS.
+type memoryUse struct{ live, inuse, stacks, rss uint64 }
+
+func memory() memoryUse {
 	// Each collection halves the stacks that use less than a quarter of
 	// theirs: a few of them bring a wait's stack to what it holds while
 	// it waits, as a server's periodic collections do.
@@ -265,7 +281,9 @@ func memory() (heap, stacks, rss uint64) {
 	debug.FreeOSMemory()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	return m.HeapInuse + m.StackInuse, m.StackInuse, vmRSS()
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
+	return memoryUse{live: live[0].Value.Uint64(), inuse: m.HeapInuse, stacks: m.StackInuse, rss: vmRSS()}
 }
 
 func writeHeapProfile(b *testing.B, path string) {

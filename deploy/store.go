@@ -172,11 +172,10 @@ type WaitStore interface {
 	EnqueueWaiting(ctx context.Context, id string, enqueue func(tx any, j Job) error) (bool, error)
 	// Job returns the job of a deploy as its row holds it (ENOTFOUND).
 	Job(ctx context.Context, id string) (Job, error)
-	// WaitsToWake lists the deploys whose wait workflow still waits, with
-	// no wake-up unread, although what it waits for happened: the deploy
-	// WAITING_DEPENDENCY with no dependency active any more (each ended,
-	// or was removed), or the deploy ended (a cancel, a rejection). Those
-	// are the waits whose wake-up was lost. At most limit of them.
+	// WaitsToWake lists the deploys WAITING_DEPENDENCY with no dependency
+	// active any more (each ended, or was removed) whose wait workflow
+	// still waits, with no wake-up unread: those whose wake-up was lost.
+	// At most limit of them.
 	WaitsToWake(ctx context.Context, w WaitWorkflows, limit int) ([]string, error)
 	// FinishDeployment ends a deploy that is not final yet (a wait that
 	// ended it, a workflow that failed) and appends its deployment.finish
@@ -186,10 +185,9 @@ type WaitStore interface {
 }
 
 // WaitWorkflows names the wait workflows of deploys in DBOS's tables: the
-// workflow's name, its queue, the suffix of its ID after the deploy's, and
-// the topic of its wake-ups.
+// suffix of their IDs after the deploy's, and the topic of their wake-ups.
 type WaitWorkflows struct {
-	Name, Queue, Suffix, Topic string
+	Suffix, Topic string
 }
 
 // AuditLog appends to the append-only audit log.

@@ -59,10 +59,15 @@ func (e *Engine) EnqueueDeploy(tx any, j deploy.Job) error {
 // EnqueueWait enqueues the wait workflow of j on the wait queue, on tx: the
 // transaction that stores j in the deploy's row, whence the wait reads it.
 func (e *Engine) EnqueueWait(tx any, j deploy.Job, w deploy.WaitPlan) error {
-	_, err := dbos.Enqueue[DeployResult](e.dbos, waitQueue, waitWorkflowName, WaitInput{ID: j.ID, Wait: w},
+	opts := []dbos.EnqueueOption{
 		dbos.WithEnqueueWorkflowID(waitWorkflowID(j.ID)),
 		dbos.WithEnqueueApplicationVersion(e.cfg.Engine.ApplicationVersion),
-		dbos.WithEnqueueTransaction(tx))
+		dbos.WithEnqueueTransaction(tx),
+	}
+	if d := e.startDelay(w); d > 0 {
+		opts = append(opts, dbos.WithEnqueueDelay(d))
+	}
+	_, err := dbos.Enqueue[DeployResult](e.dbos, waitQueue, waitWorkflowName, WaitInput{ID: j.ID, Wait: w}, opts...)
 	if err != nil {
 		return fmt.Errorf("enqueue wait workflow: %w", err)
 	}
@@ -73,6 +78,24 @@ func (e *Engine) EnqueueWait(tx any, j deploy.Job, w deploy.WaitPlan) error {
 		return e.recordNotice(tx, n, &j.Descriptor, jobDeployment(&j))
 	}
 	return nil
+}
+
+// startMargin is how long before its time a wait that begins with its time
+// starts: DBOS promotes the delayed workflows once a second, on every
+// process, then the wait queue's poll dequeues it, on a machine that may
+// be loaded.
+const startMargin = 5 * time.Second
+
+// startDelay is how long a wait is enqueued DELAYED: one that begins with
+// its time (schedule.at, no dependencies to watch meanwhile) stays a row of
+// DBOS's until shortly before it, with no goroutine nor memory of its
+// worker's for the days it may wait, and waits the last seconds in its
+// durable timer, so it lets the deploy go on time. 0 for the others.
+func (e *Engine) startDelay(w deploy.WaitPlan) time.Duration {
+	if len(w.After) > 0 || w.At == nil {
+		return 0
+	}
+	return time.Until(*w.At) - startMargin - e.cfg.Queues.PollInterval
 }
 
 // EnqueueRelease enqueues the release workflow on the wait queue, on tx.
@@ -160,8 +183,16 @@ func (e *Engine) Cancelled(ctx context.Context, d *deploy.Deployment, res deploy
 	}
 	e.wakeWaiters(ctx, d.ID)
 	if res.Before.Waiting() {
-		// The wait workflow stops waiting at once.
-		e.Wake(d.ID)
+		// The wait workflow was woken by the cancel's commit
+		// (finishedOutside): it stops waiting at once. One that waits
+		// for its time may not have started yet (startDelay): it is
+		// taken off the queue rather than left to start and find the
+		// deploy cancelled.
+		if res.Before == deploy.StateDelayed {
+			if err := dbos.CancelWorkflow(e.dbos, waitWorkflowID(d.ID)); err != nil {
+				e.log.Warn("cancel the wait workflow", "deployment", d.ID, "error", err)
+			}
+		}
 		return
 	}
 	if err := dbos.CancelWorkflow(e.dbos, d.ID); err != nil {

@@ -85,7 +85,7 @@ const (
 
 // waitWorkflows names the wait workflows for the store's sweep of the
 // waits whose wake-up was lost.
-var waitWorkflows = deploy.WaitWorkflows{Name: waitWorkflowName, Queue: waitQueue, Suffix: waitSuffix, Topic: topicWait}
+var waitWorkflows = deploy.WaitWorkflows{Suffix: waitSuffix, Topic: topicWait}
 
 // workflowNames lists every workflow of manent, for the takeover of a dead
 // executor's workflows.

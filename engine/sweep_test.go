@@ -50,10 +50,10 @@ func sweepsAfter(t *testing.T, e *env, n int64) {
 // TestSweeperWakesTheWaitsNoSendWoke: a wait for dependencies sleeps until
 // a Send wakes it, and does not look on its own. When its dependencies end
 // without that Send (it was lost in a crash: here they end in the
-// database, as the process that ended them would have before it died),
-// the sweeper wakes it: a dependency that succeeded lets the deploy go,
-// one cancelled or removed (as retention removes the deploys that ended)
-// ends it DEPENDENCY_FAILED. A wait with a dependency still active is not
+// database, or through the store alone, as the process that ended them
+// would have before it died), the sweeper wakes it: a dependency that
+// succeeded lets the deploy go, one cancelled or removed (as retention
+// removes the deploys that ended) ends it DEPENDENCY_FAILED. A wait with a dependency still active is not
 // woken, and no wait reads its dependencies again until then, however
 // many sweeps pass.
 func TestSweeperWakesTheWaitsNoSendWoke(t *testing.T) {
@@ -125,14 +125,15 @@ func TestSweeperWakesTheWaitsNoSendWoke(t *testing.T) {
 	e.waitState("partly", deploy.StateSuccess)
 }
 
-// TestSweeperEndsTheWaitOfADeployEndedWithoutIt: a deploy cancelled while
-// it waits for its time is told by a Send; when that Send is lost (the
-// store's cancel alone), its wait would sleep until the time came. The
-// sweeper wakes it: the wait ends at once, and with it its workflow.
-func TestSweeperEndsTheWaitOfADeployEndedWithoutIt(t *testing.T) {
-	e := newEnvWith(t, envOptions{engineYAML: "chains: {poll_interval: 100ms}"})
+// TestCancelWakesTheWaitWithItsCommit: a deploy cancelled while it waits
+// for its approvals has its wait woken by the cancel's own transaction:
+// even when the engine's follow-up never runs (the store's cancel alone,
+// as when the process dies right after it), the wait ends at once rather
+// than when the approvals expire.
+func TestCancelWakesTheWaitWithItsCommit(t *testing.T) {
+	e := newEnvWith(t, envOptions{governor: prodNeeds(1, time.Hour)})
 	db := openSQL(t, e.url)
-	e.submitText(delayedFor("lonely"))
+	e.submit("lonely", "app", "prod")
 	until(t, "lonely waits", func() bool { return stepsNamed(t, db, "lonely:wait", "DBOS.sleep") == 1 })
 	if _, err := e.store.RequestCancel(e.ctx, "lonely", "token:ci"); err != nil {
 		t.Fatal(err)

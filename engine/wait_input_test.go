@@ -4,12 +4,14 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"testing"
 	"time"
 
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/engine"
 )
 
 // waitInputOf reads the input DBOS keeps for the workflow id, decoded.
@@ -84,5 +86,41 @@ func TestWaitEnqueuedByAnEarlierVersionResumes(t *testing.T) {
 	}
 	if n := second.plugin.callCount("legacy"); n != 1 {
 		t.Errorf("legacy ran %d times, want once", n)
+	}
+}
+
+// workflowStatus is the status DBOS records for a workflow.
+func workflowStatus(t *testing.T, db *sql.DB, id string) string {
+	t.Helper()
+	var status string
+	if err := db.QueryRowContext(t.Context(), "SELECT status FROM dbos.workflow_status WHERE workflow_uuid = $1", id).Scan(&status); err != nil {
+		t.Fatalf("status of %s: %v", id, err)
+	}
+	return status
+}
+
+// TestAWaitForItsTimeStartsShortlyBeforeIt: a deploy whose wait begins
+// with its time holds no running workflow until shortly before it (its
+// wait is DELAYED in DBOS), then runs at its time, not before; one
+// cancelled meanwhile has its wait taken off the queue.
+func TestAWaitForItsTimeStartsShortlyBeforeIt(t *testing.T) {
+	e := newEnv(t)
+	db := openSQL(t, e.url)
+	at := time.Now().UTC().Add(engine.StartMargin + 3*time.Second)
+	for _, id := range []string{"on-time", "called-off"} {
+		e.submitText(descriptorFor(id, "app", "staging") + fmt.Sprintf("schedule: {at: %q}\n", at.Format(time.RFC3339Nano)))
+		if s := workflowStatus(t, db, id+":wait"); s != "DELAYED" {
+			t.Errorf("the wait of %s is %s at first, want DELAYED", id, s)
+		}
+	}
+	if _, err := e.eng.Cancel(e.ctx, "called-off"); err != nil {
+		t.Fatal(err)
+	}
+	if s := workflowStatus(t, db, "called-off:wait"); s != "CANCELLED" {
+		t.Errorf("the wait of a cancelled deploy is %s, want CANCELLED", s)
+	}
+	d := e.waitState("on-time", deploy.StateSuccess)
+	if d.StartedAt == nil || d.StartedAt.Before(at) {
+		t.Errorf("started at %v, before its time %s", d.StartedAt, at)
 	}
 }

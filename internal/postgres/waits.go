@@ -55,26 +55,26 @@ func (s *Store) Job(ctx context.Context, id string) (deploy.Job, error) {
 	return d.Job(), nil
 }
 
-// WaitsToWake implements deploy.WaitStore in one query from the waits
-// still waiting (DBOS's index of the workflows in flight of a queue), each
-// deploy by its key, each dependency by its key, each wait's unread
-// messages by DBOS's index of notifications.
+// WaitsToWake implements deploy.WaitStore in one query: the deploys
+// WAITING_DEPENDENCY by the index of states; for each, its dependencies by
+// their keys (most have one still active, and the look stops there), then
+// its wait workflow and its unread messages by DBOS's keys.
 func (s *Store) WaitsToWake(ctx context.Context, w deploy.WaitWorkflows, limit int) ([]string, error) {
 	if ok, err := s.dbosTables(ctx); err != nil || !ok {
 		return nil, err
 	}
 	var ids []string
-	err := s.db.NewRaw(`SELECT d.id FROM ?.workflow_status AS w
-		JOIN manent.deployments AS d ON d.id = left(w.workflow_uuid, -length(?)) AND w.workflow_uuid = d.id || ?
-		WHERE w.queue_name = ? AND w.status IN ('ENQUEUED', 'PENDING') AND w.name = ?
-		  AND (d.state IN (?) OR d.state = ? AND NOT EXISTS (SELECT 1 FROM manent.dependencies AS x
-			JOIN manent.deployments AS p ON p.id = x.depends_on WHERE x.deployment_id = d.id AND p.state IN (?)))
+	err := s.db.NewRaw(`SELECT d.id FROM manent.deployments AS d
+		WHERE d.state = ?
+		  AND NOT EXISTS (SELECT 1 FROM manent.dependencies AS x JOIN manent.deployments AS p ON p.id = x.depends_on
+			WHERE x.deployment_id = d.id AND p.state IN (?))
+		  AND EXISTS (SELECT 1 FROM ?.workflow_status AS w
+			WHERE w.workflow_uuid = d.id || ? AND w.status IN ('ENQUEUED', 'PENDING'))
 		  AND NOT EXISTS (SELECT 1 FROM ?.notifications AS n
-			WHERE n.destination_uuid = w.workflow_uuid AND n.topic = ? AND NOT n.consumed)
+			WHERE n.destination_uuid = d.id || ? AND n.topic = ? AND NOT n.consumed)
 		ORDER BY d.id LIMIT ?`,
-		bun.Ident(s.dbosSchema), w.Suffix, w.Suffix, w.Queue, w.Name,
-		bun.List(deploy.Final), deploy.StateWaitingDependency, bun.List(activeStates),
-		bun.Ident(s.dbosSchema), w.Topic, limit).Scan(ctx, &ids)
+		deploy.StateWaitingDependency, bun.List(activeStates),
+		bun.Ident(s.dbosSchema), w.Suffix, bun.Ident(s.dbosSchema), w.Suffix, w.Topic, limit).Scan(ctx, &ids)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, wrap("list waits to wake", err)
 	}
