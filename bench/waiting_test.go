@@ -164,8 +164,8 @@ type waitingResult struct {
 	// stacks is the part that is goroutine stacks, goroutines how many a
 	// wait holds.
 	live, heap, stacks, rss, goroutines float64
-	idle0, idleN                  idleCPU
-	wakes                         map[string][]time.Duration
+	idle0, idleN                        idleCPU
+	wakes                               map[string][]time.Duration
 }
 
 func (r waitingResult) String() string {
