@@ -470,15 +470,17 @@ func (p *probe) waitAutovacuum(b *testing.B) {
 }
 
 // waitBlocked returns once n workflows named workflow are blocked in a
-// Recv or a Sleep: DBOS records the timer of either as a DBOS.sleep step
-// just before it blocks.
+// Recv or a Sleep (DBOS records the timer of either as a DBOS.sleep step
+// just before it blocks) or delayed (DBOS holds them as rows until their
+// time).
 func (p *probe) waitBlocked(b *testing.B, workflow string, n int) {
 	b.Helper()
 	for deadline := time.Now().Add(15 * time.Minute); ; time.Sleep(time.Second) {
 		var blocked int
-		if err := p.conn.QueryRow(p.ctx, `SELECT count(DISTINCT o.workflow_uuid) FROM dbos.operation_outputs AS o
-			JOIN dbos.workflow_status AS w ON w.workflow_uuid = o.workflow_uuid
-			WHERE w.name = $1 AND w.status = 'PENDING' AND o.function_name = 'DBOS.sleep'`, workflow).Scan(&blocked); err != nil {
+		if err := p.conn.QueryRow(p.ctx, `SELECT (SELECT count(DISTINCT o.workflow_uuid) FROM dbos.operation_outputs AS o
+				JOIN dbos.workflow_status AS w ON w.workflow_uuid = o.workflow_uuid
+				WHERE w.name = $1 AND w.status = 'PENDING' AND o.function_name = 'DBOS.sleep')
+			+ (SELECT count(*) FROM dbos.workflow_status WHERE name = $1 AND status = 'DELAYED')`, workflow).Scan(&blocked); err != nil {
 			b.Fatal(err)
 		}
 		if blocked >= n {
