@@ -12,13 +12,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/engine"
+	"manent.dev/manent/governance"
 	"manent.dev/manent/internal/authz"
 	"manent.dev/manent/internal/pgtest"
 	"manent.dev/manent/internal/postgres"
@@ -52,6 +52,9 @@ const policy = `
 p, role:deployer, demo, *, deployment.submit
 p, role:deployer, demo, *, deployment.read
 g, token:bench, role:deployer, demo
+p, role:approver, demo, *, deployment.approve
+p, role:approver, demo, *, deployment.read
+g, token:approver, role:approver, demo
 `
 
 // setup is what a benchmark changes in manent.yml; the rest is the default
@@ -64,6 +67,14 @@ type setup struct {
 	// worker makes the engine run deploys; without it, submitted deploys
 	// stay in the queue.
 	worker bool
+	// config is more of manent.yml (governance, chains), added as written.
+	config string
+	// governed gives the service the governance of config; without it the
+	// service has none, as before there were rules to evaluate.
+	governed bool
+	// silent logs errors only: a shutdown with thousands of waits would
+	// log a warning for each.
+	silent bool
 }
 
 // manent is an engine on a fresh database of its own, with the no-op
@@ -85,6 +96,27 @@ type manent struct {
 
 func newManent(b *testing.B, s setup) *manent {
 	b.Helper()
+	m, closeAll := openManent(b, s)
+	b.Cleanup(closeAll)
+	return m
+}
+
+// openManent starts manent and returns what stops it, for a benchmark that
+// tears one side down before it measures the other. Its database is
+// dropped when the benchmark ends.
+func openManent(b *testing.B, s setup) (*manent, func()) {
+	b.Helper()
+	var closers []func()
+	closeAll := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+		closers = nil
+	}
+	fail := func(format string, args ...any) {
+		closeAll()
+		b.Fatalf(format, args...)
+	}
 	dir := b.TempDir()
 	for i := range s.environments {
 		writeFile(b, filepath.Join(dir, "envconfig/demo/app", envName(i)+".yml"), "plugin: noop\ntargets: [{path: /nowhere}]\n")
@@ -95,64 +127,65 @@ func newManent(b *testing.B, s setup) *manent {
 	if s.queues != "" {
 		text += "queues: " + s.queues + "\n"
 	}
+	text += s.config
 	cfg, err := config.Parse([]byte(text), dir)
 	if err != nil {
-		b.Fatalf("config: %v", err)
+		fail("config: %v", err)
 	}
 	url := pgtest.URL(b)
 	ctx, cancel := context.WithCancel(context.Background())
-	// Undone in reverse order by close.
-	var undo []func()
-	var once sync.Once
-	closeAll := func() {
-		once.Do(func() {
-			for _, f := range slices.Backward(undo) {
-				f()
-			}
-		})
-	}
-	b.Cleanup(closeAll)
-	undo = append(undo, cancel)
+	closers = append(closers, cancel)
 	db, err := postgres.Open(ctx, url)
 	if err != nil {
-		b.Fatal(err)
+		fail("%v", err)
 	}
-	undo = append(undo, func() { _ = db.Close() })
+	closers = append(closers, func() { _ = db.Close() })
 	if err := postgres.Migrate(ctx, db); err != nil {
-		b.Fatal(err)
+		fail("%v", err)
 	}
-	events := postgres.NewEvents(url, quietLogger())
-	undo = append(undo, events.Close)
+	logger := quietLogger()
+	if s.silent {
+		logger = silentLogger()
+	}
+	events := postgres.NewEvents(url, logger)
+	closers = append(closers, events.Close)
 	az, err := authz.New("", policy)
 	if err != nil {
-		b.Fatal(err)
+		fail("%v", err)
 	}
 	store := postgres.NewStore(db)
+	var gov deploy.Governor
+	if s.governed {
+		if gov, err = governance.FromConfig(cfg.Governance, store); err != nil {
+			fail("governance: %v", err)
+		}
+	}
 	plugins := []deploy.Plugin{noopPlugin{}}
-	svc, err := service.New(service.Options{Config: cfg, Store: store, Authorizer: az, Plugins: plugins, Logger: quietLogger()})
+	svc, err := service.New(service.Options{Config: cfg, Store: store, Authorizer: az, Governor: gov, Plugins: plugins,
+		Logger: logger})
 	if err != nil {
-		b.Fatal(err)
+		fail("%v", err)
 	}
 	eng, err := engine.New(ctx, engine.Options{
 		Config: cfg, Store: store, Recorder: postgres.NewRecorder(), DatabaseURL: url, Worker: s.worker,
-		Plugins: plugins, Logger: quietLogger(),
+		Plugins: plugins, Logger: logger,
 	})
 	if err != nil {
-		b.Fatal(err)
+		fail("%v", err)
 	}
 	svc.Use(eng)
 	eng.Use(svc)
 	if err := eng.Launch(); err != nil {
-		b.Fatal(err)
+		fail("%v", err)
 	}
-	undo = append(undo, func() { _ = eng.Shutdown(30 * time.Second) })
+	closers = append(closers, func() { _ = eng.Shutdown(30 * time.Second) })
 	rctx, rcancel := context.WithTimeout(ctx, time.Minute)
 	defer rcancel()
 	if err := events.Ready(rctx); err != nil {
-		b.Fatal(err)
+		fail("%v", err)
 	}
 	return &manent{eng: svc, cfg: cfg, store: store, events: events, url: url, db: db.SQL(), close: closeAll,
-		ctx: deploy.WithIdentity(ctx, deploy.Identity{Subject: "token:bench"})}
+		ctx: deploy.WithIdentity(ctx, deploy.Identity{Subject: "token:bench"})}, closeAll
 }
 
 // timing is where the time of one deploy or workflow went, as its caller
@@ -246,6 +279,10 @@ func envName(i int) string { return fmt.Sprintf("env%02d", i) }
 // benchmark output.
 func quietLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+func silentLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 }
 
 func writeFile(b *testing.B, path, body string) {

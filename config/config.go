@@ -366,8 +366,10 @@ func (e Engine) AutoRecovering() bool { return e.AutoRecover == nil || *e.AutoRe
 
 // Chains configures the waits of deploy chains.
 type Chains struct {
-	// PollInterval is the first interval of the safety poll of a deploy
-	// waiting on others; it doubles up to 5 minutes (default 5s).
+	// PollInterval is how often each worker looks, in one query, for the
+	// deploys waiting on others whose wake-up was lost (the sweeper), and
+	// the first interval of a release's safety poll, which doubles up to
+	// 5 minutes (default 5s).
 	PollInterval time.Duration `yaml:"poll_interval"`
 }
 

@@ -288,12 +288,16 @@ type Deployment struct {
 	Environment string
 	State       State
 	Requester   string
-	CreatedAt   time.Time
-	StartedAt   *time.Time
-	FinishedAt  *time.Time
-	UpdatedAt   time.Time
-	DryRun      bool
-	Release     string
+	// RequesterGroups are the requester's groups at submission: with the
+	// descriptor, the effective deploy and the signed plan, the job a wait
+	// lets go (Job).
+	RequesterGroups []string
+	CreatedAt       time.Time
+	StartedAt       *time.Time
+	FinishedAt      *time.Time
+	UpdatedAt       time.Time
+	DryRun          bool
+	Release         string
 	// RollbackOf is the deploy a rollback deploy undoes (a manual rollback
 	// or one of a release), Schedule the recurring schedule whose tick
 	// started the deploy: with Release, what it was created for (Derived).

@@ -22,6 +22,14 @@ func (j Job) Identity() Identity {
 	return Identity{Subject: j.Requester, Groups: j.RequesterGroups}
 }
 
+// Job is what the deploy workflow of d runs: the deploy as submitted. A
+// wait reads it from the deploy's row when it lets the deploy go, so the
+// row holds every field of it (the plan with its signature).
+func (d *Deployment) Job() Job {
+	return Job{ID: d.ID, Requester: d.Requester, RequesterGroups: d.RequesterGroups, Descriptor: d.Descriptor,
+		Effective: d.Effective, Plan: d.Plan}
+}
+
 // Partition is the deploy queue partition of the job.
 func (j Job) Partition() string { return j.Effective.Partition() }
 

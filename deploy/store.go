@@ -166,14 +166,28 @@ type WaitStore interface {
 	// it enters AWAITING_APPROVAL; false when it was in none of them.
 	Transition(ctx context.Context, id string, to State, approvalExpires *time.Time) (bool, error)
 	// EnqueueWaiting moves a waiting deploy to ENQUEUED and, in the same
-	// transaction, calls enqueue with it (a *sql.Tx); false when it was no
-	// longer waiting (cancelled meanwhile).
-	EnqueueWaiting(ctx context.Context, id string, enqueue func(tx any) error) (bool, error)
+	// transaction, calls enqueue with it (a *sql.Tx) and the deploy's job
+	// as its row holds it; false when it was no longer waiting (cancelled
+	// meanwhile).
+	EnqueueWaiting(ctx context.Context, id string, enqueue func(tx any, j Job) error) (bool, error)
+	// Job returns the job of a deploy as its row holds it (ENOTFOUND).
+	Job(ctx context.Context, id string) (Job, error)
+	// WaitsToWake lists the deploys WAITING_DEPENDENCY with no dependency
+	// active any more (each ended, or was removed) whose wait workflow
+	// still waits, with no wake-up unread: those whose wake-up was lost.
+	// At most limit of them.
+	WaitsToWake(ctx context.Context, w WaitWorkflows, limit int) ([]string, error)
 	// FinishDeployment ends a deploy that is not final yet (a wait that
 	// ended it, a workflow that failed) and appends its deployment.finish
 	// audit entry (and after.finish for DEPENDENCY_FAILED), in one
 	// transaction. A deploy already final is left alone.
 	FinishDeployment(ctx context.Context, o Outcome) error
+}
+
+// WaitWorkflows names the wait workflows of deploys in DBOS's tables: the
+// suffix of their IDs after the deploy's, and the topic of their wake-ups.
+type WaitWorkflows struct {
+	Suffix, Topic string
 }
 
 // AuditLog appends to the append-only audit log.

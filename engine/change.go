@@ -47,8 +47,8 @@ func changeStep(name string) deploy.PlannedStep {
 // operation; the ticket is nil when a cancel came first, and the error
 // says why the change could not be opened (without a ticket the deploy
 // does not start).
-func (e *Engine) openChange(ctx dbos.Context, in WaitInput) (*deploy.ChangeTicket, string, error) {
-	id := in.Deploy.ID
+func (e *Engine) openChange(ctx dbos.Context, in *WaitInput) (*deploy.ChangeTicket, string, error) {
+	id := in.ID
 	req := in.Wait.Change
 	o := op{deployID: id, key: deploy.StepKey{Step: stepChangeOpen, Kind: deploy.KindRun}, step: changeStep(stepChangeOpen),
 		pos: changeOpenPosition, begin: deploy.BeginOptions{HonourCancel: true}}
@@ -57,10 +57,15 @@ func (e *Engine) openChange(ctx dbos.Context, in WaitInput) (*deploy.ChangeTicke
 		if conn == nil {
 			return steps.Result{}, deploy.Permanentf("connector %q is not configured", req.Connector)
 		}
-		d := in.Deploy.Descriptor
+		// The database away is no failure of the ITSM's: waited out.
+		j, err := untilAvailable(c, func() (deploy.Job, error) { return e.job(c, in) })
+		if err != nil {
+			return steps.Result{}, deploy.Permanent(err)
+		}
+		d := j.Descriptor
 		t, err := conn.Open(c, deploy.ChangeRequest{
 			DeploymentID: id, Application: d.Application, Environment: d.Environment,
-			Version: d.Artifact.Version, Requester: in.Deploy.Requester,
+			Version: d.Artifact.Version, Requester: j.Requester,
 			Description: fmt.Sprintf("Deploy %s %s to %s/%s (manent %s)", d.Artifact.Name, d.Artifact.Version, d.Tenant, d.Environment, id),
 		})
 		if err != nil {

@@ -14,10 +14,31 @@ import (
 // The service's port: what it hands the engine, on the transaction that
 // stores what it accepted.
 
-// WaitInput is the input of the wait workflow.
+// WaitInput is the input of the wait workflow: the deploy's ID and what it
+// waits for. DBOS keeps a workflow's input in memory for as long as it
+// runs, and a wait may last days: the deploy's job (its descriptor,
+// effective deploy and signed plan, a few kilobytes) stays in the deploy's
+// row, which the wait reads when it lets the deploy go (in the transaction
+// that enqueues it), and the deploy workflow checks its plan's signature
+// as it always did.
 type WaitInput struct {
-	Deploy deploy.Job      `json:"deploy"`
-	Wait   deploy.WaitPlan `json:"wait"`
+	ID   string          `json:"id"`
+	Wait deploy.WaitPlan `json:"wait"`
+	// Job is the whole job, under "deploy", in the waits that an earlier
+	// version enqueued (they had no ID of their own): such a wait, resumed
+	// after an upgrade, lets go the job it carries, as it would have. The
+	// ID of the new form is under another key, so that an earlier version
+	// given a wait of the new form finds no deploy and fails the wait
+	// rather than run an empty job.
+	Job *deploy.Job `json:"deploy,omitempty"`
+}
+
+// deployID is the ID of the deploy the wait holds, in either form.
+func (in *WaitInput) deployID() string {
+	if in.ID == "" && in.Job != nil {
+		return in.Job.ID
+	}
+	return in.ID
 }
 
 // EnqueueDeploy enqueues the deploy workflow of j on its environment's
@@ -35,12 +56,18 @@ func (e *Engine) EnqueueDeploy(tx any, j deploy.Job) error {
 	return nil
 }
 
-// EnqueueWait enqueues the wait workflow of j on the wait queue, on tx.
+// EnqueueWait enqueues the wait workflow of j on the wait queue, on tx: the
+// transaction that stores j in the deploy's row, whence the wait reads it.
 func (e *Engine) EnqueueWait(tx any, j deploy.Job, w deploy.WaitPlan) error {
-	_, err := dbos.Enqueue[DeployResult](e.dbos, waitQueue, waitWorkflowName, WaitInput{Deploy: j, Wait: w},
+	opts := []dbos.EnqueueOption{
 		dbos.WithEnqueueWorkflowID(waitWorkflowID(j.ID)),
 		dbos.WithEnqueueApplicationVersion(e.cfg.Engine.ApplicationVersion),
-		dbos.WithEnqueueTransaction(tx))
+		dbos.WithEnqueueTransaction(tx),
+	}
+	if d := e.startDelay(w); d > 0 {
+		opts = append(opts, dbos.WithEnqueueDelay(d))
+	}
+	_, err := dbos.Enqueue[DeployResult](e.dbos, waitQueue, waitWorkflowName, WaitInput{ID: j.ID, Wait: w}, opts...)
 	if err != nil {
 		return fmt.Errorf("enqueue wait workflow: %w", err)
 	}
@@ -51,6 +78,24 @@ func (e *Engine) EnqueueWait(tx any, j deploy.Job, w deploy.WaitPlan) error {
 		return e.recordNotice(tx, n, &j.Descriptor, jobDeployment(&j))
 	}
 	return nil
+}
+
+// startMargin is how long before its time a wait that begins with its time
+// starts: DBOS promotes the delayed workflows once a second, on every
+// process, then the wait queue's poll dequeues it, on a machine that may
+// be loaded.
+const startMargin = 5 * time.Second
+
+// startDelay is how long a wait is enqueued DELAYED: one that begins with
+// its time (schedule.at, no dependencies to watch meanwhile) stays a row of
+// DBOS's until shortly before it, with no goroutine nor memory of its
+// worker's for the days it may wait, and waits the last seconds in its
+// durable timer, so it lets the deploy go on time. 0 for the others.
+func (e *Engine) startDelay(w deploy.WaitPlan) time.Duration {
+	if len(w.After) > 0 || w.At == nil {
+		return 0
+	}
+	return time.Until(*w.At) - startMargin - e.cfg.Queues.PollInterval
 }
 
 // EnqueueRelease enqueues the release workflow on the wait queue, on tx.
@@ -97,6 +142,17 @@ func (e *Engine) StopSchedule(name string, generation int, lastTick *time.Time) 
 // Wake tells the wait workflow of a deploy to look again.
 func (e *Engine) Wake(id string) { e.send(waitWorkflowID(id), "look", topicWait) }
 
+// Answered wakes the wait of a deploy whose approval was answered, on tx,
+// the transaction that stores the answer: DBOS keeps the message with it,
+// so no crash between the two can leave an answer unread until the
+// approvals expire.
+func (e *Engine) Answered(tx any, id string) error {
+	if err := dbos.Send(e.dbos, waitWorkflowID(id), "look", topicWait, dbos.WithSendTransaction(tx)); err != nil {
+		return fmt.Errorf("wake the wait of %s: %w", id, err)
+	}
+	return nil
+}
+
 // StopRelease stops the workflow of a release.
 func (e *Engine) StopRelease(id string) {
 	if err := dbos.CancelWorkflow(e.dbos, releaseWorkflowID(id)); err != nil {
@@ -104,8 +160,10 @@ func (e *Engine) StopRelease(id string) {
 	}
 }
 
-// send delivers a message to a workflow, best effort: the workflows that
-// wait for one also look again on their own after a while.
+// send delivers a message to a workflow, best effort: a wait for
+// dependencies whose wake-up is lost is woken by the sweeper (sweep.go),
+// the other workflows that wait for one look again on their own after a
+// while.
 func (e *Engine) send(workflowID, msg, topic string) {
 	if err := dbos.Send(e.dbos, workflowID, msg, topic); err != nil {
 		e.log.Debug("wake workflow", "workflow", workflowID, "error", err)
@@ -125,8 +183,16 @@ func (e *Engine) Cancelled(ctx context.Context, d *deploy.Deployment, res deploy
 	}
 	e.wakeWaiters(ctx, d.ID)
 	if res.Before.Waiting() {
-		// The wait workflow stops waiting at once.
-		e.Wake(d.ID)
+		// The wait workflow was woken by the cancel's commit
+		// (finishedOutside): it stops waiting at once. One that waits
+		// for its time may not have started yet (startDelay): it is
+		// taken off the queue rather than left to start and find the
+		// deploy cancelled.
+		if res.Before == deploy.StateDelayed {
+			if err := dbos.CancelWorkflow(e.dbos, waitWorkflowID(d.ID)); err != nil {
+				e.log.Warn("cancel the wait workflow", "deployment", d.ID, "error", err)
+			}
+		}
 		return
 	}
 	if err := dbos.CancelWorkflow(e.dbos, d.ID); err != nil {
@@ -151,11 +217,10 @@ func (e *Engine) RolloutRequested(tx any, id string) error {
 }
 
 // Rejected follows up a rejection the store recorded with the end of the
-// deploy: its wait workflow stops (and closes a change ticket opened for
-// it), and what waits on the deploy looks again.
+// deploy (and the wake-up of its wait, which stops and closes a change
+// ticket opened for it: Answered): what waits on the deploy looks again.
 func (e *Engine) Rejected(ctx context.Context, id string) {
 	e.wakeWaiters(ctx, id)
-	e.Wake(id)
 }
 
 // cancel cancels a deploy on behalf of a release (no permission check: the

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
@@ -107,6 +108,8 @@ type Engine struct {
 
 	shutdownOnce sync.Once
 	shutdownErr  error
+	// sweeps counts the sweeps done (sweep.go), for the tests.
+	sweeps atomic.Int64
 }
 
 // New creates the DBOS context and registers the workflows and queues. Call
@@ -393,7 +396,9 @@ func (e *Engine) shutdown(timeout time.Duration) error {
 // without them (a failure of manent's own): DBOS writes that status in its
 // own table without running any of our code, so the read model has to
 // look. What waited on such a deploy is woken. (An undo's failure is read
-// by the release that waits for it: waitUndo.)
+// by the release that waits for it: waitUndo.) It sweeps the waits for
+// dependencies whose wake-up was lost (sweep.go) every
+// chains.poll_interval.
 func (e *Engine) reconcile(ctx context.Context) {
 	defer close(e.done)
 	if !e.worker {
@@ -403,10 +408,14 @@ func (e *Engine) reconcile(ctx context.Context) {
 	go e.watchFence(ctx)
 	t := time.NewTicker(15 * time.Second)
 	defer t.Stop()
+	sweep := time.NewTicker(e.chainsPollInterval())
+	defer sweep.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-sweep.C:
+			e.sweep(ctx)
 		case <-t.C:
 			ids, err := e.store.FailAbandoned(ctx, waitSuffix)
 			if err != nil && ctx.Err() == nil {

@@ -83,6 +83,10 @@ const (
 	topicRollout = "rollout"
 )
 
+// waitWorkflows names the wait workflows for the store's sweep of the
+// waits whose wake-up was lost.
+var waitWorkflows = deploy.WaitWorkflows{Suffix: waitSuffix, Topic: topicWait}
+
 // workflowNames lists every workflow of manent, for the takeover of a dead
 // executor's workflows.
 var workflowNames = []string{deployWorkflowName, waitWorkflowName, releaseWorkflowName, scheduleWorkflowName, undoWorkflowName,

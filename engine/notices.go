@@ -140,6 +140,15 @@ func (e *Engine) enqueueNotice(tx any, in noticeInput) error {
 // outside its workflow (the end of a wait, a cancel before its start), in
 // the store's transaction tx.
 func (e *Engine) finishedOutside(_ context.Context, tx any, d deploy.Deployment) error {
+	if d.State == deploy.StateCancelled && d.CancelledFrom.Waiting() {
+		// Its wait is woken by the cancel's commit: it stops at once (and
+		// closes a change ticket opened for it), and no crash between the
+		// two leaves it asleep until its time, its approvals' expiry or
+		// its dependencies'.
+		if err := dbos.Send(e.dbos, waitWorkflowID(d.ID), "look", topicWait, dbos.WithSendTransaction(tx)); err != nil {
+			return fmt.Errorf("wake the wait of %s: %w", d.ID, err)
+		}
+	}
 	n := newNotice(d.ID, deploy.NoticeFinished, "", string(d.State))
 	return e.recordNotice(tx, n, &d.Descriptor, func() *deploy.Deployment { return &d })
 }

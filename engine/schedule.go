@@ -125,7 +125,7 @@ func (e *Engine) tick(ctx context.Context, in deploy.ScheduleGeneration, tick ti
 	now := time.Now().UTC()
 	dep := deploy.Deployment{ID: di.ID, Tenant: di.Effective.Tenant, Application: di.Descriptor.Application,
 		Environment: di.Descriptor.Environment, State: deploy.StateEnqueued, Requester: di.Requester,
-		CreatedAt: now, UpdatedAt: now, Artifact: di.Descriptor.Artifact, Descriptor: di.Descriptor,
+		RequesterGroups: di.RequesterGroups, CreatedAt: now, UpdatedAt: now, Artifact: di.Descriptor.Artifact, Descriptor: di.Descriptor,
 		Effective: di.Effective, Plan: di.Plan, Schedule: in.Name}
 	existing, created, err := e.store.CreateDeployment(ctx, dep, func(tx any) error { return e.EnqueueDeploy(tx, di) })
 	if err != nil {

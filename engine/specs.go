@@ -42,9 +42,10 @@ var planWorkflows = []string{deployWorkflowName, waitWorkflowName}
 
 // SpecUses lists the custom steps of the plans still to run, the workflows
 // first (by deploy ID), then the schedules (by name); with match, only
-// those whose recorded or recomputed hash it accepts. It reads DBOS's
-// records, which the workers run from, not the read model: the inputs of
-// the deploy and wait workflows, and of the schedule workflows.
+// those whose recorded or recomputed hash it accepts. It reads what the
+// workers run from: the inputs of the deploy and schedule workflows in
+// DBOS's records, and for a wait the job its deploy's row holds, which
+// the wait lets go.
 func (e *Engine) SpecUses(ctx context.Context, match func(hash string) bool) ([]SpecUse, error) {
 	ws, err := dbos.ListWorkflows(e.dbos, dbos.WithFilterName(planWorkflows...),
 		dbos.WithFilterStatus(dbos.WorkflowStatusEnqueued, dbos.WorkflowStatusPending, dbos.WorkflowStatusDelayed),
@@ -54,7 +55,11 @@ func (e *Engine) SpecUses(ctx context.Context, match func(hash string) bool) ([]
 	}
 	var out []SpecUse
 	for _, w := range ws {
-		job, err := planOf(w)
+		job, err := e.planOf(ctx, w)
+		if deploy.ErrorCode(err) == deploy.ENOTFOUND {
+			// A wait whose deploy is gone lets nothing run.
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("workflow %s: %w", w.ID, err)
 		}
@@ -126,17 +131,22 @@ func generationOf(w dbos.WorkflowStatus) (deploy.ScheduleGeneration, error) {
 	return g, err
 }
 
-// planOf reads the job in a workflow's input, which DBOS gives back as the
-// JSON it stored.
-func planOf(w dbos.WorkflowStatus) (deploy.Job, error) {
+// planOf reads the job a workflow runs: in a deploy workflow's input,
+// which DBOS gives back as the JSON it stored; for a wait, in the deploy's
+// row (or in the input of a wait an earlier version enqueued), which the
+// wait lets go.
+func (e *Engine) planOf(ctx context.Context, w dbos.WorkflowStatus) (deploy.Job, error) {
 	raw, ok := w.Input.(string)
 	if !ok {
 		return deploy.Job{}, fmt.Errorf("input of type %T, not JSON", w.Input)
 	}
 	if w.Name == waitWorkflowName {
 		var in WaitInput
-		err := json.Unmarshal([]byte(raw), &in)
-		return in.Deploy, err
+		if err := json.Unmarshal([]byte(raw), &in); err != nil {
+			return deploy.Job{}, err
+		}
+		in.ID = in.deployID()
+		return e.job(ctx, &in)
 	}
 	var j deploy.Job
 	err := json.Unmarshal([]byte(raw), &j)

@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
@@ -19,6 +21,28 @@ func dropStep(name string) func(*deploy.Job) {
 	}
 }
 
+// alterRowPlan rewrites the plan that a deploy's row holds, as whoever can
+// write to the database could.
+func alterRowPlan(t *testing.T, db *sql.DB, id string, change func(*deploy.Job)) {
+	t.Helper()
+	var raw []byte
+	if err := db.QueryRowContext(t.Context(), "SELECT plan FROM manent.deployments WHERE id = $1", id).Scan(&raw); err != nil {
+		t.Fatalf("plan of %s: %v", id, err)
+	}
+	j := deploy.Job{ID: id}
+	if err := json.Unmarshal(raw, &j.Plan); err != nil {
+		t.Fatal(err)
+	}
+	change(&j)
+	raw, err := json.Marshal(j.Plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(t.Context(), "UPDATE manent.deployments SET plan = $1 WHERE id = $2", raw, id); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // refusedAtConfig checks that the deploy ended at its config step, refused
 // by the plan's signature, with nothing of the plan run.
 func refusedAtConfig(t *testing.T, e *env, h *hookServer, d *deploy.Deployment) {
@@ -33,12 +57,13 @@ func refusedAtConfig(t *testing.T, e *env, h *hookServer, d *deploy.Deployment) 
 }
 
 // TestPlansThatWaitAreVerifiedWhenTheyRun: a plan does not only wait in a
-// deploy's queue. Whoever writes DBOS's records alters the plan of a
-// deploy waiting for another (the input of its manent.wait workflow) and
-// the template of a recurring schedule (the input of its manent.schedule
-// workflow, which every tick copies): the deploy, once let go, and the
-// tick's deploy are refused at their start; a schedule whose custom step
-// is revoked fails that step at its tick; the plans left alone run.
+// deploy's queue. Whoever writes the database alters the plan of a deploy
+// waiting for another (in its row, which its manent.wait workflow lets go)
+// and the template of a recurring schedule (the input of its
+// manent.schedule workflow, which every tick copies): the deploy, once let
+// go, and the tick's deploy are refused at their start; a schedule whose
+// custom step is revoked fails that step at its tick; the plans left alone
+// run.
 func TestPlansThatWaitAreVerifiedWhenTheyRun(t *testing.T) {
 	t.Parallel() // waits for a wall-clock minute: the schedules' first tick
 	h := newHookServer(t, func(w http.ResponseWriter, r *http.Request, n int) {})
@@ -52,7 +77,7 @@ func TestPlansThatWaitAreVerifiedWhenTheyRun(t *testing.T) {
 	}
 	submitter.submitText(scheduled("tick-altered", "* * * * *", ""))
 	submitter.submitText(scheduled("tick-revoked", "* * * * *", "steps: {extra: true}\n"))
-	alterEmbeddedJob(t, db, "waits-altered:wait", "deploy", dropStep("notify"))
+	alterRowPlan(t, db, "waits-altered", dropStep("notify"))
 	alterEmbeddedJob(t, db, "tick-altered:schedule:1", "template", dropStep("notify"))
 	extra := ""
 	uses, err := submitter.eng.SpecUses(submitter.ctx, nil)

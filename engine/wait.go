@@ -95,8 +95,12 @@ func readStep[T any](ctx dbos.Context, name string, fn func(c context.Context) (
 }
 
 // waitWorkflow waits for the dependencies, the time, the approvals and the
-// change ticket of a deploy, in that order.
-func (e *Engine) waitWorkflow(ctx dbos.Context, in WaitInput) (DeployResult, error) {
+// change ticket of a deploy, in that order. The functions it calls share
+// its input by pointer: a copy of it in each frame of the waiting
+// goroutine's stack would be kept for the whole wait.
+func (e *Engine) waitWorkflow(ctx dbos.Context, input WaitInput) (DeployResult, error) {
+	in := &input
+	in.ID = in.deployID()
 	if len(in.Wait.After) > 0 {
 		res, done, err := e.waitDependencies(ctx, in)
 		if err != nil || done {
@@ -110,18 +114,34 @@ func (e *Engine) waitWorkflow(ctx dbos.Context, in WaitInput) (DeployResult, err
 		}
 	}
 	if !in.Wait.Approvals && in.Wait.Change == nil {
-		return e.enqueueWaited(ctx, in)
+		return e.enqueueWaited(ctx, in, nil)
 	}
 	return e.waitApprovals(ctx, in)
 }
 
+// job is the job of the deploy the wait holds: the one its input carries
+// (a wait enqueued by an earlier version), otherwise its row's.
+func (e *Engine) job(ctx context.Context, in *WaitInput) (deploy.Job, error) {
+	if in.Job != nil {
+		return *in.Job, nil
+	}
+	j, err := e.store.Job(ctx, in.ID)
+	if err != nil {
+		return deploy.Job{}, fmt.Errorf("read the job of %s: %w", in.ID, err)
+	}
+	return j, nil
+}
+
 // waitDependencies waits until every deploy of after succeeded: woken at
-// once when one ends (Send from its workflow), and by a safety poll from
-// chains.poll_interval doubling up to 5 minutes, for the cases without a
-// notification (a deploy deleted by retention). done reports that the wait
-// ended the deploy (dependency failed, expired, or cancelled).
-func (e *Engine) waitDependencies(ctx dbos.Context, in WaitInput) (DeployResult, bool, error) {
-	poll := e.chainsPollInterval()
+// once when one ends (a Send from its workflow, or from what ended it: a
+// cancel, the end of its wait), and otherwise only by its expiry, a
+// durable timer. A wake-up that never came (lost in a crash or a database
+// outage, a dependency ended by hand) is sent again by the sweeper
+// (sweep.go), one query for all the waits of the cluster: no wait looks
+// on its own, so a waiting deploy costs no work while it waits. done
+// reports that the wait ended the deploy (dependency failed, expired, or
+// cancelled).
+func (e *Engine) waitDependencies(ctx dbos.Context, in *WaitInput) (DeployResult, bool, error) {
 	for {
 		st, err := readStep(ctx, stepAfterEvaluate, func(c context.Context) (waitReading, error) {
 			return e.evaluateDependencies(c, in)
@@ -138,17 +158,15 @@ func (e *Engine) waitDependencies(ctx dbos.Context, in WaitInput) (DeployResult,
 			res, err := e.endWait(ctx, in, deploy.StateDependencyFailed, st.Reason)
 			return res, true, err
 		}
-		wait := min(poll, time.Until(in.Wait.AfterExpiresAt))
-		if _, err := sleepOrWake(ctx, topicWait, wait); err != nil {
+		if _, err := sleepOrWake(ctx, topicWait, time.Until(in.Wait.AfterExpiresAt)); err != nil {
 			return DeployResult{}, true, fmt.Errorf("wait for dependencies: %w", err)
 		}
-		poll = min(2*poll, deploy.MaxChainsPollBackoff)
 	}
 }
 
 // evaluateDependencies reads the deploy and the states of its dependencies.
-func (e *Engine) evaluateDependencies(ctx context.Context, in WaitInput) (waitReading, error) {
-	d, err := e.store.Get(ctx, in.Deploy.ID)
+func (e *Engine) evaluateDependencies(ctx context.Context, in *WaitInput) (waitReading, error) {
+	d, err := e.store.Get(ctx, in.ID)
 	if err != nil {
 		return waitReading{}, err
 	}
@@ -189,11 +207,11 @@ func (e *Engine) evaluateDependencies(ctx context.Context, in WaitInput) (waitRe
 
 // waitUntil holds the deploy DELAYED until schedule.at. The wait is a
 // durable timer (DBOS records when it ends), interrupted by a cancel.
-func (e *Engine) waitUntil(ctx dbos.Context, in WaitInput) (DeployResult, bool, error) {
+func (e *Engine) waitUntil(ctx dbos.Context, in *WaitInput) (DeployResult, bool, error) {
 	at := *in.Wait.At
 	for {
 		st, err := readStep(ctx, stepAtEvaluate, func(c context.Context) (waitReading, error) {
-			d, err := e.store.Get(c, in.Deploy.ID)
+			d, err := e.store.Get(c, in.ID)
 			if err != nil {
 				return waitReading{}, err
 			}
@@ -203,7 +221,7 @@ func (e *Engine) waitUntil(ctx dbos.Context, in WaitInput) (DeployResult, bool, 
 			if !time.Now().Before(at) {
 				return waitReading{Outcome: readSatisfied}, nil
 			}
-			if _, err := e.store.Transition(c, in.Deploy.ID, deploy.StateDelayed, nil); err != nil {
+			if _, err := e.store.Transition(c, in.ID, deploy.StateDelayed, nil); err != nil {
 				return waitReading{}, err
 			}
 			return waitReading{Outcome: readWaiting}, nil
@@ -227,20 +245,24 @@ func (e *Engine) waitUntil(ctx dbos.Context, in WaitInput) (DeployResult, bool, 
 // that the deploy can really start, and waits for them: woken by every
 // answer and by a cancel (Send), by its expiry (the Recv timeout, a durable
 // sleep), and by a poll of the ITSM, which does not call back.
-func (e *Engine) waitApprovals(ctx dbos.Context, in WaitInput) (DeployResult, error) {
+func (e *Engine) waitApprovals(ctx dbos.Context, in *WaitInput) (DeployResult, error) {
 	w := in.Wait
 	expires, err := readStep(ctx, stepApprovalsRequest, func(c context.Context) (time.Time, error) {
 		if !w.ExpiresAt.IsZero() {
 			return w.ExpiresAt, nil
 		}
 		at := time.Now().UTC().Add(w.Require.Expiry)
-		if _, err := e.store.Transition(c, in.Deploy.ID, deploy.StateAwaitingApproval, &at); err != nil {
+		if _, err := e.store.Transition(c, in.ID, deploy.StateAwaitingApproval, &at); err != nil {
+			return at, err
+		}
+		j, err := e.job(c, in)
+		if err != nil {
 			return at, err
 		}
 		// Recorded before the step is: a step made again records the same
 		// event (same ID), never none.
-		n := newNotice(in.Deploy.ID, deploy.NoticeApproval, "", string(deploy.StateAwaitingApproval))
-		return at, e.recordNotice(nil, n, &in.Deploy.Descriptor, jobDeployment(&in.Deploy))
+		n := newNotice(in.ID, deploy.NoticeApproval, "", string(deploy.StateAwaitingApproval))
+		return at, e.recordNotice(nil, n, &j.Descriptor, jobDeployment(&j))
 	})
 	if err != nil {
 		return DeployResult{}, err
@@ -260,7 +282,6 @@ func (e *Engine) waitApprovals(ctx dbos.Context, in WaitInput) (DeployResult, er
 			return DeployResult{State: deploy.StateCancelled}, nil
 		}
 		ticket = t
-		in.Deploy.Change = ticket
 	}
 	for {
 		st, err := readStep(ctx, stepApprovalsEvaluate, func(c context.Context) (waitReading, error) {
@@ -272,11 +293,11 @@ func (e *Engine) waitApprovals(ctx dbos.Context, in WaitInput) (DeployResult, er
 		switch st.Outcome {
 		case readGone:
 			if ticket != nil {
-				e.closeChange(ctx, in.Deploy.ID, ticket, "cancelled")
+				e.closeChange(ctx, in.ID, ticket, "cancelled")
 			}
 			return st.ended(), nil
 		case readSatisfied:
-			return e.enqueueWaited(ctx, in)
+			return e.enqueueWaited(ctx, in, ticket)
 		case readRejected, readExpired:
 			state := deploy.StateRejected
 			if st.Outcome == readExpired {
@@ -284,7 +305,7 @@ func (e *Engine) waitApprovals(ctx dbos.Context, in WaitInput) (DeployResult, er
 			}
 			// A change the ITSM rejected needs no closing; one still open does.
 			if ticket != nil && !st.ChangeRejected {
-				e.closeChange(ctx, in.Deploy.ID, ticket, "cancelled")
+				e.closeChange(ctx, in.ID, ticket, "cancelled")
 			}
 			return e.endWait(ctx, in, state, st.Reason)
 		}
@@ -302,8 +323,8 @@ func (e *Engine) waitApprovals(ctx dbos.Context, in WaitInput) (DeployResult, er
 
 // evaluateApprovals reads the deploy, its answers and the state of its
 // change ticket once.
-func (e *Engine) evaluateApprovals(ctx context.Context, in WaitInput, ticket *deploy.ChangeTicket) (waitReading, error) {
-	d, err := e.store.Get(ctx, in.Deploy.ID)
+func (e *Engine) evaluateApprovals(ctx context.Context, in *WaitInput, ticket *deploy.ChangeTicket) (waitReading, error) {
+	d, err := e.store.Get(ctx, in.ID)
 	if err != nil {
 		return waitReading{}, err
 	}
@@ -319,7 +340,7 @@ func (e *Engine) evaluateApprovals(ctx context.Context, in WaitInput, ticket *de
 				Reason: fmt.Sprintf("change %s: %v", ticketLabel(ticket), err)}, nil
 		case err != nil:
 			// A temporary ITSM failure: look again at the next poll.
-			e.log.Warn("read change state", "deployment", in.Deploy.ID, "ticket", ticket.ID, "error", err)
+			e.log.Warn("read change state", "deployment", in.ID, "ticket", ticket.ID, "error", err)
 		case cs == deploy.ChangeRejected:
 			return waitReading{Outcome: readRejected, ChangeRejected: true,
 				Reason: fmt.Sprintf("change %s rejected in the ITSM", ticketLabel(ticket))}, nil
@@ -354,12 +375,17 @@ func (e *Engine) evaluateApprovals(ctx context.Context, in WaitInput, ticket *de
 	return waitReading{Outcome: readWaiting}, nil
 }
 
-// enqueueWaited moves the deploy to ENQUEUED and enqueues its workflow, in
-// one transaction.
-func (e *Engine) enqueueWaited(ctx dbos.Context, in WaitInput) (DeployResult, error) {
+// enqueueWaited moves the deploy to ENQUEUED and enqueues its workflow
+// with its job (and the change ticket opened while it waited, nil for
+// none), in one transaction: the job is read from the deploy's row in it.
+func (e *Engine) enqueueWaited(ctx dbos.Context, in *WaitInput, ticket *deploy.ChangeTicket) (DeployResult, error) {
 	moved, err := readStep(ctx, stepWaitEnqueue, func(c context.Context) (bool, error) {
-		return e.store.EnqueueWaiting(c, in.Deploy.ID, func(tx any) error {
-			return e.EnqueueDeploy(tx, in.Deploy)
+		return e.store.EnqueueWaiting(c, in.ID, func(tx any, j deploy.Job) error {
+			if in.Job != nil {
+				j = *in.Job
+			}
+			j.Change = ticket
+			return e.EnqueueDeploy(tx, j)
 		})
 	})
 	if err != nil {
@@ -372,26 +398,23 @@ func (e *Engine) enqueueWaited(ctx dbos.Context, in WaitInput) (DeployResult, er
 }
 
 // endWait records the end of a wait that did not let the deploy run.
-func (e *Engine) endWait(ctx dbos.Context, in WaitInput, state deploy.State, reason string) (DeployResult, error) {
+func (e *Engine) endWait(ctx dbos.Context, in *WaitInput, state deploy.State, reason string) (DeployResult, error) {
 	_, err := readStep(ctx, stepWaitFinish, func(c context.Context) (bool, error) {
-		// The store writes after.finish with the end of a wait for
-		// dependencies, in the same transaction.
-		if err := e.store.FinishDeployment(c, deploy.Outcome{ID: in.Deploy.ID, State: state,
-			Error: reason, FinishedAt: time.Now().UTC(), Actor: in.Deploy.Requester}); err != nil {
+		j, err := e.job(c, in)
+		if err != nil {
 			return false, err
 		}
-		e.wakeWaiters(c, in.Deploy.ID)
+		// The store writes after.finish with the end of a wait for
+		// dependencies, in the same transaction.
+		if err := e.store.FinishDeployment(c, deploy.Outcome{ID: in.ID, State: state,
+			Error: reason, FinishedAt: time.Now().UTC(), Actor: j.Requester}); err != nil {
+			return false, err
+		}
+		e.wakeWaiters(c, in.ID)
 		return true, nil
 	})
 	if err != nil {
 		return DeployResult{}, err
 	}
 	return DeployResult{State: state, Error: reason}, nil
-}
-
-func (e *Engine) chainsPollInterval() time.Duration {
-	if d := e.cfg.Chains.PollInterval; d > 0 {
-		return d
-	}
-	return deploy.DefaultChainsPoll
 }

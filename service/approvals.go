@@ -65,22 +65,18 @@ func (s *Service) answer(ctx context.Context, id, comment string, approved bool,
 	if why := deploy.UnsafeText(comment, "\n\t"); why != "" {
 		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "comment must be text without control characters (other than new lines and tabs): %s", why)
 	}
-	var wake func(tx any) error
+	// The workflow that counts the answers is woken with the answer's
+	// commit: the rollout's, for a wave (it goes on, or a rejection aborts
+	// it), otherwise the deploy's wait (it lets the deploy go, or stops).
+	wake := func(tx any) error { return s.engine.Answered(tx, id) }
 	if pass > 0 {
-		// The rollout's workflow counts the answers of its wave: it goes
-		// on, or a rejection aborts it. Woken with the answer's commit.
 		wake = func(tx any) error { return s.engine.RolloutRequested(tx, id) }
 	}
 	if err := s.store.AddApproval(ctx, deploy.Approval{DeploymentID: id, Pass: pass, Identity: who.Subject,
 		Approved: approved, Comment: comment, Time: time.Now().UTC()}, wake); err != nil {
 		return nil, err
 	}
-	switch {
-	case pass > 0:
-		// Its workflow was woken with the answer.
-	case approved:
-		s.engine.Wake(id)
-	default:
+	if pass == 0 && !approved {
 		// The store ended the deploy with the rejection: the answer shows
 		// the state it produced.
 		s.engine.Rejected(ctx, id)

@@ -38,15 +38,16 @@ type Engine interface {
 	// StopSchedule tells the workflows of a schedule generation to stop now
 	// rather than at their tick.
 	StopSchedule(name string, generation int, lastTick *time.Time)
-	// Wake tells the wait of a deploy to look again (an answer came).
-	Wake(id string)
+	// Answered wakes the wait of a deploy whose approval was answered, on
+	// tx, the transaction that stores the answer.
+	Answered(tx any, id string) error
 	// Cancelled follows up a cancel the store accepted: the wait or the
 	// queued workflow stops, the deploys waiting on it look again, a change
 	// ticket opened for it is closed.
 	Cancelled(ctx context.Context, d *deploy.Deployment, res deploy.CancelResult)
-	// Rejected follows up a rejection that ended a deploy: its wait stops
-	// (closing a change ticket opened for it), the deploys and the release
-	// waiting on it look again.
+	// Rejected follows up a rejection that ended a deploy (its wait was
+	// woken with it: Answered): the deploys and the release waiting on it
+	// look again.
 	Rejected(ctx context.Context, id string)
 	// StopRelease stops the workflow of a release: it queues and rolls back
 	// nothing more.

@@ -51,7 +51,7 @@ func (e *enqueued) EnqueueSchedule(_ any, g deploy.ScheduleGeneration) error {
 	return e.add(g.Name)
 }
 func (*enqueued) StopSchedule(string, int, *time.Time)                               {}
-func (*enqueued) Wake(string)                                                        {}
+func (*enqueued) Answered(any, string) error                                         { return nil }
 func (*enqueued) Cancelled(context.Context, *deploy.Deployment, deploy.CancelResult) {}
 func (*enqueued) StopRelease(string)                                                 {}
 func (*enqueued) Rejected(context.Context, string)                                   {}

@@ -129,8 +129,12 @@ func (s *Service) submitDescriptor(ctx context.Context, d *deploy.Descriptor, op
 	if opts.ValidateOnly {
 		return &deploy.Submission{Deployment: dep, Validated: true}, nil
 	}
-	job := deploy.Job{ID: d.ID, Requester: id.Subject, RequesterGroups: id.Groups, Descriptor: *d, Effective: eff, Plan: plan}
+	dep.RequesterGroups = id.Groups
+	job := dep.Job()
 	s.specs.SignPlan(&job, "")
+	// The row holds the plan as signed: a wait lets the deploy go with
+	// the job its row holds.
+	dep.Plan = job.Plan
 	existing, created, err := s.store.CreateDeployment(ctx, dep, func(tx any) error {
 		if wait != nil {
 			return s.engine.EnqueueWait(tx, job, wait.plan)

@@ -162,33 +162,6 @@ func (s *Store) Approvals(ctx context.Context, id string) ([]deploy.Approval, er
 	return s.approvals(ctx, id)
 }
 
-// EnqueueWaiting implements deploy.WaitStore: a waiting deploy → ENQUEUED,
-// in one conditional update guarded by the lifecycle, with the enqueue of
-// the deploy workflow in the same transaction.
-func (s *Store) EnqueueWaiting(ctx context.Context, id string, enqueue func(tx any) error) (bool, error) {
-	moved := false
-	err := s.db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE manent.deployments SET state = ?, updated_at = now()
-			WHERE id = ? AND state IN (?)`, deploy.StateEnqueued, id, bun.List(deploy.EnteredFrom(deploy.StateEnqueued)))
-		if err != nil {
-			return err
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return nil
-		}
-		if err := enqueue(tx.Tx); err != nil {
-			return err
-		}
-		moved = true
-		return notify(ctx, tx, deploy.EventDeployment, id)
-	})
-	return moved, wrap("enqueue waiting deployment", err)
-}
-
 // addWaveApproval records an answer to the approval the rollout of a
 // running deploy asks before wave a.Pass, while it asks it (its record
 // approval[N] RUNNING): ECONFLICT otherwise. A rejection does not end the

@@ -66,14 +66,16 @@ var plan = deploy.Plan{Steps: []deploy.PlannedStep{
 // check every column.
 func deployment(id, env string) deploy.Deployment {
 	art := deploy.Artifact{Type: "tarball", Name: "app", Version: "1.2.3", Source: "file:///a/app.tgz", SHA256: "abc"}
+	signed := plan
+	signed.Signature = "5167"
 	return deploy.Deployment{
 		ID: id, Tenant: "demo", Application: "app", Environment: env, State: deploy.StateEnqueued,
-		Requester: "token:ci", DryRun: false, Release: "rel-1", Artifact: art,
+		Requester: "token:ci", RequesterGroups: []string{"release-managers"}, DryRun: false, Release: "rel-1", Artifact: art,
 		Descriptor: deploy.Descriptor{APIVersion: "manent/v1", Kind: "Deployment", ID: id, Application: "app",
 			Environment: env, Artifact: art, Labels: map[string]string{"team": "a"}},
 		Effective: deploy.Effective{Tenant: "demo", Application: "app", Environment: env, Artifact: art,
 			Plugin: "local", Targets: []deploy.Target{{Path: "/srv/app"}}, Params: map[string]string{"k": "v"}},
-		Plan:     plan,
+		Plan:     signed,
 		Decision: deploy.Decision{Rule: "default", Reason: "ok"},
 	}
 }

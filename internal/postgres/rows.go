@@ -21,6 +21,7 @@ type deploymentRow struct {
 	Environment     string            `bun:"environment,notnull"`
 	State           string            `bun:"state,notnull"`
 	Requester       string            `bun:"requester,notnull"`
+	RequesterGroups []string          `bun:"requester_groups,type:jsonb,notnull"`
 	CreatedAt       time.Time         `bun:"created_at,nullzero,notnull,default:current_timestamp"`
 	StartedAt       *time.Time        `bun:"started_at"`
 	FinishedAt      *time.Time        `bun:"finished_at"`
@@ -109,7 +110,7 @@ func toDeploymentRow(d deploy.Deployment) *deploymentRow {
 	}
 	row := &deploymentRow{
 		ID: d.ID, Tenant: d.Tenant, Application: d.Application, Environment: d.Environment,
-		State: string(state), Requester: d.Requester,
+		State: string(state), Requester: d.Requester, RequesterGroups: nonNilStrings(d.RequesterGroups),
 		CreatedAt: micro(d.CreatedAt), StartedAt: microPtr(d.StartedAt), FinishedAt: microPtr(d.FinishedAt),
 		UpdatedAt: micro(d.UpdatedAt), DryRun: d.DryRun, Release: release, RollbackOf: d.RollbackOf, Schedule: d.Schedule, PromotedFrom: d.PromotedFrom,
 		Artifact: d.Artifact, SHA256: d.SHA256, Descriptor: d.Descriptor, Effective: d.Effective,
@@ -128,7 +129,7 @@ func toDeploymentRow(d deploy.Deployment) *deploymentRow {
 func fromDeploymentRow(r *deploymentRow) deploy.Deployment {
 	d := deploy.Deployment{
 		ID: r.ID, Tenant: r.Tenant, Application: r.Application, Environment: r.Environment,
-		State: deploy.State(r.State), Requester: r.Requester,
+		State: deploy.State(r.State), Requester: r.Requester, RequesterGroups: emptyToNil(r.RequesterGroups),
 		CreatedAt: r.CreatedAt.UTC(), StartedAt: utcPtr(r.StartedAt), FinishedAt: utcPtr(r.FinishedAt),
 		UpdatedAt: r.UpdatedAt.UTC(), DryRun: r.DryRun, RollbackOf: r.RollbackOf, Schedule: r.Schedule, PromotedFrom: r.PromotedFrom,
 		Artifact: r.Artifact, SHA256: r.SHA256, Descriptor: r.Descriptor, Effective: r.Effective,
@@ -210,7 +211,7 @@ func nonNilExports(e []deploy.Export) []deploy.Export {
 	return e
 }
 
-func emptyToNil(e []deploy.Export) []deploy.Export {
+func emptyToNil[T any](e []T) []T {
 	if len(e) == 0 {
 		return nil
 	}

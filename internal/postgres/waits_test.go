@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"database/sql"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -90,7 +91,12 @@ func TestEnqueueWaiting(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			moved, err := f.store.EnqueueWaiting(f.ctx, tt.id, func(tx any) error {
+			moved, err := f.store.EnqueueWaiting(f.ctx, tt.id, func(tx any, j deploy.Job) error {
+				// The job the wait lets go is the one submitted, read
+				// back from the row in the same transaction.
+				if want := deployment(tt.id, "staging"); !reflect.DeepEqual(j, want.Job()) {
+					t.Errorf("job = %+v\nwant %+v", j, want.Job())
+				}
 				if _, err := tx.(*sql.Tx).ExecContext(f.ctx, "INSERT INTO queue VALUES ($1)", tt.id); err != nil {
 					return err
 				}

@@ -1,0 +1,1 @@
+ALTER TABLE manent.deployments DROP COLUMN requester_groups;
