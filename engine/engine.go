@@ -105,6 +105,10 @@ type Engine struct {
 	abortCtx context.Context
 	abort    context.CancelFunc
 
+	// polled names the queues this engine registered, whose polling
+	// interval follows the number of workers (polling.go).
+	polled map[string]bool
+
 	shutdownOnce sync.Once
 	shutdownErr  error
 }
@@ -187,7 +191,8 @@ func (e *Engine) setupDBOS(ctx context.Context, url string, tracer pgx.QueryTrac
 		return fmt.Errorf("parse database url: %w", err)
 	}
 	pcfg.ConnConfig.Tracer = tracer
-	pcfg.MaxConns = 20
+	dbosConns, _ := e.cfg.Database.Pools()
+	pcfg.MaxConns = int32(dbosConns)
 	pcfg.MaxConnIdleTime = 5 * time.Minute
 	pcfg.MaxConnLifetime = time.Hour
 	pcfg.ConnConfig.ConnectTimeout = 10 * time.Second
@@ -228,10 +233,12 @@ func (e *Engine) setupDBOS(ctx context.Context, url string, tracer pgx.QueryTrac
 	dbos.RegisterWorkflow(c, e.noticeWorkflow, dbos.WithWorkflowName(noticeWorkflowName), noLimit)
 	dbos.RegisterWorkflow(c, e.callbackWorkflow, dbos.WithWorkflowName(callbackWorkflowName), noLimit)
 	dbos.RegisterWorkflow(c, e.chatWorkflow, dbos.WithWorkflowName(chatWorkflowName), noLimit)
+	// Shared by every process's polls (polling.go).
+	every := e.startPollInterval(ctx)
 	// No concurrency limit on the wait queue: a waiting deploy costs a
 	// sleeping Recv.
 	if _, err := dbos.RegisterQueue(c, waitQueue,
-		dbos.WithQueueBasePollingInterval(e.cfg.Queues.PollInterval),
+		dbos.WithQueueBasePollingInterval(every),
 		dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate)); err != nil {
 		return fmt.Errorf("register queue %s: %w", waitQueue, err)
 	}
@@ -253,7 +260,7 @@ func (e *Engine) setupDBOS(ctx context.Context, url string, tracer pgx.QueryTrac
 	}
 	names := []string{waitQueue}
 	for _, q := range queues {
-		opts := append(q.opts, dbos.WithQueueBasePollingInterval(e.cfg.Queues.PollInterval),
+		opts := append(q.opts, dbos.WithQueueBasePollingInterval(every),
 			dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate))
 		if _, err := dbos.RegisterQueue(c, q.name, opts...); err != nil {
 			return fmt.Errorf("register queue %s: %w", q.name, err)
@@ -267,12 +274,16 @@ func (e *Engine) setupDBOS(ctx context.Context, url string, tracer pgx.QueryTrac
 		// (slots.go), the partition limit the environment.
 		_, err := dbos.RegisterQueue(c, name,
 			dbos.WithPartitionConcurrency(n),
-			dbos.WithQueueBasePollingInterval(e.cfg.Queues.PollInterval),
+			dbos.WithQueueBasePollingInterval(every),
 			dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate))
 		if err != nil {
 			return fmt.Errorf("register queue %s: %w", name, err)
 		}
 		names = append(names, name)
+	}
+	e.polled = map[string]bool{}
+	for _, n := range names {
+		e.polled[n] = true
 	}
 	if !e.worker {
 		// An api process enqueues but never dequeues: it listens to a queue

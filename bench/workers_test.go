@@ -1,0 +1,315 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"manent.dev/manent/deploy"
+	"manent.dev/manent/internal/postgres"
+)
+
+// deploysPerEnvironment is how many deploys each of the fleet's
+// environments gets in a round of BenchmarkWorkers: one after the other
+// (partition concurrency 1), so a round is fleet-wide queues that drain.
+const deploysPerEnvironment = 4
+
+// workersConfig is the manent.yml every process of BenchmarkWorkers shares:
+// enough slots for one worker to run every environment at once, so adding
+// workers adds processes, not room; an executor timeout longer than the
+// benchmark, so the workers of a round never take over those stopped after
+// the round before.
+var workersConfig = fmt.Sprintf("queues: {worker_concurrency: %d}\nengine: {executor_timeout: 30m}\n", fleet)
+
+// connectionBudget is the connections the workers of BenchmarkWorkers open
+// to PostgreSQL in all: one worker has the default database.max_connections,
+// N workers a share each, as docs/scaling.md says to size them.
+const connectionBudget = 40
+
+func workerConnections(workers int) string {
+	return fmt.Sprintf("database: {max_connections: %d}\n", max(connectionBudget/workers, 4))
+}
+
+// BenchmarkWorkers runs manent as an api process (REST, no workflows) and N
+// worker processes of the real manent-server on one database, and submits a
+// round of deploys: fleet environments × deploysPerEnvironment, the full
+// default pipeline with the local plugin (each deploy unpacks a small
+// artifact into its environment's directory), all posted to the api at once
+// and waited for through the read model's events. Each sub-benchmark, at
+// every iteration, runs a round with its N workers and a round with one
+// worker, alternating which goes first; the workers are started before
+// each round and stopped after it, the api process stays. CPU is read from
+// /proc: the api's and the workers' (all their threads), and PostgreSQL's
+// (the postmaster and every process under it, those that ended included,
+// less the benchmark's own connections), from the first submission to the
+// last SUCCESS. On this 2-core machine PostgreSQL saturates first: the
+// figure that says whether more workers waste work is the CPU per deploy.
+// Metrics (sums over the iterations):
+//
+//	deploys/s          throughput with N workers
+//	cpu-ms/deploy      CPU of manent's processes and PostgreSQL per deploy
+//	manent-cpu-ms      of cpu-ms/deploy, manent's processes
+//	pg-cpu-ms          of cpu-ms/deploy, PostgreSQL's
+//	1w-deploys/s       throughput of the one-worker rounds run alongside
+//	1w-cpu-ms/deploy   CPU per deploy of those rounds
+//	throughput-ratio   deploys/s ÷ 1w-deploys/s
+//	cpu-ratio          cpu-ms/deploy ÷ 1w-cpu-ms/deploy
+//
+// ns/op is zeroed: an iteration is two rounds, its time means nothing.
+func BenchmarkWorkers(b *testing.B) {
+	c := newCluster(b, fleet, workersConfig)
+	api := c.start("api", "api", "")
+	w := newWatcher(b, c.dbURL)
+	pg, local := findPostgres(b, c.dbURL)
+	if local {
+		if err := w.excludeFrom(&pg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	r := &rounds{c: c, api: api, w: w, pg: pg, local: local}
+	r.run(b, 1) // warm-up: the api's pools, PostgreSQL's caches and plans
+
+	for _, n := range []int{1, 2, 4} {
+		b.Run(fmt.Sprintf("workers=%d", n), func(b *testing.B) {
+			var at, one round
+			i := 0
+			for b.Loop() {
+				if i%2 == 0 {
+					at.add(r.run(b, n))
+					one.add(r.run(b, 1))
+				} else {
+					one.add(r.run(b, 1))
+					at.add(r.run(b, n))
+				}
+				i++
+			}
+			b.ReportMetric(0, "ns/op")
+			b.ReportMetric(at.rate(), "deploys/s")
+			b.ReportMetric(ms(at.perDeploy(at.manent+at.postgres)), "cpu-ms/deploy")
+			b.ReportMetric(ms(at.perDeploy(at.manent)), "manent-cpu-ms")
+			b.ReportMetric(ms(at.perDeploy(at.postgres)), "pg-cpu-ms")
+			b.ReportMetric(one.rate(), "1w-deploys/s")
+			b.ReportMetric(ms(one.perDeploy(one.manent+one.postgres)), "1w-cpu-ms/deploy")
+			b.ReportMetric(at.rate()/one.rate(), "throughput-ratio")
+			b.ReportMetric(float64(at.perDeploy(at.manent+at.postgres))/float64(one.perDeploy(one.manent+one.postgres)), "cpu-ratio")
+		})
+	}
+}
+
+// round is what one or more rounds measured.
+type round struct {
+	deploys  int
+	elapsed  time.Duration
+	manent   time.Duration
+	postgres time.Duration
+}
+
+func (r *round) add(o round) {
+	r.deploys += o.deploys
+	r.elapsed += o.elapsed
+	r.manent += o.manent
+	r.postgres += o.postgres
+}
+
+func (r round) rate() float64 { return float64(r.deploys) / r.elapsed.Seconds() }
+func (r round) perDeploy(d time.Duration) time.Duration {
+	return d / time.Duration(max(r.deploys, 1))
+}
+
+// rounds runs the rounds of BenchmarkWorkers on one cluster.
+type rounds struct {
+	c     *cluster
+	api   *process
+	w     *watcher
+	pg    postgresCPU
+	local bool
+	n     int
+	hook  func([]*process, bool)
+}
+
+// run starts workers, runs one round on them and stops them.
+func (r *rounds) run(b *testing.B, workers int) round {
+	b.Helper()
+	r.n++
+	ids := make([]string, workers)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("w%d", i+1)
+	}
+	procs := append([]*process{r.api}, r.c.startAll("worker", workerConnections(workers), ids...)...)
+	defer func() {
+		var wg sync.WaitGroup
+		for _, p := range procs[1:] {
+			wg.Go(p.stop)
+		}
+		wg.Wait()
+	}()
+	// The workers' first polls and their recovery at launch are behind them.
+	time.Sleep(500 * time.Millisecond)
+
+	cpu := func() (manent, pg time.Duration) {
+		for _, p := range procs {
+			manent += processCPU(p)
+		}
+		if r.local {
+			var err error
+			if pg, err = r.pg.total(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return manent, pg
+	}
+	if r.hook != nil {
+		r.hook(procs, false)
+	}
+	manent0, pg0 := cpu()
+	start := time.Now()
+	if err := r.w.deployAll(r.api, r.n); err != nil {
+		b.Fatal(err)
+	}
+	elapsed := time.Since(start)
+	manent1, pg1 := cpu()
+	if r.hook != nil {
+		r.hook(procs, true)
+	}
+	return round{deploys: fleet * deploysPerEnvironment, elapsed: elapsed,
+		manent: manent1 - manent0, postgres: pg1 - pg0}
+}
+
+// watcher follows deploys through the read model's events, on connections
+// of its own (application_name benchApp).
+type watcher struct {
+	b      *testing.B
+	events *postgres.Events
+	pool   *pgxpool.Pool
+}
+
+func newWatcher(b *testing.B, dbURL string) *watcher {
+	b.Helper()
+	conn := benchConn(b, dbURL)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pool, err := pgxpool.New(context.Background(), conn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(pool.Close)
+	events := postgres.NewEvents(conn, quietLogger())
+	b.Cleanup(events.Close)
+	if err := events.Ready(ctx); err != nil {
+		b.Fatal(err)
+	}
+	return &watcher{b: b, events: events, pool: pool}
+}
+
+// excludeFrom leaves the watcher's backends out of PostgreSQL's CPU.
+func (w *watcher) excludeFrom(pg *postgresCPU) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// Every connection of the pool open, so all are listed.
+	conns := make([]*pgxpool.Conn, w.pool.Config().MaxConns)
+	for i := range conns {
+		c, err := w.pool.Acquire(ctx)
+		if err != nil {
+			return err
+		}
+		conns[i] = c
+	}
+	defer func() {
+		for _, c := range conns {
+			c.Release()
+		}
+	}()
+	return pg.benchBackends(ctx, conns[0].Conn())
+}
+
+// deployAll submits a round of deploys to the api, deploysPerEnvironment
+// per environment, and waits until every one succeeded.
+func (w *watcher) deployAll(api *process, n int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make(chan error, fleet*deploysPerEnvironment)
+	var next atomic.Int64
+	type job struct{ id, environment, version string }
+	jobs := make([]job, 0, fleet*deploysPerEnvironment)
+	for k := range deploysPerEnvironment {
+		for e := range fleet {
+			jobs = append(jobs, job{fmt.Sprintf("r%d-%s-%d", n, envName(e), k), envName(e), fmt.Sprintf("1.%d.%d", n, k)})
+		}
+	}
+	// A few clients post at once, as CI jobs do; each deploy is followed
+	// from before its submission, so none of its events is missed.
+	for range 8 {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(jobs) {
+					return
+				}
+				j := jobs[i]
+				ch := w.events.Subscribe(ctx, j.id)
+				if err := submit(ctx, api, descriptorOf(j.id, j.environment, j.version, "")); err != nil {
+					errs <- err
+					return
+				}
+				wg.Go(func() {
+					if err := w.waitSuccess(ctx, j.id, ch); err != nil {
+						errs <- err
+					}
+				})
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// waitSuccess reads the state of a deploy at each of its events until it
+// ended; an error unless it ended SUCCESS.
+func (w *watcher) waitSuccess(ctx context.Context, id string, ch <-chan deploy.Event) error {
+	for {
+		var state string
+		err := w.pool.QueryRow(ctx, "SELECT state FROM manent.deployments WHERE id = $1", id).Scan(&state)
+		switch {
+		case err == pgx.ErrNoRows:
+		case err != nil:
+			return fmt.Errorf("read deploy %s: %w", id, err)
+		case state == string(deploy.StateSuccess):
+			return nil
+		case deploy.State(state).Terminal():
+			return fmt.Errorf("deploy %s ended %s", id, state)
+		}
+		for {
+			ev, ok := <-ch
+			if !ok {
+				return fmt.Errorf("deploy %s: last seen %q: %w", id, state, ctx.Err())
+			}
+			if ev.Kind == deploy.EventDeployment {
+				break
+			}
+		}
+		drain(ch)
+	}
+}
+
+// descriptorOf is a deploy of app, its version given, with the optional
+// steps of steps ("" for none).
+func descriptorOf(id, environment, version, steps string) []byte {
+	d := fmt.Sprintf(`apiVersion: manent/v1
+id: %s
+application: app
+environment: %s
+artifact: {type: application, name: app, version: %q, source: "file:app-1.tar.gz"}
+`, id, environment, version)
+	if steps != "" {
+		d += "steps: " + steps + "\n"
+	}
+	return []byte(d)
+}
