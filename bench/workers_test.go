@@ -24,8 +24,15 @@ const deploysPerEnvironment = 4
 // enough slots for one worker to run every environment at once, so adding
 // workers adds processes, not room; an executor timeout longer than the
 // benchmark, so the workers of a round never take over those stopped after
-// the round before.
-var workersConfig = fmt.Sprintf("queues: {worker_concurrency: %d}\nengine: {executor_timeout: 30m}\n", fleet)
+// the round before; heartbeats every second, so that a round's workers
+// count each other for the queues' polling (and no longer count those of
+// the round before) by the time it starts.
+var workersConfig = fmt.Sprintf("queues: {worker_concurrency: %d}\nengine: {heartbeat_interval: 1s, executor_timeout: 30m}\n", fleet)
+
+// settle is how long a round waits after its workers are ready: their
+// recovery at launch is done, and a heartbeat and a reconciliation of
+// DBOS's queues (every second) have set the polling for their number.
+const settle = 2500 * time.Millisecond
 
 // connectionBudget is the connections the workers of BenchmarkWorkers open
 // to PostgreSQL in all: one worker has the default database.max_connections,
@@ -44,7 +51,9 @@ func workerConnections(workers int) string {
 // and waited for through the read model's events. Each sub-benchmark, at
 // every iteration, runs a round with its N workers and a round with one
 // worker, alternating which goes first; the workers are started before
-// each round and stopped after it, the api process stays. CPU is read from
+// each round (and run one deploy per environment before it is measured,
+// to warm their connections) and stopped after it, the api process stays.
+// The workers have connectionBudget connections in all. CPU is read from
 // /proc: the api's and the workers' (all their threads), and PostgreSQL's
 // (the postmaster and every process under it, those that ended included,
 // less the benchmark's own connections), from the first submission to the
@@ -58,8 +67,10 @@ func workerConnections(workers int) string {
 //	pg-cpu-ms          of cpu-ms/deploy, PostgreSQL's
 //	1w-deploys/s       throughput of the one-worker rounds run alongside
 //	1w-cpu-ms/deploy   CPU per deploy of those rounds
+//	1w-pg-cpu-ms       of 1w-cpu-ms/deploy, PostgreSQL's
 //	throughput-ratio   deploys/s ÷ 1w-deploys/s
 //	cpu-ratio          cpu-ms/deploy ÷ 1w-cpu-ms/deploy
+//	pg-ratio           pg-cpu-ms ÷ 1w-pg-cpu-ms: the shared database's part
 //
 // ns/op is zeroed: an iteration is two rounds, its time means nothing.
 func BenchmarkWorkers(b *testing.B) {
@@ -96,8 +107,10 @@ func BenchmarkWorkers(b *testing.B) {
 			b.ReportMetric(ms(at.perDeploy(at.postgres)), "pg-cpu-ms")
 			b.ReportMetric(one.rate(), "1w-deploys/s")
 			b.ReportMetric(ms(one.perDeploy(one.manent+one.postgres)), "1w-cpu-ms/deploy")
+			b.ReportMetric(ms(one.perDeploy(one.postgres)), "1w-pg-cpu-ms")
 			b.ReportMetric(at.rate()/one.rate(), "throughput-ratio")
 			b.ReportMetric(float64(at.perDeploy(at.manent+at.postgres))/float64(one.perDeploy(one.manent+one.postgres)), "cpu-ratio")
+			b.ReportMetric(float64(at.perDeploy(at.postgres))/float64(one.perDeploy(one.postgres)), "pg-ratio")
 		})
 	}
 }
@@ -149,8 +162,13 @@ func (r *rounds) run(b *testing.B, workers int) round {
 		}
 		wg.Wait()
 	}()
-	// The workers' first polls and their recovery at launch are behind them.
-	time.Sleep(500 * time.Millisecond)
+	time.Sleep(settle)
+	// A first deploy per environment opens the workers' connections and
+	// warms their PostgreSQL backends (catalog and plan caches, the
+	// triggers' compiled functions): long-running workers work warm.
+	if err := r.w.deployAll(r.api, 2*r.n, 1); err != nil {
+		b.Fatal(err)
+	}
 
 	cpu := func() (manent, pg time.Duration) {
 		for _, p := range procs {
@@ -169,7 +187,7 @@ func (r *rounds) run(b *testing.B, workers int) round {
 	}
 	manent0, pg0 := cpu()
 	start := time.Now()
-	if err := r.w.deployAll(r.api, r.n); err != nil {
+	if err := r.w.deployAll(r.api, 2*r.n+1, deploysPerEnvironment); err != nil {
 		b.Fatal(err)
 	}
 	elapsed := time.Since(start)
@@ -228,19 +246,19 @@ func (w *watcher) excludeFrom(pg *postgresCPU) error {
 	return pg.benchBackends(ctx, conns[0].Conn())
 }
 
-// deployAll submits a round of deploys to the api, deploysPerEnvironment
-// per environment, and waits until every one succeeded.
-func (w *watcher) deployAll(api *process, n int) error {
+// deployAll submits perEnvironment deploys per environment to the api, and
+// waits until every one succeeded: batch numbers their IDs and versions.
+func (w *watcher) deployAll(api *process, batch, perEnvironment int) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	var wg sync.WaitGroup
-	errs := make(chan error, fleet*deploysPerEnvironment)
+	errs := make(chan error, fleet*perEnvironment)
 	var next atomic.Int64
 	type job struct{ id, environment, version string }
-	jobs := make([]job, 0, fleet*deploysPerEnvironment)
-	for k := range deploysPerEnvironment {
+	jobs := make([]job, 0, fleet*perEnvironment)
+	for k := range perEnvironment {
 		for e := range fleet {
-			jobs = append(jobs, job{fmt.Sprintf("r%d-%s-%d", n, envName(e), k), envName(e), fmt.Sprintf("1.%d.%d", n, k)})
+			jobs = append(jobs, job{fmt.Sprintf("b%d-%s-%d", batch, envName(e), k), envName(e), fmt.Sprintf("1.%d.%d", batch, k)})
 		}
 	}
 	// A few clients post at once, as CI jobs do; each deploy is followed
