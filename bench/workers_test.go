@@ -57,8 +57,9 @@ func workerConnections(workers int) string {
 // /proc: the api's and the workers' (all their threads), and PostgreSQL's
 // (the postmaster and every process under it, those that ended included,
 // less the benchmark's own connections), from the first submission to the
-// last SUCCESS. On this 2-core machine PostgreSQL saturates first: the
-// figure that says whether more workers waste work is the CPU per deploy.
+// last SUCCESS (and the end of its workflow). On this 2-core machine
+// PostgreSQL saturates first: the figure that says whether more workers
+// waste work is the CPU per deploy.
 // Metrics (sums over the iterations):
 //
 //	deploys/s          throughput with N workers
@@ -286,7 +287,33 @@ func (w *watcher) deployAll(api *process, batch, perEnvironment int) error {
 	}
 	wg.Wait()
 	close(errs)
-	return <-errs
+	if err := <-errs; err != nil {
+		return err
+	}
+	return w.waitWorkflows(ctx, fmt.Sprintf("b%d-", batch))
+}
+
+// waitWorkflows waits until DBOS has ended the workflows of a batch too:
+// the read model says SUCCESS from the deploy's last operation, a moment
+// before its workflow ends, and a worker stopped in between parks the
+// workflow until it starts again, its environment's next deploy behind it.
+func (w *watcher) waitWorkflows(ctx context.Context, prefix string) error {
+	for {
+		var left int
+		err := w.pool.QueryRow(ctx, "SELECT count(*) FROM dbos.workflow_status WHERE workflow_uuid LIKE $1 AND status <> 'SUCCESS'",
+			prefix+"%").Scan(&left)
+		if err != nil {
+			return fmt.Errorf("read the workflows of %s: %w", prefix, err)
+		}
+		if left == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%d workflows of %s not ended: %w", left, prefix, ctx.Err())
+		case <-time.After(20 * time.Millisecond): // DBOS tells no one of a workflow's end
+		}
+	}
 }
 
 // waitSuccess reads the state of a deploy at each of its events until it
