@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -323,7 +324,7 @@ func (w *watcher) waitSuccess(ctx context.Context, id string, ch <-chan deploy.E
 		var state string
 		err := w.pool.QueryRow(ctx, "SELECT state FROM manent.deployments WHERE id = $1", id).Scan(&state)
 		switch {
-		case err == pgx.ErrNoRows:
+		case errors.Is(err, pgx.ErrNoRows):
 		case err != nil:
 			return fmt.Errorf("read deploy %s: %w", id, err)
 		case state == string(deploy.StateSuccess):
