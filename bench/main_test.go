@@ -25,7 +25,7 @@ import (
 	"manent.dev/manent/service"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) { pgtest.Main(m, removeServerBinary) }
 
 // noopPlugin deploys nothing, so a deploy costs only what manent and DBOS
 // do around the plugin.

@@ -150,6 +150,19 @@ func (s Server) IntrospectionPolicy() string {
 // Database says where PostgreSQL is; DATABASE_URL overrides it in Load.
 type Database struct {
 	URL string `yaml:"url"`
+	// MaxConnections bounds the connections this process opens to
+	// PostgreSQL besides its listeners: every process has its own, so an
+	// installation of N processes opens up to N times as many, and a
+	// database with few cores spends its CPU on contention between them.
+	MaxConnections int `yaml:"max_connections"`
+}
+
+// Pools splits MaxConnections between the process's two pools: DBOS's
+// (workflows, steps and the read-model writes of the steps) and the read
+// model's (the APIs, the logs, the heartbeats).
+func (d Database) Pools() (dbos, manent int) {
+	dbos = (d.MaxConnections + 1) / 2
+	return dbos, d.MaxConnections - dbos
 }
 
 // Auth holds the static bearer tokens and the OIDC provider (nil: none).
@@ -402,6 +415,14 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// DefaultMaxConnections is database.max_connections's default: 20 for
+// each pool.
+const DefaultMaxConnections = 40
+
+// MinMaxConnections leaves each pool two connections: one for a
+// transaction, one for what runs beside it (a poll, a heartbeat).
+const MinMaxConnections = 4
+
 // Defaults returns the configuration of an empty manent.yml in dir.
 func Defaults(dir string) *Config {
 	return &Config{
@@ -409,6 +430,7 @@ func Defaults(dir string) *Config {
 		Server: Server{
 			Listen: "127.0.0.1:8080", ExecutorID: "local", Role: RoleAll, DefaultTenant: "default",
 		},
+		Database:  Database{MaxConnections: DefaultMaxConnections},
 		EnvConfig: EnvConfigSection{Dir: "envconfig"},
 		Artifacts: Artifacts{MaxSize: 1 << 30, MaxEntries: deploy.DefaultMaxEntries,
 			MaxUnpackedSize: deploy.DefaultMaxUnpackedBytes},

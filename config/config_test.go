@@ -25,6 +25,7 @@ func TestParseDefaults(t *testing.T) {
 			got, want any
 		}{
 			{"listen", c.Server.Listen, "127.0.0.1:8080"},
+			{"database.max_connections", c.Database.MaxConnections, 40},
 			{"executor_id", c.Server.ExecutorID, "local"},
 			{"role", c.Server.Role, config.RoleAll},
 			{"default_tenant", c.Server.DefaultTenant, "default"},
@@ -249,6 +250,11 @@ queues: {poll: 1s}
 			},
 		},
 		{
+			name: "too few connections",
+			doc:  "database: {max_connections: 3}\n",
+			want: []string{"database.max_connections: must be at least 4"},
+		},
+		{
 			name: "server values",
 			doc:  "server: {listen: nowhere, public_url: ftp://x, executor_id: '', role: boss, default_tenant: Demo}\n",
 			want: []string{
@@ -447,5 +453,16 @@ func TestEmptyPipelineIsRefused(t *testing.T) {
 	want := []string{"pipeline.steps: must include artifacts", "pipeline.steps: must include deploy"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestDatabasePools: database.max_connections is split between DBOS's pool
+// and the read model's, DBOS's taking the odd one.
+func TestDatabasePools(t *testing.T) {
+	for _, tc := range []struct{ max, dbos, manent int }{{40, 20, 20}, {10, 5, 5}, {5, 3, 2}, {4, 2, 2}} {
+		d, m := config.Database{MaxConnections: tc.max}.Pools()
+		if d != tc.dbos || m != tc.manent {
+			t.Errorf("Pools() of %d = %d, %d, want %d, %d", tc.max, d, m, tc.dbos, tc.manent)
+		}
 	}
 }

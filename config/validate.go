@@ -68,6 +68,9 @@ func (c *Config) validate(errs *yamltree.Errors) {
 	c.validateRetention(errs)
 	c.validateNotifications(errs)
 	c.validateCallbacks(errs)
+	if c.Database.MaxConnections < MinMaxConnections {
+		errs.Add("database.max_connections", "must be at least %d", MinMaxConnections)
+	}
 	if c.Engine.ApplicationVersion == "" {
 		errs.Add("engine.application_version", "must not be empty: DBOS recovers only the workflows of its own application version")
 	}

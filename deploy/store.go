@@ -214,6 +214,9 @@ type ExecutorStore interface {
 	// StaleExecutors lists the executors silent since before and not fenced
 	// since before.
 	StaleExecutors(ctx context.Context, before time.Time) ([]string, error)
+	// LiveExecutors counts the executors not fenced that recorded a
+	// heartbeat since.
+	LiveExecutors(ctx context.Context, since time.Time) (int, error)
 	// FenceExecutor fences an executor silent and not fenced since before (any
 	// executor when force): only one caller wins, and it alone takes over
 	// the deploys.

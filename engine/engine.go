@@ -106,6 +106,11 @@ type Engine struct {
 	abortCtx context.Context
 	abort    context.CancelFunc
 
+	// polled holds the queues this engine registered, with the interval
+	// at which one worker polls each: the one stored follows the number of
+	// workers (polling.go).
+	polled map[string]time.Duration
+
 	shutdownOnce sync.Once
 	shutdownErr  error
 	// sweeps counts the sweeps done (sweep.go), for the tests.
@@ -190,7 +195,8 @@ func (e *Engine) setupDBOS(ctx context.Context, url string, tracer pgx.QueryTrac
 		return fmt.Errorf("parse database url: %w", err)
 	}
 	pcfg.ConnConfig.Tracer = tracer
-	pcfg.MaxConns = 20
+	dbosConns, _ := e.cfg.Database.Pools()
+	pcfg.MaxConns = int32(dbosConns)
 	pcfg.MaxConnIdleTime = 5 * time.Minute
 	pcfg.MaxConnLifetime = time.Hour
 	pcfg.ConnConfig.ConnectTimeout = 10 * time.Second
@@ -231,10 +237,13 @@ func (e *Engine) setupDBOS(ctx context.Context, url string, tracer pgx.QueryTrac
 	dbos.RegisterWorkflow(c, e.noticeWorkflow, dbos.WithWorkflowName(noticeWorkflowName), noLimit)
 	dbos.RegisterWorkflow(c, e.callbackWorkflow, dbos.WithWorkflowName(callbackWorkflowName), noLimit)
 	dbos.RegisterWorkflow(c, e.chatWorkflow, dbos.WithWorkflowName(chatWorkflowName), noLimit)
+	// Shared by every process's polls (polling.go).
+	workers := e.startPollWorkers(ctx)
+	every := e.pollInterval(e.cfg.Queues.PollInterval, workers)
 	// No concurrency limit on the wait queue: a waiting deploy costs a
 	// sleeping Recv.
 	if _, err := dbos.RegisterQueue(c, waitQueue,
-		dbos.WithQueueBasePollingInterval(e.cfg.Queues.PollInterval),
+		dbos.WithQueueBasePollingInterval(every),
 		dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate)); err != nil {
 		return fmt.Errorf("register queue %s: %w", waitQueue, err)
 	}
@@ -259,7 +268,7 @@ func (e *Engine) setupDBOS(ctx context.Context, url string, tracer pgx.QueryTrac
 		// Polled less often than the deploys' queues: nobody waits on a
 		// delivery the way a deploy's caller waits for its start, and the
 		// three polls would otherwise cost more than the deploys queue's.
-		opts := append(q.opts, dbos.WithQueueBasePollingInterval(e.cfg.Queues.EventPollInterval),
+		opts := append(q.opts, dbos.WithQueueBasePollingInterval(e.pollInterval(e.cfg.Queues.EventPollInterval, workers)),
 			dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate))
 		if _, err := dbos.RegisterQueue(c, q.name, opts...); err != nil {
 			return fmt.Errorf("register queue %s: %w", q.name, err)
@@ -273,12 +282,19 @@ func (e *Engine) setupDBOS(ctx context.Context, url string, tracer pgx.QueryTrac
 		// (slots.go), the partition limit the environment.
 		_, err := dbos.RegisterQueue(c, name,
 			dbos.WithPartitionConcurrency(n),
-			dbos.WithQueueBasePollingInterval(e.cfg.Queues.PollInterval),
+			dbos.WithQueueBasePollingInterval(every),
 			dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate))
 		if err != nil {
 			return fmt.Errorf("register queue %s: %w", name, err)
 		}
 		names = append(names, name)
+	}
+	e.polled = map[string]time.Duration{}
+	for _, n := range names {
+		e.polled[n] = e.cfg.Queues.PollInterval
+	}
+	for _, q := range queues {
+		e.polled[q.name] = e.cfg.Queues.EventPollInterval
 	}
 	if !e.worker {
 		// An api process enqueues but never dequeues: it listens to a queue

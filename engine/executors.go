@@ -110,6 +110,9 @@ func (e *Engine) heartbeat(ctx context.Context) {
 			e.tripFence()
 			return
 		}
+		if err := e.spreadPolling(ctx); err != nil && ctx.Err() == nil {
+			e.log.Warn("set the queues' polling interval", "error", err)
+		}
 		if e.cfg.Engine.AutoRecovering() && time.Since(healthySince) >= e.cfg.Engine.ExecutorTimeout {
 			if _, err := e.RecoverExecutors(ctx, nil, false); err != nil && ctx.Err() == nil {
 				e.log.Warn("recover dead executors", "error", err)

@@ -281,6 +281,8 @@ func (s *Server) openDatabase(ctx context.Context, c Config, cfg *config.Config)
 	if err != nil {
 		return nil, err
 	}
+	_, conns := cfg.Database.Pools()
+	db.Limit(conns)
 	s.onClose("database", db.Close)
 	if err := postgres.Migrate(ctx, db); err != nil {
 		return nil, fmt.Errorf("migrate: %w", err)

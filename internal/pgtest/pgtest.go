@@ -63,12 +63,17 @@ func URL(t testing.TB) string {
 	return u
 }
 
-// Main runs the tests of a package and then stops its embedded PostgreSQL,
-// if URL started one. Use it as `func TestMain(m *testing.M) { pgtest.Main(m) }`.
-// Without it the server still ends with the test binary (the kernel stops
-// it), and the next run removes its files.
-func Main(m *testing.M) {
+// Main runs the tests of a package, then each of after (what the tests
+// left outside their temporary directories), and then stops its embedded
+// PostgreSQL, if URL started one. Use it as
+// `func TestMain(m *testing.M) { pgtest.Main(m) }`. Without it the server
+// still ends with the test binary (the kernel stops it), and the next run
+// removes its files.
+func Main(m *testing.M, after ...func()) {
 	code := m.Run()
+	for _, f := range after {
+		f()
+	}
 	if shared.inst != nil {
 		if err := shared.inst.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "pgtest: stop embedded PostgreSQL:", err)

@@ -52,6 +52,13 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	return &DB{bun: db}, nil
 }
 
+// Limit bounds the pool's connections (database.max_connections gives it
+// its share), idle ones included.
+func (db *DB) Limit(conns int) {
+	db.bun.SetMaxOpenConns(conns)
+	db.bun.SetMaxIdleConns(min(conns, maxIdleConns))
+}
+
 // Observe adds hook to the statements of db, from the stores made from it
 // afterwards (the metrics count their errors): call it before NewStore.
 func (db *DB) Observe(hook bun.QueryHook) { db.bun = db.bun.WithQueryHook(hook) }

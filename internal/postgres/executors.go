@@ -55,6 +55,13 @@ func (s *Store) StaleExecutors(ctx context.Context, before time.Time) ([]string,
 	return ids, wrap("list stale executors", err)
 }
 
+// LiveExecutors implements deploy.Store.
+func (s *Store) LiveExecutors(ctx context.Context, since time.Time) (int, error) {
+	var n int
+	err := s.db.NewRaw(`SELECT count(*) FROM manent.executors WHERE last_seen >= ? AND fenced_at IS NULL`, since).Scan(ctx, &n)
+	return n, wrap("count live executors", err)
+}
+
 // FenceExecutor implements deploy.Store. The condition is in the UPDATE, so
 // of several workers racing to take over, exactly one gets true. An
 // executor fenced earlier and still silent can be fenced again: a fenced

@@ -130,3 +130,24 @@ func TestExecutorWorkflows(t *testing.T) {
 		})
 	}
 }
+
+// TestLiveExecutors counts the executors with a recent heartbeat, fenced
+// ones left out.
+func TestLiveExecutors(t *testing.T) {
+	f := newFixture(t)
+	s, ctx := f.store, f.ctx
+	for _, id := range []string{"w1", "w2", "w3"} {
+		if err := s.RegisterExecutor(ctx, id, "host", 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if won, err := s.FenceExecutor(ctx, "w3", "w1", time.Now(), true); err != nil || !won {
+		t.Fatalf("fence w3: %v, %v", won, err)
+	}
+	if n, err := s.LiveExecutors(ctx, time.Now().Add(-time.Minute)); err != nil || n != 2 {
+		t.Fatalf("live executors in the last minute = %d, %v, want 2", n, err)
+	}
+	if n, err := s.LiveExecutors(ctx, time.Now().Add(time.Minute)); err != nil || n != 0 {
+		t.Fatalf("live executors since a minute ahead = %d, %v, want 0", n, err)
+	}
+}

@@ -1,0 +1,73 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// TestPollingFollowsTheWorkers: DBOS keeps one polling interval per queue
+// for every process, so it is queues.poll_interval × the live workers: a
+// second worker halves each one's polls, and when it stops the first polls
+// at poll_interval again.
+func TestPollingFollowsTheWorkers(t *testing.T) {
+	// The tests' queues poll every 20ms.
+	const engineYAML = "engine: {heartbeat_interval: 200ms, executor_timeout: 1m}"
+	a := newEnvWith(t, envOptions{executorID: "poll-a", engineYAML: engineYAML})
+	waitPolling(t, a.url, 20*time.Millisecond)
+	b := newEnvWith(t, envOptions{url: a.url, dir: a.dir, executorID: "poll-b", engineYAML: engineYAML})
+	waitPolling(t, a.url, 40*time.Millisecond)
+	// An api process registers the queues too, with the workers' count.
+	newEnvWith(t, envOptions{url: a.url, dir: a.dir, executorID: "poll-api", engineYAML: engineYAML, noWorker: true})
+	waitPolling(t, a.url, 40*time.Millisecond)
+	if err := b.eng.Shutdown(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	waitPolling(t, a.url, 20*time.Millisecond)
+}
+
+// waitPolling waits until every manent queue polls at want.
+func waitPolling(t *testing.T, url string, want time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close(context.Background()) }()
+	var got string
+	for {
+		rows, err := conn.Query(ctx, "SELECT name, polling_interval_sec FROM dbos.queues WHERE name LIKE 'manent.%' ORDER BY name")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok, n := true, 0
+		got = ""
+		for rows.Next() {
+			var name string
+			var sec float64
+			if err := rows.Scan(&name, &sec); err != nil {
+				t.Fatal(err)
+			}
+			d := time.Duration(sec * float64(time.Second))
+			got += fmt.Sprintf(" %s=%s", name, d.Round(time.Millisecond))
+			ok = ok && (d-want).Abs() < time.Millisecond
+			n++
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if ok && n > 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("queues poll at%s, want %s", got, want)
+		case <-time.After(50 * time.Millisecond): // nothing tells when a heartbeat changed it
+		}
+	}
+}
