@@ -312,7 +312,7 @@ func vmRSS() uint64 {
 	return 0
 }
 
-func processCPU() time.Duration {
+func selfCPU() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
@@ -358,9 +358,9 @@ func (p *probe) idle(b *testing.B, window time.Duration, profile string) idleCPU
 	}
 	pg0, local0 := p.backends(b)
 	x0 := p.xacts(b)
-	proc0, start := processCPU(), time.Now()
+	proc0, start := selfCPU(), time.Now()
 	time.Sleep(window)
-	proc1, elapsed := processCPU(), time.Since(start)
+	proc1, elapsed := selfCPU(), time.Since(start)
 	pg1, local1 := p.backends(b)
 	x1 := p.xacts(b)
 	c := idleCPU{window: elapsed, proc: proc1 - proc0, pgLocal: local0 && local1, xacts: x1 - x0}
@@ -386,16 +386,16 @@ func (p *probe) backends(b *testing.B) (map[int]time.Duration, bool) {
 	}
 	out := map[int]time.Duration{}
 	for _, pid := range pids {
-		if t, ok := postgresCPU(int(pid)); ok {
+		if t, ok := backendCPU(int(pid)); ok {
 			out[int(pid)] = t
 		}
 	}
 	return out, len(out) > 0
 }
 
-// postgresCPU reads utime + stime of a local PostgreSQL process: fields 14
+// backendCPU reads utime + stime of a local PostgreSQL process: fields 14
 // and 15 of /proc/<pid>/stat, in clock ticks of 1/100 s (USER_HZ).
-func postgresCPU(pid int) (time.Duration, bool) {
+func backendCPU(pid int) (time.Duration, bool) {
 	body, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil || !strings.Contains(string(body), "(postgres)") {
 		return 0, false

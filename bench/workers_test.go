@@ -30,10 +30,10 @@ const deploysPerEnvironment = 4
 // the round before) by the time it starts.
 var workersConfig = fmt.Sprintf("queues: {worker_concurrency: %d}\nengine: {heartbeat_interval: 1s, executor_timeout: 30m}\n", fleet)
 
-// settle is how long a round waits after its workers are ready: their
+// workersSettle is how long a round waits after its workers are ready: their
 // recovery at launch is done, and a heartbeat and a reconciliation of
 // DBOS's queues (every second) have set the polling for their number.
-const settle = 2500 * time.Millisecond
+const workersSettle = 2500 * time.Millisecond
 
 // connectionBudget is the connections the workers of BenchmarkWorkers open
 // to PostgreSQL in all: one worker has the default database.max_connections,
@@ -164,7 +164,7 @@ func (r *rounds) run(b *testing.B, workers int) round {
 		}
 		wg.Wait()
 	}()
-	time.Sleep(settle)
+	time.Sleep(workersSettle)
 	// A first deploy per environment opens the workers' connections and
 	// warms their PostgreSQL backends (catalog and plan caches, the
 	// triggers' compiled functions): long-running workers work warm.
