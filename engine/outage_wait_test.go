@@ -74,9 +74,10 @@ func TestWaitCutMidTimerThenRestart(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the wait never recorded a timer")
 	}
-	// The wait goes on after the cut (its next timers are recorded), then
-	// the worker stops with the dependency still running.
-	time.Sleep(time.Second)
+	// The wait goes on after the cut (DBOS records its next steps, after the
+	// two IDs of the Recv that failed), then the worker stops with the
+	// dependency still running.
+	waitRecorded(t, pg.URL("waits"), "w-child:wait", 4)
 	_ = first.eng.Shutdown(time.Second)
 
 	second := newEnvWith(t, envOptions{url: first.url, dir: first.dir, executorID: "waits", plugin: first.plugin, engineYAML: pollEvery})
@@ -175,6 +176,34 @@ func (p *cutProxy) matches(b []byte) bool {
 	p.fired = true
 	close(p.done)
 	return true
+}
+
+// waitRecorded waits until DBOS recorded a step of workflow id at step ID
+// n or after: the workflow went on that far. DBOS's table is read every
+// 10ms: the steps have no event.
+func waitRecorded(t *testing.T, dbURL, id string, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close(ctx) }()
+	for {
+		var last int
+		if err := conn.QueryRow(ctx, "SELECT coalesce(max(function_id), -1) FROM dbos.operation_outputs WHERE workflow_uuid = $1", id).Scan(&last); err != nil {
+			t.Fatalf("the steps of %s: %v", id, err)
+		}
+		if last >= n {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s recorded nothing at step %d or after in a minute (last %d)", id, n, last)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // logWait logs the status of a wait workflow and the steps DBOS recorded
