@@ -95,6 +95,8 @@ func (m *cpuMeter) postgresCPU() time.Duration {
 type procStat struct {
 	ppid int
 	cpu  time.Duration
+	// reaped is the time of the children it waited for (cutime + cstime).
+	reaped time.Duration
 }
 
 // readStat reads a process's parent and its user and system time from
@@ -111,17 +113,20 @@ func readStat(pid int) (procStat, error) {
 		return procStat{}, fmt.Errorf("/proc/%d/stat: no command field", pid)
 	}
 	f := strings.Fields(s[end+1:])
-	// After the command: state(3) ppid(4) … utime(14) stime(15).
-	if len(f) < 13 {
+	// After the command: state(3) ppid(4) … utime(14) stime(15) cutime(16) cstime(17).
+	if len(f) < 15 {
 		return procStat{}, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
 	}
 	ppid, err1 := strconv.Atoi(f[1])
 	utime, err2 := strconv.ParseInt(f[11], 10, 64)
 	stime, err3 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil || err3 != nil {
+	cutime, err4 := strconv.ParseInt(f[13], 10, 64)
+	cstime, err5 := strconv.ParseInt(f[14], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil || err5 != nil {
 		return procStat{}, fmt.Errorf("/proc/%d/stat: unreadable fields", pid)
 	}
-	return procStat{ppid: ppid, cpu: time.Duration(utime+stime) * time.Second / clockTicks}, nil
+	return procStat{ppid: ppid, cpu: time.Duration(utime+stime) * time.Second / clockTicks,
+		reaped: time.Duration(cutime+cstime) * time.Second / clockTicks}, nil
 }
 
 func (t cpuTimes) sub(u cpuTimes) cpuTimes {

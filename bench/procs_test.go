@@ -289,33 +289,6 @@ func benchConn(b *testing.B, dbURL string) string {
 	return dbURL + " application_name=" + benchApp
 }
 
-// clockTick is the unit of /proc/<pid>/stat's times: USER_HZ, 100 on Linux
-// whatever the kernel's own tick.
-const clockTick = 10 * time.Millisecond
-
-// procTimes reads utime+stime of a process (all its threads) and, apart,
-// cutime+cstime: the CPU of its children it has reaped.
-func procTimes(pid int) (own, reaped time.Duration, ppid int, err error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	// The command name, in parentheses, may hold spaces: the fields count
-	// from the last ')'.
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	if len(f) < 15 {
-		return 0, 0, 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
-	}
-	n := func(i int) time.Duration {
-		v, _ := strconv.ParseInt(f[i], 10, 64)
-		return time.Duration(v) * clockTick
-	}
-	ppid, _ = strconv.Atoi(f[1])
-	// f[0] is field 3 (state): utime is field 14, stime 15, cutime 16, cstime 17.
-	return n(11) + n(12), n(13) + n(14), ppid, nil
-}
-
 // postgresCPU measures the CPU of the benchmark's PostgreSQL when it runs
 // on this machine: its postmaster, every process under it (backends,
 // writers, autovacuum) and the children it reaped, less the backends of the
@@ -340,12 +313,12 @@ func findPostgres(b *testing.B, dbURL string) (postgresCPU, bool) {
 	if err := conn.QueryRow(ctx, "SELECT pg_backend_pid()").Scan(&backend); err != nil {
 		b.Fatal(err)
 	}
-	_, _, ppid, err := procTimes(backend)
+	st, err := readStat(backend)
 	if err != nil {
 		b.Logf("PostgreSQL's backend %d is not a process of this machine: its CPU is not counted", backend)
 		return postgresCPU{}, false
 	}
-	return postgresCPU{postmaster: ppid, exclude: map[int]bool{}}, true
+	return postgresCPU{postmaster: st.ppid, exclude: map[int]bool{}}, true
 }
 
 // benchBackends records the backends of the benchmark's connections, to
@@ -370,11 +343,11 @@ func (pg *postgresCPU) benchBackends(ctx context.Context, conn *pgx.Conn) error 
 // postmaster's reaped time, whole: the difference of two totals counts it
 // once.
 func (pg *postgresCPU) total() (time.Duration, error) {
-	own, reaped, _, err := procTimes(pg.postmaster)
+	pm, err := readStat(pg.postmaster)
 	if err != nil {
 		return 0, err
 	}
-	sum := own + reaped
+	sum := pm.cpu + pm.reaped
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return 0, err
@@ -384,20 +357,20 @@ func (pg *postgresCPU) total() (time.Duration, error) {
 		if err != nil || pg.exclude[pid] {
 			continue
 		}
-		cpu, _, ppid, err := procTimes(pid)
-		if err != nil || ppid != pg.postmaster {
+		st, err := readStat(pid)
+		if err != nil || st.ppid != pg.postmaster {
 			continue // gone meanwhile, or not PostgreSQL's
 		}
-		sum += cpu
+		sum += st.cpu
 	}
 	return sum, nil
 }
 
 // processCPU is the CPU a process has used so far.
 func processCPU(p *process) time.Duration {
-	own, _, _, err := procTimes(p.pid())
+	st, err := readStat(p.pid())
 	if err != nil {
 		return 0 // gone: measured before it stopped
 	}
-	return own
+	return st.cpu
 }

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,27 +11,29 @@ import (
 )
 
 // TestPollingFollowsTheWorkers: DBOS keeps one polling interval per queue
-// for every process, so it is queues.poll_interval × the live workers: a
-// second worker halves each one's polls, and when it stops the first polls
-// at poll_interval again.
+// for every process, so it is the queue's own (queues.poll_interval, or
+// event_poll_interval for the events') × the live workers: a second worker
+// halves each one's polls, and when it stops the first polls at the
+// queue's own interval again.
 func TestPollingFollowsTheWorkers(t *testing.T) {
-	// The tests' queues poll every 20ms.
 	const engineYAML = "engine: {heartbeat_interval: 200ms, executor_timeout: 1m}"
 	a := newEnvWith(t, envOptions{executorID: "poll-a", engineYAML: engineYAML})
-	waitPolling(t, a.url, 20*time.Millisecond)
+	waitPolling(t, a.url, 1)
 	b := newEnvWith(t, envOptions{url: a.url, dir: a.dir, executorID: "poll-b", engineYAML: engineYAML})
-	waitPolling(t, a.url, 40*time.Millisecond)
+	waitPolling(t, a.url, 2)
 	// An api process registers the queues too, with the workers' count.
 	newEnvWith(t, envOptions{url: a.url, dir: a.dir, executorID: "poll-api", engineYAML: engineYAML, noWorker: true})
-	waitPolling(t, a.url, 40*time.Millisecond)
+	waitPolling(t, a.url, 2)
 	if err := b.eng.Shutdown(10 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	waitPolling(t, a.url, 20*time.Millisecond)
+	waitPolling(t, a.url, 1)
 }
 
-// waitPolling waits until every manent queue polls at want.
-func waitPolling(t *testing.T, url string, want time.Duration) {
+// waitPolling waits until every manent queue polls at its own interval ×
+// workers: the tests' poll_interval is 20ms, event_poll_interval its
+// default, 250ms.
+func waitPolling(t *testing.T, url string, workers int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -55,6 +58,10 @@ func waitPolling(t *testing.T, url string, want time.Duration) {
 			}
 			d := time.Duration(sec * float64(time.Second))
 			got += fmt.Sprintf(" %s=%s", name, d.Round(time.Millisecond))
+			want := 20 * time.Millisecond * time.Duration(workers)
+			if strings.HasPrefix(name, "manent.event") {
+				want = 250 * time.Millisecond * time.Duration(workers)
+			}
 			ok = ok && (d-want).Abs() < time.Millisecond
 			n++
 		}
@@ -66,7 +73,7 @@ func waitPolling(t *testing.T, url string, want time.Duration) {
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("queues poll at%s, want %s", got, want)
+			t.Fatalf("queues poll at%s, want their intervals × %d", got, workers)
 		case <-time.After(50 * time.Millisecond): // nothing tells when a heartbeat changed it
 		}
 	}
