@@ -69,8 +69,8 @@ import (
 // the benchmark's log. MANENT_BENCH_WAITS_PROFILE=<prefix> writes a CPU
 // profile of each side's idle window with the waits, <prefix>-<side>.pprof,
 // and a heap profile before it; MANENT_BENCH_WAITS_STATEMENTS=1 logs the
-// statements of that window (pg_stat_statements, which the server must
-// load).
+// statements of both idle windows (pg_stat_statements, which the server
+// must load) and the backends that used the most CPU.
 // ns/op is zeroed: an iteration is two workloads, its time means nothing.
 func BenchmarkWaiting(b *testing.B) {
 	n := envInt(b, "MANENT_BENCH_WAITS", 10000)
@@ -188,6 +188,8 @@ type idleCPU struct {
 	pgLocal bool
 	// xacts is the side's database's transactions over the window.
 	xacts int64
+	// byBackend is pg by backend, the busiest first.
+	byBackend []backendCPU
 }
 
 func (c idleCPU) cores() float64 { return (c.proc + c.pg).Seconds() / c.window.Seconds() }
@@ -210,17 +212,22 @@ func measureWaiting(b *testing.B, name string, open func() waitingSide, n int, w
 	m0 := memory()
 	g0 := runtime.NumGoroutine()
 	var r waitingResult
+	statements := os.Getenv("MANENT_BENCH_WAITS_STATEMENTS") != ""
+	if statements {
+		p.resetStatements(b)
+	}
 	r.idle0 = p.idle(b, window, "")
+	if statements {
+		b.Logf("%s: the idle window without waits:\n%s\nthe busiest backends:\n%s", name, p.statements(b), p.busiest(b, r.idle0))
+	}
 	start := time.Now()
 	s.create(n)
 	p.waitBlocked(b, s.workflow, n)
 	b.Logf("%s: %d waits in place in %s", name, n, time.Since(start).Round(time.Second))
 	// The last waits record their timer just before they block, and what
-	// their creation left behind (a log line, a notification) settles;
-	// PostgreSQL's autovacuum of the tables they filled is no cost of
-	// waiting.
+	// their creation left behind (a log line, a notification) settles.
 	time.Sleep(2 * time.Second)
-	p.waitAutovacuum(b)
+	p.vacuum(b)
 	m1 := memory()
 	per := func(f func(memoryUse) uint64) float64 { return (float64(f(m1)) - float64(f(m0))) / float64(n) }
 	r.live = per(func(m memoryUse) uint64 { return m.live + m.stacks })
@@ -233,13 +240,12 @@ func measureWaiting(b *testing.B, name string, open func() waitingSide, n int, w
 		profile = prefix + "-" + name + ".pprof"
 		writeHeapProfile(b, prefix+"-"+name+"-heap.pprof")
 	}
-	statements := os.Getenv("MANENT_BENCH_WAITS_STATEMENTS") != ""
 	if statements {
 		p.resetStatements(b)
 	}
 	r.idleN = p.idle(b, window, profile)
 	if statements {
-		b.Logf("%s: the statements of the idle window with the waits:\n%s", name, p.statements(b))
+		b.Logf("%s: the idle window with the waits:\n%s\nthe busiest backends:\n%s", name, p.statements(b), p.busiest(b, r.idleN))
 	}
 	r.wakes = s.wake()
 	p.close()
@@ -368,8 +374,33 @@ func (p *probe) idle(b *testing.B, window time.Duration, profile string) idleCPU
 		// A backend that started during the window counts whole; one
 		// that ended during it is lost (pools keep theirs for minutes).
 		c.pg += t - pg0[pid]
+		c.byBackend = append(c.byBackend, backendCPU{pid: pid, cpu: t - pg0[pid]})
 	}
+	slices.SortFunc(c.byBackend, func(a, b backendCPU) int { return int(b.cpu - a.cpu) })
 	return c
+}
+
+// backendCPU is the CPU one backend used over a window.
+type backendCPU struct {
+	pid int
+	cpu time.Duration
+}
+
+// busiest describes the backends that used the most CPU over the window
+// c measured.
+func (p *probe) busiest(b *testing.B, c idleCPU) string {
+	b.Helper()
+	var lines []string
+	for _, bc := range c.byBackend[:min(len(c.byBackend), 6)] {
+		var what string
+		if err := p.conn.QueryRow(p.ctx, `SELECT backend_type || ' ' || COALESCE(application_name, '') || ': ' ||
+				left(regexp_replace(COALESCE(query, ''), '\s+', ' ', 'g'), 100)
+			FROM pg_stat_activity WHERE pid = $1`, bc.pid).Scan(&what); err != nil {
+			what = "(ended)"
+		}
+		lines = append(lines, fmt.Sprintf("%8s  %s", bc.cpu, what))
+	}
+	return strings.Join(lines, "\n")
 }
 
 // backends reads the CPU time of each backend connected to the database,
@@ -453,19 +484,15 @@ func (p *probe) xacts(b *testing.B) int64 {
 	return n
 }
 
-// waitAutovacuum returns once no autovacuum worker works on the side's
-// database, for at most two minutes.
-func (p *probe) waitAutovacuum(b *testing.B) {
+// vacuum vacuums and analyzes the side's database, as autovacuum does a
+// minute or so after a burst of writes: until then the index entries that
+// the creation of the waits left dead (each went ENQUEUED, then PENDING)
+// make every poll of their queue scan them, a cost of having just created
+// them, not of waiting.
+func (p *probe) vacuum(b *testing.B) {
 	b.Helper()
-	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(time.Second) {
-		var busy bool
-		if err := p.conn.QueryRow(p.ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
-			WHERE datname = current_database() AND backend_type = 'autovacuum worker')`).Scan(&busy); err != nil {
-			b.Fatal(err)
-		}
-		if !busy {
-			return
-		}
+	if _, err := p.conn.Exec(p.ctx, `VACUUM (ANALYZE)`); err != nil {
+		b.Fatalf("vacuum: %v", err)
 	}
 }
 
