@@ -189,7 +189,7 @@ type idleCPU struct {
 	// xacts is the side's database's transactions over the window.
 	xacts int64
 	// byBackend is pg by backend, the busiest first.
-	byBackend []backendCPU
+	byBackend []busyBackend
 }
 
 func (c idleCPU) cores() float64 { return (c.proc + c.pg).Seconds() / c.window.Seconds() }
@@ -374,14 +374,14 @@ func (p *probe) idle(b *testing.B, window time.Duration, profile string) idleCPU
 		// A backend that started during the window counts whole; one
 		// that ended during it is lost (pools keep theirs for minutes).
 		c.pg += t - pg0[pid]
-		c.byBackend = append(c.byBackend, backendCPU{pid: pid, cpu: t - pg0[pid]})
+		c.byBackend = append(c.byBackend, busyBackend{pid: pid, cpu: t - pg0[pid]})
 	}
-	slices.SortFunc(c.byBackend, func(a, b backendCPU) int { return int(b.cpu - a.cpu) })
+	slices.SortFunc(c.byBackend, func(a, b busyBackend) int { return int(b.cpu - a.cpu) })
 	return c
 }
 
-// backendCPU is the CPU one backend used over a window.
-type backendCPU struct {
+// busyBackend is the CPU one backend used over a window.
+type busyBackend struct {
 	pid int
 	cpu time.Duration
 }
