@@ -417,16 +417,16 @@ func (p *probe) backends(b *testing.B) (map[int]time.Duration, bool) {
 	}
 	out := map[int]time.Duration{}
 	for _, pid := range pids {
-		if t, ok := backendCPU(int(pid)); ok {
+		if t, ok := readBackendCPU(int(pid)); ok {
 			out[int(pid)] = t
 		}
 	}
 	return out, len(out) > 0
 }
 
-// backendCPU reads utime + stime of a local PostgreSQL process: fields 14
+// readBackendCPU reads utime + stime of a local PostgreSQL process: fields 14
 // and 15 of /proc/<pid>/stat, in clock ticks of 1/100 s (USER_HZ).
-func backendCPU(pid int) (time.Duration, bool) {
+func readBackendCPU(pid int) (time.Duration, bool) {
 	body, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil || !strings.Contains(string(body), "(postgres)") {
 		return 0, false

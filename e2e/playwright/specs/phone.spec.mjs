@@ -24,7 +24,7 @@ const pages = () => [
   // A release member: an ID with a dot, its chain.
   { name: "a release member's deploy page", path: `/deployments/${memberID}`, ready: "h1" },
   { name: "Releases", path: "/releases", ready: `a[href="/releases/${releaseID}"]` },
-  { name: "a release page", path: `/releases/${releaseID}`, ready: "svg g, [data-node]" },
+  { name: "a release page", path: `/releases/${releaseID}`, ready: "[data-node]" },
   { name: "Environments", path: "/environments", ready: "table" },
   { name: "an environment page", path: "/environments/demo/hello/staging", ready: "h1" },
   { name: "Approvals", path: "/approvals", ready: `li[data-deployment-id="${waitingID}"]` },

@@ -43,10 +43,8 @@ export function ApprovalContextPanel({ context: c }: { context: ApprovalContextV
             )}
           </dd>
         </div>
-        <div aria-hidden="true" className={styles.arrow}>
-          →
-        </div>
-        <div data-testid="approval-proposed">
+        {/* The arrow is drawn by the stylesheet: a <dl> may hold only its groups. */}
+        <div data-testid="approval-proposed" className={styles.proposed}>
           <dt>Proposed</dt>
           <dd>
             <strong className={styles.version}>

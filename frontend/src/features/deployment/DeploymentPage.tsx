@@ -122,7 +122,10 @@ function DeploymentView({ id }: { id: string }) {
         {d.memberOf && (
           <>
             {" "}
-            · member of release <Link to={`/releases/${encodeURIComponent(d.memberOf.id)}`}>{d.memberOf.id}</Link>
+            · member of release{" "}
+            <Link to={`/releases/${encodeURIComponent(d.memberOf.id)}`} className="m-inline-link">
+              {d.memberOf.id}
+            </Link>
           </>
         )}
         {d.currentStep && !final && (
