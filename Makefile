@@ -21,7 +21,7 @@ PGDEV_DIR := $(CURDIR)/.manent/pg
 PGTEST_DIR := $(CURDIR)/.manent/pgtest
 PGBENCH_DIR := $(CURDIR)/.manent/pgbench
 
-.PHONY: deps build frontend test test-go test-frontend test-playwright chromium sshd prometheus bench chaos vet fmt-check lint clean run generate check-generated FORCE
+.PHONY: deps build frontend test test-go test-frontend test-playwright chromium sshd prometheus python3 bench chaos vet fmt-check lint clean run generate check-generated FORCE
 
 NPM_CI := npm ci --ignore-scripts --no-audit --no-fund
 
@@ -81,7 +81,7 @@ bin/pgctl: FORCE
 
 ## test: formatting, vet, generated code, the web interface's unit tests, then
 ## every Go test and the Playwright specs on one shared PostgreSQL.
-test: deps fmt-check vet check-generated test-frontend build chromium sshd prometheus bin/pgctl
+test: deps fmt-check vet check-generated test-frontend build chromium sshd prometheus python3 bin/pgctl
 	@if [ -n "$${DATABASE_URL:-}" ]; then \
 		$(MAKE) --no-print-directory test-go test-playwright; \
 	else \
@@ -118,6 +118,19 @@ sshd:
 		else \
 			echo "sshd: /usr/sbin/sshd is missing and cannot be installed here (not root, or no apt-get):"; \
 			echo "sshd: the OpenSSH end-to-end test will fail unless MANENT_E2E_ALLOW_SKIP_SSHD=1"; \
+		fi; }
+
+## python3: the interpreter of the Python snippet of docs/callbacks.md, which
+## engine/callbacks_test.go runs against a real delivery; installed when
+## missing and root (apt-get: CI runs as root).
+python3:
+	@command -v python3 >/dev/null || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 \
+				--no-install-recommends python3; \
+		else \
+			echo "python3: missing and cannot be installed here (not root, or no apt-get):"; \
+			echo "python3: the callbacks' snippet test will fail unless MANENT_ALLOW_SKIP_PYTHON=1"; \
 		fi; }
 
 ## prometheus: Debian's Prometheus for the end-to-end test of the rollout's
