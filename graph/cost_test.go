@@ -39,7 +39,10 @@ func (s *countingStore) Inventory(ctx context.Context, tenant string) ([]deploy.
 // pushes a List and a Get besides: one page of the matrix reads the
 // tenant's inventory once per cell, O(cells²) rows with the inventory's
 // lateral "one before" per row. Query.inventory is not weighed by the
-// complexity limit, so nothing bounds it.
+// complexity limit, so nothing bounds it. The approval context does the
+// same per deploy awaiting approval (Service.Environment reads the tenant's
+// inventory to pick one entry), in the inbox's query and again on every
+// push of its subscription, for every open inbox.
 func TestAffordancesOfTheMatrixReadTheInventoryOnce(t *testing.T) {
 	ctx := t.Context()
 	url := pgtest.URL(t)
@@ -108,10 +111,25 @@ func TestAffordancesOfTheMatrixReadTheInventoryOnce(t *testing.T) {
 			})
 		}
 	}
+	// And 10 deploys awaiting an approval in prod: the Approvals inbox.
+	for i := range 10 {
+		id := fmt.Sprintf("p-%02d", i)
+		art := deploy.Artifact{Type: "application", Name: "hello", Version: "2.0.0", Source: "file:hello.tgz"}
+		d := deploy.Deployment{ID: id, Tenant: "demo", Application: "hello", Environment: "prod", State: deploy.StateAwaitingApproval,
+			Requester: "token:ci", CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC(), Artifact: art,
+			Decision:   deploy.Decision{Rule: "prod", Approvals: &deploy.ApprovalRequirement{Count: 1}},
+			Descriptor: deploy.Descriptor{APIVersion: "manent/v1", ID: id, Application: "hello", Environment: "prod", Artifact: art}}
+		if _, _, err := store.CreateDeployment(ctx, d, func(any) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
 	srv := newTestServer(t, svc, newFakeEvents())
 	for _, q := range []struct{ name, query string }{
 		{"the Environments matrix", `{ inventory { deploymentId promotionTargets canRollback } }`},
 		{"an environment's history", `{ environment(application: "hello", environment: "env-00") { canRollback history(first: 20) { nodes { id canRollbackTo } } } }`},
+		// What the inbox's query and its subscription (every push, every
+		// inbox) ask of each deploy awaiting approval.
+		{"the Approvals inbox", `{ pendingApprovals { id approvalContext { explanation inService { deploymentId } approvers { holders } } } }`},
 	} {
 		t.Run(q.name, func(t *testing.T) {
 			before := store.inventories.Load()
