@@ -24,7 +24,11 @@ func TestInboxInServiceFollowsTheEnvironment(t *testing.T) {
 	d := awaiting("hello-9")
 	inbox.set("token:admin", d)
 	inbox.setFull(&d)
-	inbox.setState("hello-prod-new", deploy.StateSuccess)
+	// The deploy that goes in service: of hello in prod, the environment of
+	// the inbox's deploy (a fake Get of setState would answer one of dev).
+	done := newDeployBoard().d
+	done.ID, done.Environment, done.State = "hello-prod-new", "prod", deploy.StateSuccess
+	inbox.setFull(&done)
 	var mu sync.Mutex
 	current := "hello-prod-old"
 	svc := inbox.service()
