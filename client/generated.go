@@ -1161,7 +1161,8 @@ type InventoryEntry struct {
 	Sha256       string         `json:"sha256"`
 	DeployedAt   time.Time      `json:"deployedAt"`
 	DeployedBy   string         `json:"deployedBy"`
-	// The release in service before this one, what a rollback goes back to; null when there was none (or nothing is in service).
+	// The release in service before this one that succeeded, what a rollback goes back to by default; null when there
+	// was none (or nothing is in service).
 	Previous *PreviousRelease `json:"previous"`
 	// The last deploy there that failed (ERROR or MAX_RECOVERY_ATTEMPTS_EXCEEDED); null when none did.
 	LastFailure *LastFailure `json:"lastFailure"`
@@ -1637,7 +1638,8 @@ func (v *PlannedTarget) GetReason() *string { return v.Reason }
 // PreviousRelease includes the requested fields of the GraphQL type PreviousRelease.
 // The GraphQL type's documentation follows.
 //
-// A release that was in service in an environment before the current one: the deploy that last succeeded there before it.
+// A release that was in service in an environment before the current one: the deploy that last went in service there
+// before it and ended SUCCESS (a deploy left in service by a failure after its activation is skipped).
 type PreviousRelease struct {
 	DeploymentId string         `json:"deploymentId"`
 	Artifact     ArtifactDetail `json:"artifact"`

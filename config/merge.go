@@ -87,10 +87,15 @@ func mergeTargets(errs *yamltree.Errors, fromDescriptor, fromEnv []deploy.Target
 	case len(fromEnv) > 0:
 		return slices.Clone(fromEnv)
 	default:
-		errs.Add(path, "no target: neither the descriptor nor the environment configuration gives one")
+		errs.Add(path, MsgNoTarget)
 	}
 	return nil
 }
+
+// MsgNoTarget is the refusal of a merge that gives no target (at
+// deploy.targets): what a submission whose targets come later (imports)
+// or were dropped (a promotion) tells apart.
+const MsgNoTarget = "no target: neither the descriptor nor the environment configuration gives one"
 
 // mergeParams adds the descriptor's parameters to the environment's. Values
 // are never put in messages: parameters may be sensitive.

@@ -410,8 +410,9 @@ type InventoryEntry struct {
 	SHA256       string
 	DeployedAt   time.Time
 	DeployedBy   string
-	// Previous is the release in service before this one, nil when none
-	// was (or nothing is in service).
+	// Previous is the release in service before this one that succeeded,
+	// nil when none did (or nothing is in service): what a rollback goes
+	// back to by default.
 	Previous *PreviousRelease
 	// LastFailure is the last deploy of the environment that failed, if
 	// any; an entry with a failure and no deploy in service has an empty
@@ -420,8 +421,10 @@ type InventoryEntry struct {
 }
 
 // PreviousRelease is the release that was in service in an environment
-// before the current one: the deploy that last succeeded there before it,
-// what a rollback goes back to.
+// before the current one: the deploy that last went in service there
+// before it and ended SUCCESS (a deploy that failed after its activation,
+// left in service, is skipped: nothing to go back to), what a rollback
+// goes back to.
 type PreviousRelease struct {
 	DeploymentID string
 	Artifact     Artifact

@@ -38,18 +38,38 @@ type PromotionService interface {
 	// Redeploy submits the descriptor of an ended deploy again in its
 	// environment, as Promote does. Same errors.
 	Redeploy(ctx context.Context, r RedeployRequest) (*Submission, error)
-	// MayPromote is nil when the caller may promote id to env now.
-	MayPromote(ctx context.Context, id, env string) error
-	// PromotionTargets lists the environments the caller may promote id
-	// to now: those whose promotion rules name its environment as from.
-	PromotionTargets(ctx context.Context, id string) ([]string, error)
-	// MayRedeploy is nil when the caller may redeploy id now.
-	MayRedeploy(ctx context.Context, id string) error
+	// MayPromote is nil when the caller may promote d, a deploy read
+	// through this Service for the caller, to env now.
+	MayPromote(ctx context.Context, d *Deployment, env string) error
+	// PromotionTargets lists the environments the caller may promote d (a
+	// deploy read for the caller) to now: those whose promotion rules name
+	// its environment as from.
+	PromotionTargets(ctx context.Context, d *Deployment) ([]string, error)
+	// MayRedeploy is nil when the caller may redeploy d (a deploy read for
+	// the caller) now.
+	MayRedeploy(ctx context.Context, d *Deployment) error
 	// MayRollBackTo is nil when the caller may roll back an environment
 	// now, to the deploy to ("" for the release before the one in service).
 	MayRollBackTo(ctx context.Context, r RollbackRequest) error
+	// Rollbacks is what the caller may roll res back to now, read once (the
+	// inventory entry of res) for every check of it: the affordances of a
+	// page (each history row's canRollbackTo) ask it once per environment.
+	Rollbacks(ctx context.Context, res Resource) RollbackChoice
 	// MayCancelRelease is nil when the caller may cancel the release now.
 	MayCancelRelease(ctx context.Context, id string) error
 	// MayDeleteSchedule is nil when the caller may delete the schedule now.
 	MayDeleteSchedule(ctx context.Context, name string) error
+}
+
+// RollbackChoice is what a caller may roll one environment back to, as it
+// stood when Rollbacks read it: the checks of RollbackTo, without a read
+// of their own.
+type RollbackChoice interface {
+	// Default is the deploy a rollback without To goes back to (the
+	// inventory's Previous, "" when there is none) and nil when the caller
+	// may roll back to it now.
+	Default() (string, error)
+	// To is nil when the caller may roll back to d, a deploy read through
+	// the Service for the caller.
+	To(d *Deployment) error
 }

@@ -161,8 +161,9 @@ type RollbackRequest struct {
 	Tenant      string
 	Application string
 	Environment string
-	// To is the deploy whose artifact is redeployed; default the SUCCESS
-	// deploy of the environment before the one in service.
+	// To is the deploy whose artifact is redeployed; default the release
+	// before the one in service (InventoryEntry.Previous: the last deploy
+	// that went in service there before it and succeeded).
 	To string
 	// ID names the rollback deploy; generated when empty.
 	ID string

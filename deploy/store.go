@@ -117,6 +117,15 @@ type DeploymentReader interface {
 	// Inventory returns the releases in service and the last failures of
 	// environments, optionally for one tenant.
 	Inventory(ctx context.Context, tenant string) ([]InventoryEntry, error)
+	// InventoryOf returns the inventory entry of one environment, read by
+	// its key: only res (no DeploymentID, no LastFailure) when nothing was
+	// ever in service there and nothing failed.
+	InventoryOf(ctx context.Context, res Resource) (*InventoryEntry, error)
+	// ReleaseBefore returns the ID of the deploy that last went in service
+	// in res before id did and ended SUCCESS, "" when none did: what a
+	// rollback of id goes back to (InventoryEntry.Previous of the release
+	// in service).
+	ReleaseBefore(ctx context.Context, res Resource, id string) (string, error)
 	// DependencyStates returns the states of the deploys, in one query; an
 	// unknown ID is absent from the map.
 	DependencyStates(ctx context.Context, ids []string) (map[string]State, error)

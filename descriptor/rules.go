@@ -57,6 +57,16 @@ func DeployIDProblem(id string) string {
 	return ""
 }
 
+// DeployRefProblem says what is wrong with id as the ID of a deploy that
+// exists (a rollback's to), "" when nothing: its pattern, which a tick's
+// ID has too.
+func DeployRefProblem(id string) string {
+	if !idPattern.MatchString(id) {
+		return msgIDPattern
+	}
+	return ""
+}
+
 var (
 	namePattern     = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
 	idPattern       = regexp.MustCompile(`^[a-z0-9][a-z0-9._@-]{0,127}$`)

@@ -83,14 +83,18 @@ func toModelApproval(a *deploy.StatusApproval) *model.ApprovalStatus {
 
 // PendingApprovals streams the deploys awaiting an approval the caller may
 // give: the list now, then the list again after each change of a deploy
-// when it differs from the last one sent. Each list is read through the
-// Service with the caller's context, so every event is authorized again.
-// An error is returned only when the first list cannot be read.
+// when it differs from the last one sent, or when the release in service
+// of an environment of the list changed (the card's "In service now").
+// Each list is read through the Service with the caller's context, so
+// every event is authorized again. An error is returned only when the
+// first list cannot be read.
 //
 // Reading the list is costly (every deploy awaiting approval, each read in
 // full) and every inbox sees the events of every deploy, so the list is read
 // again only when an event can change it: its deploy was in the last list,
-// or it (or a wave of its rollout) awaits approval now (one Get tells).
+// or it (or a wave of its rollout) awaits approval now (one Get tells). A
+// deploy that runs or ends in an environment of the list may change what
+// is in service there: that environment's entry alone is read again.
 func (l Live) PendingApprovals(ctx context.Context) (<-chan []deploy.Deployment, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	// Subscribe before the first read: a change in between is not lost.
@@ -105,6 +109,7 @@ func (l Live) PendingApprovals(ctx context.Context) (<-chan []deploy.Deployment,
 		defer cancel()
 		defer close(out)
 		list, last := first, fingerprint(first)
+		inService := l.inServiceOf(ctx, first)
 		for {
 			select {
 			case out <- nonNilDeployments(list):
@@ -117,9 +122,13 @@ func (l Live) PendingApprovals(ctx context.Context) (<-chan []deploy.Deployment,
 				if !ok {
 					return
 				}
-				if !l.mayChangeInbox(ctx, byID, listed) {
-					if ctx.Err() != nil {
-						return
+				relist, envs := l.mayChangeInbox(ctx, byID, listed, inService)
+				if ctx.Err() != nil {
+					return
+				}
+				if !relist {
+					if l.inServiceChanged(ctx, inService, envs) {
+						break
 					}
 					continue
 				}
@@ -131,8 +140,9 @@ func (l Live) PendingApprovals(ctx context.Context) (<-chan []deploy.Deployment,
 					}
 					continue
 				}
-				if fp := fingerprint(next); fp != last {
-					list, last = next, fp
+				nextIn := l.inServiceOf(ctx, next)
+				if fp := fingerprint(next); fp != last || !maps.Equal(nextIn, inService) {
+					list, last, inService = next, fp, nextIn
 					break
 				}
 				listed = idSet(next)
@@ -145,34 +155,77 @@ func (l Live) PendingApprovals(ctx context.Context) (<-chan []deploy.Deployment,
 // mayChangeInbox tells whether the events of a burst can change the list:
 // one of their deploys was listed (it may have left), or awaits approval now,
 // itself or a wave of its rollout (it may have entered, or its answers
-// changed). A deploy the caller may not
-// read cannot enter the list.
-func (l Live) mayChangeInbox(ctx context.Context, byID map[string]map[deploy.EventKind]bool, listed map[string]bool) bool {
+// changed). A deploy the caller may not read cannot enter the list. When
+// not, envs are the environments of the list (inService's keys) where one
+// of them runs or ended: what is in service there may have changed.
+func (l Live) mayChangeInbox(ctx context.Context, byID map[string]map[deploy.EventKind]bool, listed map[string]bool,
+	inService map[deploy.Resource]string,
+) (relist bool, envs []deploy.Resource) {
 	for id := range byID {
 		if listed[id] {
-			return true
+			return true, nil
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(byID)) {
 		d, _, err := l.get(ctx, id)
 		if err != nil {
 			if ctx.Err() != nil {
-				return false
+				return false, nil
 			}
 			// ENOTFOUND is also what an unreadable deploy gives: not for this
 			// inbox. A failed read may hide a change: read the list.
 			if deploy.ErrorCode(err) == deploy.EINTERNAL {
-				return true
+				return true, nil
 			}
 			continue
 		}
 		// A wave of its rollout may await approval while the deploy runs
 		// (PENDING): the inbox lists it as it does a deploy awaiting one.
 		if d.State == deploy.StateAwaitingApproval || d.State == deploy.StatePending && d.WaveAwaitingApproval() > 0 {
-			return true
+			return true, nil
+		}
+		// Its activation, its end or its rollback changes the inventory.
+		if _, ok := inService[d.Resource()]; ok && (d.State == deploy.StatePending || d.State.Terminal()) {
+			envs = append(envs, d.Resource())
 		}
 	}
-	return false
+	return false, envs
+}
+
+// inServiceOf is the release in service (its deploy ID, "" for none) of
+// every environment of list, one inventory entry each.
+func (l Live) inServiceOf(ctx context.Context, list []deploy.Deployment) map[deploy.Resource]string {
+	out := map[deploy.Resource]string{}
+	for _, d := range list {
+		res := d.Resource()
+		if _, ok := out[res]; !ok {
+			out[res] = l.inServiceAt(ctx, res)
+		}
+	}
+	return out
+}
+
+// inServiceChanged reads the release in service of envs again into
+// inService, and reports whether one of them changed.
+func (l Live) inServiceChanged(ctx context.Context, inService map[deploy.Resource]string, envs []deploy.Resource) bool {
+	changed := false
+	for _, res := range envs {
+		if id := l.inServiceAt(ctx, res); id != inService[res] {
+			inService[res], changed = id, true
+		}
+	}
+	return changed
+}
+
+func (l Live) inServiceAt(ctx context.Context, res deploy.Resource) string {
+	e, err := l.Service.Environment(ctx, res)
+	if err != nil {
+		if ctx.Err() == nil && deploy.ErrorCode(err) != deploy.ENOTFOUND {
+			l.logError(ctx, "pending approvals: read the release in service", err)
+		}
+		return ""
+	}
+	return e.DeploymentID
 }
 
 func idSet(ds []deploy.Deployment) map[string]bool {

@@ -56,11 +56,13 @@ func toModelDeployment(d *deploy.Deployment) *model.Deployment {
 		StartAt:         startAt(&d.Descriptor),
 		PromotedFrom:    optional(d.PromotedFrom),
 		DurationMs:      durationMs(d.StartedAt, d.FinishedAt, now),
+		Source:          d,
 	}
 }
 
-// durationMs is the time from start to end, or to now while running.
-func durationMs(start, end *time.Time, now time.Time) *int {
+// durationMs is the time from start to end, or to now while running, in
+// whole milliseconds.
+func durationMs(start, end *time.Time, now time.Time) *float64 {
 	if start == nil {
 		return nil
 	}
@@ -68,7 +70,7 @@ func durationMs(start, end *time.Time, now time.Time) *int {
 	if end != nil {
 		until = *end
 	}
-	ms := int(until.Sub(*start).Milliseconds())
+	ms := float64(until.Sub(*start).Milliseconds())
 	return &ms
 }
 
@@ -324,7 +326,8 @@ func toModelInventory(entries []deploy.InventoryEntry) []model.InventoryEntry {
 		out[i].DeployedBy = optional(e.DeployedBy)
 		if p := e.Previous; p != nil {
 			out[i].Previous = &model.PreviousRelease{DeploymentID: p.DeploymentID, Artifact: toModelArtifact(p.Artifact),
-				Sha256: optional(p.SHA256), DeployedAt: p.DeployedAt, DeployedBy: optional(p.DeployedBy)}
+				Sha256: optional(p.SHA256), DeployedAt: p.DeployedAt, DeployedBy: optional(p.DeployedBy),
+				Of: deploy.Resource{Tenant: e.Tenant, Application: e.Application, Environment: e.Environment}}
 		}
 	}
 	return out

@@ -106,7 +106,12 @@ func (r *Resolver) InventoryEntry() generated.InventoryEntryResolver {
 	return &inventoryEntryResolver{r}
 }
 
+func (r *Resolver) PreviousRelease() generated.PreviousReleaseResolver {
+	return &previousReleaseResolver{r}
+}
+
 type (
-	deploymentResolver     struct{ *Resolver }
-	inventoryEntryResolver struct{ *Resolver }
+	deploymentResolver      struct{ *Resolver }
+	inventoryEntryResolver  struct{ *Resolver }
+	previousReleaseResolver struct{ *Resolver }
 )

@@ -308,17 +308,29 @@ func (f *fakeService) Redeploy(context.Context, deploy.RedeployRequest) (*deploy
 	return nil, errNotFaked
 }
 
-func (f *fakeService) MayPromote(context.Context, string, string) error { return errNotFaked }
+func (f *fakeService) MayPromote(context.Context, *deploy.Deployment, string) error {
+	return errNotFaked
+}
 
-func (f *fakeService) PromotionTargets(context.Context, string) ([]string, error) {
+func (f *fakeService) PromotionTargets(context.Context, *deploy.Deployment) ([]string, error) {
 	return nil, errNotFaked
 }
 
-func (f *fakeService) MayRedeploy(context.Context, string) error { return errNotFaked }
+func (f *fakeService) MayRedeploy(context.Context, *deploy.Deployment) error { return errNotFaked }
 
 func (f *fakeService) MayRollBackTo(context.Context, deploy.RollbackRequest) error {
 	return errNotFaked
 }
+
+func (f *fakeService) Rollbacks(context.Context, deploy.Resource) deploy.RollbackChoice {
+	return noRollbacks{}
+}
+
+// noRollbacks is an environment nothing can be rolled back to.
+type noRollbacks struct{}
+
+func (noRollbacks) Default() (string, error)    { return "", errNotFaked }
+func (noRollbacks) To(*deploy.Deployment) error { return errNotFaked }
 
 func (f *fakeService) MayCancelRelease(context.Context, string) error { return errNotFaked }
 

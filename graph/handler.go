@@ -15,11 +15,12 @@ import (
 	"manent.dev/manent/graph/generated"
 )
 
-// Limits of one GraphQL operation (limits.go). The largest operation of
-// the CLI and the web interface has about 140 fields, depth 6 and
-// complexity about 41,000 (a page of 50 releases, each counted with its
-// 100 deploys at most); the standard introspection query of GraphQL tools
-// has depth 6 and about 220 fields.
+// Limits of one GraphQL operation (limits.go). The largest operations of
+// the CLI and the web interface have about 220 fields, depth 7 and
+// complexity about 42,000 (the inbox: up to 500 deploys awaiting approval,
+// each with its approval context; a page of 50 releases, each counted with
+// its 100 deploys at most); the standard introspection query of GraphQL
+// tools has depth 6 and about 220 fields.
 const (
 	DefaultComplexityLimit = 50000
 	DefaultFieldLimit      = 500
@@ -79,6 +80,7 @@ func NewHandler(o HandlerOptions) *handler.Server {
 	srv.Use(ComplexityLimit(orDefault(o.ComplexityLimit, DefaultComplexityLimit), fields))
 	srv.Use(DepthLimit(orDefault(o.DepthLimit, DefaultDepthLimit)))
 	srv.Use(Introspection(o.MayIntrospect))
+	srv.AroundResponses(Memoize)
 	srv.AroundFields(markResolverErrors)
 	srv.SetErrorPresenter(ErrorPresenter(log))
 	srv.SetRecoverFunc(Recover(log))

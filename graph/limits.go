@@ -38,9 +38,9 @@ const (
 // it selects at every place it is spread. Introspection fields count one
 // each (their lists have no size argument): fields bounds them as the one
 // per field count did before lists were weighed, and limit bounds what
-// lists of deploys and log lines may return. gqlgen's per-field complexity
-// functions are not consulted: the schema defines none, and the rule has
-// one home, here.
+// lists of deploys and log lines may return; the affordances cost more
+// than one (fieldCosts). gqlgen's per-field complexity functions are not
+// consulted: the schema defines none, and the rule has one home, here.
 func ComplexityLimit(limit, fields int) graphql.HandlerExtension {
 	return complexityLimit{limit: limit, fields: fields}
 }
@@ -79,8 +79,48 @@ func fieldsOf(op *ast.OperationDefinition, fragments ast.FragmentDefinitionList)
 // costOfOperation weighs op with the values of its variables (defaults
 // applied, as gqlgen coerces them before the extensions run).
 func costOfOperation(op *ast.OperationDefinition, fragments ast.FragmentDefinitionList, vars map[string]any) int {
-	field := func(f *ast.Field, below int) int { return add(1, mul(itemsOf(f, vars), below)) }
+	field := func(f *ast.Field, below int) int { return add(costOf(f), mul(itemsOf(f, vars), below)) }
 	return walker{fragments: fragments, memo: map[string]int{}, field: field}.selectionSet(op.SelectionSet)
+}
+
+// affordanceCost is what a field of fieldCosts costs: a decision on a
+// deploy, an environment or a release made for the caller (a permission,
+// the governance's order, the state it is in), which may read the store
+// for each item of a list when its parent does not carry what it needs.
+// Once per environment of an answer is the memo's (answerMemo), but a
+// list of a thousand deploys asks a thousand times.
+const affordanceCost = 10
+
+// fieldCosts are the fields that cost more than one: the affordances and
+// the fields with a read of their own, asked per item of the lists above
+// them. A hostile query of aliased history(first: 500) { nodes {
+// canRollbackTo } } is refused after a few aliases instead of thirty.
+var fieldCosts = map[string]int{
+	"Deployment.promotionTargets":     affordanceCost,
+	"Deployment.canPromote":           affordanceCost,
+	"Deployment.canRedeploy":          affordanceCost,
+	"Deployment.canRollbackTo":        affordanceCost,
+	"Deployment.memberOf":             affordanceCost,
+	"Deployment.approvalContext":      affordanceCost,
+	"InventoryEntry.promotionTargets": affordanceCost,
+	"InventoryEntry.canRollback":      affordanceCost,
+	"Environment.canRollback":         affordanceCost,
+	"PreviousRelease.canRollbackTo":   affordanceCost,
+	"ReleaseDeploy.deployment":        affordanceCost,
+	"ReleaseDeploy.failedStep":        affordanceCost,
+	"Release.canCancel":               affordanceCost,
+	"Schedule.canDelete":              affordanceCost,
+}
+
+// costOf is what f costs by itself, without what it selects.
+func costOf(f *ast.Field) int {
+	if f.ObjectDefinition == nil {
+		return 1
+	}
+	if c, ok := fieldCosts[f.ObjectDefinition.Name+"."+f.Name]; ok {
+		return c
+	}
+	return 1
 }
 
 // listSize says how many items a list field returns at most: the value of
@@ -100,7 +140,10 @@ type listSize struct {
 // what one object holds and count one per field. A test holds every field
 // with a first or limit argument to this table.
 var listSizes = map[string]listSize{
-	"Query.deployments":             {arg: "first", most: deploy.MaxPageSize},
+	"Query.deployments": {arg: "first", most: deploy.MaxPageSize},
+	// The inventory is no page: it has an entry per environment. It counts
+	// as the largest page, with the affordances of each entry.
+	"Query.inventory":               {most: deploy.MaxPageSize},
 	"Environment.history":           {arg: "first", most: deploy.MaxPageSize},
 	"Query.activity":                {arg: "first", most: deploy.MaxPageSize},
 	"Query.releases":                {arg: "first", most: deploy.MaxPageSize},

@@ -264,6 +264,15 @@ func TestListsMultiplyComplexity(t *testing.T) {
 			query: "{ pendingApprovals { logs(limit: 5000) { lines { message } } } }"},
 		{name: "the members of releases", code: codeComplexity,
 			query: "{ releases(first: 500) { nodes { deploys { deployment { logs(limit: 100) { lines { message } } } } } } }"},
+		// Each canRollbackTo of a history decided what rollback(to:) would:
+		// 30 aliases of 500 rows stayed under the limit while an affordance
+		// counted one, and read the tenant's inventory 15,000 times.
+		{name: "aliased histories of affordances", code: codeComplexity,
+			query: aliased(10, `environment(application: "a", environment: "e") { history(first: 500) { nodes { canRollbackTo } } }`)},
+		{name: "aliased inventories of affordances", code: codeComplexity,
+			query: aliased(4, "inventory { promotionTargets canRollback previous { canRollbackTo } }")},
+		{name: "one history of affordances",
+			query: `{ environment(application: "a", environment: "e") { history(first: 500) { nodes { canRollbackTo canRedeploy } } } }`},
 		{name: "a small page of deploys with their logs",
 			query: "{ deployments(first: 10) { nodes { id logs(limit: 100) { lines { seq message } } } } }"},
 		{name: "freeze calendars count the environments asked", tweak: func(o *HandlerOptions) { o.ComplexityLimit = 2 * 10 },
@@ -368,6 +377,9 @@ func TestLimitsKeepTheRealOperations(t *testing.T) {
 			cost := costOfOperation(op, doc.Fragments, vars)
 			depth := walker{fragments: doc.Fragments, memo: map[string]int{}, field: depthOf, deepest: true}.selectionSet(op.SelectionSet)
 			want := complexity.Calculate(t.Context(), es, op, nil)
+			if testing.Verbose() {
+				t.Logf("%s %s: %d fields, complexity %d, depth %d", name, op.Name, fields, cost, depth)
+			}
 			if fields != want || fields > DefaultFieldLimit || cost > DefaultComplexityLimit || depth > DefaultDepthLimit {
 				t.Errorf("%s %s: %d fields (gqlgen %d), complexity %d, depth %d", name, op.Name, fields, want, cost, depth)
 			}

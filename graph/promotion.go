@@ -29,9 +29,12 @@ func waveAwaitsApproval(d *deploy.Deployment) bool {
 
 // toModelApprovalContext tells an approver of d what is in service now
 // (current, the inventory entry of d's environment) against what d
-// proposes, the evidence of its promotion, the rule in words and who may
-// approve. A wave awaiting approval is described by its own requirement.
-func toModelApprovalContext(ctx context.Context, svc deploy.Service, d *deploy.Deployment, current *deploy.InventoryEntry) *model.ApprovalContext {
+// proposes, the evidence of its promotion (read with get: the deploys of an
+// inbox often share theirs), the rule in words and who may approve. A wave
+// awaiting approval is described by its own requirement.
+func toModelApprovalContext(ctx context.Context, svc deploy.Service, get func(id string) (*deploy.Deployment, error),
+	d *deploy.Deployment, current *deploy.InventoryEntry,
+) *model.ApprovalContext {
 	out := &model.ApprovalContext{
 		Proposed: toModelArtifact(d.Artifact), ProposedSha256: optional(d.Artifact.SHA256),
 		PromotionEvidence: []model.PromotionEvidence{}, Explanation: d.Decision.Explain(d.Artifact),
@@ -62,7 +65,7 @@ func toModelApprovalContext(ctx context.Context, svc deploy.Service, d *deploy.D
 		// and only to a deploy of this application and tenant where the rule
 		// says: a Rego policy may name any ID, and one elsewhere (another
 		// tenant's, even one the viewer reads) proves nothing of this one.
-		if src, err := svc.Get(ctx, p.SatisfiedBy); err == nil && src.Tenant == d.Tenant &&
+		if src, err := get(p.SatisfiedBy); err == nil && src.Tenant == d.Tenant &&
 			src.Application == d.Application && src.Environment == p.From {
 			ev.DeploymentID, ev.FinishedAt, ev.Version = &src.ID, src.FinishedAt, src.Artifact.Version
 		}

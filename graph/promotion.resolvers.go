@@ -14,24 +14,32 @@ import (
 )
 
 func (r *deploymentResolver) PromotionTargets(ctx context.Context, obj *model.Deployment) ([]string, error) {
-	envs, err := r.Service.PromotionTargets(ctx, obj.ID)
+	d, err := r.sourceOf(ctx, obj)
+	if err == nil {
+		var envs []string
+		if envs, err = r.Service.PromotionTargets(ctx, d); err == nil {
+			return envs, nil
+		}
+	}
 	if deploy.ErrorCode(err) == deploy.ENOTFOUND {
 		return []string{}, nil
 	}
-	return envs, err
+	return nil, err
 }
 
 func (r *deploymentResolver) CanPromote(ctx context.Context, obj *model.Deployment, to string) (bool, error) {
-	return r.Service.MayPromote(ctx, obj.ID, to) == nil, nil
+	d, err := r.sourceOf(ctx, obj)
+	return err == nil && r.Service.MayPromote(ctx, d, to) == nil, nil
 }
 
 func (r *deploymentResolver) CanRedeploy(ctx context.Context, obj *model.Deployment) (bool, error) {
-	return r.Service.MayRedeploy(ctx, obj.ID) == nil, nil
+	d, err := r.sourceOf(ctx, obj)
+	return err == nil && r.Service.MayRedeploy(ctx, d) == nil, nil
 }
 
 func (r *deploymentResolver) CanRollbackTo(ctx context.Context, obj *model.Deployment) (bool, error) {
-	return r.Service.MayRollBackTo(ctx, deploy.RollbackRequest{Tenant: obj.Tenant, Application: obj.Application,
-		Environment: obj.Environment, To: obj.ID}) == nil, nil
+	d, err := r.sourceOf(ctx, obj)
+	return err == nil && r.rollbacksOf(ctx, resourceOfModel(obj)).To(d) == nil, nil
 }
 
 func (r *deploymentResolver) MemberOf(ctx context.Context, obj *model.Deployment) (*model.Release, error) {
@@ -49,19 +57,21 @@ func (r *deploymentResolver) MemberOf(ctx context.Context, obj *model.Deployment
 }
 
 func (r *deploymentResolver) ApprovalContext(ctx context.Context, obj *model.Deployment) (*model.ApprovalContext, error) {
-	d, err := r.Service.Get(ctx, obj.ID)
+	d, err := r.sourceOf(ctx, obj)
 	if err != nil {
 		return nil, err
 	}
 	if d.Decision.Approvals == nil && !waveAwaitsApproval(d) {
 		return nil, nil
 	}
-	res := d.Resource()
-	current, err := r.Service.Environment(ctx, res)
+	// Once per environment of the answer: an inbox lists many deploys of
+	// one environment.
+	current, err := r.environmentOf(ctx, d.Resource())
 	if err != nil {
 		return nil, err
 	}
-	return toModelApprovalContext(ctx, r.Service, d, current), nil
+	get := func(id string) (*deploy.Deployment, error) { return r.deploymentOf(ctx, id) }
+	return toModelApprovalContext(ctx, r.Service, get, d, current), nil
 }
 
 func (r *environmentResolver) History(ctx context.Context, obj *model.Environment, first *int, after *string) (*model.DeploymentConnection, error) {
@@ -75,8 +85,8 @@ func (r *environmentResolver) History(ctx context.Context, obj *model.Environmen
 }
 
 func (r *environmentResolver) CanRollback(ctx context.Context, obj *model.Environment) (bool, error) {
-	return r.Service.MayRollBackTo(ctx, deploy.RollbackRequest{Tenant: obj.Tenant, Application: obj.Application,
-		Environment: obj.Environment}) == nil, nil
+	_, err := r.rollbacksOf(ctx, deploy.Resource{Tenant: obj.Tenant, Application: obj.Application, Environment: obj.Environment}).Default()
+	return err == nil, nil
 }
 
 func (r *inventoryEntryResolver) PromotionTargets(ctx context.Context, obj *model.InventoryEntry) ([]string, error) {
@@ -106,6 +116,13 @@ func (r *mutationResolver) Redeploy(ctx context.Context, id string, newID *strin
 	return toModelDeployment(&sub.Deployment), nil
 }
 
+func (r *previousReleaseResolver) CanRollbackTo(ctx context.Context, obj *model.PreviousRelease) (bool, error) {
+	// The release before is what a rollback without to goes back to: the
+	// same check, unless the environment changed since it was read.
+	to, err := r.rollbacksOf(ctx, obj.Of).Default()
+	return err == nil && to == obj.DeploymentID, nil
+}
+
 func (r *queryResolver) Environment(ctx context.Context, application string, environment string, tenant *string) (*model.Environment, error) {
 	in, err := r.Service.Environment(ctx, deploy.Resource{Tenant: deref(tenant), Application: application, Environment: environment})
 	if deploy.ErrorCode(err) == deploy.ENOTFOUND {
@@ -125,11 +142,8 @@ func (r *releaseDeployResolver) FailedStep(ctx context.Context, obj *model.Relea
 	if obj.State == nil || deploy.State(*obj.State) != deploy.StateError {
 		return nil, nil
 	}
-	d, err := r.Service.Get(ctx, obj.DeploymentID)
-	if deploy.ErrorCode(err) == deploy.ENOTFOUND {
-		return nil, nil
-	}
-	if err != nil {
+	d, err := r.memberDeployment(ctx, obj)
+	if d == nil || err != nil {
 		return nil, err
 	}
 	return failedStep(d), nil

@@ -73,17 +73,9 @@ func (r *releaseDeployResolver) Deployment(ctx context.Context, obj *model.Relea
 	if obj.State == nil {
 		return nil, nil
 	}
-	d, err := r.Service.Get(ctx, obj.DeploymentID)
-	if deploy.ErrorCode(err) == deploy.ENOTFOUND {
-		return nil, nil
-	}
-	if err != nil {
+	d, err := r.memberDeployment(ctx, obj)
+	if d == nil || err != nil {
 		return nil, err
-	}
-	// A deploy of that ID that no release created is not this member (the
-	// release refused the ID as in use); a deploy ID belongs to one release.
-	if d.Release == "" {
-		return nil, nil
 	}
 	return toModelDeployment(d), nil
 }

@@ -141,3 +141,43 @@ func TestReleaseMutations(t *testing.T) {
 		t.Fatalf("rollback: %s %+v %+v", got, rb, resp.Errors)
 	}
 }
+
+// TestReleaseMemberFieldsAreTheMembersOwn: a member's deployment and its
+// failed step come from the deploy of the member's ID only when a release
+// created it; another deploy that took the ID (the release refused it as
+// in use) is not the member, and its failure is not the release's.
+func TestReleaseMemberFieldsAreTheMembersOwn(t *testing.T) {
+	for _, tt := range []struct {
+		name, release, want string
+	}{
+		{"the release's deploy", "shop-2026-10", `{"name":"api","failedStep":"deploy","deployment":{"id":"shop-2026-10.api"}}`},
+		{"a deploy no release created", "", `{"name":"api","failedStep":null,"deployment":null}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			svc := &fakeService{}
+			svc.getRelease = func(context.Context, string) (*deploy.Release, error) { return shopRelease(), nil }
+			svc.get = func(_ context.Context, id string) (*deploy.Deployment, error) {
+				if id != "shop-2026-10.api" {
+					return nil, deploy.DeploymentNotFound(id)
+				}
+				d := newDeployBoard().d
+				d.ID, d.State, d.Release = id, deploy.StateError, tt.release
+				d.Steps = []deploy.Step{{DeploymentID: id, Name: deploy.StepDeploy, Kind: deploy.KindRun, Position: 1,
+					Type: deploy.StepTypeStandard, State: deploy.StepError, Error: "boom"}}
+				return &d, nil
+			}
+			srv := newTestServer(t, svc, newFakeEvents())
+			resp := srv.query(t, "ci", `{ release(id: "shop-2026-10") { deploys { name failedStep deployment { id } } } }`, nil)
+			if len(resp.Errors) > 0 {
+				t.Fatalf("errors: %+v", resp.Errors)
+			}
+			var r struct{ Deploys []json.RawMessage }
+			if err := json.Unmarshal(resp.Data["release"], &r); err != nil || len(r.Deploys) != 3 {
+				t.Fatalf("release = %s", resp.Data["release"])
+			}
+			if got := string(r.Deploys[1]); got != tt.want {
+				t.Errorf("api: got %s, want %s", got, tt.want)
+			}
+		})
+	}
+}

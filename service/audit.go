@@ -2,7 +2,13 @@ package service
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"manent.dev/manent/deploy"
 )
@@ -71,9 +77,63 @@ func (s *Service) auditRefused(ctx context.Context, action, target string, err e
 	if who.Anonymous() {
 		return
 	}
-	if details == nil {
-		details = map[string]any{}
+	// What the caller sent is recorded bounded: a refusal is often the
+	// refusal of the value itself (a name too long, an ID that is none),
+	// and the log is append-only.
+	bounded := make(map[string]any, len(details)+2)
+	for k, v := range details {
+		if text, ok := v.(string); ok {
+			v = auditValue(text, maxAuditValue)
+		}
+		bounded[k] = v
 	}
-	details["code"], details["error"] = string(de.Code), de.Error()
-	s.audit(ctx, who.Subject, action+".refused", target, details)
+	bounded["code"], bounded["error"] = string(de.Code), auditValue(de.Error(), maxAuditError)
+	s.audit(ctx, who.Subject, action+".refused", auditTarget(target), bounded)
+}
+
+// The bounds of what a refusal records of the caller's input: a value
+// (any valid name or ID is shorter), the message the caller got (it may
+// quote a value), and the prefix kept of a longer or unprintable one.
+const (
+	maxAuditValue  = 256
+	maxAuditError  = 1024
+	auditPrefixLen = 64
+)
+
+// auditValue is s when it is short and printable, or else what identifies
+// it without holding it: an escaped prefix, its length in bytes and its
+// SHA-256. NUL and invalid UTF-8 count as unprintable: PostgreSQL's jsonb
+// refuses the first, JSON cannot carry the second.
+func auditValue(s string, most int) any {
+	if len(s) <= most && printable(s) {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	return map[string]any{"prefix": strconv.QuoteToASCII(prefix(s, auditPrefixLen)), "bytes": len(s),
+		"sha256": hex.EncodeToString(sum[:])}
+}
+
+// auditTarget is the target of a refusal as auditValue bounds it, in one
+// string: the column is text, and its filter matches it whole.
+func auditTarget(s string) string {
+	if len(s) <= maxAuditValue && printable(s) {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	return fmt.Sprintf("%s…(%d bytes, sha256 %s)", strconv.QuoteToASCII(prefix(s, auditPrefixLen)), len(s), hex.EncodeToString(sum[:]))
+}
+
+func printable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}
+
+// prefix is the first n bytes of s at most, not cutting a rune.
+func prefix(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

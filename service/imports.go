@@ -113,7 +113,7 @@ func (s *Service) effectiveAtSubmit(ctx context.Context, who deploy.Identity, d 
 	}
 	rest := de.Fields[:0:0]
 	for _, f := range de.Fields {
-		if f.Path != "deploy.targets" || !strings.Contains(f.Message, "no target") {
+		if f.Path != "deploy.targets" || f.Message != config.MsgNoTarget {
 			rest = append(rest, f)
 		}
 	}

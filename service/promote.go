@@ -2,8 +2,11 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 
+	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/descriptor"
 )
@@ -23,21 +26,58 @@ func (s *Service) Promote(ctx context.Context, r deploy.PromoteRequest) (*deploy
 
 func (s *Service) promote(ctx context.Context, r deploy.PromoteRequest) (*deploy.Submission, error) {
 	who := deploy.IdentityFrom(ctx)
-	src, err := s.promotable(ctx, who, r.ID, r.To)
+	src, err := s.source(ctx, who, r.ID)
 	if err != nil {
 		return nil, err
 	}
-	desc := rerunDescriptor(src.Descriptor, r.NewID,
+	if err := s.promotable(who, src, r.To); err != nil {
+		return nil, err
+	}
+	desc := promotionDescriptor(src, r.NewID, r.To)
+	sub, err := s.rerun(ctx, who, src, &desc, "deployment.promote")
+	if err != nil {
+		return nil, targetsNotPromoted(err, src, r.To)
+	}
+	return sub, nil
+}
+
+// targetsNotPromoted says why a promotion of src has no target when src's
+// descriptor named its own: they are those of its environment, dropped.
+func targetsNotPromoted(err error, src *deploy.Deployment, to string) error {
+	var de *deploy.Error
+	if len(src.Descriptor.Deploy.Targets) == 0 || !errors.As(err, &de) {
+		return err
+	}
+	fields := slices.Clone(de.Fields)
+	for i, f := range fields {
+		if f.Path == "deploy.targets" && f.Message == config.MsgNoTarget {
+			fields[i].Message = fmt.Sprintf("no target: the targets %s names are those of %s, which a promotion never reuses; the environment configuration of %s must give them",
+				src.ID, src.Environment, to)
+		}
+	}
+	return &deploy.Error{Code: de.Code, Message: de.Message, Fields: fields}
+}
+
+// promotionDescriptor is the descriptor of the promotion of src to env:
+// src's made again (rerunDescriptor), without the targets it names (spec
+// 001: the targets of another environment must not be reused; they come
+// from env's configuration, which a submission without any must name).
+func promotionDescriptor(src *deploy.Deployment, id, env string) deploy.Descriptor {
+	d := rerunDescriptor(src.Descriptor, id,
 		fmt.Sprintf("promotion of %s from %s (%s)", src.ID, src.Environment, src.Artifact.Version))
-	desc.Environment = r.To
-	return s.rerun(ctx, who, src, &desc, "deployment.promote")
+	d.Environment = env
+	d.Deploy.Targets = nil
+	return d
 }
 
 // Redeploy implements deploy.Service: the descriptor of an ended deploy
 // submitted again in its environment, as Promote does.
 func (s *Service) Redeploy(ctx context.Context, r deploy.RedeployRequest) (*deploy.Submission, error) {
 	who := deploy.IdentityFrom(ctx)
-	src, err := s.redeployable(ctx, who, r.ID)
+	src, err := s.source(ctx, who, r.ID)
+	if err == nil {
+		err = s.redeployable(who, src)
+	}
 	if err == nil {
 		desc := rerunDescriptor(src.Descriptor, r.NewID, fmt.Sprintf("redeploy of %s (%s)", src.ID, src.Artifact.Version))
 		// A dry run is redeployed as a dry run: the same check again.
@@ -97,52 +137,44 @@ func (s *Service) rerunAgain(who deploy.Identity, d, src *deploy.Deployment, des
 	return &deploy.Submission{Deployment: *d}, nil
 }
 
-// promotable is the check of a promotion before its submission, shared by
-// Promote and MayPromote: id readable (else not found) and succeeded, to
-// another valid environment, deployment.submit there.
-func (s *Service) promotable(ctx context.Context, who deploy.Identity, id, to string) (*deploy.Deployment, error) {
-	src, err := s.source(ctx, who, id)
-	if err != nil {
-		return nil, err
+// promotable is the check of a promotion of src (read for who) before
+// its submission, shared by Promote and MayPromote: src readable and
+// succeeded, to another valid environment, deployment.submit there.
+func (s *Service) promotable(who deploy.Identity, src *deploy.Deployment, to string) error {
+	if err := s.sourceReadable(who, src); err != nil {
+		return err
 	}
 	if msg := descriptor.NameProblem(to); msg != "" {
-		return nil, &deploy.Error{Code: deploy.EINVALID, Message: "invalid promotion",
+		return &deploy.Error{Code: deploy.EINVALID, Message: "invalid promotion",
 			Fields: []deploy.FieldError{{Path: "to", Message: msg}}}
 	}
 	switch {
 	case src.DryRun:
-		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "%s is a dry run: only a deploy that succeeded can be promoted", src.ID)
+		return deploy.Errorf(deploy.EUNPROCESSABLE, "%s is a dry run: only a deploy that succeeded can be promoted", src.ID)
 	case src.State != deploy.StateSuccess:
-		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "%s did not succeed (%s): only a deploy that succeeded can be promoted", src.ID, src.State)
+		return deploy.Errorf(deploy.EUNPROCESSABLE, "%s did not succeed (%s): only a deploy that succeeded can be promoted", src.ID, src.State)
 	case to == src.Environment:
-		return nil, deploy.Errorf(deploy.EUNPROCESSABLE, "%s already ran in %s: promote it to another environment, or redeploy it", src.ID, to)
+		return deploy.Errorf(deploy.EUNPROCESSABLE, "%s already ran in %s: promote it to another environment, or redeploy it", src.ID, to)
 	}
 	res := deploy.Resource{Tenant: src.Tenant, Application: src.Application, Environment: to}
-	if err := s.require(who, res, deploy.PermSubmit); err != nil {
-		return nil, err
-	}
-	return src, nil
+	return s.require(who, res, deploy.PermSubmit)
 }
 
-// redeployable is the check of a redeploy, shared by Redeploy and
-// MayRedeploy: id readable and ended, and the permission its submission
-// needs (deployment.dry-run for a dry run).
-func (s *Service) redeployable(ctx context.Context, who deploy.Identity, id string) (*deploy.Deployment, error) {
-	src, err := s.source(ctx, who, id)
-	if err != nil {
-		return nil, err
+// redeployable is the check of a redeploy of src (read for who), shared by
+// Redeploy and MayRedeploy: src readable and ended, and the permission its
+// submission needs (deployment.dry-run for a dry run).
+func (s *Service) redeployable(who deploy.Identity, src *deploy.Deployment) error {
+	if err := s.sourceReadable(who, src); err != nil {
+		return err
 	}
 	if !src.State.Terminal() {
-		return nil, deploy.Errorf(deploy.ECONFLICT, "%s has not ended (%s): nothing to redeploy yet", src.ID, src.State)
+		return deploy.Errorf(deploy.ECONFLICT, "%s has not ended (%s): nothing to redeploy yet", src.ID, src.State)
 	}
 	perm := deploy.PermSubmit
 	if src.DryRun {
 		perm = deploy.PermDryRun
 	}
-	if err := s.require(who, src.Resource(), perm); err != nil {
-		return nil, err
-	}
-	return src, nil
+	return s.require(who, src.Resource(), perm)
 }
 
 // source reads the deploy a promotion or a redeploy is made from; one the
@@ -155,32 +187,45 @@ func (s *Service) source(ctx context.Context, who deploy.Identity, id string) (*
 	if err != nil {
 		return nil, err
 	}
-	if !s.readable(who, d.Resource()) {
-		return nil, deploy.DeploymentNotFound(id)
+	if err := s.sourceReadable(who, d); err != nil {
+		return nil, err
 	}
 	return d, nil
 }
 
+// sourceReadable is nil when who may read d: the affordances are asked of
+// a deploy the caller read, and decide on it without reading it again.
+func (s *Service) sourceReadable(who deploy.Identity, d *deploy.Deployment) error {
+	if who.Anonymous() {
+		return deploy.Errorf(deploy.EUNAUTHENTICATED, "authentication required")
+	}
+	if d == nil || !s.readable(who, d.Resource()) {
+		id := ""
+		if d != nil {
+			id = d.ID
+		}
+		return deploy.DeploymentNotFound(id)
+	}
+	return nil
+}
+
 // MayPromote implements deploy.Service.
-func (s *Service) MayPromote(ctx context.Context, id, env string) error {
-	_, err := s.promotable(ctx, deploy.IdentityFrom(ctx), id, env)
-	return err
+func (s *Service) MayPromote(ctx context.Context, d *deploy.Deployment, env string) error {
+	return s.promotable(deploy.IdentityFrom(ctx), d, env)
 }
 
 // MayRedeploy implements deploy.Service.
-func (s *Service) MayRedeploy(ctx context.Context, id string) error {
-	_, err := s.redeployable(ctx, deploy.IdentityFrom(ctx), id)
-	return err
+func (s *Service) MayRedeploy(ctx context.Context, d *deploy.Deployment) error {
+	return s.redeployable(deploy.IdentityFrom(ctx), d)
 }
 
 // PromotionTargets implements deploy.Service: the next environments of
 // the promotion order (the governance's promotion rules) that the caller
-// may promote id to now; none under a governance that cannot tell its
+// may promote src to now; none under a governance that cannot tell its
 // order (a Rego policy).
-func (s *Service) PromotionTargets(ctx context.Context, id string) ([]string, error) {
+func (s *Service) PromotionTargets(ctx context.Context, src *deploy.Deployment) ([]string, error) {
 	who := deploy.IdentityFrom(ctx)
-	src, err := s.source(ctx, who, id)
-	if err != nil {
+	if err := s.sourceReadable(who, src); err != nil {
 		return nil, err
 	}
 	order, ok := s.gov.(deploy.PromotionOrder)
@@ -203,12 +248,15 @@ func (s *Service) PromotionTargets(ctx context.Context, id string) ([]string, er
 // promotion, a redeploy, a manual rollback): src's, without what belonged
 // to its own run: its dependencies (after) and the deployment imports
 // read through them (the targets of another run must not be reused),
-// its schedule, its freeze override and its dry run.
+// its schedule, its freeze override, its dry run, and its remediation
+// flag (src's claim to fix an earlier deploy: a promotion or a redeploy of
+// it fixes nothing by itself, and a rollback counts as rework anyway).
 func rerunDescriptor(src deploy.Descriptor, id, description string) deploy.Descriptor {
 	d := src
 	d.ID = id
 	d.Description = description
 	d.After, d.AfterTimeout, d.Schedule, d.FreezeOverride, d.DryRun = nil, 0, nil, nil, false
+	d.Remediation = false
 	dropped := map[string]bool{}
 	if len(src.Imports) > 0 {
 		d.Imports = map[string]deploy.Import{}

@@ -9,6 +9,7 @@ import (
 
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/descriptor"
 	"manent.dev/manent/internal/specsig"
 )
 
@@ -142,6 +143,24 @@ func (s *Service) audit(ctx context.Context, actor, action, target string, detai
 	if err != nil {
 		s.log.Error("append audit entry", "action", action, "target", target, "error", err)
 	}
+}
+
+// resourceProblem is EINVALID when res (its tenant filled in) does not
+// name an environment, what in words: no read is made for a name that
+// cannot exist, and the caller learns which is wrong.
+func resourceProblem(res deploy.Resource, what string) error {
+	var fields []deploy.FieldError
+	for _, f := range []struct{ path, name string }{
+		{"tenant", res.Tenant}, {"application", res.Application}, {"environment", res.Environment},
+	} {
+		if msg := descriptor.NameProblem(f.name); msg != "" {
+			fields = append(fields, deploy.FieldError{Path: f.path, Message: msg})
+		}
+	}
+	if fields == nil {
+		return nil
+	}
+	return &deploy.Error{Code: deploy.EINVALID, Message: "invalid " + what, Fields: fields}
 }
 
 func resourceOf(d *deploy.Deployment) deploy.Resource {

@@ -398,19 +398,17 @@ func (s *Service) Environment(ctx context.Context, res deploy.Resource) (*deploy
 	if res.Tenant == "" {
 		res.Tenant = s.cfg.Server.DefaultTenant
 	}
+	if err := resourceProblem(res, "environment"); err != nil {
+		return nil, err
+	}
 	if !s.readable(id, res) {
 		return nil, deploy.Errorf(deploy.ENOTFOUND, "environment %s/%s not found", res.Application, res.Environment)
 	}
-	all, err := s.store.Inventory(ctx, res.Tenant)
+	in, err := s.store.InventoryOf(ctx, res)
 	if err != nil {
 		return nil, fmt.Errorf("read inventory: %w", err)
 	}
-	for _, in := range all {
-		if in.Application == res.Application && in.Environment == res.Environment {
-			return &in, nil
-		}
-	}
-	return &deploy.InventoryEntry{Tenant: res.Tenant, Application: res.Application, Environment: res.Environment}, nil
+	return in, nil
 }
 
 // Can reports whether the caller holds perm on res; an empty tenant is the

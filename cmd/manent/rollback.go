@@ -17,11 +17,12 @@ func (a *app) rollbackCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rollback APP ENV",
 		Short: "Redeploy the previous release in service of an environment",
-		Long: `Submit a new deploy of the previous release in service of APP in ENV (the last
-deploy that succeeded there before the current one), or of the deploy --to,
-through the normal pipeline, then follow it like deploy. Needs
-deployment.rollback. Artifact types that cannot be rolled back (migration)
-are refused.`,
+		Long: `Submit a new deploy of the previous release in service of APP in ENV (PREVIOUS
+of manent inventory: the last deploy that went in service there before the
+current one and succeeded), or of the deploy --to, through the normal
+pipeline, pinned to the digest that release downloaded, then follow it like
+deploy. Needs deployment.rollback. Artifact types that cannot be rolled back
+(migration) are refused.`,
 		Example: `  manent rollback shop-api prod
   manent rollback shop-api prod --to shop-api-2.3.0-prod`,
 		Args: exactArgs("APP", "ENV"),
@@ -59,7 +60,7 @@ are refused.`,
 		}),
 	}
 	f := cmd.Flags()
-	f.StringVar(&to, "to", "", "the deploy to roll back to (default: the one before the release in service)")
+	f.StringVar(&to, "to", "", "the deploy to roll back to (default: the release before the one in service, PREVIOUS of manent inventory)")
 	f.StringVar(&tenant, "tenant", "", "tenant (default: the server's)")
 	f.BoolVar(&noWait, "no-wait", false, "return once the rollback is accepted")
 	f.DurationVar(&timeout, "timeout", 0, "stop following after this long and exit 124 (0: no limit)")

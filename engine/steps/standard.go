@@ -134,7 +134,21 @@ func (artifactsStep) Run(ctx context.Context, c *Context) (Result, error) {
 	}
 	a := c.Job.Descriptor.Artifact
 	c.logf("info", "downloaded %s %s (%d bytes, sha256 %s)", a.Name, a.Version, size, sum)
+	// Other bytes than the pinned ones are refused as they arrive, qa or
+	// not: a promotion, a redeploy or a rollback pins the digest its source
+	// downloaded, and no later step may hand other bytes to a plugin.
+	if err := matchesPin(a.SHA256, sum); err != nil {
+		return Result{}, err
+	}
 	return Result{SHA256: sum, Output: map[string]string{"sha256": sum, "size": strconv.FormatInt(size, 10)}}, nil
+}
+
+// matchesPin refuses for good a digest other than the descriptor's pin.
+func matchesPin(pin, sum string) error {
+	if pin != "" && !strings.EqualFold(pin, sum) {
+		return deploy.Permanentf("artifact sha256 %s does not match the pinned %s", sum, pin)
+	}
+	return nil
 }
 
 // qaStep verifies the artifact: its digest against the descriptor's pin,
@@ -148,8 +162,8 @@ func (qaStep) Run(ctx context.Context, c *Context) (Result, error) {
 	}
 	out := map[string]string{"sha256": c.SHA256}
 	if pin := c.Job.Descriptor.Artifact.SHA256; pin != "" {
-		if !strings.EqualFold(pin, c.SHA256) {
-			return Result{}, deploy.Permanentf("artifact sha256 %s does not match the pinned %s", c.SHA256, pin)
+		if err := matchesPin(pin, c.SHA256); err != nil {
+			return Result{}, err
 		}
 		out["pinned"] = "match"
 		c.logf("info", "sha256 matches the descriptor's pin")

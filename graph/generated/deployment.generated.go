@@ -39,6 +39,9 @@ type InventoryEntryResolver interface {
 	PromotionTargets(ctx context.Context, obj *model.InventoryEntry) ([]string, error)
 	CanRollback(ctx context.Context, obj *model.InventoryEntry) (bool, error)
 }
+type PreviousReleaseResolver interface {
+	CanRollbackTo(ctx context.Context, obj *model.PreviousRelease) (bool, error)
+}
 
 // endregion ************************** generated!.gotpl **************************
 
@@ -1414,15 +1417,15 @@ func (ec *executionContext) _Deployment_durationMs(ctx context.Context, field gr
 			return obj.DurationMs, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
-			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Deployment_durationMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Deployment", field, false, false, "Int")
+	return graphql.NewScalarFieldContext("Deployment", field, false, false, "Float")
 }
 
 func (ec *executionContext) _Deployment_approvalContext(ctx context.Context, field graphql.CollectedField, obj *model.Deployment) (ret graphql.Marshaler) {
@@ -3298,6 +3301,29 @@ func (ec *executionContext) fieldContext_PreviousRelease_deployedBy(_ context.Co
 	return graphql.NewScalarFieldContext("PreviousRelease", field, false, false, "String")
 }
 
+func (ec *executionContext) _PreviousRelease_canRollbackTo(ctx context.Context, field graphql.CollectedField, obj *model.PreviousRelease) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PreviousRelease_canRollbackTo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.PreviousRelease().CanRollbackTo(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PreviousRelease_canRollbackTo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PreviousRelease", field, true, true, "Boolean")
+}
+
 func (ec *executionContext) _Step_name(ctx context.Context, field graphql.CollectedField, obj *model.Step) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -5061,28 +5087,34 @@ func (ec *executionContext) _PreviousRelease(ctx context.Context, sel ast.Select
 		case "deploymentId":
 			out.Values[i] = ec._PreviousRelease_deploymentId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "artifact":
 			out.Values[i] = ec._PreviousRelease_artifact(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "sha256":
 			out.Values[i] = ec._PreviousRelease_sha256(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "deployedAt":
 			out.Values[i] = ec._PreviousRelease_deployedAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "deployedBy":
 			out.Values[i] = ec._PreviousRelease_deployedBy(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "canRollbackTo":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._PreviousRelease_canRollbackTo(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

@@ -27,6 +27,7 @@ type ResolverRoot interface {
 	Environment() EnvironmentResolver
 	InventoryEntry() InventoryEntryResolver
 	Mutation() MutationResolver
+	PreviousRelease() PreviousReleaseResolver
 	Query() QueryResolver
 	Release() ReleaseResolver
 	ReleaseDeploy() ReleaseDeployResolver
@@ -428,11 +429,12 @@ type ComplexityRoot struct {
 	}
 
 	PreviousRelease struct {
-		Artifact     func(childComplexity int) int
-		DeployedAt   func(childComplexity int) int
-		DeployedBy   func(childComplexity int) int
-		DeploymentID func(childComplexity int) int
-		Sha256       func(childComplexity int) int
+		Artifact      func(childComplexity int) int
+		CanRollbackTo func(childComplexity int) int
+		DeployedAt    func(childComplexity int) int
+		DeployedBy    func(childComplexity int) int
+		DeploymentID  func(childComplexity int) int
+		Sha256        func(childComplexity int) int
 	}
 
 	PromotionEvidence struct {
@@ -2372,6 +2374,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PreviousRelease.Artifact(childComplexity), true
+	case "PreviousRelease.canRollbackTo":
+		if e.ComplexityRoot.PreviousRelease.CanRollbackTo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PreviousRelease.CanRollbackTo(childComplexity), true
 	case "PreviousRelease.deployedAt":
 		if e.ComplexityRoot.PreviousRelease.DeployedAt == nil {
 			break
@@ -3875,11 +3883,17 @@ type InventoryEntry {
   sha256: String
   deployedAt: Time
   deployedBy: String
-  "The release in service before this one, what a rollback goes back to; null when there was none (or nothing is in service)."
+  """
+  The release in service before this one that succeeded, what a rollback goes back to by default; null when there
+  was none (or nothing is in service).
+  """
   previous: PreviousRelease
 }
 
-"A release that was in service in an environment before the current one: the deploy that last succeeded there before it."
+"""
+A release that was in service in an environment before the current one: the deploy that last went in service there
+before it and ended SUCCESS (a deploy left in service by a failure after its activation is skipped).
+"""
 type PreviousRelease {
   deploymentId: ID!
   artifact: Artifact!
@@ -4167,8 +4181,11 @@ extend type Query {
   canRollbackTo: Boolean!
   "The composite release it belongs to; null when none (or when the viewer may not read all of it)."
   memberOf: Release
-  "Duration in milliseconds from its start to its end, or so far while it runs; null before it starts."
-  durationMs: Int
+  """
+  Duration in milliseconds from its start to its end, or so far while it runs; null before it starts. A Float: a deploy
+  that waits for the approval of a wave may run longer than the 24.8 days of a 32-bit Int.
+  """
+  durationMs: Float
 }
 
 extend type Mutation {
@@ -4212,12 +4229,15 @@ type Environment {
   lastFailure: LastFailure
   "The deploys there, newest first."
   history(first: Int = 20, after: String): DeploymentConnection!
-  "Whether the viewer may roll it back now to the release before the one in service."
+  "Whether the viewer may roll it back now to the release before the one in service (inService.previous)."
   canRollback: Boolean!
 }
 
 extend type Query {
-  "An application in an environment; null when the viewer may not read it (tenant defaults to the server's)."
+  """
+  An application in an environment; null when the viewer may not read it (tenant defaults to the server's).
+  INVALID when a name is not one (empty, or not a valid tenant, application or environment name).
+  """
   environment(application: String!, environment: String!, tenant: String): Environment
 }
 
@@ -4272,8 +4292,16 @@ extend type ApprovalStatus {
 extend type InventoryEntry {
   "The environments the release in service here may be promoted to by the viewer now (Deployment.promotionTargets of it); empty when nothing is in service."
   promotionTargets: [String!]!
-  "Whether the viewer may roll this environment back now to the release before the one in service (Environment.canRollback)."
+  """
+  Whether the viewer may roll this environment back now to the release before the one in service (previous: the same
+  as Environment.canRollback and previous.canRollbackTo).
+  """
   canRollback: Boolean!
+}
+
+extend type PreviousRelease {
+  "Whether the viewer may roll the environment back to it now (the check rollback(to:) runs): what Roll back to shows on."
+  canRollbackTo: Boolean!
 }
 `, BuiltIn: false},
 	{Name: "../schema/release.graphqls", Input: `enum ReleaseState {
@@ -5516,6 +5544,8 @@ func (ec *executionContext) childFields_PreviousRelease(ctx context.Context, fie
 		return ec.fieldContext_PreviousRelease_deployedAt(ctx, field)
 	case "deployedBy":
 		return ec.fieldContext_PreviousRelease_deployedBy(ctx, field)
+	case "canRollbackTo":
+		return ec.fieldContext_PreviousRelease_canRollbackTo(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PreviousRelease", field.Name)
 }

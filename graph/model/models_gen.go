@@ -8,6 +8,8 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"manent.dev/manent/deploy"
 )
 
 // The after section: the deploys a deploy waits for before it runs.
@@ -209,14 +211,16 @@ type Deployment struct {
 	Imports []DeploymentImport `json:"imports"`
 	// The deploy this one was promoted or redeployed from (its artifact and descriptor); null otherwise.
 	PromotedFrom *string `json:"promotedFrom,omitempty"`
-	// Duration in milliseconds from its start to its end, or so far while it runs; null before it starts.
-	DurationMs *int `json:"durationMs,omitempty"`
+	// Duration in milliseconds from its start to its end, or so far while it runs; null before it starts. A Float: a deploy
+	// that waits for the approval of a wave may run longer than the 24.8 days of a 32-bit Int.
+	DurationMs *float64 `json:"durationMs,omitempty"`
 	// The automatic rollback; null until it is decided (the deploy ends or starts compensating).
 	Rollback *Rollback `json:"rollback,omitempty"`
 	// Where the rollout stands; null for a deploy without rollout. Pushed with every event of deploymentEvents.
 	Rollout *Rollout `json:"rollout,omitempty"`
 	// When the deploy starts (its descriptor's schedule.at): a DELAYED deploy waits until then. Null without schedule.at.
-	StartAt *time.Time `json:"startAt,omitempty"`
+	StartAt *time.Time         `json:"startAt,omitempty"`
+	Source  *deploy.Deployment `json:"-"`
 }
 
 type DeploymentConnection struct {
@@ -456,7 +460,8 @@ type InventoryEntry struct {
 	Sha256       *string    `json:"sha256,omitempty"`
 	DeployedAt   *time.Time `json:"deployedAt,omitempty"`
 	DeployedBy   *string    `json:"deployedBy,omitempty"`
-	// The release in service before this one, what a rollback goes back to; null when there was none (or nothing is in service).
+	// The release in service before this one that succeeded, what a rollback goes back to by default; null when there
+	// was none (or nothing is in service).
 	Previous *PreviousRelease `json:"previous,omitempty"`
 	// The last deploy there that failed (ERROR or MAX_RECOVERY_ATTEMPTS_EXCEEDED); null when none did.
 	LastFailure *LastFailure `json:"lastFailure,omitempty"`
@@ -534,14 +539,16 @@ type PlannedTarget struct {
 	Reason *string `json:"reason,omitempty"`
 }
 
-// A release that was in service in an environment before the current one: the deploy that last succeeded there before it.
+// A release that was in service in an environment before the current one: the deploy that last went in service there
+// before it and ended SUCCESS (a deploy left in service by a failure after its activation is skipped).
 type PreviousRelease struct {
 	DeploymentID string    `json:"deploymentId"`
 	Artifact     *Artifact `json:"artifact"`
 	Sha256       *string   `json:"sha256,omitempty"`
 	// When it went in service (the end of its deploy).
-	DeployedAt time.Time `json:"deployedAt"`
-	DeployedBy *string   `json:"deployedBy,omitempty"`
+	DeployedAt time.Time       `json:"deployedAt"`
+	DeployedBy *string         `json:"deployedBy,omitempty"`
+	Of         deploy.Resource `json:"-"`
 }
 
 // A deploy that satisfied a mandatory promotion: the same artifact succeeded there.

@@ -84,15 +84,38 @@ func TestInventory(t *testing.T) {
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("inventory\n got %+v\nwant %+v", got, tt.want)
 			}
+			// The entry of one environment is the same, read alone.
+			for _, want := range tt.want {
+				res := deploy.Resource{Tenant: want.Tenant, Application: want.Application, Environment: want.Environment}
+				one, err := f.store.InventoryOf(f.ctx, res)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(*one, want) {
+					t.Errorf("InventoryOf(%v)\n got %+v\nwant %+v", res, *one, want)
+				}
+			}
 		})
+	}
+	// An environment where nothing ran is its name alone.
+	res := deploy.Resource{Tenant: "demo", Application: "app", Environment: "nowhere"}
+	one, err := f.store.InventoryOf(f.ctx, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (deploy.InventoryEntry{Tenant: "demo", Application: "app", Environment: "nowhere"}); !reflect.DeepEqual(*one, want) {
+		t.Errorf("InventoryOf(%v) = %+v, want %+v", res, *one, want)
 	}
 }
 
-// The one before is the release that was in service before the current
-// one, whatever the deploys' final states: a deploy that failed after its
-// activation (rollback disabled) stayed in service and is one; a deploy
-// whose rollback undid its activation never counts, and the release it
-// gave back keeps the one it had before.
+// The one before is the last release that was in service before the
+// current one and succeeded: what a rollback goes back to. A deploy that
+// failed after its activation (rollback disabled) stayed in service but is
+// none (a rollback to it is refused: it did not succeed); a deploy whose
+// rollback undid its activation never counts, and the release it gave back
+// keeps the one it had before. The order is the one they went in service
+// in, not the one they were created in. ReleaseBefore of the release in
+// service says the same.
 func TestInventoryPrevious(t *testing.T) {
 	f := newFixture(t)
 	// Each event is run in order on the environment of its case.
@@ -134,7 +157,7 @@ func TestInventoryPrevious(t *testing.T) {
 	}{
 		{"a first release has none before", []event{succeed}, "e1", ""},
 		{"two releases", []event{succeed, succeed}, "e2", "e1"},
-		{"a failure left in service is one", []event{succeed, failInService, succeed}, "e3", "e2"},
+		{"a failure left in service is none", []event{succeed, failInService, succeed}, "e3", "e1"},
 		{"a failure left in service is current", []event{succeed, failInService}, "e2", "e1"},
 		{"a rolled back deploy is none", []event{succeed, succeed, rolledBack}, "e2", "e1"},
 		{"rolled back, then a new release", []event{succeed, rolledBack, succeed}, "e3", "e1"},
@@ -160,6 +183,17 @@ func TestInventoryPrevious(t *testing.T) {
 			}
 			if want := [2]string{tt.current, tt.previous}; got != want {
 				t.Errorf("in service, before = %q, want %q", got, want)
+			}
+			if e == nil || e.DeploymentID == "" {
+				return
+			}
+			res := deploy.Resource{Tenant: e.Tenant, Application: e.Application, Environment: e.Environment}
+			before, err := f.store.ReleaseBefore(f.ctx, res, e.DeploymentID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimPrefix(before, env+"-"); got != tt.previous {
+				t.Errorf("ReleaseBefore(%s) = %q, want %q", e.DeploymentID, got, tt.previous)
 			}
 		})
 	}

@@ -104,7 +104,7 @@ describe("approvals", () => {
 
       // The inbox and the badge follow live: the item leaves, the count drops, and what happens next is said.
       await item.waitFor({ state: "detached", timeout: 30_000 });
-      await page.locator(`li[data-answered="${id}"]`).getByText("Approved: the deploy starts now.").waitFor();
+      await page.locator(`li[data-answered="${id}"]`).getByText("Approved: the deploy joins the queue of prod: it starts when no other deploy runs there.").waitFor();
       if (before === 1) await badge.waitFor({ state: "detached", timeout: 30_000 });
       else await badge.filter({ hasText: String(before - 1) }).waitFor({ timeout: 30_000 });
       await screenshot("approvals-inbox-empty");

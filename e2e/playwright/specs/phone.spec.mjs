@@ -3,9 +3,11 @@
 // page scrolls sideways, axe-core finds no serious or critical violation in
 // either theme, and badges and table headers are at least 12 px.
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import AxeBuilder from "@axe-core/playwright";
-import { cli, graphql, health, newPage, signIn, submitFile } from "../lib/harness.mjs";
+import { cli, graphql, health, newPage, signIn, submitFile, targetDir } from "../lib/harness.mjs";
 import { eventually } from "../lib/wait.mjs";
 
 /** @type {string} */
@@ -14,6 +16,8 @@ let waitingID;
 let releaseID;
 /** @type {string} */
 let memberID;
+/** A recurring schedule whose first tick is next January: it never runs during the spec. */
+const scheduleName = "phone-nightly";
 
 /** The pages a release manager opens, each with what proves it has loaded its data. */
 const pages = () => [
@@ -28,6 +32,8 @@ const pages = () => [
   { name: "Environments", path: "/environments", ready: "table" },
   { name: "an environment page", path: "/environments/demo/hello/staging", ready: "h1" },
   { name: "Approvals", path: "/approvals", ready: `li[data-deployment-id="${waitingID}"]` },
+  // A schedule of this spec's: a row with its cron, next tick and Delete.
+  { name: "Schedules", path: "/schedules", ready: `tr[data-schedule="${scheduleName}"]` },
   { name: "Audit", path: "/audit", ready: "table tbody tr" },
   { name: "DORA", path: "/dora", ready: "h1" },
 ];
@@ -88,10 +94,21 @@ describe("phones and accessibility", () => {
     assert.ok(release, JSON.stringify(releases));
     releaseID = release.id;
     memberID = release.deploys.find((/** @type {{deploymentId: string}} */ d) => d.deploymentId.includes(".")).deploymentId;
+    // The copy of examples/ the server runs on: targets/hello/<env> is three levels under it.
+    const work = path.resolve(targetDir("staging"), "../../..");
+    const scheduleFile = path.join(work, "deploys", `${scheduleName}.yml`);
+    fs.writeFileSync(
+      scheduleFile,
+      fs.readFileSync(path.join(work, "deploys", "staging.yml"), "utf8") + `id: ${scheduleName}\nschedule: {cron: "0 3 1 1 *", timezone: UTC}\n`,
+    );
+    const s = await cli("demo-ci", "deploy", "-f", scheduleFile, "--no-wait");
+    assert.equal(s.code, 0, `manent deploy (schedule): ${s.stdout}${s.stderr}`);
   });
 
   // The waiting deploy ends before the next spec (the wall counts what waits).
   after(async () => {
+    const d = await cli("demo-ci", "schedule", "delete", scheduleName);
+    assert.equal(d.code, 0, `manent schedule delete: ${d.stdout}${d.stderr}`);
     if (!waitingID) return;
     const r = await cli("demo-ci", "cancel", waitingID);
     assert.equal(r.code, 0, `manent cancel: ${r.stdout}${r.stderr}`);

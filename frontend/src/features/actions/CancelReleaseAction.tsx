@@ -5,8 +5,10 @@ import { CancelReleaseMutation } from "./queries";
 
 /** Cancel a release, for those the server allows (Release.canCancel); the page follows the result live. */
 export function CancelReleaseAction({ id, openDeploys, canCancel }: { id: string; openDeploys: number; canCancel: boolean }) {
-  const [, cancel] = useMutation(CancelReleaseMutation);
-  if (!canCancel) return null;
+  const [result, cancel] = useMutation(CancelReleaseMutation);
+  // The release is CANCELLED (and pushed so) before its deploys are: the
+  // dialog stays until the server answered, when they are cancelled too.
+  if (!canCancel && !result.fetching) return null;
   return (
     <ConfirmedAction
       testId="cancel-release"

@@ -2,6 +2,7 @@ import { useState, type ReactNode } from "react";
 import type { CombinedError } from "@urql/core";
 import { ConfirmDialog } from "../../shared/ConfirmDialog";
 import { ErrorMessage } from "../../shared/ErrorMessage";
+import { requestKey } from "./requestId";
 
 export interface ConfirmedActionProps {
   /** The button's words ("Redeploy…"). */
@@ -13,8 +14,13 @@ export interface ConfirmedActionProps {
   danger?: boolean;
   /** What the error says it was doing ("Promoting"). */
   context: string;
-  /** Runs the mutation: an error keeps the dialog open and shows it there. */
-  run(): Promise<{ error?: CombinedError | undefined }>;
+  /**
+   * Runs the mutation: an error keeps the dialog open and shows it there. key is
+   * chosen when the dialog opens and is the same for every try in it: an action
+   * that starts a deploy names it with it (newDeployId), so that a retry is the
+   * same request again.
+   */
+  run(key: string): Promise<{ error?: CombinedError | undefined }>;
   /** Extra attributes for tests and styles. */
   testId?: string;
 }
@@ -28,9 +34,10 @@ export function ConfirmedAction({ label, title, confirmLabel, text, danger, cont
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<CombinedError | null>(null);
+  const [key, setKey] = useState("");
   async function confirm() {
     setBusy(true);
-    const r = await run();
+    const r = await run(key);
     setBusy(false);
     if (r.error) {
       setError(r.error);
@@ -47,6 +54,7 @@ export function ConfirmedAction({ label, title, confirmLabel, text, danger, cont
         data-testid={testId}
         onClick={() => {
           setError(null);
+          setKey(requestKey());
           setOpen(true);
         }}
       >

@@ -3,6 +3,7 @@ import { useMutation } from "urql";
 import { ConfirmedAction } from "./ConfirmedAction";
 import { promoteText, redeployText, type DeployRef } from "./copy";
 import { PromoteMutation, RedeployMutation } from "./queries";
+import { newDeployId } from "./requestId";
 import styles from "./Actions.module.css";
 
 export interface PromoteActionsProps {
@@ -28,8 +29,8 @@ export function PromoteActions({ deployment, targets, compact }: PromoteActionsP
           confirmLabel={`Promote to ${to}`}
           text={promoteText(deployment, to)}
           context="Promoting"
-          run={async () => {
-            const r = await promote({ id: deployment.id, to });
+          run={async (key) => {
+            const r = await promote({ id: deployment.id, to, newId: newDeployId(deployment.application, to, key) });
             if (r.data) navigate(`/deployments/${encodeURIComponent(r.data.promote.id)}`);
             return r;
           }}
@@ -58,8 +59,8 @@ export function DeploymentActions({ deployment: d }: DeploymentActionsProps) {
           confirmLabel="Redeploy"
           text={redeployText(d)}
           context="Redeploying"
-          run={async () => {
-            const r = await redeploy({ id: d.id });
+          run={async (key) => {
+            const r = await redeploy({ id: d.id, newId: newDeployId(d.application, d.environment, key) });
             if (r.data) navigate(`/deployments/${encodeURIComponent(r.data.redeploy.id)}`);
             return r;
           }}

@@ -3,6 +3,7 @@ import { useMutation } from "urql";
 import { ConfirmedAction } from "./ConfirmedAction";
 import { rollbackText, type RollbackRef } from "./copy";
 import { RollbackEnvironmentMutation } from "./queries";
+import { newDeployId } from "./requestId";
 
 export interface RollbackActionProps {
   tenant: string;
@@ -24,8 +25,9 @@ export function RollbackAction({ tenant, target, label = "Roll back to this…" 
       danger
       text={rollbackText(target)}
       context="Rolling back"
-      run={async () => {
-        const r = await rollback({ application: target.application, environment: target.environment, tenant, to: target.id });
+      run={async (key) => {
+        const id = newDeployId(target.application, target.environment, key);
+        const r = await rollback({ application: target.application, environment: target.environment, tenant, to: target.id, id });
         if (r.data) navigate(`/deployments/${encodeURIComponent(r.data.rollback.id)}`);
         return r;
       }}

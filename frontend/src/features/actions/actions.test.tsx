@@ -50,7 +50,7 @@ describe("confirmation texts", () => {
     [
       "rollback without who and when",
       rollbackText({ id: "hello-prod-ab12", application: "hello", environment: "prod", version: "1.0.0" }),
-      "Roll back hello in prod to 1.0.0 (hello-prod-ab12): a new deploy runs that release's artifact; the prod governance applies.",
+      "Roll back hello in prod to 1.0.0 (hello-prod-ab12): a new deploy runs that release's artifact, the bytes that were in service; the prod governance applies.",
     ],
     [
       "cancel a release",
@@ -102,7 +102,8 @@ describe("DeploymentActions", () => {
     expect(asked).toEqual([]);
     await user.click(within(dialog).getByRole("button", { name: "Promote to prod" }));
     expect(await screen.findByText("deploy page hello-prod-77")).toBeInTheDocument();
-    expect(asked).toEqual([{ id: "hello-staging-b2d1", to: "prod" }]);
+    // Named by the browser, as every try of this dialog names it (idempotency.test.tsx).
+    expect(asked).toEqual([{ id: "hello-staging-b2d1", to: "prod", newId: expect.stringMatching(/^hello-prod-[0-9a-f]{8}$/) }]);
   });
 
   it("keeps the dialog open with the server's refusal, and changes nothing", async () => {
@@ -133,7 +134,9 @@ describe("RollbackAction", () => {
     expect(dialog).toHaveTextContent("Roll back hello in prod to 1.0.0 (hello-prod-ab12)");
     await user.click(within(dialog).getByRole("button", { name: "Roll back" }));
     expect(await screen.findByText("deploy page hello-prod-rb1")).toBeInTheDocument();
-    expect(asked).toEqual([{ application: "hello", environment: "prod", tenant: "demo", to: "hello-prod-ab12" }]);
+    expect(asked).toEqual([
+      { application: "hello", environment: "prod", tenant: "demo", to: "hello-prod-ab12", id: expect.stringMatching(/^hello-prod-[0-9a-f]{8}$/) },
+    ]);
   });
 });
 

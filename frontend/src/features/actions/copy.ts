@@ -38,7 +38,7 @@ export function rollbackText(r: RollbackRef): string {
   const when = r.deployedAt ? ` on ${formatAbsolute(r.deployedAt)}` : "";
   return (
     `Roll back ${r.application} in ${r.environment} to ${r.version} (${r.id})${who}${when}: ` +
-    `a new deploy runs that release's artifact; the ${r.environment} governance applies.`
+    `a new deploy runs that release's artifact, the bytes that were in service; the ${r.environment} governance applies.`
   );
 }
 

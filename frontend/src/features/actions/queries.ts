@@ -1,9 +1,13 @@
 import { graphql } from "../../gql";
 
-/** The new deploy an action started: its page is where the result shows, live. */
+/**
+ * The new deploy an action started: its page is where the result shows, live. Each
+ * names it (newId, id: newDeployId), so that the same request sent again after a
+ * lost answer is answered with that deploy instead of starting a second one.
+ */
 export const PromoteMutation = graphql(`
-  mutation PromoteDeployment($id: ID!, $to: String!) {
-    promote(id: $id, to: $to) {
+  mutation PromoteDeployment($id: ID!, $to: String!, $newId: ID!) {
+    promote(id: $id, to: $to, newId: $newId) {
       id
       state
     }
@@ -11,8 +15,8 @@ export const PromoteMutation = graphql(`
 `);
 
 export const RedeployMutation = graphql(`
-  mutation RedeployDeployment($id: ID!) {
-    redeploy(id: $id) {
+  mutation RedeployDeployment($id: ID!, $newId: ID!) {
+    redeploy(id: $id, newId: $newId) {
       id
       state
     }
@@ -20,8 +24,8 @@ export const RedeployMutation = graphql(`
 `);
 
 export const RollbackEnvironmentMutation = graphql(`
-  mutation RollbackEnvironment($application: String!, $environment: String!, $tenant: String, $to: ID) {
-    rollback(application: $application, environment: $environment, tenant: $tenant, to: $to) {
+  mutation RollbackEnvironment($application: String!, $environment: String!, $tenant: String, $to: ID, $id: ID!) {
+    rollback(application: $application, environment: $environment, tenant: $tenant, to: $to, id: $id) {
       id
       state
     }

@@ -3,6 +3,7 @@ import { MemoryRouter } from "react-router";
 import { describe, expect, it } from "vitest";
 import type { ApprovalContextViewFragment } from "../../gql/graphql";
 import { ApprovalContextPanel, approversText } from "./ApprovalContext";
+import { formatAbsolute } from "../../shared/time";
 import { answerOutcome } from "./outcome";
 
 const context: ApprovalContextViewFragment = {
@@ -70,7 +71,36 @@ describe("answerOutcome", () => {
   it.each([
     ["one more needed", own("waiting", 1), false, undefined, "Your approval counts: 1 more approval needed before the deploy starts."],
     ["two more needed", own("waiting", 2), false, undefined, "Your approval counts: 2 more approvals needed before the deploy starts."],
-    ["approved", own("approved", 0), false, undefined, "Approved: the deploy starts now."],
+    ["approved", own("approved", 0), false, undefined, "Approved: the deploy joins the queue: it starts when no other deploy runs there."],
+    [
+      "approved, in its environment",
+      { ...own("approved", 0), environment: "prod", state: "AWAITING_APPROVAL" },
+      false,
+      undefined,
+      "Approved: the deploy joins the queue of prod: it starts when no other deploy runs there.",
+    ],
+    [
+      "approved, with a change ticket to open",
+      { ...own("approved", 0), environment: "prod", decision: { change: "servicenow" } },
+      false,
+      undefined,
+      "Approved: the deploy joins the queue of prod: it starts when no other deploy runs there. It then opens a change ticket in servicenow: nothing runs until the ticket is approved.",
+    ],
+    [
+      "approved, scheduled later",
+      { ...own("approved", 0), environment: "prod", startAt: "2999-01-01T10:00:00Z" },
+      false,
+      undefined,
+      `Approved: the deploy waits until ${formatAbsolute("2999-01-01T10:00:00Z")} (its schedule), then joins the queue of prod: it starts when no other deploy runs there.`,
+    ],
+    [
+      "approved, its time past",
+      { ...own("approved", 0), environment: "prod", startAt: "2001-01-01T10:00:00Z" },
+      false,
+      undefined,
+      "Approved: the deploy joins the queue of prod: it starts when no other deploy runs there.",
+    ],
+    ["approved, already running", { ...own("approved", 0), state: "PENDING" }, false, undefined, "Approved: the deploy is running."],
     ["rejected", own("rejected", 0), true, undefined, "Rejected: the deploy will not run."],
     ["a wave still waiting", waveAnswer("waiting", 2, 1), false, "eu", "Your approval counts: 1 more approval needed before wave eu starts."],
     ["a wave approved", waveAnswer("approved", 1, 1), false, "eu", "Approved: wave eu starts now."],

@@ -24,6 +24,7 @@ function item(id: string, over: Partial<ApprovalItem> = {}, state: DeploymentSta
     requester: "token:demo-ci",
     createdAt: "2026-11-30T09:00:00Z",
     updatedAt: "2026-11-30T09:00:00Z",
+    startAt: null,
     canApprove: true,
     approvalContext: null,
     artifact: { name: "hello", version: "1.0.0" },

@@ -50,6 +50,7 @@ export const ApprovalViewFragment = graphql(`
     requester
     createdAt
     updatedAt
+    startAt
     artifact {
       name
       version

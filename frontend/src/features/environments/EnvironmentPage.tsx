@@ -181,7 +181,8 @@ function Overview({ tenant, application, environment }: { tenant: string; applic
               <ReleaseInService entry={shown} />
               {entry?.deploymentId && entry.artifact && (
                 <div className={styles.cellActions}>
-                  {env?.canRollback && entry.previous && (
+                  {/* The release before is what the button sends (rollback to:): shown on its own canRollbackTo. */}
+                  {entry.previous?.canRollbackTo && (
                     <RollbackAction
                       tenant={tenant}
                       label={`Roll back to ${entry.previous.artifact.version}…`}
@@ -268,7 +269,6 @@ function nothingInService(env: EnvironmentData): InventoryCellFragment {
     previous: null,
     lastFailure: env.lastFailure,
     promotionTargets: [],
-    canRollback: false,
   };
 }
 

@@ -20,7 +20,6 @@ const inService = (environment: string, patch: Partial<InventoryCellFragment> = 
   previous: null,
   lastFailure: null,
   promotionTargets: [],
-  canRollback: false,
   ...patch,
 });
 
@@ -281,7 +280,6 @@ describe("EnvironmentPage", () => {
             tenant: "demo",
             application: "hello",
             environment,
-            canRollback: false,
             inService: e?.deploymentId ? e : null,
             lastFailure: e?.lastFailure ?? null,
             history: { nodes: e ? [historyRow(e.deploymentId ?? `hello-${environment}-0`, e.deploymentId ? "SUCCESS" : "ERROR")] : [], pageInfo: { hasNextPage: false, endCursor: null } },
@@ -361,10 +359,15 @@ describe("EnvironmentPage", () => {
             tenant: "demo",
             application: "hello",
             environment: "prod",
-            canRollback: true,
             inService: {
               ...inService("prod", { deploymentId: "hello-prod-2", artifact: { name: "hello", version: "1.1.0" }, promotionTargets: ["dr"] }),
-              previous: { deploymentId: "hello-prod-1", artifact: { name: "hello", version: "1.0.0" }, deployedAt: "2026-11-30T09:00:00Z", deployedBy: "token:demo-ci" },
+              previous: {
+                deploymentId: "hello-prod-1",
+                artifact: { name: "hello", version: "1.0.0" },
+                deployedAt: "2026-11-30T09:00:00Z",
+                deployedBy: "token:demo-ci",
+                canRollbackTo: true,
+              },
             },
             lastFailure: rolledBack,
             history: v.after
@@ -399,5 +402,42 @@ describe("EnvironmentPage", () => {
     expect(await within(screen.getByRole("table", { name: "Deploys here" })).findByText("0.9.0")).toBeInTheDocument();
     expect(asked.at(-1)).toMatchObject({ tenant: "demo", application: "hello", environment: "prod", after: "c1" });
     expect(screen.getByRole("button", { name: "← Newer" })).toBeInTheDocument();
+  });
+
+  it("offers Roll back to the release before only when the server allows a rollback to it", async () => {
+    const api = fakeApi({
+      EnvironmentPage: () => ({
+        environment: {
+          tenant: "demo",
+          application: "hello",
+          environment: "prod",
+          inService: {
+            ...inService("prod", { deploymentId: "hello-prod-2", artifact: { name: "hello", version: "1.1.0" } }),
+            previous: {
+              deploymentId: "hello-prod-1",
+              artifact: { name: "hello", version: "1.0.0" },
+              deployedAt: "2026-11-30T09:00:00Z",
+              deployedBy: "token:demo-ci",
+              canRollbackTo: false,
+            },
+          },
+          lastFailure: null,
+          history: { nodes: [historyRow("hello-prod-2", "SUCCESS")], pageInfo: { hasNextPage: false, endCursor: null } },
+        },
+      }),
+      FreezeCalendar: noFreeze,
+    });
+    render(
+      <MemoryRouter initialEntries={["/environments/demo/hello/prod"]}>
+        <Routes>
+          <Route path="/environments/:tenant/:application/:environment" element={<EnvironmentPage />} />
+        </Routes>
+      </MemoryRouter>,
+      { wrapper: api.wrapper },
+    );
+    const section = await screen.findByRole("region", { name: "In service" });
+    expect(await within(section).findByRole("link", { name: "1.1.0" })).toBeInTheDocument();
+    expect(within(section).getByRole("group", { name: "Previous release" })).toHaveTextContent("1.0.0");
+    expect(within(section).queryByRole("button", { name: /Roll back/ })).toBeNull();
   });
 });

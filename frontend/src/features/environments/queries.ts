@@ -30,7 +30,6 @@ export const InventoryCellFragment = graphql(`
       rollback
     }
     promotionTargets
-    canRollback
   }
 `);
 
@@ -119,7 +118,6 @@ export const EnvironmentPageQuery = graphql(`
       tenant
       application
       environment
-      canRollback
       inService {
         ...InventoryCell
         previous {
@@ -130,6 +128,7 @@ export const EnvironmentPageQuery = graphql(`
           }
           deployedAt
           deployedBy
+          canRollbackTo
         }
       }
       lastFailure {

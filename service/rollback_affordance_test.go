@@ -1,0 +1,235 @@
+package service_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/dbos-inc/dbos-transact-golang/dbos"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"manent.dev/manent/config"
+	"manent.dev/manent/deploy"
+	"manent.dev/manent/internal/authz"
+	"manent.dev/manent/internal/pgtest"
+	"manent.dev/manent/internal/postgres"
+	"manent.dev/manent/service"
+)
+
+// TestCanRollbackIsTheRollbackToTheReleaseBefore: the environment page
+// (and the Environments matrix, whose canRollback the schema describes as
+// "roll this environment back now to the release before the one in
+// service") shows "Roll back to <inService.previous>…" when
+// Environment.canRollback is true, and the button sends
+// rollback(to: inService.previous.deploymentId). canRollback is
+// MayRollBackTo without a target, whose default target is "the last deploy
+// that succeeded and was created before the one in service"; the previous
+// release is the inventory's, the one put in service before the current
+// one. The two differ, so the affordance and the mutation the button runs
+// disagree:
+//   - a failure left in service (activation done, a later step failed with
+//     the rollback off) is the release before: the button is shown and the
+//     server refuses "did not succeed";
+//   - two deploys that went in service in another order than they were
+//     created (the newer one approved first): canRollback is false, the
+//     button is hidden, and rollback(to: previous) is allowed (and the CLI's
+//     plain `manent rollback` refuses "nothing to roll back to" while the
+//     inventory names a release before).
+func TestCanRollbackIsTheRollbackToTheReleaseBefore(t *testing.T) {
+	ctx := t.Context()
+	url := pgtest.URL(t)
+	db, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if err := postgres.Migrate(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	pcfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcfg.MaxConns = 2
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	store, rec := postgres.NewStore(db), postgres.NewRecorder()
+	az, err := authz.New("", "p, token:oncall, demo, hello/*, deployment.rollback\np, token:oncall, demo, hello/*, deployment.read\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Parse([]byte("server: {default_tenant: demo}\n"), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := service.New(service.Options{Config: cfg, Store: store, Authorizer: az})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oncall := deploy.WithIdentity(ctx, deploy.Identity{Subject: "token:oncall"})
+
+	inTx := func(fn func(q dbos.Querier) error) {
+		t.Helper()
+		tx, err := pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+		if err := fn(pgxQuerier{tx}); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan := deploy.Plan{Steps: []deploy.PlannedStep{
+		{Name: deploy.StepDeploy, Type: "standard", Mandatory: true},
+		{Name: deploy.StepActivation, Type: "standard"},
+		{Name: deploy.StepPostTest, Type: "standard"},
+	}}
+	created := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	create := func(env, id string, at time.Duration) {
+		t.Helper()
+		art := deploy.Artifact{Type: "application", Name: "hello", Version: id, Source: "file:hello.tgz"}
+		d := deploy.Deployment{ID: id, Tenant: "demo", Application: "hello", Environment: env, State: deploy.StateEnqueued,
+			Requester: "token:ci", CreatedAt: created.Add(at), UpdatedAt: created.Add(at), Artifact: art, Plan: plan,
+			Descriptor: deploy.Descriptor{APIVersion: "manent/v1", ID: id, Application: "hello", Environment: env, Artifact: art}}
+		if _, _, err := store.CreateDeployment(ctx, d, func(any) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := func(id string) {
+		t.Helper()
+		inTx(func(q dbos.Querier) error { _, err := rec.StartRun(ctx, q, id, time.Now()); return err })
+	}
+	succeed := func(id string) {
+		t.Helper()
+		start(id)
+		inTx(func(q dbos.Querier) error {
+			_, err := rec.FinishRun(ctx, q, deploy.Outcome{ID: id, State: deploy.StateSuccess, InService: true})
+			return err
+		})
+	}
+	// failInService: activation puts it in service, post-test fails after it
+	// with the rollback off: it stays in service, ERROR.
+	failInService := func(id string) {
+		t.Helper()
+		start(id)
+		act := &deploy.Step{DeploymentID: id, Name: deploy.StepActivation, Kind: deploy.KindRun, Position: 1, Type: deploy.StepTypeStandard}
+		inTx(func(q dbos.Querier) error {
+			_, err := rec.Advance(ctx, q, nil, deploy.StepEffects{}, act, deploy.BeginOptions{HonourCancel: true})
+			return err
+		})
+		done := *act
+		done.State = deploy.StepSuccess
+		inTx(func(q dbos.Querier) error {
+			_, err := rec.Advance(ctx, q, &done, deploy.StepEffects{InService: true}, nil, deploy.BeginOptions{})
+			return err
+		})
+		inTx(func(q dbos.Querier) error {
+			_, err := rec.FinishRun(ctx, q, deploy.Outcome{ID: id, State: deploy.StateError, Error: "post-test failed",
+				FailedStep: deploy.StepPostTest, Rollback: deploy.RollbackDisabled})
+			return err
+		})
+	}
+
+	cases := []struct {
+		name  string
+		env   string
+		setup func(env string)
+	}{
+		{"a failure left in service is the release before", "left", func(env string) {
+			create(env, env+"-1", 0)
+			succeed(env + "-1")
+			create(env, env+"-2", time.Minute)
+			failInService(env + "-2")
+			create(env, env+"-3", 2*time.Minute)
+			succeed(env + "-3")
+		}},
+		{"the newer deploy went in service first", "swapped", func(env string) {
+			create(env, env+"-older", 0)
+			create(env, env+"-newer", time.Minute)
+			succeed(env + "-newer")
+			succeed(env + "-older")
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.setup(c.env)
+			res := deploy.Resource{Tenant: "demo", Application: "hello", Environment: c.env}
+			e, err := svc.Environment(oncall, res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Previous == nil {
+				t.Fatalf("inventory of %s: %+v, want a release before the one in service", c.env, e)
+			}
+			canRollback := svc.MayRollBackTo(oncall, deploy.RollbackRequest{Tenant: "demo", Application: "hello", Environment: c.env})
+			toPrevious := svc.MayRollBackTo(oncall, deploy.RollbackRequest{Tenant: "demo", Application: "hello", Environment: c.env,
+				To: e.Previous.DeploymentID})
+			if (canRollback == nil) != (toPrevious == nil) {
+				t.Errorf("in service %s, before it %s: canRollback says %s, rollback(to: %s) says %s",
+					e.DeploymentID, e.Previous.DeploymentID, verdict(canRollback), e.Previous.DeploymentID, verdict(toPrevious))
+			}
+		})
+	}
+}
+
+func verdict(err error) string {
+	if err == nil {
+		return "allowed"
+	}
+	return fmt.Sprintf("refused (%v)", err)
+}
+
+// pgxQuerier is a pgx transaction as a dbos.Querier, as DBOS hands the
+// Recorder one.
+type pgxQuerier struct{ tx pgx.Tx }
+
+func (q pgxQuerier) Exec(ctx context.Context, sql string, args ...any) (dbos.Result, error) {
+	tag, err := q.tx.Exec(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	return rowsAffected(tag.RowsAffected()), nil
+}
+
+func (q pgxQuerier) Query(ctx context.Context, sql string, args ...any) (dbos.Rows, error) {
+	rows, err := q.tx.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgxRows{rows}, nil
+}
+
+func (q pgxQuerier) QueryRow(ctx context.Context, sql string, args ...any) dbos.Row {
+	return pgxRow{q.tx.QueryRow(ctx, sql, args...)}
+}
+
+type rowsAffected int64
+
+func (n rowsAffected) RowsAffected() (int64, error) { return int64(n), nil }
+
+type pgxRows struct{ r pgx.Rows }
+
+func (r pgxRows) Next() bool             { return r.r.Next() }
+func (r pgxRows) Scan(dest ...any) error { return r.r.Scan(dest...) }
+func (r pgxRows) Err() error             { return r.r.Err() }
+func (r pgxRows) Close() error           { r.r.Close(); return nil }
+
+type pgxRow struct{ r pgx.Row }
+
+func (r pgxRow) Scan(dest ...any) error {
+	if err := r.r.Scan(dest...); errors.Is(err, pgx.ErrNoRows) {
+		return dbos.ErrNoRows
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
