@@ -3,6 +3,7 @@ package engine_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"io"
 	"log/slog"
 	"net"
@@ -20,15 +21,16 @@ import (
 	"manent.dev/manent/internal/embeddedpg"
 )
 
-// TestWaitCutMidTimerThenRestart: the connection of a wait is cut in the
-// middle of the transaction that records its durable timer, as a crash of
-// PostgreSQL does, and the worker stops before the wait ends. The next
-// worker replays the wait: the wait made after the cut left the same
-// recorded steps as any other, so DBOS replays them, and the deploy runs
-// once its dependency succeeded. (The chaos run of e2e found it: the
-// failed timer's wait was made again with new step IDs, DBOS refused the
-// replay, and the deploy ended ERROR.)
-func TestWaitCutMidTimerThenRestart(t *testing.T) {
+// TestWaitTimerRefusedThenRestart: the transaction that records the
+// durable timer of a wait fails as on a primary that turned read-only in a
+// failover (25006, an error DBOS does not retry itself, unlike a broken
+// connection, so the wait sees it), and the worker stops before the wait
+// ends. The next worker replays the wait: the wait made after the failure
+// left the same recorded steps as any other, so DBOS replays them, and the
+// deploy runs once its dependency succeeded. (The chaos run of e2e found
+// it: the failed timer's wait was made again with new step IDs, DBOS
+// refused the replay, and the deploy ended ERROR.)
+func TestWaitTimerRefusedThenRestart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	pg, err := embeddedpg.Start(ctx, embeddedpg.Options{
@@ -52,30 +54,30 @@ func TestWaitCutMidTimerThenRestart(t *testing.T) {
 			logWait(t, pg.URL("waits"), "w-child:wait")
 		}
 	})
-	cut := newCutProxy(t, pg.Port())
+	refuse := newRefusingProxy(t, pg.Port())
 	through, err := url.Parse(pg.URL("waits"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	through.Host = cut.addr
+	through.Host = refuse.addr
 
 	const pollEvery = "chains: {poll_interval: 100ms}"
 	first := newEnvWith(t, envOptions{url: through.String(), executorID: "waits", engineYAML: pollEvery})
 	gates := blockDeploys(first, "w-dep")
 	first.submit("w-dep", "app", "prod")
 	<-gates["w-dep:started"]
-	// The first timer that w-child's wait records is cut.
-	cut.arm([]byte("w-child:wait"), []byte("DBOS.sleep"))
+	// The first timer that w-child's wait records is refused.
+	refuse.arm([]byte("w-child:wait"), []byte("DBOS.sleep"))
 	if _, err := first.eng.Submit(first.ctx, []byte(withAfter(descriptorFor("w-child", "app", "staging"), "w-dep")), deploy.SubmitOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case <-cut.done:
+	case <-refuse.done:
 	case <-ctx.Done():
 		t.Fatal("the wait never recorded a timer")
 	}
-	// The wait goes on after the cut (DBOS records its next steps, after the
-	// two IDs of the Recv that failed), then the worker stops with the
+	// The wait goes on after the failure (DBOS records its next steps, after
+	// the two IDs of the Recv that failed), then the worker stops with the
 	// dependency still running.
 	waitRecorded(t, pg.URL("waits"), "w-child:wait", 4)
 	_ = first.eng.Shutdown(time.Second)
@@ -89,12 +91,13 @@ func TestWaitCutMidTimerThenRestart(t *testing.T) {
 	}
 }
 
-// cutProxy forwards TCP connections to PostgreSQL on 127.0.0.1 and, once
-// armed, cuts the first connection whose client sends a message holding
-// every one of the marks (a statement's parameters are sent as text): the
-// message reaches the server, its answer never reaches the client, and the
-// server ends the session, rolling its transaction back.
-type cutProxy struct {
+// refusingProxy forwards TCP connections to PostgreSQL on 127.0.0.1 and,
+// once armed, refuses the first message a client sends holding every one
+// of the marks (a statement's parameters are sent as text): the message
+// never reaches the server, and the client is answered as a read-only
+// primary answers a write, 25006 and the end of the failed command, so its
+// transaction fails and is rolled back like any other.
+type refusingProxy struct {
 	addr string
 	done chan struct{}
 
@@ -103,13 +106,13 @@ type cutProxy struct {
 	fired bool
 }
 
-func newCutProxy(t *testing.T, port int) *cutProxy {
+func newRefusingProxy(t *testing.T, port int) *refusingProxy {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &cutProxy{addr: ln.Addr().String(), done: make(chan struct{})}
+	p := &refusingProxy{addr: ln.Addr().String(), done: make(chan struct{})}
 	t.Cleanup(func() { _ = ln.Close() })
 	go func() {
 		for {
@@ -122,9 +125,10 @@ func newCutProxy(t *testing.T, port int) *cutProxy {
 				_ = client.Close()
 				continue
 			}
-			go p.pipe(client, server)
+			c := &lockedConn{Conn: client}
+			go p.pipe(c, server)
 			go func() {
-				_, _ = io.Copy(client, server) // ends when either side closes
+				_, _ = io.Copy(c, server) // ends when either side closes
 				_ = client.Close()
 			}()
 		}
@@ -132,26 +136,43 @@ func newCutProxy(t *testing.T, port int) *cutProxy {
 	return p
 }
 
-func (p *cutProxy) arm(marks ...[]byte) {
+func (p *refusingProxy) arm(marks ...[]byte) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.marks = marks
 }
 
-// pipe copies what the client sends to the server, and cuts both when an
-// armed mark set shows up.
-func (p *cutProxy) pipe(client, server net.Conn) {
+// lockedConn is the client's side of a proxied connection, written by the
+// server's copy and by the refusal.
+type lockedConn struct {
+	net.Conn
+	mu sync.Mutex
+}
+
+func (c *lockedConn) Write(b []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.Conn.Write(b)
+}
+
+// pipe copies what the client sends to the server, but for the message
+// the armed marks pick, which it answers itself.
+func (p *refusingProxy) pipe(client *lockedConn, server net.Conn) {
 	defer func() { _ = client.Close(); _ = server.Close() }()
 	buf := make([]byte, 64<<10)
 	var tail []byte // the end of the previous read: a message may span two
 	for {
 		n, err := client.Read(buf)
 		if n > 0 {
-			if _, werr := server.Write(buf[:n]); werr != nil {
-				return
-			}
 			window := append(tail, buf[:n]...)
 			if p.matches(window) {
+				// The driver sent the statement's Bind, Describe, Execute and
+				// Sync in one write, read here in one piece: the answer is the
+				// error and the ready-for-query of a failed transaction.
+				if _, werr := client.Write(readOnlyRefusal()); werr != nil {
+					return
+				}
+			} else if _, werr := server.Write(buf[:n]); werr != nil {
 				return
 			}
 			tail = append([]byte(nil), window[max(0, len(window)-512):]...)
@@ -162,7 +183,26 @@ func (p *cutProxy) pipe(client, server net.Conn) {
 	}
 }
 
-func (p *cutProxy) matches(b []byte) bool {
+// readOnlyRefusal is PostgreSQL's ErrorResponse for a write in a read-only
+// transaction, then ReadyForQuery in a failed transaction block.
+func readOnlyRefusal() []byte {
+	var fields []byte
+	for _, f := range []struct {
+		code  byte
+		value string
+	}{{'S', "ERROR"}, {'V', "ERROR"}, {'C', "25006"}, {'M', "cannot execute INSERT in a read-only transaction"}} {
+		fields = append(fields, f.code)
+		fields = append(fields, f.value...)
+		fields = append(fields, 0)
+	}
+	fields = append(fields, 0)
+	msg := []byte{'E'}
+	msg = binary.BigEndian.AppendUint32(msg, uint32(4+len(fields)))
+	msg = append(msg, fields...)
+	return append(msg, 'Z', 0, 0, 0, 5, 'E')
+}
+
+func (p *refusingProxy) matches(b []byte) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.fired || len(p.marks) == 0 {

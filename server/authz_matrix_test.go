@@ -519,6 +519,10 @@ func matrixRows() []matrixRow {
 			ask: func(m *matrix, p principal) answer {
 				return m.gql(p, `{ environment(tenant: "ta", application: "hello", environment: "staging") { inService { canRollback } } }`)
 			}},
+		{key: "PreviousRelease.canRollbackTo", expect: onObject(a, deploy.PermRead), flag: "canRollbackTo", flagPerm: deploy.PermRollback, flagMustHold: true,
+			ask: func(m *matrix, p principal) answer {
+				return m.gql(p, `{ environment(tenant: "ta", application: "hello", environment: "staging") { inService { previous { canRollbackTo } } } }`)
+			}},
 		{key: "InventoryEntry.promotionTargets", expect: onObject(a, deploy.PermRead), marker: `"promotionTargets":[`,
 			lists: map[string]string{tenantA: `"prod"`}, sees: submits, ask: func(m *matrix, p principal) answer {
 				return m.gql(p, `{ environment(tenant: "ta", application: "hello", environment: "staging") { inService { promotionTargets } } }`)
