@@ -208,6 +208,12 @@ func (r *Recorder) Advance(ctx context.Context, q dbos.Querier, done *deploy.Ste
 // advanceAtOnce give them.
 const stepColumns = "deployment_id, name, pass, batch, target, kind, position, type, state, attempts, runs, started_at, finished_at, output, error"
 
+// ofDeploy makes a step's insert write nothing for a deploy that is gone
+// (retention, or never was): the steps have no foreign key (its check
+// locked the deploy's row at every write), so the writers look for the
+// deploy themselves, one index probe, and answer not found.
+const ofDeploy = `WHERE EXISTS (SELECT 1 FROM manent.deployments WHERE id = $1)`
+
 // stepUpsert is what a record written again keeps: a start (RUNNING) of an
 // operation not running counts a run; a start written again (the end
 // before it recorded again after a crash) does not: a process that resumes
@@ -258,7 +264,9 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done deploy.Step, fx dep
 	var started *time.Time
 	err = q.QueryRow(ctx, `WITH done AS (
 			INSERT INTO manent.deployment_steps AS s (`+stepColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15)
+			SELECT $1::text, $2::text, $3::int, $4::int, $5::text, $6::text, $7::int, $8::text, $9::text, $10::int, $11::int,
+				$12::timestamptz, $13::timestamptz, $14::jsonb, $15::text
+			`+ofDeploy+`
 			`+stepUpsert+`
 			RETURNING 1
 		), before AS (
@@ -294,7 +302,7 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done deploy.Step, fx dep
 		nk.Step, nk.Pass, nk.Batch, nk.Target, string(nk.Kind), nextPos, nextType, nextStart,
 		Channel, payloads).Scan(append(stop.dest(), &notified, &started)...)
 	switch {
-	case errors.Is(err, dbos.ErrNoRows), isForeignKeyViolation(err):
+	case errors.Is(err, dbos.ErrNoRows):
 		return nil, notFound(done.DeploymentID)
 	case err != nil:
 		return nil, wrap("record step", err)
@@ -356,12 +364,14 @@ func putStep(ctx context.Context, q dbos.Querier, s deploy.Step) (*time.Time, er
 	key := s.Key()
 	var started *time.Time
 	err = q.QueryRow(ctx, `INSERT INTO manent.deployment_steps AS s (`+stepColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15)
+		SELECT $1::text, $2::text, $3::int, $4::int, $5::text, $6::text, $7::int, $8::text, $9::text, $10::int, $11::int,
+				$12::timestamptz, $13::timestamptz, $14::jsonb, $15::text
+		`+ofDeploy+`
 		`+stepUpsert+` RETURNING s.started_at`,
 		s.DeploymentID, key.Step, key.Pass, key.Batch, key.Target, string(key.Kind), s.Position, stepType(s.Type),
 		string(s.State), s.Attempts, max(s.Runs, 1), microPtr(s.StartedAt), microPtr(s.FinishedAt), string(out), line(s.Error)).
 		Scan(&started)
-	if isForeignKeyViolation(err) {
+	if errors.Is(err, dbos.ErrNoRows) {
 		return nil, notFound(s.DeploymentID)
 	}
 	if err != nil {
@@ -376,6 +386,13 @@ func (r *Recorder) SkipSteps(ctx context.Context, q dbos.Querier, id string, ste
 	if len(steps) == 0 {
 		return nil
 	}
+	var exists bool
+	if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM manent.deployments WHERE id = $1)`, id).Scan(&exists); err != nil {
+		return wrap("skip steps", err)
+	}
+	if !exists {
+		return notFound(id)
+	}
 	for _, s := range steps {
 		key := s.Key()
 		_, err := q.Exec(ctx, `INSERT INTO manent.deployment_steps AS s
@@ -385,9 +402,6 @@ func (r *Recorder) SkipSteps(ctx context.Context, q dbos.Querier, id string, ste
 			WHERE s.state IN ($10, $11)`,
 			id, key.Step, key.Pass, key.Batch, key.Target, string(key.Kind), s.Position, stepType(s.Type), string(s.State),
 			string(deploy.StepPending), string(deploy.StepRunning))
-		if isForeignKeyViolation(err) {
-			return notFound(id)
-		}
 		if err != nil {
 			return wrap("skip steps", err)
 		}

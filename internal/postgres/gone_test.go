@@ -1,0 +1,122 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/dbos-inc/dbos-transact-golang/dbos"
+
+	"manent.dev/manent/deploy"
+)
+
+// The steps and log lines have no foreign key to their deploy: every writer
+// looks for the deploy itself, writes nothing for one that is gone and says
+// so, and a removal of deploys takes their steps and lines with them.
+func TestStepAndLogWritersOfAGoneDeploy(t *testing.T) {
+	f := newFixture(t)
+	at := time.Date(2026, 4, 5, 6, 7, 8, 0, time.UTC)
+	running := func(id, name string) *deploy.Step {
+		s := op(id, name, deploy.StepRunning)
+		s.StartedAt = &at
+		return s
+	}
+	ended := func(id, name string) *deploy.Step {
+		s := op(id, name, deploy.StepSuccess)
+		s.FinishedAt = &at
+		return s
+	}
+	line := deploy.LogLine{DeploymentID: "ghost", Step: "config", Level: "info", Message: "hello", Time: at}
+	writers := []struct {
+		name     string
+		write    func() error
+		notFound bool
+	}{
+		// In one statement, the engine writes on the pool with no
+		// transaction around: what the statement wrote is committed even
+		// when it answers nothing.
+		{"an end and a start in one statement", func() error {
+			_, err := f.rec.Advance(f.ctx, poolQuerier{f}, ended("ghost", "config"), deploy.StepEffects{}, running("ghost", "artifacts"), deploy.BeginOptions{})
+			return err
+		}, true},
+		{"an end alone in one statement", func() error {
+			_, err := f.rec.Advance(f.ctx, poolQuerier{f}, ended("ghost", "config"), deploy.StepEffects{}, nil, deploy.BeginOptions{})
+			return err
+		}, true},
+		{"a start step by step", func() error {
+			_, err := f.advance(nil, deploy.StepEffects{}, running("ghost", "config"), deploy.BeginOptions{ReadInService: true})
+			return err
+		}, true},
+		{"an end step by step", func() error {
+			_, err := f.advance(ended("ghost", "config"), deploy.StepEffects{}, nil, deploy.BeginOptions{ReadInService: true})
+			return err
+		}, true},
+		{"skipped steps", func() error {
+			return f.inTx(func(q dbos.Querier) error {
+				return f.rec.SkipSteps(f.ctx, q, "ghost", []deploy.Step{*op("ghost", "qa", deploy.StepSkipped)})
+			})
+		}, true},
+		{"the log of an outcome", func() error {
+			return f.rec.AppendLog(f.ctx, poolQuerier{f}, "ghost", []deploy.LogLine{line})
+		}, false},
+		{"the log writer", func() error { return f.store.AppendLog(f.ctx, line) }, false},
+	}
+	for _, w := range writers {
+		err := w.write()
+		switch {
+		case w.notFound:
+			wantCode(t, err, deploy.ENOTFOUND)
+		case err != nil:
+			t.Errorf("%s: %v", w.name, err)
+		}
+		if n := f.count(`SELECT count(*) FROM manent.deployment_steps WHERE deployment_id = 'ghost'`); n != 0 {
+			t.Errorf("%s wrote %d step records of a deploy that is not", w.name, n)
+		}
+		if n := f.count(`SELECT count(*) FROM manent.deployment_logs WHERE deployment_id = 'ghost'`); n != 0 {
+			t.Errorf("%s wrote %d log lines of a deploy that is not", w.name, n)
+		}
+	}
+
+	// A removal takes the steps and the lines of the deploys it removes,
+	// and only theirs.
+	for _, id := range []string{"kept", "removed-1", "removed-2"} {
+		f.pending(id, "e")
+		f.begin(*running(id, "config"))
+		if err := f.store.AppendLog(f.ctx, deploy.LogLine{DeploymentID: id, Step: "config", Level: "info", Message: "x", Time: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.exec(`DELETE FROM manent.deployments WHERE id IN ('removed-1', 'removed-2')`); err != nil {
+		t.Fatal(err)
+	}
+	for table, want := range map[string]string{"deployment_steps": "kept", "deployment_logs": "kept"} {
+		got := f.strings(`SELECT DISTINCT deployment_id FROM manent.` + table)
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("%s after the removal: %v, want [%s]", table, got, want)
+		}
+	}
+}
+
+// poolQuerier runs each statement on the fixture's pool, in a transaction
+// of its own, as the engine's one-statement writes do.
+type poolQuerier struct{ f *fixture }
+
+func (q poolQuerier) Exec(ctx context.Context, sql string, args ...any) (dbos.Result, error) {
+	tag, err := q.f.pool.Exec(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	return affected(tag.RowsAffected()), nil
+}
+
+func (q poolQuerier) Query(ctx context.Context, sql string, args ...any) (dbos.Rows, error) {
+	rows, err := q.f.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
+	}
+	return txRows{rows}, nil
+}
+
+func (q poolQuerier) QueryRow(ctx context.Context, sql string, args ...any) dbos.Row {
+	return txRow{q.f.pool.QueryRow(ctx, sql, args...)}
+}
