@@ -11,7 +11,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/internal/dberr"
@@ -412,12 +411,14 @@ func (s *Store) AppendLog(ctx context.Context, lines ...deploy.LogLine) error {
 		added[i], payloads[i] = counts[id], string(b)
 	}
 	// One round trip instead of three statements per deploy: on a busy
-	// worker the log is most of the statements a deploy costs.
+	// worker the log is most of the statements a deploy costs. With real
+	// parameters, not bun's inlined ones: the server keeps the statement's
+	// plan instead of parsing and planning a new text at every batch.
 	var notified int
-	err := s.db.QueryRowContext(ctx, `WITH locked AS MATERIALIZED (
-			SELECT d.id FROM manent.deployments AS d WHERE d.id = ANY(?::text[]) ORDER BY d.id FOR UPDATE
+	err := s.db.DB.QueryRowContext(ctx, `WITH locked AS MATERIALIZED (
+			SELECT d.id FROM manent.deployments AS d WHERE d.id = ANY($1::text[]) ORDER BY d.id FOR UPDATE
 		), counts AS (
-			SELECT c.id, c.n, c.payload FROM unnest(?::text[], ?::bigint[], ?::text[]) AS c(id, n, payload)
+			SELECT c.id, c.n, c.payload FROM unnest($1::text[], $2::bigint[], $3::text[]) AS c(id, n, payload)
 		), seq AS (
 			UPDATE manent.deployments AS d SET log_seq = d.log_seq + c.n
 			FROM counts AS c JOIN locked AS k ON k.id = c.id
@@ -426,14 +427,12 @@ func (s *Store) AppendLog(ctx context.Context, lines ...deploy.LogLine) error {
 		), ins AS (
 			INSERT INTO manent.deployment_logs (deployment_id, seq, time, step, level, message)
 			SELECT l.id, s.base + l.k, COALESCE(NULLIF(l.time, '')::timestamptz, now()), l.step, l.level, l.message
-			FROM unnest(?::text[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[])
+			FROM unnest($4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::text[])
 				AS l(id, k, time, step, level, message)
 			JOIN seq AS s ON s.id = l.id
 		)
-		SELECT count(*) FROM (SELECT pg_notify(?, s.payload) FROM seq AS s) AS n`,
-		pgdialect.Array(deploys), pgdialect.Array(deploys), pgdialect.Array(added), pgdialect.Array(payloads),
-		pgdialect.Array(ids), pgdialect.Array(ks), pgdialect.Array(times), pgdialect.Array(steps),
-		pgdialect.Array(levels), pgdialect.Array(messages), Channel).Scan(&notified)
+		SELECT count(*) FROM (SELECT pg_notify($10, s.payload) FROM seq AS s) AS n`,
+		deploys, added, payloads, ids, ks, times, steps, levels, messages, Channel).Scan(&notified)
 	return wrap("append log", err)
 }
 
