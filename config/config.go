@@ -329,9 +329,10 @@ type Queues struct {
 	// and delays every start by up to its value.
 	PollInterval time.Duration `yaml:"poll_interval"`
 	// EventPollInterval is how often the queues of the events (their
-	// snapshots, callbacks and chat messages) are polled: each poll costs
-	// the database a transaction whether or not there is work, and an
-	// event's delivery may wait this long twice without anyone waiting on it.
+	// snapshots, callbacks and chat messages) and of the waits are polled:
+	// each poll costs the database a transaction whether or not there is
+	// work, and an event's delivery may wait this long twice without anyone
+	// waiting on it; a wait's start too (its wake-ups are messages).
 	EventPollInterval time.Duration `yaml:"event_poll_interval"`
 	WorkerConcurrency int           `yaml:"worker_concurrency"`
 	// Environments sets the concurrency of "tenant/application/environment"

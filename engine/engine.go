@@ -241,9 +241,12 @@ func (e *Engine) setupDBOS(ctx context.Context, url string, tracer pgx.QueryTrac
 	workers := e.startPollWorkers(ctx)
 	every := e.pollInterval(e.cfg.Queues.PollInterval, workers)
 	// No concurrency limit on the wait queue: a waiting deploy costs a
-	// sleeping Recv.
+	// sleeping Recv. Polled as the events' queues are: a wait's start
+	// only reads what the submission already wrote (its wake-ups come by
+	// message, never by the queue), and at the deploys' pace its polls were
+	// the largest part of an idle worker's cost after the deploys' own.
 	if _, err := dbos.RegisterQueue(c, waitQueue,
-		dbos.WithQueueBasePollingInterval(every),
+		dbos.WithQueueBasePollingInterval(e.pollInterval(e.cfg.Queues.EventPollInterval, workers)),
 		dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate)); err != nil {
 		return fmt.Errorf("register queue %s: %w", waitQueue, err)
 	}
@@ -293,6 +296,7 @@ func (e *Engine) setupDBOS(ctx context.Context, url string, tracer pgx.QueryTrac
 	for _, n := range names {
 		e.polled[n] = e.cfg.Queues.PollInterval
 	}
+	e.polled[waitQueue] = e.cfg.Queues.EventPollInterval
 	for _, q := range queues {
 		e.polled[q.name] = e.cfg.Queues.EventPollInterval
 	}
