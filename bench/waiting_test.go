@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -318,14 +317,6 @@ func vmRSS() uint64 {
 	return 0
 }
 
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // probe reads a side's database: its PostgreSQL backends, its
 // transactions, its blocked waits. Its own connection counts among the
 // backends: two queries per window.
@@ -364,9 +355,9 @@ func (p *probe) idle(b *testing.B, window time.Duration, profile string) idleCPU
 	}
 	pg0, local0 := p.backends(b)
 	x0 := p.xacts(b)
-	proc0, start := selfCPU(), time.Now()
+	proc0, start := ownCPU(), time.Now()
 	time.Sleep(window)
-	proc1, elapsed := selfCPU(), time.Since(start)
+	proc1, elapsed := ownCPU(), time.Since(start)
 	pg1, local1 := p.backends(b)
 	x1 := p.xacts(b)
 	c := idleCPU{window: elapsed, proc: proc1 - proc0, pgLocal: local0 && local1, xacts: x1 - x0}
@@ -417,31 +408,11 @@ func (p *probe) backends(b *testing.B) (map[int]time.Duration, bool) {
 	}
 	out := map[int]time.Duration{}
 	for _, pid := range pids {
-		if t, ok := readBackendCPU(int(pid)); ok {
-			out[int(pid)] = t
+		if st, err := readStat(int(pid)); err == nil {
+			out[int(pid)] = st.cpu
 		}
 	}
 	return out, len(out) > 0
-}
-
-// readBackendCPU reads utime + stime of a local PostgreSQL process: fields 14
-// and 15 of /proc/<pid>/stat, in clock ticks of 1/100 s (USER_HZ).
-func readBackendCPU(pid int) (time.Duration, bool) {
-	body, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil || !strings.Contains(string(body), "(postgres)") {
-		return 0, false
-	}
-	// The command may hold spaces: the fields start after its ")".
-	fields := strings.Fields(string(body[strings.LastIndexByte(string(body), ')')+1:]))
-	if len(fields) < 13 {
-		return 0, false
-	}
-	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
-	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, false
-	}
-	return time.Duration(utime+stime) * 10 * time.Millisecond, true
 }
 
 // resetStatements empties pg_stat_statements, which the server must load
