@@ -92,11 +92,12 @@ func TestWaitTimerRefusedThenRestart(t *testing.T) {
 }
 
 // refusingProxy forwards TCP connections to PostgreSQL on 127.0.0.1 and,
-// once armed, refuses the first message a client sends holding every one
-// of the marks (a statement's parameters are sent as text): the message
+// once armed, refuses the first statement a client sends holding every one
+// of the marks (a statement's parameters are sent as text): the statement
 // never reaches the server, and the client is answered as a read-only
-// primary answers a write, 25006 and the end of the failed command, so its
-// transaction fails and is rolled back like any other.
+// primary answers a write, 25006 and the end of the failed command in a
+// transaction (the marked statements are in one), so its transaction fails
+// and is rolled back like any other.
 type refusingProxy struct {
 	addr string
 	done chan struct{}
@@ -155,32 +156,76 @@ func (c *lockedConn) Write(b []byte) (int, error) {
 	return c.Conn.Write(b)
 }
 
-// pipe copies what the client sends to the server, but for the message
-// the armed marks pick, which it answers itself.
+// pipe copies what the client sends to the server message by message,
+// but for the statement the armed marks pick, which it answers itself. An
+// extended-protocol statement (Parse, Bind, Describe, Execute… up to its
+// Sync) is held until its Sync and forwarded whole, or dropped whole and
+// answered: the server never sees a piece of it, however the bytes were
+// split between reads. A Flush, or any other message, forwards what is
+// held with it.
 func (p *refusingProxy) pipe(client *lockedConn, server net.Conn) {
 	defer func() { _ = client.Close(); _ = server.Close() }()
 	buf := make([]byte, 64<<10)
-	var tail []byte // the end of the previous read: a message may span two
+	var in []byte    // read, not yet a whole message
+	var group []byte // the messages of the statement until its Sync
+	untyped := true  // the startup message (and an SSL request) has no type byte
 	for {
 		n, err := client.Read(buf)
-		if n > 0 {
-			window := append(tail, buf[:n]...)
-			if p.matches(window) {
-				// The driver sent the statement's Bind, Describe, Execute and
-				// Sync in one write, read here in one piece: the answer is the
-				// error and the ready-for-query of a failed transaction.
-				if _, werr := client.Write(readOnlyRefusal()); werr != nil {
-					return
+		in = append(in, buf[:n]...)
+		for {
+			msg, rest, ok := nextMessage(in, untyped)
+			if !ok {
+				break
+			}
+			in = rest
+			var out []byte
+			switch {
+			case untyped:
+				// An SSL or GSS request (8 bytes) is followed by the startup
+				// message, also without a type byte.
+				untyped = len(msg) == 8
+				out = msg
+			case bytes.IndexByte([]byte("PBDEC"), msg[0]) >= 0:
+				group = append(group, msg...)
+				continue
+			case msg[0] == 'S':
+				group = append(group, msg...)
+				if p.matches(group) {
+					group = nil
+					if _, werr := client.Write(readOnlyRefusal()); werr != nil {
+						return
+					}
+					continue
 				}
-			} else if _, werr := server.Write(buf[:n]); werr != nil {
+				out, group = group, nil
+			default:
+				out, group = append(group, msg...), nil
+			}
+			if _, werr := server.Write(out); werr != nil {
 				return
 			}
-			tail = append([]byte(nil), window[max(0, len(window)-512):]...)
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// nextMessage splits the first whole message off b: a type byte and a
+// length that counts itself, or a length alone for an untyped one.
+func nextMessage(b []byte, untyped bool) (msg, rest []byte, ok bool) {
+	head := 5
+	if untyped {
+		head = 4
+	}
+	if len(b) < head {
+		return nil, b, false
+	}
+	size := head - 4 + int(binary.BigEndian.Uint32(b[head-4:head]))
+	if size < head || len(b) < size {
+		return nil, b, false
+	}
+	return b[:size:size], b[size:], true
 }
 
 // readOnlyRefusal is PostgreSQL's ErrorResponse for a write in a read-only

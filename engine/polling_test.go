@@ -31,8 +31,8 @@ func TestPollingFollowsTheWorkers(t *testing.T) {
 }
 
 // waitPolling waits until every manent queue polls at its own interval ×
-// workers: the tests' poll_interval is 20ms, event_poll_interval its
-// default, 250ms.
+// workers: the tests' poll_interval is 20ms (the deploys' queues),
+// event_poll_interval its default, 250ms (the events' and the waits').
 func waitPolling(t *testing.T, url string, workers int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -59,7 +59,7 @@ func waitPolling(t *testing.T, url string, workers int) {
 			d := time.Duration(sec * float64(time.Second))
 			got += fmt.Sprintf(" %s=%s", name, d.Round(time.Millisecond))
 			want := 20 * time.Millisecond * time.Duration(workers)
-			if strings.HasPrefix(name, "manent.event") {
+			if strings.HasPrefix(name, "manent.event") || name == "manent.wait" {
 				want = 250 * time.Millisecond * time.Duration(workers)
 			}
 			ok = ok && (d-want).Abs() < time.Millisecond

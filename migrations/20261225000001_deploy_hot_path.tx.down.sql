@@ -1,3 +1,5 @@
+DROP TRIGGER deployments_truncated ON manent.deployments;
+DROP FUNCTION manent.deployments_truncated();
 DROP TRIGGER deployments_removed ON manent.deployments;
 DROP FUNCTION manent.deployments_removed();
 DELETE FROM manent.deployment_steps AS s WHERE NOT EXISTS (SELECT 1 FROM manent.deployments AS d WHERE d.id = s.deployment_id);

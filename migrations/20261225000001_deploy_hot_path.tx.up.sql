@@ -56,3 +56,15 @@ $$;
 CREATE TRIGGER deployments_removed AFTER DELETE ON manent.deployments
     REFERENCING OLD TABLE AS removed
     FOR EACH STATEMENT EXECUTE FUNCTION manent.deployments_removed();
+
+-- TRUNCATE fires no DELETE trigger: a TRUNCATE of the deploys (CASCADE, for
+-- the tables whose keys remain) empties their steps and log lines too.
+CREATE FUNCTION manent.deployments_truncated() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    TRUNCATE manent.deployment_steps, manent.deployment_logs;
+    RETURN NULL;
+END;
+$$;
+CREATE TRIGGER deployments_truncated AFTER TRUNCATE ON manent.deployments
+    FOR EACH STATEMENT EXECUTE FUNCTION manent.deployments_truncated();

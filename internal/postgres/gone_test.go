@@ -120,3 +120,85 @@ func (q poolQuerier) Query(ctx context.Context, sql string, args ...any) (dbos.R
 func (q poolQuerier) QueryRow(ctx context.Context, sql string, args ...any) dbos.Row {
 	return txRow{q.f.pool.QueryRow(ctx, sql, args...)}
 }
+
+// A removal of the deploy in progress while a writer writes one of its
+// steps: the writer waits for it, then writes nothing and says not found
+// (the foreign key's lock did that; the writers' own look does it now).
+func TestStepWritersWaitForARemovalInProgress(t *testing.T) {
+	f := newFixture(t)
+	at := time.Date(2026, 4, 5, 6, 7, 8, 0, time.UTC)
+	ended := func(id, name string) *deploy.Step {
+		s := op(id, name, deploy.StepSuccess)
+		s.FinishedAt = &at
+		return s
+	}
+	writers := map[string]func(id string) error{
+		"in one statement": func(id string) error {
+			_, err := f.rec.Advance(f.ctx, poolQuerier{f}, ended(id, "artifacts"), deploy.StepEffects{}, nil, deploy.BeginOptions{})
+			return err
+		},
+		"step by step": func(id string) error {
+			_, err := f.rec.Advance(f.ctx, poolQuerier{f}, ended(id, "artifacts"), deploy.StepEffects{}, nil, deploy.BeginOptions{ReadInService: true})
+			return err
+		},
+		"skipped steps": func(id string) error {
+			return f.rec.SkipSteps(f.ctx, poolQuerier{f}, id, []deploy.Step{*op(id, "qa", deploy.StepSkipped)})
+		},
+	}
+	for name, write := range writers {
+		t.Run(name, func(t *testing.T) {
+			id := "removing-" + slug(name)
+			f.pending(id, "e")
+			tx, err := f.pool.Begin(f.ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = tx.Rollback(context.WithoutCancel(f.ctx)) }()
+			if _, err := tx.Exec(f.ctx, `DELETE FROM manent.deployments WHERE id = $1`, id); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- write(id) }()
+			// The writer is blocked on the removal's lock (an event the
+			// server shows, not a sleep), or already done.
+			for blocked := false; !blocked; {
+				select {
+				case err := <-done:
+					t.Fatalf("the write ended before the removal: %v", err)
+				default:
+				}
+				blocked = f.count(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+					AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`) > 0
+			}
+			if err := tx.Commit(f.ctx); err != nil {
+				t.Fatal(err)
+			}
+			wantCode(t, <-done, deploy.ENOTFOUND)
+			if n := f.count(`SELECT count(*) FROM manent.deployment_steps WHERE deployment_id = ?`, id); n != 0 {
+				t.Errorf("%d step records outlive their deploy", n)
+			}
+		})
+	}
+}
+
+// A TRUNCATE of the deploys, which fires no DELETE trigger, empties their
+// steps and log lines too.
+func TestTruncateOfTheDeploysTakesTheirStepsAndLines(t *testing.T) {
+	f := newFixture(t)
+	at := time.Date(2026, 4, 5, 6, 7, 8, 0, time.UTC)
+	f.pending("t1", "e")
+	s := op("t1", "config", deploy.StepRunning)
+	s.StartedAt = &at
+	f.begin(*s)
+	if err := f.store.AppendLog(f.ctx, deploy.LogLine{DeploymentID: "t1", Step: "config", Level: "info", Message: "x", Time: at}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.exec(`TRUNCATE manent.deployments CASCADE`); err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range []string{"deployment_steps", "deployment_logs"} {
+		if n := f.count(`SELECT count(*) FROM manent.` + table); n != 0 {
+			t.Errorf("%s: %d rows after the deploys were truncated", table, n)
+		}
+	}
+}

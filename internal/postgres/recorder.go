@@ -209,10 +209,11 @@ func (r *Recorder) Advance(ctx context.Context, q dbos.Querier, done *deploy.Ste
 const stepColumns = "deployment_id, name, pass, batch, target, kind, position, type, state, attempts, runs, started_at, finished_at, output, error"
 
 // ofDeploy makes a step's insert write nothing for a deploy that is gone
-// (retention, or never was): the steps have no foreign key (its check
-// locked the deploy's row at every write), so the writers look for the
-// deploy themselves, one index probe, and answer not found.
-const ofDeploy = `WHERE EXISTS (SELECT 1 FROM manent.deployments WHERE id = $1)`
+// (retention, or never was): the steps have no foreign key, so the writers
+// look for the deploy themselves and answer not found. The lock is the
+// key's: it waits for a removal of the deploy in progress, then finds no
+// row, so no step outlives its deploy.
+const ofDeploy = `WHERE EXISTS (SELECT 1 FROM manent.deployments WHERE id = $1 FOR KEY SHARE)`
 
 // stepUpsert is what a record written again keeps: a start (RUNNING) of an
 // operation not running counts a run; a start written again (the end
@@ -262,15 +263,18 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done deploy.Step, fx dep
 	var stop stopRequest
 	var notified int
 	var started *time.Time
-	err = q.QueryRow(ctx, `WITH done AS (
+	// The end is written FROM before, the deploy's row locked: nothing for
+	// a deploy that is gone, or that a concurrent removal takes (the lock
+	// waits for it, then finds no row).
+	err = q.QueryRow(ctx, `WITH before AS (
+			SELECT `+stopColumns+` FROM manent.deployments WHERE id = $1 FOR UPDATE
+		), done AS (
 			INSERT INTO manent.deployment_steps AS s (`+stepColumns+`)
 			SELECT $1::text, $2::text, $3::int, $4::int, $5::text, $6::text, $7::int, $8::text, $9::text, $10::int, $11::int,
 				$12::timestamptz, $13::timestamptz, $14::jsonb, $15::text
-			`+ofDeploy+`
+			FROM before
 			`+stepUpsert+`
 			RETURNING 1
-		), before AS (
-			SELECT `+stopColumns+` FROM manent.deployments WHERE id = $1 FOR UPDATE
 		), upd AS (
 			UPDATE manent.deployments AS d SET
 				current_step = CASE
@@ -387,7 +391,7 @@ func (r *Recorder) SkipSteps(ctx context.Context, q dbos.Querier, id string, ste
 		return nil
 	}
 	var exists bool
-	if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM manent.deployments WHERE id = $1)`, id).Scan(&exists); err != nil {
+	if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM manent.deployments WHERE id = $1 FOR KEY SHARE)`, id).Scan(&exists); err != nil {
 		return wrap("skip steps", err)
 	}
 	if !exists {
@@ -397,7 +401,8 @@ func (r *Recorder) SkipSteps(ctx context.Context, q dbos.Querier, id string, ste
 		key := s.Key()
 		_, err := q.Exec(ctx, `INSERT INTO manent.deployment_steps AS s
 				(deployment_id, name, pass, batch, target, kind, position, type, state)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+			SELECT $1::text, $2::text, $3::int, $4::int, $5::text, $6::text, $7::int, $8::text, $9::text
+			`+ofDeploy+`
 			ON CONFLICT (deployment_id, name, pass, batch, target, kind) DO UPDATE SET state = EXCLUDED.state
 			WHERE s.state IN ($10, $11)`,
 			id, key.Step, key.Pass, key.Batch, key.Target, string(key.Kind), s.Position, stepType(s.Type), string(s.State),
