@@ -544,4 +544,3 @@ func wrap(op string, err error) error {
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }
-
