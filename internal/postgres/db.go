@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"time"
 
@@ -25,6 +26,36 @@ const (
 	maxIdleConns = maxOpenConns
 )
 
+// inlinedConnector makes the pool's connections inlinedConns.
+type inlinedConnector struct{ driver.Connector }
+
+func (c inlinedConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	dc, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	conn, ok := dc.(*stdlib.Conn)
+	if !ok {
+		return dc, nil
+	}
+	return inlinedConn{conn}, nil
+}
+
+// inlinedConn sends a query without arguments (bun writes its arguments
+// into the text) in one round trip of the simple protocol. pgx would
+// otherwise prepare it first, a round trip and a parse and plan of its own
+// on the server, and cache a statement that is almost never sent again (its
+// arguments are in its text), pushing out those that are. A query with
+// arguments, and every Exec, is sent as before.
+type inlinedConn struct{ *stdlib.Conn }
+
+func (c inlinedConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if len(args) == 0 {
+		args = []driver.NamedValue{{Ordinal: 1, Value: pgx.QueryExecModeSimpleProtocol}}
+	}
+	return c.Conn.QueryContext(ctx, query, args)
+}
+
 // DB is the connection pool of the manent schema.
 type DB struct {
 	bun *bun.DB
@@ -39,7 +70,8 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	// pgx's default exec mode stays: bun inlines its arguments, but DBOS
 	// enqueues on our *sql.Tx with real ones, and only a mode that asks the
 	// server for parameter types stores its []byte in text columns as text.
-	sqldb := stdlib.OpenDB(*cfg)
+	// The queries that bun inlined are sent as they are (inlined).
+	sqldb := sql.OpenDB(inlinedConnector{stdlib.GetConnector(*cfg)})
 	sqldb.SetMaxOpenConns(maxOpenConns)
 	sqldb.SetMaxIdleConns(maxIdleConns)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
