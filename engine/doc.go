@@ -6,7 +6,7 @@
 // service back through Checks; the kinds of steps live in engine/steps.
 //
 // It may import deploy, chains, config, engine/steps, engine/custom, engine/gates, engine/plugins,
-// engine/secrets, internal/dberr, internal/crontick, internal/safehttp, internal/specsig, internal/sshexec, DBOS,
+// engine/secrets, internal/dberr, internal/pgxquerier, internal/crontick, internal/safehttp, internal/specsig, internal/sshexec, DBOS,
 // pgx and the standard library; never service, server, graph or
 // internal/postgres.
 package engine

@@ -12,6 +12,7 @@ import (
 
 	"manent.dev/manent/chains"
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/internal/pgxquerier"
 )
 
 // The events of a deploy that manent reports outside itself (callbacks,
@@ -162,8 +163,8 @@ func (r *run) stepNotice(tx any, o op, s deploy.Step) error {
 
 // txOf is the transaction under q, as DBOS's Enqueue takes it.
 func txOf(q dbos.Querier) any {
-	if p, ok := q.(pgxQuerier); ok {
-		return p.tx
+	if r, ok := pgxquerier.Unwrap(q); ok {
+		return r
 	}
 	return q
 }

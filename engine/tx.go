@@ -2,29 +2,21 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/internal/dberr"
+	"manent.dev/manent/internal/pgxquerier"
 )
 
 // inTx runs fn in a transaction of DBOS's pool outside any workflow (the
 // API cancels a queued deploy), with the Recorder's own SQL; it waits for
 // the database while it is unavailable.
 func (e *Engine) inTx(ctx context.Context, fn func(q dbos.Querier) error) error {
-	_, err := untilAvailable(ctx, func() (struct{}, error) {
-		err := e.inTxOnce(ctx, fn)
-		if err != nil && dberr.Unavailable(err) {
-			err = fmt.Errorf("%w: %w", deploy.ErrUnavailable, err)
-		}
-		return struct{}{}, err
-	})
-	return err
+	return untilServed(ctx, func() error { return e.inTxOnce(ctx, fn) })
 }
 
 func (e *Engine) inTxOnce(ctx context.Context, fn func(q dbos.Querier) error) error {
@@ -33,7 +25,7 @@ func (e *Engine) inTxOnce(ctx context.Context, fn func(q dbos.Querier) error) er
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // a no-op after Commit
-	if err := fn(pgxQuerier{tx}); err != nil {
+	if err := fn(pgxquerier.New(tx)); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)
@@ -43,66 +35,19 @@ func (e *Engine) inTxOnce(ctx context.Context, fn func(q dbos.Querier) error) er
 // database while it is unavailable: for a write that is one statement,
 // atomic on its own (Recorder.AdvancesAtOnce).
 func (e *Engine) onPool(ctx context.Context, fn func(q dbos.Querier) error) error {
+	return untilServed(ctx, func() error { return fn(pgxquerier.New(e.pool)) })
+}
+
+// untilServed makes call until the database serves it (untilAvailable),
+// its unavailability marked deploy.ErrUnavailable.
+func untilServed(ctx context.Context, call func() error) error {
 	_, err := untilAvailable(ctx, func() (struct{}, error) {
-		err := fn(pgxQuerier{e.pool})
+		err := call()
 		if err != nil && dberr.Unavailable(err) {
 			err = fmt.Errorf("%w: %w", deploy.ErrUnavailable, err)
 		}
 		return struct{}{}, err
 	})
-	return err
-}
-
-// pgxQuerier is a pgx transaction (or the pool, for a statement on its own)
-// as the portable querier DBOS hands RunAsTransaction callbacks, so the
-// Recorder has one implementation.
-type pgxQuerier struct{ tx pgxRunner }
-
-// pgxRunner is what pgx's transactions and pools share.
-type pgxRunner interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-}
-
-func (q pgxQuerier) Exec(ctx context.Context, sql string, args ...any) (dbos.Result, error) {
-	tag, err := q.tx.Exec(ctx, sql, args...)
-	if err != nil {
-		return nil, err
-	}
-	return rowsAffected(tag.RowsAffected()), nil
-}
-
-func (q pgxQuerier) Query(ctx context.Context, sql string, args ...any) (dbos.Rows, error) {
-	rows, err := q.tx.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, err
-	}
-	return pgxRows{rows}, nil
-}
-
-func (q pgxQuerier) QueryRow(ctx context.Context, sql string, args ...any) dbos.Row {
-	return pgxRow{q.tx.QueryRow(ctx, sql, args...)}
-}
-
-type rowsAffected int64
-
-func (n rowsAffected) RowsAffected() (int64, error) { return int64(n), nil }
-
-type pgxRows struct{ r pgx.Rows }
-
-func (r pgxRows) Next() bool             { return r.r.Next() }
-func (r pgxRows) Scan(dest ...any) error { return r.r.Scan(dest...) }
-func (r pgxRows) Err() error             { return r.r.Err() }
-func (r pgxRows) Close() error           { r.r.Close(); return nil }
-
-type pgxRow struct{ r pgx.Row }
-
-func (r pgxRow) Scan(dest ...any) error {
-	err := r.r.Scan(dest...)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return dbos.ErrNoRows
-	}
 	return err
 }
 

@@ -2,20 +2,19 @@ package graph
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/internal/authz"
 	"manent.dev/manent/internal/pgtest"
+	"manent.dev/manent/internal/pgxquerier"
 	"manent.dev/manent/internal/postgres"
 	"manent.dev/manent/service"
 )
@@ -85,7 +84,7 @@ func TestAffordancesOfTheMatrixReadTheInventoryOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-		if err := fn(costQuerier{tx}); err != nil {
+		if err := fn(pgxquerier.New(tx)); err != nil {
 			t.Fatal(err)
 		}
 		if err := tx.Commit(ctx); err != nil {
@@ -142,48 +141,4 @@ func TestAffordancesOfTheMatrixReadTheInventoryOnce(t *testing.T) {
 			}
 		})
 	}
-}
-
-type costQuerier struct{ tx pgx.Tx }
-
-func (q costQuerier) Exec(ctx context.Context, sql string, args ...any) (dbos.Result, error) {
-	tag, err := q.tx.Exec(ctx, sql, args...)
-	if err != nil {
-		return nil, err
-	}
-	return costAffected(tag.RowsAffected()), nil
-}
-
-func (q costQuerier) Query(ctx context.Context, sql string, args ...any) (dbos.Rows, error) {
-	rows, err := q.tx.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, err
-	}
-	return costRows{rows}, nil
-}
-
-func (q costQuerier) QueryRow(ctx context.Context, sql string, args ...any) dbos.Row {
-	return costRow{q.tx.QueryRow(ctx, sql, args...)}
-}
-
-type costAffected int64
-
-func (n costAffected) RowsAffected() (int64, error) { return int64(n), nil }
-
-type costRows struct{ r pgx.Rows }
-
-func (r costRows) Next() bool             { return r.r.Next() }
-func (r costRows) Scan(dest ...any) error { return r.r.Scan(dest...) }
-func (r costRows) Err() error             { return r.r.Err() }
-func (r costRows) Close() error           { r.r.Close(); return nil }
-
-type costRow struct{ r pgx.Row }
-
-func (r costRow) Scan(dest ...any) error {
-	if err := r.r.Scan(dest...); errors.Is(err, pgx.ErrNoRows) {
-		return dbos.ErrNoRows
-	} else if err != nil {
-		return err
-	}
-	return nil
 }

@@ -2,19 +2,18 @@ package service_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/internal/authz"
 	"manent.dev/manent/internal/pgtest"
+	"manent.dev/manent/internal/pgxquerier"
 	"manent.dev/manent/internal/postgres"
 	"manent.dev/manent/service"
 )
@@ -81,7 +80,7 @@ func TestCanRollbackIsTheRollbackToTheReleaseBefore(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-		if err := fn(pgxQuerier{tx}); err != nil {
+		if err := fn(pgxquerier.New(tx)); err != nil {
 			t.Fatal(err)
 		}
 		if err := tx.Commit(ctx); err != nil {
@@ -186,50 +185,4 @@ func verdict(err error) string {
 		return "allowed"
 	}
 	return fmt.Sprintf("refused (%v)", err)
-}
-
-// pgxQuerier is a pgx transaction as a dbos.Querier, as DBOS hands the
-// Recorder one.
-type pgxQuerier struct{ tx pgx.Tx }
-
-func (q pgxQuerier) Exec(ctx context.Context, sql string, args ...any) (dbos.Result, error) {
-	tag, err := q.tx.Exec(ctx, sql, args...)
-	if err != nil {
-		return nil, err
-	}
-	return rowsAffected(tag.RowsAffected()), nil
-}
-
-func (q pgxQuerier) Query(ctx context.Context, sql string, args ...any) (dbos.Rows, error) {
-	rows, err := q.tx.Query(ctx, sql, args...)
-	if err != nil {
-		return nil, err
-	}
-	return pgxRows{rows}, nil
-}
-
-func (q pgxQuerier) QueryRow(ctx context.Context, sql string, args ...any) dbos.Row {
-	return pgxRow{q.tx.QueryRow(ctx, sql, args...)}
-}
-
-type rowsAffected int64
-
-func (n rowsAffected) RowsAffected() (int64, error) { return int64(n), nil }
-
-type pgxRows struct{ r pgx.Rows }
-
-func (r pgxRows) Next() bool             { return r.r.Next() }
-func (r pgxRows) Scan(dest ...any) error { return r.r.Scan(dest...) }
-func (r pgxRows) Err() error             { return r.r.Err() }
-func (r pgxRows) Close() error           { r.r.Close(); return nil }
-
-type pgxRow struct{ r pgx.Row }
-
-func (r pgxRow) Scan(dest ...any) error {
-	if err := r.r.Scan(dest...); errors.Is(err, pgx.ErrNoRows) {
-		return dbos.ErrNoRows
-	} else if err != nil {
-		return err
-	}
-	return nil
 }

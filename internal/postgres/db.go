@@ -35,7 +35,10 @@ func (c inlinedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		return nil, err
 	}
 	conn, ok := dc.(*stdlib.Conn)
-	if !ok {
+	// bun's quoting of the values it inlines is right only where a
+	// backslash is no escape: elsewhere the queries keep the extended
+	// protocol, which refuses a second statement in one query.
+	if !ok || conn.Conn().PgConn().ParameterStatus("standard_conforming_strings") != "on" {
 		return dc, nil
 	}
 	return inlinedConn{conn}, nil

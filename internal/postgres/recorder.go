@@ -390,6 +390,8 @@ func (r *Recorder) SkipSteps(ctx context.Context, q dbos.Querier, id string, ste
 	if len(steps) == 0 {
 		return nil
 	}
+	// Locked as ofDeploy locks, until the end of the transaction the skips
+	// are written in (the finish's).
 	var exists bool
 	if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM manent.deployments WHERE id = $1 FOR KEY SHARE)`, id).Scan(&exists); err != nil {
 		return wrap("skip steps", err)
@@ -401,8 +403,7 @@ func (r *Recorder) SkipSteps(ctx context.Context, q dbos.Querier, id string, ste
 		key := s.Key()
 		_, err := q.Exec(ctx, `INSERT INTO manent.deployment_steps AS s
 				(deployment_id, name, pass, batch, target, kind, position, type, state)
-			SELECT $1::text, $2::text, $3::int, $4::int, $5::text, $6::text, $7::int, $8::text, $9::text
-			`+ofDeploy+`
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 			ON CONFLICT (deployment_id, name, pass, batch, target, kind) DO UPDATE SET state = EXCLUDED.state
 			WHERE s.state IN ($10, $11)`,
 			id, key.Step, key.Pass, key.Batch, key.Target, string(key.Kind), s.Position, stepType(s.Type), string(s.State),
