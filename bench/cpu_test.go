@@ -55,8 +55,20 @@ type cpuTimes struct {
 	self, postgres time.Duration
 }
 
-func (m *cpuMeter) read(b *testing.B) cpuTimes {
-	b.Helper()
+// start and stop read the times at the two ends of a measure: scanning
+// PostgreSQL's processes takes this process a few milliseconds, so start
+// reads this process's time after it and stop before it, and the measure
+// counts neither scan.
+func (m *cpuMeter) start() cpuTimes {
+	var t cpuTimes
+	if m.postgres {
+		t.postgres = m.postgresCPU()
+	}
+	t.self = ownCPU()
+	return t
+}
+
+func (m *cpuMeter) stop() cpuTimes {
 	t := cpuTimes{self: ownCPU()}
 	if m.postgres {
 		t.postgres = m.postgresCPU()

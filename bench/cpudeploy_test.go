@@ -42,13 +42,13 @@ func BenchmarkDeployCPU(b *testing.B) {
 		if _, err := m.deploy("warm", envName(0)); err != nil {
 			b.Fatal(err)
 		}
-		start := meter.read(b)
+		start := meter.start()
 		for i := range cpuRound {
 			if _, err := m.deploy(fmt.Sprintf("d%d", i), envName(0)); err != nil {
 				b.Fatal(err)
 			}
 		}
-		used := meter.read(b).sub(start)
+		used := meter.stop().sub(start)
 		manentCPU.self += used.self
 		manentCPU.postgres += used.postgres
 	}
@@ -64,13 +64,13 @@ func BenchmarkDeployCPU(b *testing.B) {
 		if _, err := w.run("warm", "demo/app/env00", steps); err != nil {
 			b.Fatal(err)
 		}
-		start := meter.read(b)
+		start := meter.start()
 		for i := range cpuRound {
 			if _, err := w.run(fmt.Sprintf("d%d", i), "demo/app/env00", steps); err != nil {
 				b.Fatal(err)
 			}
 		}
-		used := meter.read(b).sub(start)
+		used := meter.stop().sub(start)
 		dbosCPU.self += used.self
 		dbosCPU.postgres += used.postgres
 	}

@@ -17,7 +17,11 @@ import (
 // which DBOS records the workflow's steps (the engine's Recorder port): the
 // read model changes in the transaction of the step it describes. Its SQL
 // is pgx's ($n), run on the transaction DBOS hands the step.
-type Recorder struct{}
+type Recorder struct {
+	// stepByStep makes every Advance take the general path, for the tests
+	// that hold the one-statement path to it.
+	stepByStep bool
+}
 
 // NewRecorder returns the Recorder of the manent schema.
 func NewRecorder() *Recorder { return &Recorder{} }
@@ -39,11 +43,17 @@ func notifyIn(ctx context.Context, q dbos.Querier, id string, kinds ...deploy.Ev
 	return nil
 }
 
-// AdvancesAtOnce implements the engine's Recorder: the common case of an
-// operation that ends (no inventory to change) and may start the next is
-// one statement.
+// AdvancesAtOnce implements the engine's Recorder: an operation's end, the
+// next one's start, the inventory the end changes and the one the start
+// reads are one statement, every operation of a deploy pays for it. Two
+// cases take the general path: an undo of the inventory (a rollback's,
+// rare), and an end and a start of the same record, or a start that reads
+// the inventory an end changes (one statement sees one snapshot).
 func (r *Recorder) AdvancesAtOnce(done *deploy.Step, fx deploy.StepEffects, next *deploy.Step, o deploy.BeginOptions) bool {
-	return done != nil && !fx.InService && fx.Restore == nil && !o.ReadInService && (next == nil || next.Key() != done.Key())
+	if r.stepByStep || (done == nil && next == nil) || fx.Restore != nil || (fx.InService && o.ReadInService) {
+		return false
+	}
+	return done == nil || next == nil || next.Key() != done.Key()
 }
 
 // SetRollback implements the engine's Recorder.
@@ -119,7 +129,7 @@ func (r *Recorder) StartRun(ctx context.Context, q dbos.Querier, id string, at t
 // stops at the one after), never in between.
 func (r *Recorder) Advance(ctx context.Context, q dbos.Querier, done *deploy.Step, fx deploy.StepEffects, next *deploy.Step, o deploy.BeginOptions) (*deploy.Begun, error) {
 	if r.AdvancesAtOnce(done, fx, next, o) {
-		return advanceAtOnce(ctx, q, *done, fx, next, o)
+		return advanceAtOnce(ctx, q, done, fx, next, o)
 	}
 	id := ""
 	switch {
@@ -227,13 +237,24 @@ const stepUpsert = `ON CONFLICT (deployment_id, name, pass, batch, target, kind)
 			started_at = COALESCE(s.started_at, EXCLUDED.started_at),
 			finished_at = EXCLUDED.finished_at, output = EXCLUDED.output, error = EXCLUDED.error`
 
-// advanceAtOnce is Advance in one statement, for the common case (no
-// change of the inventory, nothing to read): every operation of a deploy
-// pays for it.
-func advanceAtOnce(ctx context.Context, q dbos.Querier, done deploy.Step, fx deploy.StepEffects, next *deploy.Step, o deploy.BeginOptions) (*deploy.Begun, error) {
-	out, err := json.Marshal(textMap(done.Output))
-	if err != nil {
-		return nil, fmt.Errorf("record step: %w", err)
+// advanceAtOnce is Advance in one statement (AdvancesAtOnce): the round
+// trips of the general path, one per record, are what an operation would
+// pay for every write.
+func advanceAtOnce(ctx context.Context, q dbos.Querier, done *deploy.Step, fx deploy.StepEffects, next *deploy.Step, o deploy.BeginOptions) (*deploy.Begun, error) {
+	id := nextDeployID(done, next)
+	var dk deploy.StepKey
+	var doneName, doneType, doneState, doneError string
+	out := "{}" // written only with done
+	var doneAttempts, doneRuns, donePos int
+	var doneStart, doneEnd *time.Time
+	if done != nil {
+		b, err := json.Marshal(textMap(done.Output))
+		if err != nil {
+			return nil, fmt.Errorf("record step: %w", err)
+		}
+		dk, doneName, out = done.Key(), done.Key().Name(), string(b)
+		donePos, doneType, doneState, doneAttempts, doneRuns = done.Position, stepType(done.Type), string(done.State), done.Attempts, max(done.Runs, 1)
+		doneStart, doneEnd, doneError = microPtr(done.StartedAt), microPtr(done.FinishedAt), line(done.Error)
 	}
 	var effective *string
 	if fx.Effective != nil {
@@ -246,33 +267,41 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done deploy.Step, fx dep
 	}
 	payloads := make([]string, 0, 2)
 	for _, k := range []deploy.EventKind{deploy.EventStep, deploy.EventDeployment} {
-		b, err := json.Marshal(deploy.Event{Kind: k, DeploymentID: done.DeploymentID})
+		b, err := json.Marshal(deploy.Event{Kind: k, DeploymentID: id})
 		if err != nil {
 			return nil, err
 		}
 		payloads = append(payloads, string(b))
 	}
-	dk := done.Key()
 	var nk deploy.StepKey
 	var nextPos int
-	var nextType string
-	var nextStart *time.Time
+	var nextType, nextError string
+	nextOut := "{}"
+	var nextStart, nextEnd *time.Time
 	if next != nil {
-		nk, nextPos, nextType, nextStart = next.Key(), next.Position, stepType(next.Type), microPtr(next.StartedAt)
+		b, err := json.Marshal(textMap(next.Output))
+		if err != nil {
+			return nil, fmt.Errorf("record step: %w", err)
+		}
+		nk, nextPos, nextType, nextOut = next.Key(), next.Position, stepType(next.Type), string(b)
+		nextStart, nextEnd, nextError = microPtr(next.StartedAt), microPtr(next.FinishedAt), line(next.Error)
 	}
 	var stop stopRequest
 	var notified int
 	var started *time.Time
+	var inService *string
 	// The end is written FROM before, the deploy's row locked: nothing for
 	// a deploy that is gone, or that a concurrent removal takes (the lock
-	// waits for it, then finds no row).
-	err = q.QueryRow(ctx, `WITH before AS (
+	// waits for it, then finds no row). The inventory takes the deploy's
+	// row as updated (its sha256 may be this end's), as putInService does;
+	// the start reads it only where this statement does not change it.
+	err := q.QueryRow(ctx, `WITH before AS (
 			SELECT `+stopColumns+` FROM manent.deployments WHERE id = $1 FOR UPDATE
 		), done AS (
 			INSERT INTO manent.deployment_steps AS s (`+stepColumns+`)
 			SELECT $1::text, $2::text, $3::int, $4::int, $5::text, $6::text, $7::int, $8::text, $9::text, $10::int, $11::int,
 				$12::timestamptz, $13::timestamptz, $14::jsonb, $15::text
-			FROM before
+			FROM before WHERE $32::bool
 			`+stepUpsert+`
 			RETURNING 1
 		), upd AS (
@@ -285,11 +314,22 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done deploy.Step, fx dep
 				rollback = CASE WHEN $19::text = '' THEN d.rollback ELSE $19::text END,
 				updated_at = now()
 			FROM before WHERE d.id = $1
-			RETURNING `+stopReturning+`
+			RETURNING `+stopReturning+`, d.tenant, d.application, d.environment, d.requester, d.sha256, d.artifact, d.dry_run
+		), placed AS (
+			INSERT INTO manent.inventory AS i (tenant, application, environment, deployment_id, artifact, sha256, deployed_at, deployed_by)
+			SELECT upd.tenant, upd.application, upd.environment, $1, upd.artifact, upd.sha256, $33::timestamptz, upd.requester
+			FROM upd WHERE $34::bool AND NOT upd.dry_run
+			`+inServiceUpsert+`
+			RETURNING tenant, application, environment, deployment_id, deployed_at
+		), placed_history AS (
+			INSERT INTO manent.inventory_history (deployment_id, tenant, application, environment, deployed_at)
+			SELECT deployment_id, tenant, application, environment, deployed_at FROM placed
+			ON CONFLICT (deployment_id) DO NOTHING
+			RETURNING 1
 		), nxt AS (
 			INSERT INTO manent.deployment_steps AS s (`+stepColumns+`)
 			SELECT $1, $22::text, $23::int, $24::int, $25::text, $26::text, $27::int, $28::text, 'RUNNING', 1, 1,
-				$29::timestamptz, NULL, '{}'::jsonb, ''
+				$29::timestamptz, $36::timestamptz, $37::jsonb, $38::text
 			FROM upd WHERE $22::text <> '' AND NOT (upd.stop AND $20::bool)
 			`+stepUpsert+`
 			RETURNING s.started_at
@@ -297,17 +337,23 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done deploy.Step, fx dep
 			SELECT pg_notify($30, p) FROM unnest($31::text[]) AS p
 		)
 		SELECT upd.cancel_requested, upd.cancelled_by, upd.stop, upd.rollout_request_by, upd.rollout_request_reason,
-			(SELECT count(*) FROM n) + (SELECT count(*) FROM nxt) + (SELECT count(*) FROM done),
-			(SELECT started_at FROM nxt)
+			(SELECT count(*) FROM n) + (SELECT count(*) FROM nxt) + (SELECT count(*) FROM done) +
+				(SELECT count(*) FROM placed_history),
+			(SELECT started_at FROM nxt),
+			CASE WHEN $35::bool AND $22::text <> '' AND NOT (upd.stop AND $20::bool) THEN
+				(SELECT i.deployment_id FROM manent.inventory AS i
+				WHERE i.tenant = upd.tenant AND i.application = upd.application AND i.environment = upd.environment) END
 		FROM upd`,
-		done.DeploymentID, dk.Step, dk.Pass, dk.Batch, dk.Target, string(dk.Kind), done.Position, stepType(done.Type),
-		string(done.State), done.Attempts, max(done.Runs, 1), microPtr(done.StartedAt), microPtr(done.FinishedAt), string(out), line(done.Error),
-		nextName(next), effective, fx.SHA256, fx.Rollback, o.HonourCancel, dk.Name(),
+		id, dk.Step, dk.Pass, dk.Batch, dk.Target, string(dk.Kind), donePos, doneType,
+		doneState, doneAttempts, doneRuns, doneStart, doneEnd, out, doneError,
+		nextName(next), effective, fx.SHA256, fx.Rollback, o.HonourCancel, doneName,
 		nk.Step, nk.Pass, nk.Batch, nk.Target, string(nk.Kind), nextPos, nextType, nextStart,
-		Channel, payloads).Scan(append(stop.dest(), &notified, &started)...)
+		Channel, payloads, done != nil, micro(time.Now().UTC()), fx.InService, o.ReadInService,
+		nextEnd, nextOut, nextError).
+		Scan(append(stop.dest(), &notified, &started, &inService)...)
 	switch {
 	case errors.Is(err, dbos.ErrNoRows):
-		return nil, notFound(done.DeploymentID)
+		return nil, notFound(id)
 	case err != nil:
 		return nil, wrap("record step", err)
 	case next == nil:
@@ -317,7 +363,20 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done deploy.Step, fx dep
 		b := stop.begun()
 		return &b, nil
 	}
-	return &deploy.Begun{StartedAt: utcPtr(started)}, nil
+	b := &deploy.Begun{StartedAt: utcPtr(started)}
+	if inService != nil {
+		b.InService = *inService
+	}
+	return b, nil
+}
+
+// nextDeployID is the deploy of an Advance: done's, or next's when there is
+// no end to record.
+func nextDeployID(done, next *deploy.Step) string {
+	if done != nil {
+		return done.DeploymentID
+	}
+	return next.DeploymentID
 }
 
 // An operation that honours cancels does not begin when a cancel, or an
@@ -530,6 +589,14 @@ func (s *inventorySource) dest() []any {
 	return []any{&s.id, &s.tenant, &s.application, &s.environment, &s.requester, &s.sha256, &s.artifact, &s.dryRun}
 }
 
+// inServiceUpsert is what putting a deploy in service keeps: the history
+// keeps the first time the deploy went in service, and only if it did: a
+// deploy put in service later already is wins.
+const inServiceUpsert = `ON CONFLICT (tenant, application, environment) DO UPDATE SET
+			deployment_id = EXCLUDED.deployment_id, artifact = EXCLUDED.artifact, sha256 = EXCLUDED.sha256,
+			deployed_at = EXCLUDED.deployed_at, deployed_by = EXCLUDED.deployed_by
+		WHERE i.deployment_id = EXCLUDED.deployment_id OR i.deployed_at <= EXCLUDED.deployed_at`
+
 // putInService makes the deploy the current release of its environment,
 // unless a deploy put in service later already is.
 func putInService(ctx context.Context, q dbos.Querier, d inventorySource, at time.Time) error {
@@ -537,15 +604,10 @@ func putInService(ctx context.Context, q dbos.Querier, d inventorySource, at tim
 	if err != nil {
 		return fmt.Errorf("update inventory: %w", err)
 	}
-	// The history keeps the first time the deploy went in service, and
-	// only if it did: a deploy put in service later already is wins.
 	_, err = q.Exec(ctx, `WITH placed AS (INSERT INTO manent.inventory AS i
 			(tenant, application, environment, deployment_id, artifact, sha256, deployed_at, deployed_by)
 		VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8)
-		ON CONFLICT (tenant, application, environment) DO UPDATE SET
-			deployment_id = EXCLUDED.deployment_id, artifact = EXCLUDED.artifact, sha256 = EXCLUDED.sha256,
-			deployed_at = EXCLUDED.deployed_at, deployed_by = EXCLUDED.deployed_by
-		WHERE i.deployment_id = EXCLUDED.deployment_id OR i.deployed_at <= EXCLUDED.deployed_at
+		`+inServiceUpsert+`
 		RETURNING tenant, application, environment, deployment_id, deployed_at)
 		INSERT INTO manent.inventory_history (deployment_id, tenant, application, environment, deployed_at)
 		SELECT deployment_id, tenant, application, environment, deployed_at FROM placed
