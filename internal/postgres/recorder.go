@@ -27,16 +27,45 @@ func NewRecorder() *Recorder { return &Recorder{} }
 func notifyIn(ctx context.Context, q dbos.Querier, id string, kinds ...deploy.EventKind) error {
 	payloads := make([]string, len(kinds))
 	for i, k := range kinds {
-		payload, err := json.Marshal(deploy.Event{Kind: k, DeploymentID: id})
+		payload, err := eventPayload(id, k)
 		if err != nil {
 			return err
 		}
-		payloads[i] = string(payload)
+		payloads[i] = payload
 	}
 	if _, err := q.Exec(ctx, "SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", Channel, payloads); err != nil {
 		return fmt.Errorf("notify: %w", err)
 	}
 	return nil
+}
+
+// eventPayload is the notification of a change of kind to the deploy id.
+func eventPayload(id string, kind deploy.EventKind) (string, error) {
+	b, err := json.Marshal(deploy.Event{Kind: kind, DeploymentID: id})
+	if err != nil {
+		return "", fmt.Errorf("encode event: %w", err)
+	}
+	return string(b), nil
+}
+
+// updateNotifying runs update, an UPDATE of the deploy id whose RETURNING
+// gives a row per row it changed, and queues the notification of kind
+// for each, in the same statement: the change and its notification are
+// one round trip, and a deploy left as it was notifies nothing. update's
+// parameters are args ($1, $2, ...); it answers how many rows changed.
+func updateNotifying(ctx context.Context, q dbos.Querier, kind deploy.EventKind, id, update string, args ...any) (int, error) {
+	payload, err := eventPayload(id, kind)
+	if err != nil {
+		return 0, err
+	}
+	n := len(args)
+	// pg_notify is volatile: the count reads every row of u, so each one
+	// notifies (a CTE that is not referenced would never run).
+	var changed int
+	err = q.QueryRow(ctx, fmt.Sprintf(`WITH u AS (%s)
+		SELECT count(*) FROM (SELECT pg_notify($%d, $%d) FROM u) AS n`, update, n+1, n+2),
+		append(args, Channel, payload)...).Scan(&changed)
+	return changed, err
 }
 
 // AdvancesAtOnce implements the engine's Recorder: the common case of an
@@ -48,14 +77,15 @@ func (r *Recorder) AdvancesAtOnce(done *deploy.Step, fx deploy.StepEffects, next
 
 // SetRollback implements the engine's Recorder.
 func (r *Recorder) SetRollback(ctx context.Context, q dbos.Querier, id, state string) error {
-	res, err := q.Exec(ctx, "UPDATE manent.deployments SET rollback = $2, updated_at = now() WHERE id = $1", id, state)
+	n, err := updateNotifying(ctx, q, deploy.EventDeployment, id,
+		"UPDATE manent.deployments SET rollback = $2, updated_at = now() WHERE id = $1 RETURNING 1", id, state)
 	if err != nil {
 		return wrap("record rollback", err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	if n == 0 {
 		return notFound(id)
 	}
-	return wrap("record rollback", notifyIn(ctx, q, id, deploy.EventDeployment))
+	return nil
 }
 
 // AppendLog implements the engine's Recorder: lines of one deploy, in the
@@ -93,22 +123,23 @@ func (r *Recorder) AppendLog(ctx context.Context, q dbos.Querier, id string, lin
 // StartRun implements the engine's Recorder: ENQUEUED → PENDING. PENDING
 // answers true too: a run resumed on another process did start.
 func (r *Recorder) StartRun(ctx context.Context, q dbos.Querier, id string, at time.Time) (bool, error) {
-	var state string
-	err := q.QueryRow(ctx, `UPDATE manent.deployments SET state = $2, started_at = COALESCE(started_at, $3), updated_at = now()
-		WHERE id = $1 AND state = ANY($4) RETURNING state`,
-		id, string(deploy.StatePending), micro(at), guard(deploy.StatePending)).Scan(&state)
-	if errors.Is(err, dbos.ErrNoRows) {
-		if err := q.QueryRow(ctx, "SELECT state FROM manent.deployments WHERE id = $1", id).Scan(&state); errors.Is(err, dbos.ErrNoRows) {
-			return false, notFound(id)
-		} else if err != nil {
-			return false, wrap("start deployment", err)
-		}
-		return false, nil
-	}
+	n, err := updateNotifying(ctx, q, deploy.EventDeployment, id,
+		`UPDATE manent.deployments SET state = $2, started_at = COALESCE(started_at, $3), updated_at = now()
+		WHERE id = $1 AND state = ANY($4) RETURNING 1`,
+		id, string(deploy.StatePending), micro(at), guard(deploy.StatePending))
 	if err != nil {
 		return false, wrap("start deployment", err)
 	}
-	return true, wrap("start deployment", notifyIn(ctx, q, id, deploy.EventDeployment))
+	if n > 0 {
+		return true, nil
+	}
+	var state string
+	if err := q.QueryRow(ctx, "SELECT state FROM manent.deployments WHERE id = $1", id).Scan(&state); errors.Is(err, dbos.ErrNoRows) {
+		return false, notFound(id)
+	} else if err != nil {
+		return false, wrap("start deployment", err)
+	}
+	return false, nil
 }
 
 // Advance implements the engine's Recorder: the end of one operation and
