@@ -90,34 +90,40 @@ func (r *Recorder) SetRollback(ctx context.Context, q dbos.Querier, id, state st
 
 // AppendLog implements the engine's Recorder: lines of one deploy, in the
 // transaction of its outcome, so that the log is complete when the state
-// is final.
+// is final. Numbered as Store.AppendLog numbers them, in one statement:
+// the numbers are reserved on the deploy's row (locked until the commit,
+// so no other writer takes them), the lines take them in their order, and
+// the log event is queued; a deploy that is gone gets none of them, and no
+// error: its lines went with it.
 func (r *Recorder) AppendLog(ctx context.Context, q dbos.Querier, id string, lines []deploy.LogLine) error {
 	if len(lines) == 0 {
 		return nil
 	}
-	var last int64
-	err := q.QueryRow(ctx, "UPDATE manent.deployments SET log_seq = log_seq + $2 WHERE id = $1 RETURNING log_seq", id, len(lines)).Scan(&last)
-	if errors.Is(err, dbos.ErrNoRows) {
-		return nil // the deploy is gone: so are its lines
-	}
-	if err != nil {
-		return wrap("append log", err)
-	}
-	seqs, times, steps, levels, messages := make([]int64, len(lines)), make([]time.Time, len(lines)),
-		make([]string, len(lines)), make([]string, len(lines)), make([]string, len(lines))
+	n := len(lines)
+	times, steps, levels, messages := make([]time.Time, n), make([]string, n), make([]string, n), make([]string, n)
 	for i, l := range lines {
 		if l.Time.IsZero() {
 			l.Time = time.Now().UTC()
 		}
-		row := toLogRow(l, last-int64(len(lines))+int64(i)+1)
-		seqs[i], times[i], steps[i], levels[i], messages[i] = row.Seq, row.Time, row.Step, row.Level, row.Message
+		row := toLogRow(l, 0)
+		times[i], steps[i], levels[i], messages[i] = row.Time, row.Step, row.Level, row.Message
 	}
-	if _, err := q.Exec(ctx, `INSERT INTO manent.deployment_logs (deployment_id, seq, time, step, level, message)
-		SELECT $1, * FROM unnest($2::bigint[], $3::timestamptz[], $4::text[], $5::text[], $6::text[])`,
-		id, seqs, times, steps, levels, messages); err != nil {
-		return wrap("append log", err)
+	payload, err := eventPayload(id, deploy.EventLog)
+	if err != nil {
+		return fmt.Errorf("append log: %w", err)
 	}
-	return wrap("append log", notifyIn(ctx, q, id, deploy.EventLog))
+	var notified int
+	err = q.QueryRow(ctx, `WITH seq AS (
+			UPDATE manent.deployments SET log_seq = log_seq + $2::bigint WHERE id = $1::text
+			RETURNING log_seq - $2::bigint AS base
+		), ins AS (
+			INSERT INTO manent.deployment_logs (deployment_id, seq, time, step, level, message)
+			SELECT $1::text, seq.base + l.k, l.time, l.step, l.level, l.message
+			FROM seq, unnest($3::timestamptz[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS l(time, step, level, message, k)
+		)
+		SELECT count(*) FROM (SELECT pg_notify($7, $8) FROM seq) AS n`,
+		id, int64(n), times, steps, levels, messages, Channel, payload).Scan(&notified)
+	return wrap("append log", err)
 }
 
 // StartRun implements the engine's Recorder: ENQUEUED → PENDING. PENDING
