@@ -427,13 +427,20 @@ func (r *Recorder) SkipSteps(ctx context.Context, q dbos.Querier, id string, ste
 	if len(steps) == 0 {
 		return nil
 	}
+	payload, err := eventPayload(id, deploy.EventStep)
+	if err != nil {
+		return fmt.Errorf("skip steps: %w", err)
+	}
 	// Locked as ofDeploy locks, until the end of the transaction the skips
-	// are written in (the finish's).
-	var exists bool
-	if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM manent.deployments WHERE id = $1 FOR KEY SHARE)`, id).Scan(&exists); err != nil {
+	// are written in (the finish's). The notification goes with the lock,
+	// a round trip less: PostgreSQL sends it at the commit, after the
+	// skips, and not at all if one of them fails.
+	var exists int
+	if err := q.QueryRow(ctx, `WITH d AS (SELECT 1 FROM manent.deployments WHERE id = $1 FOR KEY SHARE)
+		SELECT count(*) FROM (SELECT pg_notify($2, $3) FROM d) AS n`, id, Channel, payload).Scan(&exists); err != nil {
 		return wrap("skip steps", err)
 	}
-	if !exists {
+	if exists == 0 {
 		return notFound(id)
 	}
 	for _, s := range steps {
@@ -449,7 +456,7 @@ func (r *Recorder) SkipSteps(ctx context.Context, q dbos.Querier, id string, ste
 			return wrap("skip steps", err)
 		}
 	}
-	return wrap("skip steps", notifyIn(ctx, q, id, deploy.EventStep))
+	return nil
 }
 
 // FinishRun implements the engine's Recorder: the outcome, the inventory,
