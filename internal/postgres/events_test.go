@@ -2,8 +2,11 @@ package postgres_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"testing"
 	"time"
 
@@ -177,69 +180,149 @@ func waitClosed(t *testing.T, ch <-chan deploy.Event) {
 }
 
 // Each write of the Recorder notifies, when its transaction commits, what
-// it changed.
+// it changed, and nothing else; a write that changed nothing notifies
+// nothing, and a transaction rolled back notifies nothing at all.
 func TestRecorderNotifies(t *testing.T) {
 	f := newFixture(t)
 	ev := f.events()
 	step, dep, logs := deploy.EventStep, deploy.EventDeployment, deploy.EventLog
+	line := func(id string) []deploy.LogLine {
+		return []deploy.LogLine{{DeploymentID: id, Time: time.Now(), Message: "m"}}
+	}
 	tests := []struct {
 		name  string
 		setup func(id string) // nil: a deploy started
-		write func(id string) error
-		want  []deploy.EventKind
+		write func(q dbos.Querier, id string) error
+		want  []deploy.EventKind // when committed, in order
 	}{
-		{"start", func(id string) { f.create(deployment(id, "staging")) }, func(id string) error {
-			return f.inTx(func(q dbos.Querier) error { _, err := f.rec.StartRun(f.ctx, q, id, time.Now()); return err })
+		{"start", func(id string) { f.create(deployment(id, "staging")) }, func(q dbos.Querier, id string) error {
+			_, err := f.rec.StartRun(f.ctx, q, id, time.Now())
+			return err
 		}, []deploy.EventKind{dep}},
-		{"begin", nil, func(id string) error {
-			_, err := f.advance(nil, deploy.StepEffects{}, op(id, "config", deploy.StepRunning), deploy.BeginOptions{})
+		{"start of a cancelled deploy", func(id string) { f.create(deployment(id, "staging")); f.cancel(id) }, func(q dbos.Querier, id string) error {
+			ok, err := f.rec.StartRun(f.ctx, q, id, time.Now())
+			if err == nil && ok {
+				return errors.New("StartRun of a cancelled deploy = true, want false")
+			}
+			return err
+		}, nil},
+		{"begin", nil, func(q dbos.Querier, id string) error {
+			_, err := f.rec.Advance(f.ctx, q, nil, deploy.StepEffects{}, op(id, "config", deploy.StepRunning), deploy.BeginOptions{})
 			return err
 		}, []deploy.EventKind{step, dep}},
-		{"end", func(id string) { f.pending(id, id); f.begin(*op(id, "config", "")) }, func(id string) error {
-			_, err := f.advance(op(id, "config", deploy.StepSuccess), deploy.StepEffects{}, nil, deploy.BeginOptions{})
+		{"end", func(id string) { f.pending(id, id); f.begin(*op(id, "config", "")) }, func(q dbos.Querier, id string) error {
+			_, err := f.rec.Advance(f.ctx, q, op(id, "config", deploy.StepSuccess), deploy.StepEffects{}, nil, deploy.BeginOptions{})
 			return err
 		}, []deploy.EventKind{step, dep}},
-		{"end in service", func(id string) { f.pending(id, id); f.begin(*op(id, "activation", "")) }, func(id string) error {
-			_, err := f.advance(op(id, "activation", deploy.StepSuccess), deploy.StepEffects{InService: true}, nil, deploy.BeginOptions{})
+		{"end in service", func(id string) { f.pending(id, id); f.begin(*op(id, "activation", "")) }, func(q dbos.Querier, id string) error {
+			_, err := f.rec.Advance(f.ctx, q, op(id, "activation", deploy.StepSuccess), deploy.StepEffects{InService: true}, nil, deploy.BeginOptions{})
 			return err
 		}, []deploy.EventKind{step, dep}},
-		{"skip", nil, func(id string) error {
-			return f.inTx(func(q dbos.Querier) error {
-				return f.rec.SkipSteps(f.ctx, q, id, []deploy.Step{*op(id, "deploy", deploy.StepSkipped)})
-			})
+		{"rollback", nil, func(q dbos.Querier, id string) error {
+			return f.rec.SetRollback(f.ctx, q, id, deploy.RollbackRunning)
+		}, []deploy.EventKind{dep}},
+		{"skip", nil, func(q dbos.Querier, id string) error {
+			return f.rec.SkipSteps(f.ctx, q, id, []deploy.Step{*op(id, "deploy", deploy.StepSkipped)})
 		}, []deploy.EventKind{step}},
-		{"log", nil, func(id string) error {
-			return f.inTx(func(q dbos.Querier) error {
-				return f.rec.AppendLog(f.ctx, q, id, []deploy.LogLine{{DeploymentID: id, Time: time.Now(), Message: "m"}})
-			})
+		{"log", nil, func(q dbos.Querier, id string) error {
+			return f.rec.AppendLog(f.ctx, q, id, line(id))
 		}, []deploy.EventKind{logs}},
-		{"finish", nil, func(id string) error {
-			_, err := f.finishRun(deploy.Outcome{ID: id, State: deploy.StateSuccess})
+		{"log of a deploy that is gone", func(string) {}, func(q dbos.Querier, id string) error {
+			return f.rec.AppendLog(f.ctx, q, id, line(id))
+		}, nil},
+		{"finish", nil, func(q dbos.Querier, id string) error {
+			_, err := f.rec.FinishRun(f.ctx, q, deploy.Outcome{ID: id, State: deploy.StateSuccess})
 			return err
 		}, []deploy.EventKind{dep}},
+		// As the engine finishes: the last lines, the skips and the outcome
+		// in one transaction.
+		{"finish with its last lines and skips", nil, func(q dbos.Querier, id string) error {
+			if err := f.rec.AppendLog(f.ctx, q, id, line(id)); err != nil {
+				return err
+			}
+			if err := f.rec.SkipSteps(f.ctx, q, id, []deploy.Step{*op(id, "deploy", deploy.StepSkipped)}); err != nil {
+				return err
+			}
+			_, err := f.rec.FinishRun(f.ctx, q, deploy.Outcome{ID: id, State: deploy.StateError, Error: "boom"})
+			return err
+		}, []deploy.EventKind{logs, step, dep}},
+		{"finish of a deploy already final", func(id string) {
+			f.pending(id, id)
+			f.finish(deploy.Outcome{ID: id, State: deploy.StateSuccess})
+		}, func(q dbos.Querier, id string) error {
+			_, err := f.rec.FinishRun(f.ctx, q, deploy.Outcome{ID: id, State: deploy.StateError})
+			return err
+		}, nil},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			id := "n-" + slug(tt.name)
-			if tt.setup != nil {
-				tt.setup(id)
-			} else {
-				f.pending(id, id)
+		for _, commit := range []bool{true, false} {
+			name, id := tt.name, "n-"+slug(tt.name)
+			if !commit {
+				name, id = tt.name+", rolled back", id+"-rb"
 			}
-			sub := ev.Subscribe(f.ctx, id)
-			// Notifications arrive in the order of commits: once the
-			// sentinel is read, so are those of the setup.
-			sentinel := deploy.Event{Kind: "sentinel", DeploymentID: id}
-			if err := f.exec("SELECT pg_notify(?, ?)", postgres.Channel, `{"kind":"sentinel","id":"`+id+`"}`); err != nil {
-				t.Fatal(err)
+			t.Run(name, func(t *testing.T) {
+				if tt.setup != nil {
+					tt.setup(id)
+				} else {
+					f.pending(id, id)
+				}
+				sub := ev.Subscribe(f.ctx, id)
+				// Notifications arrive in the order of commits: once the
+				// first sentinel is read, so are those of the setup; once
+				// the second is, so are those of the write.
+				before := f.sentinel(t, id, "before")
+				waitFor(t, sub, before)
+				run := f.inTx
+				if !commit {
+					run = f.rolledBack
+				}
+				if err := run(func(q dbos.Querier) error { return tt.write(q, id) }); err != nil {
+					t.Fatal(err)
+				}
+				want := tt.want
+				if !commit {
+					want = nil
+				}
+				if got := kindsUntil(t, sub, f.sentinel(t, id, "after")); !slices.Equal(got, want) {
+					t.Errorf("notified %q, want %q", got, want)
+				}
+			})
+		}
+	}
+}
+
+// sentinel notifies an event of kind for id, in a transaction of its own.
+func (f *fixture) sentinel(t *testing.T, id string, kind deploy.EventKind) deploy.Event {
+	t.Helper()
+	ev := deploy.Event{Kind: kind, DeploymentID: id}
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.exec("SELECT pg_notify(?, ?)", postgres.Channel, string(payload)); err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// kindsUntil reads ch up to the event until and answers the kinds of the
+// events before it.
+func kindsUntil(t *testing.T, ch <-chan deploy.Event, until deploy.Event) []deploy.EventKind {
+	t.Helper()
+	var kinds []deploy.EventKind
+	deadline := time.After(eventWait)
+	for {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				t.Fatalf("channel closed while waiting for %+v", until)
 			}
-			waitFor(t, sub, sentinel)
-			if err := tt.write(id); err != nil {
-				t.Fatal(err)
+			if ev == until {
+				return kinds
 			}
-			for _, k := range tt.want {
-				waitFor(t, sub, deploy.Event{Kind: k, DeploymentID: id})
-			}
-		})
+			kinds = append(kinds, ev.Kind)
+		case <-deadline:
+			t.Fatalf("no %+v within %s", until, eventWait)
+		}
 	}
 }

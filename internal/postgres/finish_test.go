@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbos-inc/dbos-transact-golang/dbos"
+
 	"manent.dev/manent/deploy"
 )
 
@@ -211,5 +213,59 @@ func TestFinishRunReturnsTheWaitingDependents(t *testing.T) {
 	want := deploy.Finished{Dependents: []string{"other", "w-a", "w-b"}, Release: "rel-1"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("FinishRun = %+v, want %+v", got, want)
+	}
+}
+
+// The deployment.finish entry is by the outcome's actor, else by the
+// deploy's requester, written at the transaction's time, about the deploy's
+// resource (the audit's trigger fills it).
+func TestFinishRunAuditEntry(t *testing.T) {
+	f := newFixture(t)
+	tests := []struct {
+		name, actor, want string
+	}{
+		{"by the actor", "token:ops", "token:ops"},
+		{"by the requester", "", "token:requester"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := slug(tt.name)
+			d := deployment(id, id)
+			d.Requester = "token:requester"
+			f.run(d)
+			var txTime time.Time
+			err := f.inTx(func(q dbos.Querier) error {
+				if err := q.QueryRow(f.ctx, "SELECT now()").Scan(&txTime); err != nil {
+					return err
+				}
+				_, err := f.rec.FinishRun(f.ctx, q, deploy.Outcome{ID: id, State: deploy.StateSuccess, Actor: tt.actor})
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var actor, resources string
+			var at time.Time
+			if err := f.db.Bun().QueryRowContext(f.ctx, `SELECT actor, time, resources::text FROM manent.audit
+				WHERE action = 'deployment.finish' AND target = ?`, id).Scan(&actor, &at, &resources); err != nil {
+				t.Fatal(err)
+			}
+			if actor != tt.want {
+				t.Errorf("actor %q, want %q", actor, tt.want)
+			}
+			if !at.Equal(txTime) {
+				t.Errorf("time %v, want the transaction's, %v", at, txTime)
+			}
+			var got []map[string]string
+			if err := json.Unmarshal([]byte(resources), &got); err != nil {
+				t.Fatalf("resources %s: %v", resources, err)
+			}
+			if want := []map[string]string{{"tenant": "demo", "application": "app", "environment": id}}; !reflect.DeepEqual(got, want) {
+				t.Errorf("resources %v, want %v", got, want)
+			}
+			if n := f.audit("deployment.finish", id); n != 1 {
+				t.Errorf("%d deployment.finish entries, want 1", n)
+			}
+		})
 	}
 }

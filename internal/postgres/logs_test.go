@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -76,4 +77,105 @@ func TestRecorderAppendLog(t *testing.T) {
 	if err != nil || len(lines) != 1 || lines[0].Seq != 4 {
 		t.Errorf("next line = %+v, %v; want seq 4", lines, err)
 	}
+}
+
+// The lines the Recorder appends in one transaction are numbered on from
+// the deploy's row in their order, normalised as the Store's are, and none
+// of them, nor their numbers, outlive a rollback.
+func TestRecorderAppendLogInATransaction(t *testing.T) {
+	f := newFixture(t)
+	t0 := time.Date(2026, 2, 3, 4, 5, 6, 789123456, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	stamp := func(s int) string { return at(s).Truncate(time.Microsecond).Format(time.RFC3339Nano) }
+	tests := []struct {
+		name string
+		// batches are appended in one transaction, rolled back if rollback.
+		batches  [][]deploy.LogLine
+		rollback bool
+		want     []string // the log after: seq, time, step, level, message
+	}{
+		{name: "batches numbered on in their order", batches: [][]deploy.LogLine{
+			{{Time: at(3), Message: "one"}, {Time: at(1), Message: "two"}},
+			{{Time: at(2), Message: "three"}},
+		}, want: []string{"1 " + stamp(3) + " - info one", "2 " + stamp(1) + " - info two", "3 " + stamp(2) + " - info three"}},
+		{name: "normalised", batches: [][]deploy.LogLine{
+			{{Time: at(0), Step: "de\x00ploy\xff", Level: "warn", Message: "a\tb\x1b[31m\xffc"}},
+		}, want: []string{"1 " + stamp(0) + " deploy\uFFFD warn a\\tb\\x1b[31m\\xffc"}},
+		// The deploy's ID is the Recorder's argument: the lines are of it.
+		{name: "the lines of the deploy named", batches: [][]deploy.LogLine{
+			{{DeploymentID: "elsewhere", Time: at(0), Message: "mine"}},
+		}, want: []string{"1 " + stamp(0) + " - info mine"}},
+		{name: "rolled back", batches: [][]deploy.LogLine{{{Time: at(0), Message: "lost"}}}, rollback: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := slug(tt.name)
+			f.pending(id, id)
+			run := f.inTx
+			if tt.rollback {
+				run = f.rolledBack
+			}
+			err := run(func(q dbos.Querier) error {
+				for _, b := range tt.batches {
+					if err := f.rec.AppendLog(f.ctx, q, id, b); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("AppendLog: %v", err)
+			}
+			if got := f.logOf(id); !slices.Equal(got, tt.want) {
+				t.Errorf("log\n got %q\nwant %q", got, tt.want)
+			}
+			// The next line takes the number after the last one kept.
+			if err := f.store.AppendLog(f.ctx, deploy.LogLine{DeploymentID: id, Message: "next"}); err != nil {
+				t.Fatal(err)
+			}
+			lines, err := f.store.Logs(f.ctx, id, int64(len(tt.want)), 0)
+			if err != nil || len(lines) != 1 || lines[0].Seq != int64(len(tt.want))+1 {
+				t.Errorf("next line = %+v, %v; want seq %d", lines, err, len(tt.want)+1)
+			}
+		})
+	}
+}
+
+// A line without a time takes the time it is appended at.
+func TestRecorderAppendLogTimesLinesWithout(t *testing.T) {
+	f := newFixture(t)
+	f.pending("t", "staging")
+	before := time.Now().UTC().Truncate(time.Microsecond)
+	if err := f.inTx(func(q dbos.Querier) error {
+		return f.rec.AppendLog(f.ctx, q, "t", []deploy.LogLine{{Message: "untimed"}})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	after := time.Now().UTC()
+	lines, err := f.store.Logs(f.ctx, "t", 0, 0)
+	if err != nil || len(lines) != 1 {
+		t.Fatalf("Logs = %+v, %v; want one line", lines, err)
+	}
+	if got := lines[0].Time; got.Before(before) || got.After(after) {
+		t.Errorf("time %v, want within [%v, %v]", got, before, after)
+	}
+}
+
+// logOf summarises the log of id: seq, time, step ("-" for none), level,
+// message.
+func (f *fixture) logOf(id string) []string {
+	f.t.Helper()
+	lines, err := f.store.Logs(f.ctx, id, 0, 0)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	var out []string
+	for _, l := range lines {
+		step := l.Step
+		if step == "" {
+			step = "-"
+		}
+		out = append(out, fmt.Sprintf("%d %s %s %s %s", l.Seq, l.Time.Format(time.RFC3339Nano), step, l.Level, l.Message))
+	}
+	return out
 }

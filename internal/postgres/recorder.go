@@ -31,16 +31,45 @@ func NewRecorder() *Recorder { return &Recorder{} }
 func notifyIn(ctx context.Context, q dbos.Querier, id string, kinds ...deploy.EventKind) error {
 	payloads := make([]string, len(kinds))
 	for i, k := range kinds {
-		payload, err := json.Marshal(deploy.Event{Kind: k, DeploymentID: id})
+		payload, err := eventPayload(id, k)
 		if err != nil {
 			return err
 		}
-		payloads[i] = string(payload)
+		payloads[i] = payload
 	}
 	if _, err := q.Exec(ctx, "SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", Channel, payloads); err != nil {
 		return fmt.Errorf("notify: %w", err)
 	}
 	return nil
+}
+
+// eventPayload is the notification of a change of kind to the deploy id.
+func eventPayload(id string, kind deploy.EventKind) (string, error) {
+	b, err := json.Marshal(deploy.Event{Kind: kind, DeploymentID: id})
+	if err != nil {
+		return "", fmt.Errorf("encode event: %w", err)
+	}
+	return string(b), nil
+}
+
+// updateNotifying runs update, an UPDATE of the deploy id whose RETURNING
+// gives a row per row it changed, and queues the notification of kind
+// for each, in the same statement: the change and its notification are
+// one round trip, and a deploy left as it was notifies nothing. update's
+// parameters are args ($1, $2, ...); it answers how many rows changed.
+func updateNotifying(ctx context.Context, q dbos.Querier, kind deploy.EventKind, id, update string, args ...any) (int, error) {
+	payload, err := eventPayload(id, kind)
+	if err != nil {
+		return 0, err
+	}
+	n := len(args)
+	// pg_notify is volatile: the count reads every row of u, so each one
+	// notifies (a CTE that is not referenced would never run).
+	var changed int
+	err = q.QueryRow(ctx, fmt.Sprintf(`WITH u AS (%s)
+		SELECT count(*) FROM (SELECT pg_notify($%d, $%d) FROM u) AS n`, update, n+1, n+2),
+		append(args, Channel, payload)...).Scan(&changed)
+	return changed, err
 }
 
 // AdvancesAtOnce implements the engine's Recorder: an operation's end, the
@@ -58,67 +87,75 @@ func (r *Recorder) AdvancesAtOnce(done *deploy.Step, fx deploy.StepEffects, next
 
 // SetRollback implements the engine's Recorder.
 func (r *Recorder) SetRollback(ctx context.Context, q dbos.Querier, id, state string) error {
-	res, err := q.Exec(ctx, "UPDATE manent.deployments SET rollback = $2, updated_at = now() WHERE id = $1", id, state)
+	n, err := updateNotifying(ctx, q, deploy.EventDeployment, id,
+		"UPDATE manent.deployments SET rollback = $2, updated_at = now() WHERE id = $1 RETURNING 1", id, state)
 	if err != nil {
 		return wrap("record rollback", err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	if n == 0 {
 		return notFound(id)
 	}
-	return wrap("record rollback", notifyIn(ctx, q, id, deploy.EventDeployment))
+	return nil
 }
 
 // AppendLog implements the engine's Recorder: lines of one deploy, in the
 // transaction of its outcome, so that the log is complete when the state
-// is final.
+// is final. Numbered as Store.AppendLog numbers them, in one statement:
+// the numbers are reserved on the deploy's row (locked until the commit,
+// so no other writer takes them), the lines take them in their order, and
+// the log event is queued; a deploy that is gone gets none of them, and no
+// error: its lines went with it.
 func (r *Recorder) AppendLog(ctx context.Context, q dbos.Querier, id string, lines []deploy.LogLine) error {
 	if len(lines) == 0 {
 		return nil
 	}
-	var last int64
-	err := q.QueryRow(ctx, "UPDATE manent.deployments SET log_seq = log_seq + $2 WHERE id = $1 RETURNING log_seq", id, len(lines)).Scan(&last)
-	if errors.Is(err, dbos.ErrNoRows) {
-		return nil // the deploy is gone: so are its lines
-	}
-	if err != nil {
-		return wrap("append log", err)
-	}
-	seqs, times, steps, levels, messages := make([]int64, len(lines)), make([]time.Time, len(lines)),
-		make([]string, len(lines)), make([]string, len(lines)), make([]string, len(lines))
+	n := len(lines)
+	times, steps, levels, messages := make([]time.Time, n), make([]string, n), make([]string, n), make([]string, n)
 	for i, l := range lines {
 		if l.Time.IsZero() {
 			l.Time = time.Now().UTC()
 		}
-		row := toLogRow(l, last-int64(len(lines))+int64(i)+1)
-		seqs[i], times[i], steps[i], levels[i], messages[i] = row.Seq, row.Time, row.Step, row.Level, row.Message
+		row := toLogRow(l, 0)
+		times[i], steps[i], levels[i], messages[i] = row.Time, row.Step, row.Level, row.Message
 	}
-	if _, err := q.Exec(ctx, `INSERT INTO manent.deployment_logs (deployment_id, seq, time, step, level, message)
-		SELECT $1, * FROM unnest($2::bigint[], $3::timestamptz[], $4::text[], $5::text[], $6::text[])`,
-		id, seqs, times, steps, levels, messages); err != nil {
-		return wrap("append log", err)
+	payload, err := eventPayload(id, deploy.EventLog)
+	if err != nil {
+		return fmt.Errorf("append log: %w", err)
 	}
-	return wrap("append log", notifyIn(ctx, q, id, deploy.EventLog))
+	var notified int
+	err = q.QueryRow(ctx, `WITH seq AS (
+			UPDATE manent.deployments SET log_seq = log_seq + $2::bigint WHERE id = $1::text
+			RETURNING log_seq - $2::bigint AS base
+		), ins AS (
+			INSERT INTO manent.deployment_logs (deployment_id, seq, time, step, level, message)
+			SELECT $1::text, seq.base + l.k, l.time, l.step, l.level, l.message
+			FROM seq, unnest($3::timestamptz[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS l(time, step, level, message, k)
+		)
+		SELECT count(*) FROM (SELECT pg_notify($7, $8) FROM seq) AS n`,
+		id, int64(n), times, steps, levels, messages, Channel, payload).Scan(&notified)
+	return wrap("append log", err)
 }
 
 // StartRun implements the engine's Recorder: ENQUEUED → PENDING. PENDING
 // answers true too: a run resumed on another process did start.
 func (r *Recorder) StartRun(ctx context.Context, q dbos.Querier, id string, at time.Time) (bool, error) {
-	var state string
-	err := q.QueryRow(ctx, `UPDATE manent.deployments SET state = $2, started_at = COALESCE(started_at, $3), updated_at = now()
-		WHERE id = $1 AND state = ANY($4) RETURNING state`,
-		id, string(deploy.StatePending), micro(at), guard(deploy.StatePending)).Scan(&state)
-	if errors.Is(err, dbos.ErrNoRows) {
-		if err := q.QueryRow(ctx, "SELECT state FROM manent.deployments WHERE id = $1", id).Scan(&state); errors.Is(err, dbos.ErrNoRows) {
-			return false, notFound(id)
-		} else if err != nil {
-			return false, wrap("start deployment", err)
-		}
-		return false, nil
-	}
+	n, err := updateNotifying(ctx, q, deploy.EventDeployment, id,
+		`UPDATE manent.deployments SET state = $2, started_at = COALESCE(started_at, $3), updated_at = now()
+		WHERE id = $1 AND state = ANY($4) RETURNING 1`,
+		id, string(deploy.StatePending), micro(at), guard(deploy.StatePending))
 	if err != nil {
 		return false, wrap("start deployment", err)
 	}
-	return true, wrap("start deployment", notifyIn(ctx, q, id, deploy.EventDeployment))
+	if n > 0 {
+		return true, nil
+	}
+	var state string
+	if err := q.QueryRow(ctx, "SELECT state FROM manent.deployments WHERE id = $1", id).Scan(&state); errors.Is(err, dbos.ErrNoRows) {
+		return false, notFound(id)
+	} else if err != nil {
+		return false, wrap("start deployment", err)
+	}
+	return false, nil
 }
 
 // Advance implements the engine's Recorder: the end of one operation and
@@ -449,13 +486,20 @@ func (r *Recorder) SkipSteps(ctx context.Context, q dbos.Querier, id string, ste
 	if len(steps) == 0 {
 		return nil
 	}
+	payload, err := eventPayload(id, deploy.EventStep)
+	if err != nil {
+		return fmt.Errorf("skip steps: %w", err)
+	}
 	// Locked as ofDeploy locks, until the end of the transaction the skips
-	// are written in (the finish's).
-	var exists bool
-	if err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM manent.deployments WHERE id = $1 FOR KEY SHARE)`, id).Scan(&exists); err != nil {
+	// are written in (the finish's). The notification goes with the lock,
+	// a round trip less: PostgreSQL sends it at the commit, after the
+	// skips, and not at all if one of them fails.
+	var exists int
+	if err := q.QueryRow(ctx, `WITH d AS (SELECT 1 FROM manent.deployments WHERE id = $1 FOR KEY SHARE)
+		SELECT count(*) FROM (SELECT pg_notify($2, $3) FROM d) AS n`, id, Channel, payload).Scan(&exists); err != nil {
 		return wrap("skip steps", err)
 	}
-	if !exists {
+	if exists == 0 {
 		return notFound(id)
 	}
 	for _, s := range steps {
@@ -471,7 +515,7 @@ func (r *Recorder) SkipSteps(ctx context.Context, q dbos.Querier, id string, ste
 			return wrap("skip steps", err)
 		}
 	}
-	return wrap("skip steps", notifyIn(ctx, q, id, deploy.EventStep))
+	return nil
 }
 
 // FinishRun implements the engine's Recorder: the outcome, the inventory,
@@ -550,30 +594,50 @@ func (r *Recorder) FinishRun(ctx context.Context, q dbos.Querier, o deploy.Outco
 	if actor == "" {
 		actor = row.requester
 	}
-	if err := insertAuditIn(ctx, q, actor, auditFinish, o.ID, details); err != nil {
+	dependents, err := finishAudited(ctx, q, o.ID, actor, details)
+	if err != nil {
 		return deploy.Finished{}, err
 	}
-	if err := notifyIn(ctx, q, o.ID, deploy.EventDeployment); err != nil {
-		return deploy.Finished{}, wrap("finish deployment", err)
-	}
-	fin := deploy.Finished{}
+	fin := deploy.Finished{Dependents: dependents}
 	if release != nil {
 		fin.Release = *release
 	}
-	rows, err := q.Query(ctx, `SELECT d.id FROM manent.dependencies AS x JOIN manent.deployments AS d ON d.id = x.deployment_id
-		WHERE x.depends_on = $1 AND d.state = ANY($2) ORDER BY d.id`, o.ID, activeStates)
+	return fin, nil
+}
+
+// finishAudited writes the deployment.finish entry of the deploy id (the
+// audit's trigger fills its resources), queues the deploy's notification
+// and answers the deploys still waiting on it (nil for none), in one
+// statement: every deploy's end pays for it.
+func finishAudited(ctx context.Context, q dbos.Querier, id, actor string, details map[string]any) ([]string, error) {
+	b, err := json.Marshal(details)
 	if err != nil {
-		return deploy.Finished{}, wrap("list dependents", err)
+		return nil, fmt.Errorf("encode audit entry: %w", err)
 	}
-	defer func() { _ = rows.Close() }()
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return deploy.Finished{}, wrap("list dependents", err)
-		}
-		fin.Dependents = append(fin.Dependents, id)
+	payload, err := eventPayload(id, deploy.EventDeployment)
+	if err != nil {
+		return nil, fmt.Errorf("finish deployment: %w", err)
 	}
-	return fin, wrap("list dependents", rows.Err())
+	// The dependents are an array, so that the statement has its one row
+	// (and n is read) when there are none.
+	var dependents []string
+	var notified int
+	err = q.QueryRow(ctx, `WITH audit AS (
+			INSERT INTO manent.audit (time, actor, action, target, details) VALUES (now(), $1, $2, $3, $4::jsonb)
+		), n AS (
+			SELECT pg_notify($5, $6)
+		)
+		SELECT ARRAY(SELECT d.id FROM manent.dependencies AS x JOIN manent.deployments AS d ON d.id = x.deployment_id
+				WHERE x.depends_on = $3 AND d.state = ANY($7) ORDER BY d.id),
+			(SELECT count(*) FROM n)`,
+		actor, auditFinish, id, string(b), Channel, payload, activeStates).Scan(&dependents, &notified)
+	if err != nil {
+		return nil, wrap("finish deployment", err)
+	}
+	if len(dependents) == 0 {
+		return nil, nil
+	}
+	return dependents, nil
 }
 
 // inventorySource is what the inventory takes of a deploy.
@@ -647,16 +711,6 @@ func recordFailure(ctx context.Context, q dbos.Querier, d inventorySource, o dep
 		WHERE f.finished_at <= EXCLUDED.finished_at`,
 		d.tenant, d.application, d.environment, d.id, o.FailedStep, o.Error, micro(at), o.Rollback)
 	return wrap("record last failure", err)
-}
-
-func insertAuditIn(ctx context.Context, q dbos.Querier, actor, action, target string, details map[string]any) error {
-	b, err := json.Marshal(details)
-	if err != nil {
-		return fmt.Errorf("encode audit entry: %w", err)
-	}
-	_, err = q.Exec(ctx, `INSERT INTO manent.audit (time, actor, action, target, details) VALUES (now(), $1, $2, $3, $4::jsonb)`,
-		actor, action, target, string(b))
-	return wrap("append audit entry", err)
 }
 
 func stepType(t string) string {
