@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/internal/dberr"
@@ -141,23 +142,65 @@ func (s *Store) CreateDeployment(ctx context.Context, d deploy.Deployment, enque
 		}
 		return existing, false, nil
 	}
-	// Checked after the insert: an insert that waited for a retention
-	// removing the ID's deploy reads the retired ID that retention wrote.
-	retired, err := tx.NewSelect().TableExpr("manent.retired_ids").Where("id = ?", d.ID).Exists(ctx)
-	if err != nil {
-		return nil, false, wrap("check retired deployment IDs", err)
+	if err := recordSubmission(ctx, tx, d); err != nil {
+		return nil, false, err
 	}
-	if retired {
-		return nil, false, deploy.Errorf(deploy.ECONFLICT, "deployment ID %q was used before: an ID names one deploy for good, choose another", d.ID)
-	}
-	for _, dep := range d.Descriptor.After {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO manent.dependencies (deployment_id, depends_on)
-			VALUES (?, ?) ON CONFLICT DO NOTHING`, d.ID, dep); err != nil {
-			return nil, false, wrap("record dependency", err)
+	if enqueue != nil {
+		if err := enqueue(tx.Tx); err != nil {
+			return nil, false, err
 		}
 	}
-	// The submission is audited in the transaction that stores it: a deploy
-	// never exists without its deployment.submit entry.
+	if err := tx.Commit(); err != nil {
+		return nil, false, wrap("create deployment", err)
+	}
+	created := fromDeploymentRow(row)
+	return &created, true, nil
+}
+
+// recordSubmission writes, in one statement, what goes with the deploy d
+// just inserted in tx: its dependencies, its deployment.submit entry (a
+// deploy never exists without it) and its notification; unless its ID is
+// retired, which is refused.
+//
+// The retired ID is read after the insert, in a statement of its own: an
+// insert that waited for a retention removing the ID's deploy then reads
+// the retired ID that retention wrote, which the insert's snapshot, taken
+// before the wait, does not hold. The count of notified is read because a
+// WITH query that nothing reads is not run (its inserts are).
+func recordSubmission(ctx context.Context, tx bun.Tx, d deploy.Deployment) error {
+	audit := toAuditRow(submitAudit(d))
+	payload, err := json.Marshal(deploy.Event{Kind: deploy.EventDeployment, DeploymentID: d.ID})
+	if err != nil {
+		return err
+	}
+	var retired bool
+	var notified int
+	err = tx.QueryRowContext(ctx, `WITH r AS MATERIALIZED (
+			SELECT EXISTS (SELECT FROM manent.retired_ids WHERE id = ?) AS retired
+		), after AS (
+			INSERT INTO manent.dependencies (deployment_id, depends_on)
+			SELECT ?, a.id FROM r, unnest(?::text[]) AS a(id) WHERE NOT r.retired
+			ON CONFLICT DO NOTHING
+		), audit AS (
+			INSERT INTO manent.audit (actor, action, target, details)
+			SELECT ?, ?, ?, ?::jsonb FROM r WHERE NOT r.retired
+		), notified AS (
+			SELECT pg_notify(?, ?) FROM r WHERE NOT r.retired
+		)
+		SELECT r.retired, n.count FROM r CROSS JOIN (SELECT count(*) FROM notified) AS n`,
+		d.ID, d.ID, pgdialect.Array(d.Descriptor.After), audit.Actor, audit.Action, audit.Target, audit.Details,
+		Channel, string(payload)).Scan(&retired, &notified)
+	if err != nil {
+		return wrap("record submission", err)
+	}
+	if retired {
+		return deploy.Errorf(deploy.ECONFLICT, "deployment ID %q was used before: an ID names one deploy for good, choose another", d.ID)
+	}
+	return nil
+}
+
+// submitAudit is the deployment.submit entry of d.
+func submitAudit(d deploy.Deployment) deploy.AuditEntry {
 	details := map[string]any{"tenant": d.Tenant, "application": d.Application, "environment": d.Environment,
 		"version": d.Artifact.Version, "dry_run": d.DryRun, "state": d.State}
 	if d.Release != "" {
@@ -188,22 +231,7 @@ func (s *Store) CreateDeployment(ctx context.Context, d deploy.Deployment, enque
 		}
 		hashes[s.Name] = s.SpecHash
 	}
-	if err := insertAudit(ctx, tx, deploy.AuditEntry{Actor: d.Requester, Action: "deployment.submit", Target: d.ID, Details: details}); err != nil {
-		return nil, false, wrap("audit submission", err)
-	}
-	if err := notify(ctx, tx, deploy.EventDeployment, d.ID); err != nil {
-		return nil, false, wrap("create deployment", err)
-	}
-	if enqueue != nil {
-		if err := enqueue(tx.Tx); err != nil {
-			return nil, false, err
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, false, wrap("create deployment", err)
-	}
-	created := fromDeploymentRow(row)
-	return &created, true, nil
+	return deploy.AuditEntry{Actor: d.Requester, Action: "deployment.submit", Target: d.ID, Details: details}
 }
 
 // FinishDeployment implements deploy.WaitStore, for the ends of a deploy
