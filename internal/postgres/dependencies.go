@@ -21,6 +21,12 @@ func (s *Store) dependencyStates(ctx context.Context, ids []string) ([]deploy.De
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, wrap("read dependencies", err)
 	}
+	return inOrder(ids, rows), nil
+}
+
+// inOrder is the dependencies ids, in their order, from the rows read of
+// those that exist.
+func inOrder(ids []string, rows []dependencyRow) []deploy.Dependency {
 	byID := make(map[string]deploy.Dependency, len(rows))
 	for _, r := range rows {
 		byID[r.ID] = r.dependency()
@@ -30,7 +36,7 @@ func (s *Store) dependencyStates(ctx context.Context, ids []string) ([]deploy.De
 		out[i] = byID[id]
 		out[i].ID = id
 	}
-	return out, nil
+	return out
 }
 
 type dependencyRow struct {

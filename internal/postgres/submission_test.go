@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +57,58 @@ func submissions() []struct {
 				deploy.PlannedStep{Name: "smoke", Type: "custom", SpecHash: "h2"})
 		})},
 	}
+}
+
+// TestCreateDeploymentAnswersAsGet: the deploy CreateDeployment returns is
+// the one Get reads right after, field for field, and none of it is the
+// caller's: changing what was submitted changes nothing of it.
+func TestCreateDeploymentAnswersAsGet(t *testing.T) {
+	f := newFixture(t)
+	f.create(deployment("base", "prod"))
+	for _, tc := range submissions() {
+		t.Run(tc.name, func(t *testing.T) {
+			d := tc.d
+			// The plan's steps are the fixture's, shared by every test.
+			d.Plan.Steps = slices.Clone(d.Plan.Steps)
+			created := f.create(d)
+			got := f.get(d.ID)
+			if !reflect.DeepEqual(created, got) {
+				t.Fatalf("CreateDeployment's deploy and Get's differ in %v\nCreateDeployment %#v\nGet              %#v",
+					differing(*created, *got), *created, *got)
+			}
+			// The caller's slices and maps, changed in place.
+			for i := range d.RequesterGroups {
+				d.RequesterGroups[i] = "changed"
+			}
+			for i := range d.Descriptor.After {
+				d.Descriptor.After[i] = "changed"
+			}
+			for k := range d.Descriptor.Labels {
+				d.Descriptor.Labels[k] = "changed"
+			}
+			for k := range d.Effective.Params {
+				d.Effective.Params[k] = "changed"
+			}
+			for i := range d.Plan.Steps {
+				d.Plan.Steps[i].Name = "changed"
+			}
+			if !reflect.DeepEqual(created, got) {
+				t.Errorf("the caller's deploy, changed, changed what CreateDeployment returned:\n%+v", created)
+			}
+		})
+	}
+}
+
+// differing names the fields of a and b that differ.
+func differing(a, b deploy.Deployment) []string {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	var out []string
+	for i := range va.NumField() {
+		if !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+			out = append(out, va.Type().Field(i).Name)
+		}
+	}
+	return out
 }
 
 // TestSubmitAuditIsWhatAppendAuditWrites: the deployment.submit entry the
