@@ -1,10 +1,14 @@
 package service_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,11 +22,11 @@ import (
 	"manent.dev/manent/service"
 )
 
-// TestSubmissionIsGet: the deploy a submission answers, which the store
-// returns without reading it again, is the one a Get reads right after,
-// field for field, for deploys of every shape: what Get reads beside the
-// row (dependencies, approvals, wave approvals, deliveries) included.
-func TestSubmissionIsGet(t *testing.T) {
+// newSubmissionService is a service on a new database whose token:ci
+// submits to hello's staging, prod (where governance asks an approval) and
+// waves (a rollout in two waves) environments.
+func newSubmissionService(t *testing.T) (*service.Service, *postgres.Store, *postgres.DB, context.Context) {
+	t.Helper()
 	dir := t.TempDir()
 	envs := map[string]string{
 		"staging": "plugin: local\ntargets: [{path: targets/staging}]\n",
@@ -78,18 +82,16 @@ p, token:ci, demo, hello/*, deployment.read
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng := &enqueued{}
-	svc.Use(eng)
-	ci := deploy.WithIdentity(ctx, deploy.Identity{Subject: "token:ci", Groups: []string{"release-managers"}})
-	descriptor := func(id, env, extra string) []byte {
-		return fmt.Appendf(nil, `apiVersion: manent/v1
-id: %s
-application: hello
-environment: %s
-labels: {team: a}
-artifact: {type: application, name: hello, version: 1.0.0, source: "file:hello.tar.gz"}
-%s`, id, env, extra)
-	}
+	svc.Use(&enqueued{})
+	return svc, store, db, deploy.WithIdentity(ctx, deploy.Identity{Subject: "token:ci", Groups: []string{"release-managers"}})
+}
+
+// TestSubmissionIsGet: the deploy a submission answers, which the store
+// returns without reading it again, is the one a Get reads right after,
+// field for field, for deploys of every shape: what Get reads beside the
+// row (dependencies, approvals, wave approvals, deliveries) included.
+func TestSubmissionIsGet(t *testing.T) {
+	svc, store, _, ci := newSubmissionService(t)
 	if _, err := svc.Submit(ci, descriptor("base", "staging", ""), deploy.SubmitOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +124,7 @@ artifact: {type: application, name: hello, version: 1.0.0, source: "file:hello.t
 			if !sub.Created || sub.Deployment.ID != tc.id || sub.Deployment.State != tc.state {
 				t.Fatalf("Submit = created %v, %s %s; want created, %s %s", sub.Created, sub.Deployment.ID, sub.Deployment.State, tc.id, tc.state)
 			}
-			got, err := store.Get(ctx, tc.id)
+			got, err := store.Get(ci, tc.id)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,4 +146,88 @@ func differing(a, b deploy.Deployment) []string {
 		}
 	}
 	return out
+}
+
+// descriptor is a descriptor of hello to env, with the lines extra.
+func descriptor(id, env, extra string) []byte {
+	return fmt.Appendf(nil, `apiVersion: manent/v1
+id: %s
+application: hello
+environment: %s
+labels: {team: a}
+artifact: {type: application, name: hello, version: 1.0.0, source: "file:hello.tar.gz"}
+%s`, id, env, extra)
+}
+
+// TestSubmitChecksItsDependencies: each deploy after: names is checked at
+// submission: one that is missing or unreadable, a dry run, one that ended
+// otherwise than SUCCESS refuse it; one that succeeded lets it run at once;
+// one not ended, or a release's sibling left unchecked, makes it wait.
+func TestSubmitChecksItsDependencies(t *testing.T) {
+	svc, store, db, ci := newSubmissionService(t)
+	create := func(id, app string, dryRun bool, states ...deploy.State) {
+		t.Helper()
+		d := deploy.Deployment{ID: id, Tenant: "demo", Application: app, Environment: "staging", State: deploy.StateEnqueued,
+			Requester: "token:ci", DryRun: dryRun,
+			Descriptor: deploy.Descriptor{APIVersion: "manent/v1", ID: id, Application: app, Environment: "staging"}}
+		if _, _, err := store.CreateDeployment(ci, d, func(any) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range states {
+			if _, err := db.Bun().ExecContext(ci, "UPDATE manent.deployments SET state = ? WHERE id = ?", s, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	create("running", "hello", false, deploy.StatePending)
+	create("done", "hello", false, deploy.StatePending, deploy.StateSuccess)
+	create("failed", "hello", false, deploy.StatePending, deploy.StateError)
+	create("rehearsal", "hello", true)
+	create("elsewhere", "other", false)
+	tests := []struct {
+		name   string
+		after  string
+		skip   []string
+		state  deploy.State // the submission's, when accepted
+		fields []string     // the refusal's, path: message
+	}{
+		{name: "succeeded", after: "[done]", state: deploy.StateEnqueued},
+		{name: "not ended", after: "[done, running]", state: deploy.StateWaitingDependency},
+		{name: "a release's sibling", after: "[done, sibling]", skip: []string{"sibling"}, state: deploy.StateWaitingDependency},
+		{name: "refused, each for its reason", after: "[missing, elsewhere, rehearsal, failed, running]", fields: []string{
+			`after[0]: no deploy "missing" (or no deployment.read on it)`,
+			`after[1]: no deploy "elsewhere" (or no deployment.read on it)`,
+			`after[2]: "rehearsal" is a dry-run: nothing can wait for it`,
+			`after[3]: "failed" already ended ERROR`,
+		}},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			id := fmt.Sprintf("dependent-%d", i)
+			sub, err := svc.Submit(ci, descriptor(id, "staging", "after: "+tc.after+"\n"), deploy.SubmitOptions{SkipAfterCheckFor: tc.skip})
+			if tc.fields != nil {
+				var de *deploy.Error
+				if !errors.As(err, &de) || de.Code != deploy.EUNPROCESSABLE {
+					t.Fatalf("Submit = %v, want the dependencies refused", err)
+				}
+				var got []string
+				for _, f := range de.Fields {
+					got = append(got, f.Path+": "+f.Message)
+				}
+				if !slices.Equal(got, tc.fields) {
+					t.Errorf("refused for\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.fields, "\n"))
+				}
+				if _, err := store.Get(ci, id); deploy.ErrorCode(err) != deploy.ENOTFOUND {
+					t.Errorf("the refused deploy was stored: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Submit: %v", err)
+			}
+			if sub.Deployment.State != tc.state {
+				t.Errorf("submitted %s, want %s", sub.Deployment.State, tc.state)
+			}
+		})
+	}
 }
