@@ -52,6 +52,28 @@ func (r dependencyRow) dependency() deploy.Dependency {
 		Resource: deploy.Resource{Tenant: r.Tenant, Application: r.Application, Environment: r.Environment}}
 }
 
+// Prerequisites returns, by ID, the deploys among ids that exist, as a
+// submission checks them, in one query.
+func (s *Store) Prerequisites(ctx context.Context, ids []string) (map[string]deploy.Prerequisite, error) {
+	out := map[string]deploy.Prerequisite{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		dependencyRow
+		DryRun bool `bun:"dry_run"`
+	}
+	err := s.db.NewRaw(`SELECT id, state, tenant, application, environment, dry_run FROM manent.deployments WHERE id IN (?)`,
+		bun.List(ids)).Scan(ctx, &rows)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, wrap("read dependencies", err)
+	}
+	for _, r := range rows {
+		out[r.ID] = deploy.Prerequisite{Dependency: r.dependency(), DryRun: r.DryRun}
+	}
+	return out, nil
+}
+
 // DependencyStates implements deploy.Store: one query for all the deploys.
 func (s *Store) DependencyStates(ctx context.Context, ids []string) (map[string]deploy.State, error) {
 	out := map[string]deploy.State{}
