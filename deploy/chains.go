@@ -92,6 +92,13 @@ type Dependency struct {
 	Resource Resource `json:"-"`
 }
 
+// Prerequisite is what a submission checks of a deploy its after: names:
+// where it is and its state (Dependency), and whether it is a dry run.
+type Prerequisite struct {
+	Dependency
+	DryRun bool
+}
+
 // MarshalJSON writes an unknown state as null, as GraphQL does, never "".
 func (d Dependency) MarshalJSON() ([]byte, error) {
 	out := struct {

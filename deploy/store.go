@@ -148,10 +148,11 @@ type SuccessHistory interface {
 type Submissions interface {
 	// CreateDeployment inserts d, its deployment.submit audit entry and, in
 	// the same transaction, calls enqueue with the transaction (a *sql.Tx)
-	// so the workflow is enqueued atomically with the row. When a deploy
-	// with d.ID exists, nothing is written and the existing deploy is
-	// returned with created false.
-	CreateDeployment(ctx context.Context, d Deployment, enqueue func(tx any) error) (existing *Deployment, created bool, err error)
+	// so the workflow is enqueued atomically with the row, and returns the
+	// deploy as stored, as Get reads it right after, with created true.
+	// When a deploy with d.ID exists, nothing is written and the existing
+	// deploy is returned with created false.
+	CreateDeployment(ctx context.Context, d Deployment, enqueue func(tx any) error) (stored *Deployment, created bool, err error)
 	// RequestCancel cancels a deploy not started yet at once, or flags a
 	// PENDING one to stop at its next step, recording actor as who
 	// cancelled it (the first request's). ECONFLICT when it already ended.

@@ -22,6 +22,9 @@ type Store interface {
 	deploy.ReleaseStore
 	deploy.ScheduleStore
 	deploy.RolloutRequests
+	// Prerequisites returns, by ID, the deploys among ids that exist: what
+	// a submission checks of those its after: names, in one read.
+	Prerequisites(ctx context.Context, ids []string) (map[string]deploy.Prerequisite, error)
 }
 
 // Engine is the port to the durable side: the service stores what it

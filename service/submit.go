@@ -135,7 +135,7 @@ func (s *Service) submitDescriptor(ctx context.Context, d *deploy.Descriptor, op
 	// The row holds the plan as signed: a wait lets the deploy go with
 	// the job its row holds.
 	dep.Plan = job.Plan
-	existing, created, err := s.store.CreateDeployment(ctx, dep, func(tx any) error {
+	stored, created, err := s.store.CreateDeployment(ctx, dep, func(tx any) error {
 		if wait != nil {
 			return s.engine.EnqueueWait(tx, job, wait.plan)
 		}
@@ -145,13 +145,11 @@ func (s *Service) submitDescriptor(ctx context.Context, d *deploy.Descriptor, op
 		return nil, fmt.Errorf("store deploy: %w", err)
 	}
 	if !created {
-		return s.resubmitted(id, &dep, existing)
+		return s.resubmitted(id, &dep, stored)
 	}
-	got, err := s.store.Get(ctx, d.ID)
-	if err != nil {
-		return nil, fmt.Errorf("read submitted deploy: %w", err)
-	}
-	return &deploy.Submission{Deployment: *got, Created: true}, nil
+	// The store answers the deploy as stored: read again, it would be two
+	// more round trips to say what was just written.
+	return &deploy.Submission{Deployment: *stored, Created: true}, nil
 }
 
 // resubmitted is the answer to a submission of dep whose ID exists: a

@@ -67,7 +67,18 @@ func (s *Service) planWait(ctx context.Context, who deploy.Identity, d *deploy.D
 }
 
 // checkDependencies returns how many dependencies have not succeeded yet.
+// They are read in one query, not one deploy at a time.
 func (s *Service) checkDependencies(ctx context.Context, who deploy.Identity, d *deploy.Descriptor, skip []string) (int, error) {
+	var checked []string
+	for _, id := range d.After {
+		if !slices.Contains(skip, id) {
+			checked = append(checked, id)
+		}
+	}
+	found, err := s.store.Prerequisites(ctx, checked)
+	if err != nil {
+		return 0, err
+	}
 	var fields []deploy.FieldError
 	pending := 0
 	for i, id := range d.After {
@@ -76,20 +87,17 @@ func (s *Service) checkDependencies(ctx context.Context, who deploy.Identity, d 
 			continue
 		}
 		path := fmt.Sprintf("after[%d]", i)
-		dep, err := s.store.Get(ctx, id)
-		if err != nil && deploy.ErrorCode(err) != deploy.ENOTFOUND {
-			return 0, err
-		}
+		dep, exists := found[id]
 		readable := false
-		if dep != nil {
-			ok, err := s.authz.Allowed(who, resourceOf(dep), deploy.PermRead)
+		if exists {
+			ok, err := s.authz.Allowed(who, dep.Resource, deploy.PermRead)
 			if err != nil {
 				return 0, fmt.Errorf("authorize: %w", err)
 			}
 			readable = ok
 		}
 		switch {
-		case dep == nil || !readable:
+		case !exists || !readable:
 			// An unreadable deploy looks like a missing one: the answer
 			// must not reveal another team's deploys.
 			fields = append(fields, deploy.FieldError{Path: path, Message: fmt.Sprintf("no deploy %q (or no deployment.read on it)", id)})

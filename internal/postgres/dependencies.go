@@ -21,6 +21,12 @@ func (s *Store) dependencyStates(ctx context.Context, ids []string) ([]deploy.De
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, wrap("read dependencies", err)
 	}
+	return inOrder(ids, rows), nil
+}
+
+// inOrder is the dependencies ids, in their order, from the rows read of
+// those that exist.
+func inOrder(ids []string, rows []dependencyRow) []deploy.Dependency {
 	byID := make(map[string]deploy.Dependency, len(rows))
 	for _, r := range rows {
 		byID[r.ID] = r.dependency()
@@ -30,7 +36,7 @@ func (s *Store) dependencyStates(ctx context.Context, ids []string) ([]deploy.De
 		out[i] = byID[id]
 		out[i].ID = id
 	}
-	return out, nil
+	return out
 }
 
 type dependencyRow struct {
@@ -44,6 +50,28 @@ type dependencyRow struct {
 func (r dependencyRow) dependency() deploy.Dependency {
 	return deploy.Dependency{ID: r.ID, State: deploy.State(r.State),
 		Resource: deploy.Resource{Tenant: r.Tenant, Application: r.Application, Environment: r.Environment}}
+}
+
+// Prerequisites returns, by ID, the deploys among ids that exist, as a
+// submission checks them, in one query.
+func (s *Store) Prerequisites(ctx context.Context, ids []string) (map[string]deploy.Prerequisite, error) {
+	out := map[string]deploy.Prerequisite{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		dependencyRow
+		DryRun bool `bun:"dry_run"`
+	}
+	err := s.db.NewRaw(`SELECT id, state, tenant, application, environment, dry_run FROM manent.deployments WHERE id IN (?)`,
+		bun.List(ids)).Scan(ctx, &rows)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, wrap("read dependencies", err)
+	}
+	for _, r := range rows {
+		out[r.ID] = deploy.Prerequisite{Dependency: r.dependency(), DryRun: r.DryRun}
+	}
+	return out, nil
 }
 
 // DependencyStates implements deploy.Store: one query for all the deploys.

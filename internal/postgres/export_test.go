@@ -4,3 +4,7 @@ package postgres
 // general path, one statement per record: the tests hold the one-statement
 // path to it.
 func NewStepByStepRecorder() *Recorder { return &Recorder{stepByStep: true} }
+
+// SubmitAudit is the deployment.submit entry CreateDeployment writes, for
+// the tests that check it against what AppendAudit writes.
+var SubmitAudit = submitAudit

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/internal/dberr"
@@ -114,12 +115,12 @@ func (s *Store) exists(ctx context.Context, id string) (bool, error) {
 	return s.db.NewSelect().Model((*deploymentRow)(nil)).Where("id = ?", id).Exists(ctx)
 }
 
-// CreateDeployment implements deploy.Store.
+// CreateDeployment implements deploy.Store. A deploy it creates comes back
+// as Get would read it at once, without reading it again.
 func (s *Store) CreateDeployment(ctx context.Context, d deploy.Deployment, enqueue func(tx any) error) (*deploy.Deployment, bool, error) {
 	if d.ID == "" {
 		return nil, false, errors.New("create deployment: no ID")
 	}
-	row := toDeploymentRow(d)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, false, wrap("create deployment", err)
@@ -127,13 +128,12 @@ func (s *Store) CreateDeployment(ctx context.Context, d deploy.Deployment, enque
 	defer func() { _ = tx.Rollback() }()
 	// ON CONFLICT waits for a concurrent insert of the same ID to commit or
 	// roll back, so of two submits of one ID exactly one inserts.
-	// Only the defaults come back: scanning jsonb into row would decode into
-	// the slices and maps it shares with d, which belong to the caller.
-	res, err := tx.NewInsert().Model(row).On("CONFLICT (id) DO NOTHING").Returning("created_at, updated_at").Exec(ctx)
-	if err != nil {
-		return nil, false, wrap("create deployment", err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
+	// The row comes back as stored, with its defaults, into a row of its
+	// own: scanning the jsonb into the inserted row would decode into the
+	// slices and maps it shares with d, which belong to the caller.
+	stored := new(deploymentRow)
+	err = tx.NewInsert().Model(toDeploymentRow(d)).On("CONFLICT (id) DO NOTHING").Returning("?Columns").Scan(ctx, stored)
+	if errors.Is(err, sql.ErrNoRows) {
 		_ = tx.Rollback()
 		existing, err := s.Get(ctx, d.ID)
 		if err != nil {
@@ -141,23 +141,88 @@ func (s *Store) CreateDeployment(ctx context.Context, d deploy.Deployment, enque
 		}
 		return existing, false, nil
 	}
-	// Checked after the insert: an insert that waited for a retention
-	// removing the ID's deploy reads the retired ID that retention wrote.
-	retired, err := tx.NewSelect().TableExpr("manent.retired_ids").Where("id = ?", d.ID).Exists(ctx)
 	if err != nil {
-		return nil, false, wrap("check retired deployment IDs", err)
+		return nil, false, wrap("create deployment", err)
 	}
-	if retired {
-		return nil, false, deploy.Errorf(deploy.ECONFLICT, "deployment ID %q was used before: an ID names one deploy for good, choose another", d.ID)
+	deps, err := recordSubmission(ctx, tx, d)
+	if err != nil {
+		return nil, false, err
 	}
-	for _, dep := range d.Descriptor.After {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO manent.dependencies (deployment_id, depends_on)
-			VALUES (?, ?) ON CONFLICT DO NOTHING`, d.ID, dep); err != nil {
-			return nil, false, wrap("record dependency", err)
+	if enqueue != nil {
+		if err := enqueue(tx.Tx); err != nil {
+			return nil, false, err
 		}
 	}
-	// The submission is audited in the transaction that stores it: a deploy
-	// never exists without its deployment.submit entry.
+	if err := tx.Commit(); err != nil {
+		return nil, false, wrap("create deployment", err)
+	}
+	created := fromDeploymentRow(stored)
+	asCreated(&created, deps)
+	return &created, true, nil
+}
+
+// recordSubmission writes, in one statement, what goes with the deploy d
+// just inserted in tx: its dependencies, its deployment.submit entry (a
+// deploy never exists without it) and its notification; unless its ID is
+// retired, which is refused. It returns the states of d's dependencies, as
+// Get reads them, read in that statement too.
+//
+// The retired ID is read after the insert, in a statement of its own: an
+// insert that waited for a retention removing the ID's deploy then reads
+// the retired ID that retention wrote, which the insert's snapshot, taken
+// before the wait, does not hold. The count of notified is read because a
+// WITH query that nothing reads is not run (its inserts are).
+func recordSubmission(ctx context.Context, tx bun.Tx, d deploy.Deployment) ([]deploy.Dependency, error) {
+	audit := toAuditRow(submitAudit(d))
+	payload, err := json.Marshal(deploy.Event{Kind: deploy.EventDeployment, DeploymentID: d.ID})
+	if err != nil {
+		return nil, err
+	}
+	after := pgdialect.Array(d.Descriptor.After)
+	rows, err := tx.QueryContext(ctx, `WITH r AS MATERIALIZED (
+			SELECT EXISTS (SELECT FROM manent.retired_ids WHERE id = ?) AS retired
+		), after AS (
+			INSERT INTO manent.dependencies (deployment_id, depends_on)
+			SELECT ?, a.id FROM r, unnest(?::text[]) AS a(id) WHERE NOT r.retired
+			ON CONFLICT DO NOTHING
+		), audit AS (
+			INSERT INTO manent.audit (actor, action, target, details)
+			SELECT ?, ?, ?, ?::jsonb FROM r WHERE NOT r.retired
+		), notified AS (
+			SELECT pg_notify(?, ?) FROM r WHERE NOT r.retired
+		)
+		SELECT r.retired, n.count, d.id, d.state, d.tenant, d.application, d.environment
+		FROM r CROSS JOIN (SELECT count(*) FROM notified) AS n
+			LEFT JOIN manent.deployments AS d ON NOT r.retired AND d.id = ANY(?::text[])`,
+		d.ID, d.ID, after, audit.Actor, audit.Action, audit.Target, audit.Details, Channel, string(payload), after)
+	if err != nil {
+		return nil, wrap("record submission", err)
+	}
+	defer func() { _ = rows.Close() }()
+	var retired bool
+	var found []dependencyRow
+	for rows.Next() {
+		var notified int
+		var id, state, tenant, app, env sql.NullString
+		if err := rows.Scan(&retired, &notified, &id, &state, &tenant, &app, &env); err != nil {
+			return nil, wrap("record submission", err)
+		}
+		if id.Valid {
+			found = append(found, dependencyRow{ID: id.String, State: state.String, Tenant: tenant.String,
+				Application: app.String, Environment: env.String})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap("record submission", err)
+	}
+	if retired {
+		return nil, deploy.Errorf(deploy.ECONFLICT, "deployment ID %q was used before: an ID names one deploy for good, choose another", d.ID)
+	}
+	return inOrder(d.Descriptor.After, found), nil
+}
+
+// submitAudit is the deployment.submit entry of d.
+func submitAudit(d deploy.Deployment) deploy.AuditEntry {
 	details := map[string]any{"tenant": d.Tenant, "application": d.Application, "environment": d.Environment,
 		"version": d.Artifact.Version, "dry_run": d.DryRun, "state": d.State}
 	if d.Release != "" {
@@ -188,22 +253,7 @@ func (s *Store) CreateDeployment(ctx context.Context, d deploy.Deployment, enque
 		}
 		hashes[s.Name] = s.SpecHash
 	}
-	if err := insertAudit(ctx, tx, deploy.AuditEntry{Actor: d.Requester, Action: "deployment.submit", Target: d.ID, Details: details}); err != nil {
-		return nil, false, wrap("audit submission", err)
-	}
-	if err := notify(ctx, tx, deploy.EventDeployment, d.ID); err != nil {
-		return nil, false, wrap("create deployment", err)
-	}
-	if enqueue != nil {
-		if err := enqueue(tx.Tx); err != nil {
-			return nil, false, err
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, false, wrap("create deployment", err)
-	}
-	created := fromDeploymentRow(row)
-	return &created, true, nil
+	return deploy.AuditEntry{Actor: d.Requester, Action: "deployment.submit", Target: d.ID, Details: details}
 }
 
 // FinishDeployment implements deploy.WaitStore, for the ends of a deploy
@@ -472,6 +522,26 @@ func (s *Store) Get(ctx context.Context, id string) (*deploy.Deployment, error) 
 		}
 	}
 	return &d, nil
+}
+
+// asCreated gives d, a deploy just created, what Get reads beside its row:
+// the rows of its steps, approvals and deliveries reference it, so none
+// exists yet, and each is what Get answers for none; deps are the states
+// of its dependencies (recordSubmission). TestCreateDeploymentAnswersAsGet
+// and the service's TestSubmissionIsGet keep the two in step.
+func asCreated(d *deploy.Deployment, deps []deploy.Dependency) {
+	if d.Decision.Approvals != nil {
+		d.Approvals = []deploy.Approval{}
+	}
+	if d.Effective.Rollout != nil {
+		d.WaveApprovals = []deploy.Approval{}
+	}
+	if len(d.Descriptor.After) > 0 {
+		d.Dependencies = deps
+	}
+	if len(d.Descriptor.Callbacks) > 0 {
+		d.Deliveries = []deploy.Delivery{}
+	}
 }
 
 // Logs implements deploy.Store. limit defaults to 1000 and is at most 10000.
