@@ -73,13 +73,17 @@ func updateNotifying(ctx context.Context, q dbos.Querier, kind deploy.EventKind,
 }
 
 // AdvancesAtOnce implements the engine's Recorder: an operation's end, the
-// next one's start, the inventory the end changes and the one the start
-// reads are one statement, every operation of a deploy pays for it. Two
-// cases take the general path: an undo of the inventory (a rollback's,
-// rare), and an end and a start of the same record, or a start that reads
-// the inventory an end changes (one statement sees one snapshot).
+// next one's start and the deploy put in service are one statement, every
+// operation of a deploy pays for it. The general path takes an undo of the
+// inventory (a rollback's, rare), an end and a start of the same record
+// (one statement cannot write a row twice), and a start that reads what is
+// in service (once a deploy): one statement reads every table but the rows
+// it locks as of its start, before it waited for the deploy's lock (the
+// log writer, a cancel), so it could miss a release put in service
+// meanwhile, which the general path's read, a statement after the lock,
+// sees.
 func (r *Recorder) AdvancesAtOnce(done *deploy.Step, fx deploy.StepEffects, next *deploy.Step, o deploy.BeginOptions) bool {
-	if r.stepByStep || (done == nil && next == nil) || fx.Restore != nil || (fx.InService && o.ReadInService) {
+	if r.stepByStep || (done == nil && next == nil) || fx.Restore != nil || o.ReadInService {
 		return false
 	}
 	return done == nil || next == nil || next.Key() != done.Key()
@@ -326,12 +330,12 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done *deploy.Step, fx de
 	var stop stopRequest
 	var notified int
 	var started *time.Time
-	var inService *string
 	// The end is written FROM before, the deploy's row locked: nothing for
 	// a deploy that is gone, or that a concurrent removal takes (the lock
 	// waits for it, then finds no row). The inventory takes the deploy's
-	// row as updated (its sha256 may be this end's), as putInService does;
-	// the start reads it only where this statement does not change it.
+	// row as updated (its sha256 may be this end's), as putInService does:
+	// its upsert locks and reads the latest inventory row, whatever the
+	// statement's snapshot.
 	err := q.QueryRow(ctx, `WITH before AS (
 			SELECT `+stopColumns+` FROM manent.deployments WHERE id = $1 FOR UPDATE
 		), done AS (
@@ -366,7 +370,7 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done *deploy.Step, fx de
 		), nxt AS (
 			INSERT INTO manent.deployment_steps AS s (`+stepColumns+`)
 			SELECT $1, $22::text, $23::int, $24::int, $25::text, $26::text, $27::int, $28::text, 'RUNNING', 1, 1,
-				$29::timestamptz, $36::timestamptz, $37::jsonb, $38::text
+				$29::timestamptz, $35::timestamptz, $36::jsonb, $37::text
 			FROM upd WHERE $22::text <> '' AND NOT (upd.stop AND $20::bool)
 			`+stepUpsert+`
 			RETURNING s.started_at
@@ -376,18 +380,15 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done *deploy.Step, fx de
 		SELECT upd.cancel_requested, upd.cancelled_by, upd.stop, upd.rollout_request_by, upd.rollout_request_reason,
 			(SELECT count(*) FROM n) + (SELECT count(*) FROM nxt) + (SELECT count(*) FROM done) +
 				(SELECT count(*) FROM placed_history),
-			(SELECT started_at FROM nxt),
-			CASE WHEN $35::bool AND $22::text <> '' AND NOT (upd.stop AND $20::bool) THEN
-				(SELECT i.deployment_id FROM manent.inventory AS i
-				WHERE i.tenant = upd.tenant AND i.application = upd.application AND i.environment = upd.environment) END
+			(SELECT started_at FROM nxt)
 		FROM upd`,
 		id, dk.Step, dk.Pass, dk.Batch, dk.Target, string(dk.Kind), donePos, doneType,
 		doneState, doneAttempts, doneRuns, doneStart, doneEnd, out, doneError,
 		nextName(next), effective, fx.SHA256, fx.Rollback, o.HonourCancel, doneName,
 		nk.Step, nk.Pass, nk.Batch, nk.Target, string(nk.Kind), nextPos, nextType, nextStart,
-		Channel, payloads, done != nil, micro(time.Now().UTC()), fx.InService, o.ReadInService,
+		Channel, payloads, done != nil, micro(time.Now().UTC()), fx.InService,
 		nextEnd, nextOut, nextError).
-		Scan(append(stop.dest(), &notified, &started, &inService)...)
+		Scan(append(stop.dest(), &notified, &started)...)
 	switch {
 	case errors.Is(err, dbos.ErrNoRows):
 		return nil, notFound(id)
@@ -400,11 +401,7 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done *deploy.Step, fx de
 		b := stop.begun()
 		return &b, nil
 	}
-	b := &deploy.Begun{StartedAt: utcPtr(started)}
-	if inService != nil {
-		b.InService = *inService
-	}
-	return b, nil
+	return &deploy.Begun{StartedAt: utcPtr(started)}, nil
 }
 
 // nextDeployID is the deploy of an Advance: done's, or next's when there is
