@@ -48,6 +48,7 @@ func TestViewAnswersAsGet(t *testing.T) {
 p, token:all, demo, *, deployment.read
 p, token:hello, demo, hello/*, deployment.read
 p, token:other, demo, other/*, deployment.read
+p, token:other, demo, other/*, deployment.submit
 `)
 	if err != nil {
 		t.Fatal(err)
@@ -117,5 +118,16 @@ p, token:other, demo, other/*, deployment.read
 	}
 	if len(other.Dependencies) != 1 || other.Dependencies[0].State != "" {
 		t.Errorf("other's reader sees the dependencies %+v of dep-other, want base's state hidden", other.Dependencies)
+	}
+	// Submitted again, the deploy is answered as Get shows it to the caller:
+	// a resubmit is no way to read the state of a deploy it may not read.
+	again, err := svc.Submit(deploy.WithIdentity(ctx, deploy.Identity{Subject: "token:other"}),
+		descriptor("dep-other", "other", "after: [base]\n"), deploy.SubmitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Created || len(again.Deployment.Dependencies) != 1 || again.Deployment.Dependencies[0].State != "" {
+		t.Errorf("submitted again by other's reader: created %v, dependencies %+v; want the existing deploy, base's state hidden",
+			again.Created, again.Deployment.Dependencies)
 	}
 }

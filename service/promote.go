@@ -134,7 +134,7 @@ func (s *Service) rerunAgain(who deploy.Identity, d, src *deploy.Deployment, des
 	if !s.readable(who, d.Resource()) || d.PromotedFrom != src.ID || d.Environment != desc.Environment || d.Release != "" {
 		return nil, deploy.Errorf(deploy.ECONFLICT, "deploy ID %q is already in use", d.ID)
 	}
-	return &deploy.Submission{Deployment: *d}, nil
+	return &deploy.Submission{Deployment: *s.viewOf(who, d)}, nil
 }
 
 // promotable is the check of a promotion of src (read for who) before

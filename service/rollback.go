@@ -314,12 +314,12 @@ func (s *Service) rollbackAgain(who deploy.Identity, d *deploy.Deployment, res d
 		if !want.Is(d) {
 			return nil, want.Taken()
 		}
-		return &deploy.Submission{Deployment: *d}, nil
+		return &deploy.Submission{Deployment: *s.viewOf(who, d)}, nil
 	}
 	if !s.readable(who, d.Resource()) || d.Resource() != res || d.RollbackOf == "" || d.Release != "" {
 		return nil, deploy.Errorf(deploy.ECONFLICT, "deploy ID %q is already in use", d.ID)
 	}
-	return &deploy.Submission{Deployment: *d}, nil
+	return &deploy.Submission{Deployment: *s.viewOf(who, d)}, nil
 }
 
 // MayRollBack is the engine's check before it undoes a deploy of a release

@@ -148,8 +148,9 @@ func (s *Service) submitDescriptor(ctx context.Context, d *deploy.Descriptor, op
 		return s.resubmitted(id, &dep, stored)
 	}
 	// The store answers the deploy as stored: read again, it would be two
-	// more round trips to say what was just written.
-	return &deploy.Submission{Deployment: *stored, Created: true}, nil
+	// more round trips to say what was just written. The answer shows what
+	// Get would show the caller of the deploys around it.
+	return &deploy.Submission{Deployment: *s.viewOf(id, stored), Created: true}, nil
 }
 
 // resubmitted is the answer to a submission of dep whose ID exists: a
@@ -165,7 +166,7 @@ func (s *Service) resubmitted(who deploy.Identity, dep, existing *deploy.Deploym
 	} else if !s.readable(who, existing.Resource()) {
 		return nil, deploy.Errorf(deploy.ECONFLICT, "deploy ID %q is already in use", dep.ID)
 	}
-	return &deploy.Submission{Deployment: *existing}, nil
+	return &deploy.Submission{Deployment: *s.viewOf(who, existing)}, nil
 }
 
 // effective reads the environment configuration, with its imports resolved
