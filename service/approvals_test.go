@@ -8,7 +8,6 @@ import (
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/internal/authz"
-	"manent.dev/manent/internal/pgtest"
 	"manent.dev/manent/internal/postgres"
 	"manent.dev/manent/service"
 )
@@ -20,14 +19,7 @@ import (
 // Approve would have approved whatever the deploy awaits at its own read.
 func TestAnswerPassAnswersTheApprovalNamed(t *testing.T) {
 	ctx := t.Context()
-	db, err := postgres.Open(ctx, pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := postgres.Migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	db := migratedDB(t)
 	store := postgres.NewStore(db)
 	az, err := authz.New("", "p, token:alice, demo, hello/*, deployment.approve\np, token:alice, demo, hello/*, deployment.read\n")
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/internal/authz"
-	"manent.dev/manent/internal/pgtest"
 	"manent.dev/manent/internal/postgres"
 	"manent.dev/manent/service"
 )
@@ -22,14 +21,7 @@ import (
 // entries readable by that tenant.
 func TestListAuditIDReuseLeaksAcrossTenants(t *testing.T) {
 	ctx := t.Context()
-	db, err := postgres.Open(ctx, pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := postgres.Migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	db := migratedDB(t)
 	store := postgres.NewStore(db)
 	create := func(tenant, requester string) {
 		d := deploy.Deployment{ID: "shared-id", Tenant: tenant, Application: "hello", Environment: "prod",
@@ -75,14 +67,7 @@ func TestListAuditIDReuseLeaksAcrossTenants(t *testing.T) {
 // tenant; the retention's own entry is about nothing, for global admins.
 func TestListAuditEntriesStayWithTheirTenant(t *testing.T) {
 	ctx := t.Context()
-	db, err := postgres.Open(ctx, pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := postgres.Migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	db := migratedDB(t)
 	store := postgres.NewStore(db)
 	exec := func(q string, args ...any) {
 		t.Helper()

@@ -8,7 +8,6 @@ import (
 	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/internal/authz"
-	"manent.dev/manent/internal/pgtest"
 	"manent.dev/manent/internal/postgres"
 	"manent.dev/manent/service"
 )
@@ -18,14 +17,7 @@ import (
 // admin of every tenant; the rest looks like nothing.
 func TestListAuditReadsWhatTheReaderMayRead(t *testing.T) {
 	ctx := t.Context()
-	db, err := postgres.Open(ctx, pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := postgres.Migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	db := migratedDB(t)
 	store := postgres.NewStore(db)
 	for _, d := range []deploy.Deployment{
 		{ID: "hello-1", Tenant: "demo", Application: "hello", Environment: "prod"},

@@ -10,7 +10,6 @@ import (
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/engine/plugins/local"
 	"manent.dev/manent/internal/authz"
-	"manent.dev/manent/internal/pgtest"
 	"manent.dev/manent/internal/postgres"
 	"manent.dev/manent/service"
 )
@@ -36,14 +35,7 @@ func TestViewAnswersAsGet(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
-	db, err := postgres.Open(ctx, pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := postgres.Migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	db := migratedDB(t)
 	az, err := authz.New("", `p, token:all, demo, *, deployment.submit
 p, token:all, demo, *, deployment.read
 p, token:hello, demo, hello/*, deployment.read

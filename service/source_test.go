@@ -15,7 +15,6 @@ import (
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/engine/plugins/local"
 	"manent.dev/manent/internal/authz"
-	"manent.dev/manent/internal/pgtest"
 	"manent.dev/manent/internal/postgres"
 	"manent.dev/manent/service"
 )
@@ -79,14 +78,7 @@ artifacts:
 		t.Fatal(err)
 	}
 	ctx := t.Context()
-	db, err := postgres.Open(ctx, pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := postgres.Migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	db := migratedDB(t)
 	store := postgres.NewStore(db)
 	az, err := authz.New("", "p, token:ci, demo, hello/*, deployment.submit\np, token:ci, demo, hello/*, deployment.read\n")
 	if err != nil {

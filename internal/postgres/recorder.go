@@ -29,18 +29,28 @@ func NewRecorder() *Recorder { return &Recorder{} }
 // notifyIn queues the notifications of the kinds of change of a deploy, in
 // one statement: PostgreSQL sends them when the transaction commits.
 func notifyIn(ctx context.Context, q dbos.Querier, id string, kinds ...deploy.EventKind) error {
-	payloads := make([]string, len(kinds))
-	for i, k := range kinds {
-		payload, err := eventPayload(id, k)
-		if err != nil {
-			return err
-		}
-		payloads[i] = payload
+	payloads, err := eventPayloads(id, kinds...)
+	if err != nil {
+		return err
 	}
 	if _, err := q.Exec(ctx, "SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", Channel, payloads); err != nil {
 		return fmt.Errorf("notify: %w", err)
 	}
 	return nil
+}
+
+// eventPayloads are the notifications of the kinds of change to the deploy
+// id, for a statement's pg_notify over unnest.
+func eventPayloads(id string, kinds ...deploy.EventKind) ([]string, error) {
+	payloads := make([]string, len(kinds))
+	for i, k := range kinds {
+		p, err := eventPayload(id, k)
+		if err != nil {
+			return nil, err
+		}
+		payloads[i] = p
+	}
+	return payloads, nil
 }
 
 // eventPayload is the notification of a change of kind to the deploy id.
@@ -283,19 +293,13 @@ const stepUpsert = `ON CONFLICT (deployment_id, name, pass, batch, target, kind)
 // pay for every write.
 func advanceAtOnce(ctx context.Context, q dbos.Querier, done *deploy.Step, fx deploy.StepEffects, next *deploy.Step, o deploy.BeginOptions) (*deploy.Begun, error) {
 	id := nextDeployID(done, next)
-	var dk deploy.StepKey
-	var doneName, doneType, doneState, doneError string
-	out := "{}" // written only with done
-	var doneAttempts, doneRuns, donePos int
-	var doneStart, doneEnd *time.Time
-	if done != nil {
-		b, err := json.Marshal(textMap(done.Output))
-		if err != nil {
-			return nil, fmt.Errorf("record step: %w", err)
-		}
-		dk, doneName, out = done.Key(), done.Key().Name(), string(b)
-		donePos, doneType, doneState, doneAttempts, doneRuns = done.Position, stepType(done.Type), string(done.State), done.Attempts, max(done.Runs, 1)
-		doneStart, doneEnd, doneError = microPtr(done.StartedAt), microPtr(done.FinishedAt), line(done.Error)
+	d, err := stepArgsOf(done)
+	if err != nil {
+		return nil, err
+	}
+	n, err := stepArgsOf(next)
+	if err != nil {
+		return nil, err
 	}
 	var effective *string
 	if fx.Effective != nil {
@@ -306,26 +310,9 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done *deploy.Step, fx de
 		e := string(b)
 		effective = &e
 	}
-	payloads := make([]string, 0, 2)
-	for _, k := range []deploy.EventKind{deploy.EventStep, deploy.EventDeployment} {
-		b, err := json.Marshal(deploy.Event{Kind: k, DeploymentID: id})
-		if err != nil {
-			return nil, err
-		}
-		payloads = append(payloads, string(b))
-	}
-	var nk deploy.StepKey
-	var nextPos int
-	var nextType, nextError string
-	nextOut := "{}"
-	var nextStart, nextEnd *time.Time
-	if next != nil {
-		b, err := json.Marshal(textMap(next.Output))
-		if err != nil {
-			return nil, fmt.Errorf("record step: %w", err)
-		}
-		nk, nextPos, nextType, nextOut = next.Key(), next.Position, stepType(next.Type), string(b)
-		nextStart, nextEnd, nextError = microPtr(next.StartedAt), microPtr(next.FinishedAt), line(next.Error)
+	payloads, err := eventPayloads(id, deploy.EventStep, deploy.EventDeployment)
+	if err != nil {
+		return nil, err
 	}
 	var stop stopRequest
 	var notified int
@@ -336,7 +323,7 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done *deploy.Step, fx de
 	// row as updated (its sha256 may be this end's), as putInService does:
 	// its upsert locks and reads the latest inventory row, whatever the
 	// statement's snapshot.
-	err := q.QueryRow(ctx, `WITH before AS (
+	err = q.QueryRow(ctx, `WITH before AS (
 			SELECT `+stopColumns+` FROM manent.deployments WHERE id = $1 FOR UPDATE
 		), done AS (
 			INSERT INTO manent.deployment_steps AS s (`+stepColumns+`)
@@ -382,12 +369,12 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done *deploy.Step, fx de
 				(SELECT count(*) FROM placed_history),
 			(SELECT started_at FROM nxt)
 		FROM upd`,
-		id, dk.Step, dk.Pass, dk.Batch, dk.Target, string(dk.Kind), donePos, doneType,
-		doneState, doneAttempts, doneRuns, doneStart, doneEnd, out, doneError,
-		nextName(next), effective, fx.SHA256, fx.Rollback, o.HonourCancel, doneName,
-		nk.Step, nk.Pass, nk.Batch, nk.Target, string(nk.Kind), nextPos, nextType, nextStart,
+		id, d.key.Step, d.key.Pass, d.key.Batch, d.key.Target, string(d.key.Kind), d.position, d.typ,
+		d.state, d.attempts, d.runs, d.started, d.finished, d.output, d.err,
+		n.name, effective, fx.SHA256, fx.Rollback, o.HonourCancel, d.name,
+		n.key.Step, n.key.Pass, n.key.Batch, n.key.Target, string(n.key.Kind), n.position, n.typ, n.started,
 		Channel, payloads, done != nil, micro(time.Now().UTC()), fx.InService,
-		nextEnd, nextOut, nextError).
+		n.finished, n.output, n.err).
 		Scan(append(stop.dest(), &notified, &started)...)
 	switch {
 	case errors.Is(err, dbos.ErrNoRows):
@@ -402,6 +389,29 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done *deploy.Step, fx de
 		return &b, nil
 	}
 	return &deploy.Begun{StartedAt: utcPtr(started)}, nil
+}
+
+// stepArgs are a step record's columns as the statements write them; for
+// no step, zero values and an empty output.
+type stepArgs struct {
+	key                      deploy.StepKey
+	name, typ, state, output string
+	err                      string
+	position, attempts, runs int
+	started, finished        *time.Time
+}
+
+func stepArgsOf(s *deploy.Step) (stepArgs, error) {
+	if s == nil {
+		return stepArgs{output: "{}"}, nil
+	}
+	out, err := json.Marshal(textMap(s.Output))
+	if err != nil {
+		return stepArgs{}, fmt.Errorf("record step: %w", err)
+	}
+	return stepArgs{key: s.Key(), name: s.Key().Name(), typ: stepType(s.Type), state: string(s.State), output: string(out),
+		err: line(s.Error), position: s.Position, attempts: s.Attempts, runs: max(s.Runs, 1),
+		started: microPtr(s.StartedAt), finished: microPtr(s.FinishedAt)}, nil
 }
 
 // nextDeployID is the deploy of an Advance: done's, or next's when there is
@@ -444,29 +454,21 @@ func (s stopRequest) begun() deploy.Begun {
 	return deploy.Begun{Aborted: true, AbortedBy: s.by, AbortReason: s.reason}
 }
 
-func nextName(next *deploy.Step) string {
-	if next == nil {
-		return ""
-	}
-	return next.Key().Name()
-}
-
-// putStep writes the record of an operation, as stepUpsert says.
-// putStep writes the record s and returns the start it keeps.
+// putStep writes the record s, as stepUpsert says, and returns the start it
+// keeps.
 func putStep(ctx context.Context, q dbos.Querier, s deploy.Step) (*time.Time, error) {
-	out, err := json.Marshal(textMap(s.Output))
+	a, err := stepArgsOf(&s)
 	if err != nil {
-		return nil, fmt.Errorf("record step: %w", err)
+		return nil, err
 	}
-	key := s.Key()
 	var started *time.Time
 	err = q.QueryRow(ctx, `INSERT INTO manent.deployment_steps AS s (`+stepColumns+`)
 		SELECT $1::text, $2::text, $3::int, $4::int, $5::text, $6::text, $7::int, $8::text, $9::text, $10::int, $11::int,
 				$12::timestamptz, $13::timestamptz, $14::jsonb, $15::text
 		`+ofDeploy+`
 		`+stepUpsert+` RETURNING s.started_at`,
-		s.DeploymentID, key.Step, key.Pass, key.Batch, key.Target, string(key.Kind), s.Position, stepType(s.Type),
-		string(s.State), s.Attempts, max(s.Runs, 1), microPtr(s.StartedAt), microPtr(s.FinishedAt), string(out), line(s.Error)).
+		s.DeploymentID, a.key.Step, a.key.Pass, a.key.Batch, a.key.Target, string(a.key.Kind), a.position, a.typ,
+		a.state, a.attempts, a.runs, a.started, a.finished, a.output, a.err).
 		Scan(&started)
 	if errors.Is(err, dbos.ErrNoRows) {
 		return nil, notFound(s.DeploymentID)

@@ -101,11 +101,11 @@ func notFound(id string) error {
 // notify queues a notification; PostgreSQL sends it when the transaction
 // commits, and not at all if it rolls back.
 func notify(ctx context.Context, db bun.IConn, kind deploy.EventKind, id string) error {
-	payload, err := json.Marshal(deploy.Event{Kind: kind, DeploymentID: id})
+	payload, err := eventPayload(id, kind)
 	if err != nil {
 		return err
 	}
-	if _, err := db.ExecContext(ctx, "SELECT pg_notify(?, ?)", Channel, string(payload)); err != nil {
+	if _, err := db.ExecContext(ctx, "SELECT pg_notify(?, ?)", Channel, payload); err != nil {
 		return wrap("notify", err)
 	}
 	return nil
@@ -174,7 +174,7 @@ func (s *Store) CreateDeployment(ctx context.Context, d deploy.Deployment, enque
 // WITH query that nothing reads is not run (its inserts are).
 func recordSubmission(ctx context.Context, tx bun.Tx, d deploy.Deployment) ([]deploy.Dependency, error) {
 	audit := toAuditRow(submitAudit(d))
-	payload, err := json.Marshal(deploy.Event{Kind: deploy.EventDeployment, DeploymentID: d.ID})
+	payload, err := eventPayload(d.ID, deploy.EventDeployment)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +194,7 @@ func recordSubmission(ctx context.Context, tx bun.Tx, d deploy.Deployment) ([]de
 		SELECT r.retired, n.count, d.id, d.state, d.tenant, d.application, d.environment
 		FROM r CROSS JOIN (SELECT count(*) FROM notified) AS n
 			LEFT JOIN manent.deployments AS d ON NOT r.retired AND d.id = ANY(?::text[])`,
-		d.ID, d.ID, after, audit.Actor, audit.Action, audit.Target, audit.Details, Channel, string(payload), after)
+		d.ID, d.ID, after, audit.Actor, audit.Action, audit.Target, audit.Details, Channel, payload, after)
 	if err != nil {
 		return nil, wrap("record submission", err)
 	}
