@@ -211,6 +211,22 @@ type LogStore interface {
 	// transaction; Seq is assigned by the store. The lines of a deploy that
 	// no longer exists (retention) are dropped.
 	AppendLog(ctx context.Context, lines ...LogLine) error
+	// AppendLogBatch is AppendLog for a batch its writer may send again
+	// when an error left its fate unknown (the connection cut after the
+	// commit): a batch is stored at most once.
+	AppendLogBatch(ctx context.Context, b LogBatch) error
+}
+
+// LogBatch is one transaction of a log writer's lines. The store keeps
+// the last Number each Writer stored and ignores a batch at or below it,
+// in the transaction of the lines.
+type LogBatch struct {
+	// Writer is unique to the writer: one per process.
+	Writer string
+	// Number grows with each new batch of the writer (from 1); a batch
+	// sent again keeps its number.
+	Number uint64
+	Lines  []LogLine
 }
 
 // ExecutorStore keeps the liveness of worker processes and their fences.

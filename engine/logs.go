@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -38,6 +39,12 @@ type logWriter struct {
 	// shown is a message as readers see it (Engine.shown).
 	shown func(string) string
 
+	// id names this writer's batches to the store, number counts them:
+	// a batch sent again after an error keeps its number, so the store
+	// writes it once even when the error came after its commit.
+	id     string
+	number uint64
+
 	mu      sync.Mutex
 	pending []deploy.LogLine
 	// batch is being written; inflight counts its lines per deploy.
@@ -57,7 +64,7 @@ type logWriter struct {
 }
 
 func newLogWriter(store deploy.LogStore, log *slog.Logger, shown func(string) string) *logWriter {
-	w := &logWriter{store: store, log: log, shown: shown, dropped: map[string]int{}, inflight: map[string]int{},
+	w := &logWriter{store: store, log: log, shown: shown, id: rand.Text(), dropped: map[string]int{}, inflight: map[string]int{},
 		wake: make(chan struct{}, 1), urgent: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	w.changed = sync.NewCond(&w.mu)
 	return w
@@ -173,7 +180,7 @@ func (w *logWriter) run() {
 			if len(batch) == 0 {
 				break
 			}
-			err := w.store.AppendLog(context.Background(), batch...)
+			err := w.store.AppendLogBatch(context.Background(), deploy.LogBatch{Writer: w.id, Number: w.number, Lines: batch})
 			if err != nil && !deploy.Unavailable(err) {
 				// Not the database being away: retrying would block every
 				// deploy's log behind this batch.
@@ -231,6 +238,7 @@ func (w *logWriter) take() []deploy.LogLine {
 	}
 	w.batch = slices.Clone(w.pending[:n])
 	w.pending = slices.Delete(w.pending, 0, n)
+	w.number++
 	for _, l := range w.batch {
 		w.inflight[l.DeploymentID]++
 	}

@@ -179,3 +179,70 @@ func (f *fixture) logOf(id string) []string {
 	}
 	return out
 }
+
+// A log writer's batch is stored once however often it is sent: a batch
+// sent again after its commit went unanswered writes nothing, a newer one
+// is written, and each writer counts alone. Lines without a batch
+// (AppendLog) are never held back.
+func TestAppendLogBatchOnce(t *testing.T) {
+	f := newFixture(t)
+	f.pending("b", "staging")
+	line := func(msg string) []deploy.LogLine {
+		return []deploy.LogLine{{DeploymentID: "b", Time: time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC), Message: msg}}
+	}
+	steps := []struct {
+		name   string
+		writer string
+		number uint64
+		msg    string
+		plain  bool // AppendLog, without a batch
+		stored bool
+	}{
+		{"first batch", "w1", 1, "one", false, true},
+		{"the same batch again", "w1", 1, "one", false, false},
+		{"the next batch", "w1", 2, "two", false, true},
+		{"the next batch again", "w1", 2, "two", false, false},
+		{"an older batch", "w1", 1, "late", false, false},
+		{"another writer's first batch", "w2", 1, "other", false, true},
+		{"lines without a batch", "", 0, "plain", true, true},
+		{"the same lines without a batch", "", 0, "plain", true, true},
+		{"a batch past a gap", "w1", 9, "nine", false, true},
+	}
+	var want []string
+	for _, s := range steps {
+		var err error
+		if s.plain {
+			err = f.store.AppendLog(f.ctx, line(s.msg)...)
+		} else {
+			err = f.store.AppendLogBatch(f.ctx, deploy.LogBatch{Writer: s.writer, Number: s.number, Lines: line(s.msg)})
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if s.stored {
+			want = append(want, fmt.Sprintf("%d 2026-02-03T04:05:06Z - info %s", len(want)+1, s.msg))
+		}
+		if got := f.logOf("b"); !reflect.DeepEqual(got, want) {
+			t.Fatalf("after %s: log\n got %q\nwant %q", s.name, got, want)
+		}
+	}
+	for _, b := range []deploy.LogBatch{{Number: 3, Lines: line("x")}, {Writer: "w1", Lines: line("x")}} {
+		if err := f.store.AppendLogBatch(f.ctx, b); err == nil {
+			t.Errorf("AppendLogBatch(writer %q, number %d) = nil, want an error", b.Writer, b.Number)
+		}
+	}
+	// A writer's first batch removes the rows of writers stopped long ago,
+	// and only those.
+	if err := f.exec("UPDATE manent.log_writers SET written_at = now() - interval '31 days' WHERE writer = 'w2'"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.store.AppendLogBatch(f.ctx, deploy.LogBatch{Writer: "w3", Number: 1, Lines: line("three")}); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.count("SELECT count(*) FROM manent.log_writers WHERE writer IN ('w1', 'w3')"); n != 2 {
+		t.Errorf("%d rows of the live writers, want 2", n)
+	}
+	if n := f.count("SELECT count(*) FROM manent.log_writers WHERE writer = 'w2'"); n != 0 {
+		t.Errorf("the row of a writer stopped 31 days ago is kept")
+	}
+}

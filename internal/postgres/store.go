@@ -429,6 +429,28 @@ func (j jsonList) Scan(src any) error {
 // locked in the order of their IDs, so two writers of the same deploys
 // never deadlock. The lines of a deploy that is gone (retention) go with it.
 func (s *Store) AppendLog(ctx context.Context, lines ...deploy.LogLine) error {
+	return s.appendLog(ctx, deploy.LogBatch{Lines: lines})
+}
+
+// AppendLogBatch implements deploy.LogStore: AppendLog, but the batch's
+// number is checked against the last one its writer stored, and recorded,
+// in the statement that writes its lines. A batch sent again after its
+// commit was not answered writes nothing, so its lines are not doubled
+// (the writer cannot tell a commit lost from one done).
+func (s *Store) AppendLogBatch(ctx context.Context, b deploy.LogBatch) error {
+	if b.Writer == "" || b.Number == 0 {
+		return fmt.Errorf("append log: a batch needs its writer and its number")
+	}
+	return s.appendLog(ctx, b)
+}
+
+// writerRetention is how long the last batch number of a writer that
+// stopped writing is kept: a batch sent again later than that (after an
+// outage as long) could be stored twice.
+const writerRetention = "30 days"
+
+func (s *Store) appendLog(ctx context.Context, b deploy.LogBatch) error {
+	lines := b.Lines
 	if len(lines) == 0 {
 		return nil
 	}
@@ -463,9 +485,24 @@ func (s *Store) AppendLog(ctx context.Context, lines ...deploy.LogLine) error {
 	// worker the log is most of the statements a deploy costs. With real
 	// parameters, not bun's inlined ones: the server keeps the statement's
 	// plan instead of parsing and planning a new text at every batch.
+	// once is the writer's row, taken for this batch or left as it was
+	// when the batch is not past the last one stored: then no deploy is
+	// locked, so no line is written and nothing notified. A writer's first
+	// batch removes the rows of the writers long stopped.
 	var notified int
-	err := s.db.DB.QueryRowContext(ctx, `WITH locked AS MATERIALIZED (
-			SELECT d.id FROM manent.deployments AS d WHERE d.id = ANY($1::text[]) ORDER BY d.id FOR UPDATE
+	err := s.db.DB.QueryRowContext(ctx, `WITH once AS MATERIALIZED (
+			INSERT INTO manent.log_writers AS w (writer, batch, written_at)
+			SELECT $11::text, $12::bigint, now() WHERE $11::text <> ''
+			ON CONFLICT (writer) DO UPDATE SET batch = EXCLUDED.batch, written_at = EXCLUDED.written_at
+			WHERE w.batch < EXCLUDED.batch
+			RETURNING 1
+		), stale AS (
+			DELETE FROM manent.log_writers
+			WHERE $12::bigint = 1 AND writer <> $11::text AND written_at < now() - $13::interval
+		), locked AS MATERIALIZED (
+			SELECT d.id FROM manent.deployments AS d
+			WHERE d.id = ANY($1::text[]) AND ($11::text = '' OR EXISTS (SELECT FROM once))
+			ORDER BY d.id FOR UPDATE
 		), counts AS (
 			SELECT c.id, c.n, c.payload FROM unnest($1::text[], $2::bigint[], $3::text[]) AS c(id, n, payload)
 		), seq AS (
@@ -481,7 +518,8 @@ func (s *Store) AppendLog(ctx context.Context, lines ...deploy.LogLine) error {
 			JOIN seq AS s ON s.id = l.id
 		)
 		SELECT count(*) FROM (SELECT pg_notify($10, s.payload) FROM seq AS s) AS n`,
-		deploys, added, payloads, ids, ks, times, steps, levels, messages, Channel).Scan(&notified)
+		deploys, added, payloads, ids, ks, times, steps, levels, messages, Channel,
+		b.Writer, int64(b.Number), writerRetention).Scan(&notified)
 	return wrap("append log", err)
 }
 
