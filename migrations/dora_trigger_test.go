@@ -10,8 +10,8 @@ import (
 )
 
 // The fact of a finished deploy follows what it reads of the deploy, and
-// nothing else: the last log lines of a finished deploy (log_seq), its
-// current step and updated_at leave it alone.
+// nothing else: the last log lines of a finished deploy (their sequence),
+// its current step and updated_at leave it alone.
 func TestDoraFactIsRewrittenOnlyWhenWhatItReadsChanges(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -37,7 +37,7 @@ func TestDoraFactIsRewrittenOnlyWhenWhatItReadsChanges(t *testing.T) {
 		update  string
 		rewrite bool
 	}{
-		{`UPDATE manent.deployments SET log_seq = log_seq + 3 WHERE id = 'd'`, false},
+		{`INSERT INTO manent.log_sequences (deployment_id, seq) VALUES ('d', 3)`, false},
 		{`UPDATE manent.deployments SET current_step = '', updated_at = now() WHERE id = 'd'`, false},
 		{`UPDATE manent.deployments SET rollback = 'completed' WHERE id = 'd'`, true},
 		{`UPDATE manent.deployments SET rollback_of = 'c' WHERE id = 'd'`, true},

@@ -43,7 +43,7 @@ const tables = `SELECT table_name::text FROM information_schema.tables WHERE tab
 
 // allTables are the tables of the migrated schema.
 var allTables = []string{"approvals", "audit", "callback_deliveries", "callback_disabled", "dependencies", "deployment_logs", "deployment_steps",
-	"deployment_transitions", "deployments", "dora_facts", "executors", "inventory", "inventory_history", "last_failures", "log_writers", "release_deploys",
+	"deployment_transitions", "deployments", "dora_facts", "executors", "inventory", "inventory_history", "last_failures", "log_sequences", "log_writers", "release_deploys",
 	"releases", "retired_ids", "schedules", "sessions", "signin_flows"}
 
 func strs(t *testing.T, ctx context.Context, db *bun.DB, query string) []string {

@@ -137,9 +137,12 @@ func (r *Recorder) AppendLog(ctx context.Context, q dbos.Querier, id string, lin
 		return fmt.Errorf("append log: %w", err)
 	}
 	var notified int
-	err = q.QueryRow(ctx, `WITH seq AS (
-			UPDATE manent.deployments SET log_seq = log_seq + $2::bigint WHERE id = $1::text
-			RETURNING log_seq - $2::bigint AS base
+	err = q.QueryRow(ctx, `WITH live AS MATERIALIZED (
+			SELECT 1 FROM manent.deployments WHERE id = $1::text FOR KEY SHARE
+		), seq AS (
+			INSERT INTO manent.log_sequences AS s (deployment_id, seq) SELECT $1::text, $2::bigint FROM live
+			ON CONFLICT (deployment_id) DO UPDATE SET seq = s.seq + EXCLUDED.seq
+			RETURNING s.seq - $2::bigint AS base
 		), ins AS (
 			INSERT INTO manent.deployment_logs (deployment_id, seq, time, step, level, message)
 			SELECT $1::text, seq.base + l.k, l.time, l.step, l.level, l.message
@@ -175,7 +178,8 @@ func (r *Recorder) StartRun(ctx context.Context, q dbos.Querier, id string, at t
 // Advance implements the engine's Recorder: the end of one operation and
 // the start of the next in as few statements as it takes, since every
 // operation of a deploy pays for them. The deploy's row is locked (SELECT
-// ... FOR UPDATE) while the cancel flag is read, so a cancel lands either
+// ... FOR NO KEY UPDATE: the log's writers, which take FOR KEY SHARE, are
+// not held up) while the cancel flag is read, so a cancel lands either
 // before the next operation begins (it does not) or after it (the deploy
 // stops at the one after), never in between.
 func (r *Recorder) Advance(ctx context.Context, q dbos.Querier, done *deploy.Step, fx deploy.StepEffects, next *deploy.Step, o deploy.BeginOptions) (*deploy.Begun, error) {
@@ -212,7 +216,7 @@ func (r *Recorder) Advance(ctx context.Context, q dbos.Querier, done *deploy.Ste
 	}
 	var stop stopRequest
 	var row inventorySource
-	err := q.QueryRow(ctx, `WITH before AS (SELECT `+stopColumns+` FROM manent.deployments WHERE id = $1 FOR UPDATE)
+	err := q.QueryRow(ctx, `WITH before AS (SELECT `+stopColumns+` FROM manent.deployments WHERE id = $1 FOR NO KEY UPDATE)
 		UPDATE manent.deployments AS d SET
 			current_step = CASE
 				WHEN $3 <> '' AND NOT (before.stop AND $7) THEN $3
@@ -324,7 +328,7 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done *deploy.Step, fx de
 	// its upsert locks and reads the latest inventory row, whatever the
 	// statement's snapshot.
 	err = q.QueryRow(ctx, `WITH before AS (
-			SELECT `+stopColumns+` FROM manent.deployments WHERE id = $1 FOR UPDATE
+			SELECT `+stopColumns+` FROM manent.deployments WHERE id = $1 FOR NO KEY UPDATE
 		), done AS (
 			INSERT INTO manent.deployment_steps AS s (`+stepColumns+`)
 			SELECT $1::text, $2::text, $3::int, $4::int, $5::text, $6::text, $7::int, $8::text, $9::text, $10::int, $11::int,

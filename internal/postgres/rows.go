@@ -51,8 +51,6 @@ type deploymentRow struct {
 	RolloutReason   string            `bun:"rollout_request_reason,notnull"`
 	RolloutAt       *time.Time        `bun:"rollout_request_at"`
 	RolloutPause    string            `bun:"rollout_request_pause,notnull"`
-	// LogSeq is maintained by AppendLog alone.
-	LogSeq int64 `bun:"log_seq,scanonly"`
 }
 
 type stepRow struct {

@@ -423,11 +423,14 @@ func (j jsonList) Scan(src any) error {
 }
 
 // AppendLog implements deploy.LogStore: the lines of any number of deploys
-// in one statement. Sequence numbers are taken from each deploy's row under
-// its lock, so concurrent writers of one log never collide and a reader
-// never sees a later line before an earlier one commits; the rows are
-// locked in the order of their IDs, so two writers of the same deploys
-// never deadlock. The lines of a deploy that is gone (retention) go with it.
+// in one statement. Sequence numbers are taken from each deploy's row of
+// manent.log_sequences under its lock, so concurrent writers of one log
+// never collide and a reader never sees a later line before an earlier one
+// commits; the rows are locked in the order of their IDs, so two writers
+// of the same deploys never deadlock. The deploys' own rows are only
+// share-locked (FOR KEY SHARE, against a removal), so a batch and the
+// operations of its deploys never wait for each other. The lines of a
+// deploy that is gone (retention) go with it.
 func (s *Store) AppendLog(ctx context.Context, lines ...deploy.LogLine) error {
 	return s.appendLog(ctx, deploy.LogBatch{Lines: lines})
 }
@@ -499,17 +502,20 @@ func (s *Store) appendLog(ctx context.Context, b deploy.LogBatch) error {
 		), stale AS (
 			DELETE FROM manent.log_writers
 			WHERE $12::bigint = 1 AND writer <> $11::text AND written_at < now() - $13::interval
-		), locked AS MATERIALIZED (
+		), live AS MATERIALIZED (
 			SELECT d.id FROM manent.deployments AS d
 			WHERE d.id = ANY($1::text[]) AND ($11::text = '' OR EXISTS (SELECT FROM once))
-			ORDER BY d.id FOR UPDATE
+			ORDER BY d.id FOR KEY SHARE
 		), counts AS (
 			SELECT c.id, c.n, c.payload FROM unnest($1::text[], $2::bigint[], $3::text[]) AS c(id, n, payload)
+			JOIN live AS k ON k.id = c.id
+		), taken AS (
+			INSERT INTO manent.log_sequences AS q (deployment_id, seq)
+			SELECT c.id, c.n FROM counts AS c ORDER BY c.id
+			ON CONFLICT (deployment_id) DO UPDATE SET seq = q.seq + EXCLUDED.seq
+			RETURNING q.deployment_id AS id, q.seq
 		), seq AS (
-			UPDATE manent.deployments AS d SET log_seq = d.log_seq + c.n
-			FROM counts AS c JOIN locked AS k ON k.id = c.id
-			WHERE d.id = c.id
-			RETURNING d.id, d.log_seq - c.n AS base, c.payload
+			SELECT c.id, t.seq - c.n AS base, c.payload FROM taken AS t JOIN counts AS c ON c.id = t.id
 		), ins AS (
 			INSERT INTO manent.deployment_logs (deployment_id, seq, time, step, level, message)
 			SELECT l.id, s.base + l.k, COALESCE(NULLIF(l.time, '')::timestamptz, now()), l.step, l.level, l.message

@@ -1,0 +1,21 @@
+ALTER TABLE manent.deployments ADD COLUMN log_seq bigint NOT NULL DEFAULT 0;
+UPDATE manent.deployments AS d SET log_seq = s.seq FROM manent.log_sequences AS s WHERE s.deployment_id = d.id;
+
+CREATE OR REPLACE FUNCTION manent.deployments_removed() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM manent.deployment_steps WHERE deployment_id IN (SELECT id FROM removed);
+    DELETE FROM manent.deployment_logs WHERE deployment_id IN (SELECT id FROM removed);
+    RETURN NULL;
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION manent.deployments_truncated() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    TRUNCATE manent.deployment_steps, manent.deployment_logs;
+    RETURN NULL;
+END;
+$$;
+
+DROP TABLE manent.log_sequences;

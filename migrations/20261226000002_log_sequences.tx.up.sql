@@ -1,0 +1,30 @@
+-- The last sequence number of each deploy's log, in a row of its own: a
+-- batch of log lines numbers its lines under the locks of these rows, not
+-- under the deploys' rows, which every operation of a running deploy
+-- updates. A batch of many deploys' lines no longer waits for their
+-- operations to commit, nor holds them up until its own commit.
+CREATE TABLE manent.log_sequences (
+    deployment_id text   PRIMARY KEY,
+    seq           bigint NOT NULL
+);
+INSERT INTO manent.log_sequences (deployment_id, seq)
+SELECT id, log_seq FROM manent.deployments WHERE log_seq > 0;
+ALTER TABLE manent.deployments DROP COLUMN log_seq;
+
+CREATE OR REPLACE FUNCTION manent.deployments_removed() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM manent.deployment_steps WHERE deployment_id IN (SELECT id FROM removed);
+    DELETE FROM manent.deployment_logs WHERE deployment_id IN (SELECT id FROM removed);
+    DELETE FROM manent.log_sequences WHERE deployment_id IN (SELECT id FROM removed);
+    RETURN NULL;
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION manent.deployments_truncated() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    TRUNCATE manent.deployment_steps, manent.deployment_logs, manent.log_sequences;
+    RETURN NULL;
+END;
+$$;
