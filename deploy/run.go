@@ -11,6 +11,12 @@ type BeginOptions struct {
 	// (the checkpoint of activation records it, so that its compensation
 	// gives the inventory back).
 	ReadInService bool
+	// NotifyLater leaves the notifications of the change (the step's and
+	// the deploy's) to the caller, which sends them once the change
+	// committed, many changes' in one transaction: a NOTIFY takes a lock
+	// of the whole database at its commit. Only an Advance that is a
+	// statement on its own (AdvancesAtOnce) honours it.
+	NotifyLater bool
 }
 
 // Begun is what the start of an operation found.

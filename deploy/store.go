@@ -223,10 +223,14 @@ type LogStore interface {
 type LogBatch struct {
 	// Writer is unique to the writer: one per process.
 	Writer string
-	// Number grows with each new batch of the writer (from 1); a batch
-	// sent again keeps its number.
+	// Number grows with each new batch of lines of the writer (from 1); a
+	// batch sent again keeps its number. A batch of events alone has none.
 	Number uint64
 	Lines  []LogLine
+	// Events are notified with the lines (their deploys' log events are
+	// anyway), in the same transaction; a batch of events alone is sent
+	// as it is, again or not.
+	Events []Event
 }
 
 // ExecutorStore keeps the liveness of worker processes and their fences.

@@ -47,8 +47,10 @@ type logWriter struct {
 
 	mu      sync.Mutex
 	pending []deploy.LogLine
+	// notes are the changes to notify with the next batch (Notify).
+	notes map[deploy.Event]struct{}
 	// batch is being written; inflight counts its lines per deploy.
-	batch    []deploy.LogLine
+	batch    *deploy.LogBatch
 	inflight map[string]int
 	dropped  map[string]int
 	// queued counts the lines ever queued, written those stored (or given
@@ -64,7 +66,8 @@ type logWriter struct {
 }
 
 func newLogWriter(store deploy.LogStore, log *slog.Logger, shown func(string) string) *logWriter {
-	w := &logWriter{store: store, log: log, shown: shown, id: rand.Text(), dropped: map[string]int{}, inflight: map[string]int{},
+	w := &logWriter{store: store, log: log, shown: shown, id: rand.Text(), notes: map[deploy.Event]struct{}{},
+		dropped: map[string]int{}, inflight: map[string]int{},
 		wake: make(chan struct{}, 1), urgent: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	w.changed = sync.NewCond(&w.mu)
 	return w
@@ -100,6 +103,24 @@ func (w *logWriter) Write(l deploy.LogLine) {
 	}
 	w.pending = append(w.pending, l)
 	w.queued++
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Notify queues the notifications of changes to the deploy id, which its
+// caller committed, for the next batch: one transaction notifies the
+// changes of every deploy of the process (a NOTIFY serialises the commits
+// of the whole database), and a reader that follows a deploy reads it once
+// for the changes of a batch. A process that stops may drop them: the
+// next change, or the deploy's end, notifies its readers anyway.
+func (w *logWriter) Notify(id string, kinds ...deploy.EventKind) {
+	w.mu.Lock()
+	for _, k := range kinds {
+		w.notes[deploy.Event{Kind: k, DeploymentID: id}] = struct{}{}
+	}
 	w.mu.Unlock()
 	select {
 	case w.wake <- struct{}{}:
@@ -177,19 +198,19 @@ func (w *logWriter) run() {
 		}
 		for {
 			batch := w.take()
-			if len(batch) == 0 {
+			if batch == nil {
 				break
 			}
-			err := w.store.AppendLogBatch(context.Background(), deploy.LogBatch{Writer: w.id, Number: w.number, Lines: batch})
+			err := w.store.AppendLogBatch(context.Background(), *batch)
 			if err != nil && !deploy.Unavailable(err) {
 				// Not the database being away: retrying would block every
 				// deploy's log behind this batch.
-				w.log.Error("deploy log lines not stored", "lines", len(batch), "error", err)
+				w.log.Error("deploy log lines not stored", "lines", len(batch.Lines), "error", err)
 				err = nil
 			}
 			if err != nil {
 				if !failing {
-					w.log.Warn("deploy log lines wait for the database", "lines", len(batch), "error", err)
+					w.log.Warn("deploy log lines wait for the database", "lines", len(batch.Lines), "error", err)
 					failing = true
 				}
 				select {
@@ -205,15 +226,15 @@ func (w *logWriter) run() {
 				failing = false
 			}
 			backoff = 100 * time.Millisecond
-			w.done1(len(batch))
+			w.done1(len(batch.Lines))
 		}
 	}
 }
 
-// take returns the batch to write: the one that failed last time, or the
-// oldest pending lines, in order, with a line for each deploy whose lines
-// were dropped.
-func (w *logWriter) take() []deploy.LogLine {
+// take returns the batch to write, nil for none: the one that failed last
+// time, or the oldest pending lines, in order, with a line for each deploy
+// whose lines were dropped, and the pending notifications.
+func (w *logWriter) take() *deploy.LogBatch {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.batch != nil {
@@ -233,16 +254,25 @@ func (w *logWriter) take() []deploy.LogLine {
 		clear(w.dropped)
 	}
 	n := min(len(w.pending), logBatch)
-	if n == 0 {
+	if n == 0 && len(w.notes) == 0 {
 		return nil
 	}
-	w.batch = slices.Clone(w.pending[:n])
-	w.pending = slices.Delete(w.pending, 0, n)
-	w.number++
-	for _, l := range w.batch {
-		w.inflight[l.DeploymentID]++
+	b := &deploy.LogBatch{Writer: w.id}
+	if n > 0 {
+		w.number++
+		b.Number = w.number
+		b.Lines = slices.Clone(w.pending[:n])
+		w.pending = slices.Delete(w.pending, 0, n)
+		for _, l := range b.Lines {
+			w.inflight[l.DeploymentID]++
+		}
 	}
-	return w.batch
+	for e := range w.notes {
+		b.Events = append(b.Events, e)
+	}
+	clear(w.notes)
+	w.batch = b
+	return b
 }
 
 func (w *logWriter) done1(n int) {

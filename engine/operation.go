@@ -325,6 +325,9 @@ func (e *Engine) endOp(ctx context.Context, o op, w workResult, after then, held
 			notice = &in
 		}
 	}
+	// alone: the end is one statement on the pool, committed when it
+	// returns, whose notifications go with the log writer's next batch.
+	alone := false
 	write := func(q dbos.Querier) error {
 		if err := e.unfenced(ctx); err != nil {
 			return err
@@ -337,6 +340,7 @@ func (e *Engine) endOp(ctx context.Context, o op, w workResult, after then, held
 		if next != nil && *held {
 			start, opts = next.start(), next.begin
 		}
+		opts.NotifyLater = alone
 		b, err := e.rec.Advance(ctx, q, &s, fx, start, opts)
 		if err != nil {
 			return err
@@ -358,7 +362,10 @@ func (e *Engine) endOp(ctx context.Context, o op, w workResult, after then, held
 	if notice == nil && e.rec.AdvancesAtOnce(&s, fx, start, opts) {
 		// One statement is a transaction of its own: no BEGIN and COMMIT
 		// around it, two round trips fewer on every operation.
-		err = e.onPool(ctx, write)
+		alone = true
+		if err = e.onPool(ctx, write); err == nil {
+			e.logs.Notify(o.deployID, deploy.EventStep, deploy.EventDeployment)
+		}
 	} else {
 		err = e.inTx(ctx, write)
 	}

@@ -214,6 +214,13 @@ func TestRecorderNotifies(t *testing.T) {
 			_, err := f.rec.Advance(f.ctx, q, op(id, "config", deploy.StepSuccess), deploy.StepEffects{}, nil, deploy.BeginOptions{})
 			return err
 		}, []deploy.EventKind{step, dep}},
+		// The engine sends these itself once the statement committed (with
+		// the log writer's next batch, TestLogBatchNotifies).
+		{"end, notified later", func(id string) { f.pending(id, id); f.begin(*op(id, "config", "")) }, func(q dbos.Querier, id string) error {
+			_, err := f.rec.Advance(f.ctx, q, op(id, "config", deploy.StepSuccess), deploy.StepEffects{}, op(id, "secrets", deploy.StepRunning),
+				deploy.BeginOptions{NotifyLater: true})
+			return err
+		}, nil},
 		{"end in service", func(id string) { f.pending(id, id); f.begin(*op(id, "activation", "")) }, func(q dbos.Querier, id string) error {
 			_, err := f.rec.Advance(f.ctx, q, op(id, "activation", deploy.StepSuccess), deploy.StepEffects{InService: true}, nil, deploy.BeginOptions{})
 			return err
@@ -324,5 +331,53 @@ func kindsUntil(t *testing.T, ch <-chan deploy.Event, until deploy.Event) []depl
 		case <-deadline:
 			t.Fatalf("no %+v within %s", until, eventWait)
 		}
+	}
+}
+
+// A batch of the log writer notifies the events it carries with the log
+// events of its lines, in its transaction, and a batch of events alone
+// notifies them; a batch of lines sent again notifies its events again
+// but not its lines' (they are not written again).
+func TestLogBatchNotifies(t *testing.T) {
+	f := newFixture(t)
+	ev := f.events()
+	step, dep, logs := deploy.EventStep, deploy.EventDeployment, deploy.EventLog
+	line := func(id string) []deploy.LogLine {
+		return []deploy.LogLine{{DeploymentID: id, Time: time.Now(), Message: "m"}}
+	}
+	events := func(id string) []deploy.Event {
+		return []deploy.Event{{Kind: step, DeploymentID: id}, {Kind: dep, DeploymentID: id}}
+	}
+	tests := []struct {
+		name  string
+		batch func(id string) deploy.LogBatch
+		want  []deploy.EventKind
+	}{
+		{"events alone", func(id string) deploy.LogBatch { return deploy.LogBatch{Events: events(id)} }, []deploy.EventKind{step, dep}},
+		{"lines and events", func(id string) deploy.LogBatch {
+			return deploy.LogBatch{Writer: "w-" + id, Number: 1, Lines: line(id), Events: events(id)}
+		}, []deploy.EventKind{logs, step, dep}},
+		{"lines and events sent again", func(id string) deploy.LogBatch {
+			b := deploy.LogBatch{Writer: "w-" + id, Number: 1, Lines: line(id), Events: events(id)}
+			if err := f.store.AppendLogBatch(f.ctx, b); err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}, []deploy.EventKind{step, dep}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := "b-" + slug(tt.name)
+			f.pending(id, id)
+			sub := ev.Subscribe(f.ctx, id)
+			b := tt.batch(id)
+			waitFor(t, sub, f.sentinel(t, id, "before"))
+			if err := f.store.AppendLogBatch(f.ctx, b); err != nil {
+				t.Fatal(err)
+			}
+			if got := kindsUntil(t, sub, f.sentinel(t, id, "after")); !slices.Equal(got, tt.want) {
+				t.Errorf("notified %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -314,9 +314,11 @@ func advanceAtOnce(ctx context.Context, q dbos.Querier, done *deploy.Step, fx de
 		e := string(b)
 		effective = &e
 	}
-	payloads, err := eventPayloads(id, deploy.EventStep, deploy.EventDeployment)
-	if err != nil {
-		return nil, err
+	payloads := []string{}
+	if !o.NotifyLater {
+		if payloads, err = eventPayloads(id, deploy.EventStep, deploy.EventDeployment); err != nil {
+			return nil, err
+		}
 	}
 	var stop stopRequest
 	var notified int

@@ -441,8 +441,8 @@ func (s *Store) AppendLog(ctx context.Context, lines ...deploy.LogLine) error {
 // commit was not answered writes nothing, so its lines are not doubled
 // (the writer cannot tell a commit lost from one done).
 func (s *Store) AppendLogBatch(ctx context.Context, b deploy.LogBatch) error {
-	if b.Writer == "" || b.Number == 0 {
-		return fmt.Errorf("append log: a batch needs its writer and its number")
+	if len(b.Lines) > 0 && (b.Writer == "" || b.Number == 0) {
+		return fmt.Errorf("append log: a batch of lines needs its writer and its number")
 	}
 	return s.appendLog(ctx, b)
 }
@@ -453,9 +453,25 @@ func (s *Store) AppendLogBatch(ctx context.Context, b deploy.LogBatch) error {
 const writerRetention = "30 days"
 
 func (s *Store) appendLog(ctx context.Context, b deploy.LogBatch) error {
+	events := make([]string, len(b.Events))
+	for i, e := range b.Events {
+		p, err := eventPayload(e.DeploymentID, e.Kind)
+		if err != nil {
+			return err
+		}
+		events[i] = p
+	}
 	lines := b.Lines
 	if len(lines) == 0 {
-		return nil
+		if len(events) == 0 {
+			return nil
+		}
+		// Notifications alone: sent again after an error, they only make
+		// their readers read once more.
+		var notified int
+		err := s.db.DB.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p) AS n`,
+			Channel, events).Scan(&notified)
+		return wrap("notify", err)
 	}
 	counts := map[string]int64{}
 	n := len(lines)
@@ -478,11 +494,11 @@ func (s *Store) appendLog(ctx context.Context, b deploy.LogBatch) error {
 	sort.Strings(deploys)
 	added, payloads := make([]int64, len(deploys)), make([]string, len(deploys))
 	for i, id := range deploys {
-		b, err := json.Marshal(deploy.Event{Kind: deploy.EventLog, DeploymentID: id})
+		p, err := eventPayload(id, deploy.EventLog)
 		if err != nil {
 			return err
 		}
-		added[i], payloads[i] = counts[id], string(b)
+		added[i], payloads[i] = counts[id], p
 	}
 	// One round trip instead of three statements per deploy: on a busy
 	// worker the log is most of the statements a deploy costs. With real
@@ -523,9 +539,12 @@ func (s *Store) appendLog(ctx context.Context, b deploy.LogBatch) error {
 				AS l(id, k, time, step, level, message)
 			JOIN seq AS s ON s.id = l.id
 		)
-		SELECT count(*) FROM (SELECT pg_notify($10, s.payload) FROM seq AS s) AS n`,
+		SELECT count(*) FROM (
+			SELECT pg_notify($10, s.payload) FROM seq AS s
+			UNION ALL SELECT pg_notify($10, p) FROM unnest($14::text[]) AS p
+		) AS n`,
 		deploys, added, payloads, ids, ks, times, steps, levels, messages, Channel,
-		b.Writer, int64(b.Number), writerRetention).Scan(&notified)
+		b.Writer, int64(b.Number), writerRetention, events).Scan(&notified)
 	return wrap("append log", err)
 }
 
