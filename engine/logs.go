@@ -27,6 +27,11 @@ const (
 	// transaction: the log stays live while a busy worker writes one
 	// transaction for all its deploys' lines.
 	logInterval = 20 * time.Millisecond
+	// notifyInterval is how long the notifications of operations' ends
+	// (Notify) wait for lines to share their transaction: each batch is a
+	// NOTIFY, whose commit takes a lock of the whole database, and each
+	// worker sends its own.
+	notifyInterval = 100 * time.Millisecond
 )
 
 // logWriter writes deploy log lines in the background, many lines (of many
@@ -188,13 +193,8 @@ func (w *logWriter) run() {
 			return
 		case <-w.wake:
 		}
-		// Let the lines of a burst gather into one transaction, unless
-		// someone waits for them.
-		select {
-		case <-w.stop:
+		if !w.gather() {
 			return
-		case <-w.urgent:
-		case <-time.After(logInterval):
 		}
 		for {
 			batch := w.take()
@@ -227,6 +227,40 @@ func (w *logWriter) run() {
 			}
 			backoff = 100 * time.Millisecond
 			w.done1(len(batch.Lines))
+		}
+	}
+}
+
+// gather waits for more to share the next batch's transaction: lines for
+// logInterval, notifications alone for notifyInterval (a line that comes
+// meanwhile shortens the wait to its own), unless someone waits in flush.
+// It answers false once the writer stops.
+func (w *logWriter) gather() bool {
+	w.mu.Lock()
+	notesOnly := len(w.pending) == 0 && w.batch == nil
+	w.mu.Unlock()
+	wait := logInterval
+	if notesOnly {
+		wait = notifyInterval
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		select {
+		case <-w.stop:
+			return false
+		case <-w.urgent:
+			return true
+		case <-timer.C:
+			return true
+		case <-w.wake:
+			w.mu.Lock()
+			lines := len(w.pending) > 0
+			w.mu.Unlock()
+			if notesOnly && lines {
+				notesOnly = false
+				timer.Reset(logInterval)
+			}
 		}
 	}
 }
