@@ -61,8 +61,14 @@ type logWriter struct {
 	// queued counts the lines ever queued, written those stored (or given
 	// up: their deploy is gone); flushers wait for written to pass a mark.
 	queued, written uint64
-	changed         *sync.Cond
-	wake            chan struct{}
+	// noted counts the calls of Notify, notified those whose events a
+	// stored batch carried: flush waits for them too, so a worker that
+	// stops still tells the followers of its deploys.
+	noted, notified uint64
+	// batchNoted is noted when the batch being written was taken.
+	batchNoted uint64
+	changed    *sync.Cond
+	wake       chan struct{}
 	// urgent cuts the wait for more lines: someone waits in flush.
 	urgent  chan struct{}
 	stop    chan struct{}
@@ -119,13 +125,15 @@ func (w *logWriter) Write(l deploy.LogLine) {
 // caller committed, for the next batch: one transaction notifies the
 // changes of every deploy of the process (a NOTIFY serialises the commits
 // of the whole database), and a reader that follows a deploy reads it once
-// for the changes of a batch. A process that stops may drop them: the
-// next change, or the deploy's end, notifies its readers anyway.
+// for the changes of a batch. flush, and so a graceful stop, waits for
+// them; a process killed may drop them: the next change, or the deploy's
+// end, notifies its readers anyway.
 func (w *logWriter) Notify(id string, kinds ...deploy.EventKind) {
 	w.mu.Lock()
 	for _, k := range kinds {
 		w.notes[deploy.Event{Kind: k, DeploymentID: id}] = struct{}{}
 	}
+	w.noted++
 	w.mu.Unlock()
 	select {
 	case w.wake <- struct{}{}:
@@ -133,12 +141,13 @@ func (w *logWriter) Notify(id string, kinds ...deploy.EventKind) {
 	}
 }
 
-// flush waits until every line queued before the call is stored, however
-// long the database is away; ctx ends the wait.
+// flush waits until every line queued before the call is stored, and
+// every notification queued before it sent, however long the database is
+// away; ctx ends the wait.
 func (w *logWriter) flush(ctx context.Context) error {
 	w.mu.Lock()
-	mark := w.queued
-	if w.written >= mark {
+	mark, noteMark := w.queued, w.noted
+	if w.written >= mark && w.notified >= noteMark {
 		w.mu.Unlock()
 		return nil
 	}
@@ -152,7 +161,7 @@ func (w *logWriter) flush(ctx context.Context) error {
 	done := make(chan struct{})
 	go func() {
 		w.mu.Lock()
-		for w.written < mark && ctx.Err() == nil {
+		for (w.written < mark || w.notified < noteMark) && ctx.Err() == nil {
 			w.changed.Wait()
 		}
 		w.mu.Unlock()
@@ -305,6 +314,7 @@ func (w *logWriter) take() *deploy.LogBatch {
 		b.Events = append(b.Events, e)
 	}
 	clear(w.notes)
+	w.batchNoted = w.noted
 	w.batch = b
 	return b
 }
@@ -315,6 +325,7 @@ func (w *logWriter) done1(n int) {
 	w.batch = nil
 	clear(w.inflight)
 	w.written += uint64(n)
+	w.notified = max(w.notified, w.batchNoted)
 	w.changed.Broadcast()
 }
 
