@@ -1,5 +1,7 @@
-ALTER TABLE manent.deployments ADD COLUMN log_seq bigint NOT NULL DEFAULT 0;
-UPDATE manent.deployments AS d SET log_seq = s.seq FROM manent.log_sequences AS s WHERE s.deployment_id = d.id;
+DROP TRIGGER deployments_log_seq_carried ON manent.deployments;
+DROP FUNCTION manent.log_seq_carried();
+UPDATE manent.deployments AS d SET log_seq = s.seq
+FROM manent.log_sequences AS s WHERE s.deployment_id = d.id AND s.seq > d.log_seq;
 
 CREATE OR REPLACE FUNCTION manent.deployments_removed() RETURNS trigger
 LANGUAGE plpgsql AS $$

@@ -9,7 +9,23 @@ CREATE TABLE manent.log_sequences (
 );
 INSERT INTO manent.log_sequences (deployment_id, seq)
 SELECT id, log_seq FROM manent.deployments WHERE log_seq > 0;
-ALTER TABLE manent.deployments DROP COLUMN log_seq;
+
+-- deployments.log_seq stays while processes of earlier versions may run
+-- beside this one (a rolling upgrade): they read it with the deploy and
+-- number their lines with it. What they number is carried over here, so a
+-- line this version writes for the same deploy follows theirs. This
+-- version never writes log_seq: the trigger costs it nothing.
+CREATE FUNCTION manent.log_seq_carried() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO manent.log_sequences AS s (deployment_id, seq) VALUES (NEW.id, NEW.log_seq)
+    ON CONFLICT (deployment_id) DO UPDATE SET seq = GREATEST(s.seq, EXCLUDED.seq);
+    RETURN NULL;
+END;
+$$;
+CREATE TRIGGER deployments_log_seq_carried AFTER UPDATE OF log_seq ON manent.deployments
+    FOR EACH ROW WHEN (NEW.log_seq > OLD.log_seq)
+    EXECUTE FUNCTION manent.log_seq_carried();
 
 CREATE OR REPLACE FUNCTION manent.deployments_removed() RETURNS trigger
 LANGUAGE plpgsql AS $$

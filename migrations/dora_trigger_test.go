@@ -38,6 +38,8 @@ func TestDoraFactIsRewrittenOnlyWhenWhatItReadsChanges(t *testing.T) {
 		rewrite bool
 	}{
 		{`INSERT INTO manent.log_sequences (deployment_id, seq) VALUES ('d', 3)`, false},
+		// A process of an earlier version numbering its lines.
+		{`UPDATE manent.deployments SET log_seq = log_seq + 3 WHERE id = 'd'`, false},
 		{`UPDATE manent.deployments SET current_step = '', updated_at = now() WHERE id = 'd'`, false},
 		{`UPDATE manent.deployments SET rollback = 'completed' WHERE id = 'd'`, true},
 		{`UPDATE manent.deployments SET rollback_of = 'c' WHERE id = 'd'`, true},

@@ -246,3 +246,37 @@ func TestAppendLogBatchOnce(t *testing.T) {
 		t.Errorf("the row of a writer stopped 31 days ago is kept")
 	}
 }
+
+// During a rolling upgrade, a process of an earlier version numbers a
+// deploy's lines with deployments.log_seq; the lines this version writes
+// next follow them.
+func TestLogNumbersFollowAnEarlierVersions(t *testing.T) {
+	f := newFixture(t)
+	f.pending("u", "staging")
+	// The earlier version's statement for two lines.
+	if err := f.exec(`WITH seq AS (
+			UPDATE manent.deployments SET log_seq = log_seq + 2 WHERE id = 'u' RETURNING log_seq - 2 AS base
+		)
+		INSERT INTO manent.deployment_logs (deployment_id, seq, time, step, level, message)
+		SELECT 'u', seq.base + k, '2026-02-03T04:05:06Z', '', 'info', 'earlier' FROM seq, generate_series(1, 2) AS k`); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 2, 3, 4, 5, 7, 0, time.UTC)
+	if err := f.store.AppendLog(f.ctx, deploy.LogLine{DeploymentID: "u", Time: at, Message: "by the store"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.inTx(func(q dbos.Querier) error {
+		return f.rec.AppendLog(f.ctx, q, "u", []deploy.LogLine{{DeploymentID: "u", Time: at, Message: "by the recorder"}})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"1 2026-02-03T04:05:06Z - info earlier",
+		"2 2026-02-03T04:05:06Z - info earlier",
+		"3 2026-02-03T04:05:07Z - info by the store",
+		"4 2026-02-03T04:05:07Z - info by the recorder",
+	}
+	if got := f.logOf("u"); !reflect.DeepEqual(got, want) {
+		t.Errorf("log\n got %q\nwant %q", got, want)
+	}
+}
