@@ -129,6 +129,9 @@ func (w *logWriter) Write(l deploy.LogLine) {
 // them; a process killed may drop them: the next change, or the deploy's
 // end, notifies its readers anyway.
 func (w *logWriter) Notify(id string, kinds ...deploy.EventKind) {
+	if len(kinds) == 0 {
+		return
+	}
 	w.mu.Lock()
 	for _, k := range kinds {
 		w.notes[deploy.Event{Kind: k, DeploymentID: id}] = struct{}{}
@@ -139,6 +142,21 @@ func (w *logWriter) Notify(id string, kinds ...deploy.EventKind) {
 	case w.wake <- struct{}{}:
 	default:
 	}
+}
+
+// renotify queues again the events of the batch being written, which was
+// not stored: they count as not sent (flush waits for them) until a later
+// batch carries them.
+func (w *logWriter) renotify(events []deploy.Event) {
+	if len(events) == 0 {
+		return
+	}
+	w.mu.Lock()
+	for _, e := range events {
+		w.notes[e] = struct{}{}
+	}
+	w.batchNoted = w.notified
+	w.mu.Unlock()
 }
 
 // flush waits until every line queued before the call is stored, and
@@ -216,6 +234,12 @@ func (w *logWriter) run() {
 				// deploy's log behind this batch.
 				w.log.Error("deploy log lines not stored", "lines", len(batch.Lines), "error", err)
 				err = nil
+				if len(batch.Lines) > 0 {
+					// The lines were refused, not the notifications of the
+					// other deploys: they go with the next batch (alone, a
+					// batch refused is dropped, or it would come back).
+					w.renotify(batch.Events)
+				}
 			}
 			if err != nil {
 				if !failing {

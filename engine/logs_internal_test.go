@@ -14,9 +14,10 @@ import (
 )
 
 // The log writer sends the notifications it was given (Notify): while it
-// runs, alone within notifyInterval, and when it stops, before it stops,
-// so the followers of a worker that stops gracefully see its deploys'
-// last changes.
+// runs, alone within notifyInterval; after a batch that carried them was
+// refused for its lines; and when it stops, before it stops, so the
+// followers of a worker that stops gracefully see its deploys' last
+// changes.
 func TestLogWriterNotifies(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -73,6 +74,32 @@ func TestLogWriterNotifies(t *testing.T) {
 	}
 	if got := kinds("running", running); !slices.Equal(got, want) {
 		t.Errorf("while running: notified %q, want %q", got, want)
+	}
+
+	// A call without kinds notifies nothing, and holds up no flush.
+	w.Notify("nothing")
+	if err := w.flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// A batch refused (a line's number is taken: 23505, not the database
+	// being away) drops its lines, not the notifications it carried.
+	for _, q := range []string{
+		`INSERT INTO manent.deployments (id, application, environment, state) VALUES ('taken', 'app', 'prod', 'ENQUEUED')`,
+		`INSERT INTO manent.deployment_logs (deployment_id, seq, message) VALUES ('taken', 1, 'there first')`,
+	} {
+		if _, err := db.SQL().ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := events.Subscribe(ctx, "other")
+	w.Write(deploy.LogLine{DeploymentID: "taken", Time: time.Now(), Message: "refused"})
+	w.Notify("other", deploy.EventStep, deploy.EventDeployment)
+	if err := w.flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := kinds("other", other); !slices.Equal(got, want) {
+		t.Errorf("with a batch refused: notified %q, want %q", got, want)
 	}
 
 	stopping := events.Subscribe(ctx, "stopping")

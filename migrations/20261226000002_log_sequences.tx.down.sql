@@ -1,5 +1,6 @@
-DROP TRIGGER deployments_log_seq_carried ON manent.deployments;
-DROP FUNCTION manent.log_seq_carried();
+LOCK TABLE manent.deployments IN SHARE ROW EXCLUSIVE MODE;
+DROP TRIGGER deployments_log_seq_shared ON manent.deployments;
+DROP FUNCTION manent.log_seq_shared();
 UPDATE manent.deployments AS d SET log_seq = s.seq
 FROM manent.log_sequences AS s WHERE s.deployment_id = d.id AND s.seq > d.log_seq;
 

@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
 
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/internal/pgxquerier"
 )
 
 // The Recorder appends lines in the transaction of a step, numbered after
@@ -248,19 +250,26 @@ func TestAppendLogBatchOnce(t *testing.T) {
 }
 
 // During a rolling upgrade, a process of an earlier version numbers a
-// deploy's lines with deployments.log_seq; the lines this version writes
-// next follow them.
-func TestLogNumbersFollowAnEarlierVersions(t *testing.T) {
+// deploy's lines by adding to deployments.log_seq: it takes the numbers
+// this version counts, so the lines of both versions follow each other,
+// whichever wrote first.
+func TestLogNumbersSharedWithAnEarlierVersion(t *testing.T) {
 	f := newFixture(t)
 	f.pending("u", "staging")
-	// The earlier version's statement for two lines.
-	if err := f.exec(`WITH seq AS (
-			UPDATE manent.deployments SET log_seq = log_seq + 2 WHERE id = 'u' RETURNING log_seq - 2 AS base
-		)
-		INSERT INTO manent.deployment_logs (deployment_id, seq, time, step, level, message)
-		SELECT 'u', seq.base + k, '2026-02-03T04:05:06Z', '', 'info', 'earlier' FROM seq, generate_series(1, 2) AS k`); err != nil {
-		t.Fatal(err)
+	// The earlier version's statement (Recorder.AppendLog as it was) for n
+	// lines.
+	earlier := func(n int, at string) {
+		t.Helper()
+		if err := f.exec(`WITH seq AS (
+				UPDATE manent.deployments SET log_seq = log_seq + ? WHERE id = 'u' RETURNING log_seq - ? AS base
+			)
+			INSERT INTO manent.deployment_logs (deployment_id, seq, time, step, level, message)
+			SELECT 'u', seq.base + k, ?::timestamptz, '', 'info', 'earlier' FROM seq, generate_series(1, ?) AS k`,
+			n, n, at, n); err != nil {
+			t.Fatal(err)
+		}
 	}
+	earlier(2, "2026-02-03T04:05:06Z")
 	at := time.Date(2026, 2, 3, 4, 5, 7, 0, time.UTC)
 	if err := f.store.AppendLog(f.ctx, deploy.LogLine{DeploymentID: "u", Time: at, Message: "by the store"}); err != nil {
 		t.Fatal(err)
@@ -270,13 +279,66 @@ func TestLogNumbersFollowAnEarlierVersions(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	earlier(1, "2026-02-03T04:05:08Z")
 	want := []string{
 		"1 2026-02-03T04:05:06Z - info earlier",
 		"2 2026-02-03T04:05:06Z - info earlier",
 		"3 2026-02-03T04:05:07Z - info by the store",
 		"4 2026-02-03T04:05:07Z - info by the recorder",
+		"5 2026-02-03T04:05:08Z - info earlier",
 	}
 	if got := f.logOf("u"); !reflect.DeepEqual(got, want) {
 		t.Errorf("log\n got %q\nwant %q", got, want)
+	}
+}
+
+// The outcome's lines (Recorder.AppendLog, in a transaction left open)
+// and a writer's batch of the same deploy take their numbers in turn: the
+// batch waits for the outcome's commit, and its line comes after the
+// outcome's, without a gap or a collision.
+func TestOutcomeLinesAndABatchTakeTurns(t *testing.T) {
+	f := newFixture(t)
+	f.pending("r", "staging")
+	at := time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)
+	if err := f.store.AppendLog(f.ctx, deploy.LogLine{DeploymentID: "r", Time: at, Message: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := f.pool.Begin(f.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(f.ctx)) }()
+	if err := f.rec.AppendLog(f.ctx, pgxquerier.New(tx), "r", []deploy.LogLine{
+		{DeploymentID: "r", Time: at, Message: "outcome-1"}, {DeploymentID: "r", Time: at, Message: "outcome-2"}}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- f.store.AppendLogBatch(f.ctx, deploy.LogBatch{Writer: "w", Number: 1,
+			Lines: []deploy.LogLine{{DeploymentID: "r", Time: at, Message: "batch"}}})
+	}()
+	for f.count(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`) == 0 {
+		select {
+		case err := <-done:
+			t.Fatalf("the batch did not wait for the outcome's numbers: %v", err)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	if err := tx.Commit(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"1 2026-02-03T04:05:06Z - info first", "2 2026-02-03T04:05:06Z - info outcome-1",
+		"3 2026-02-03T04:05:06Z - info outcome-2", "4 2026-02-03T04:05:06Z - info batch"}
+	got := f.logOf("r")
+	if len(got) != len(want) {
+		t.Fatalf("log %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d: %q, want %q", i, got[i], want[i])
+		}
 	}
 }

@@ -51,6 +51,10 @@ type deploymentRow struct {
 	RolloutReason   string            `bun:"rollout_request_reason,notnull"`
 	RolloutAt       *time.Time        `bun:"rollout_request_at"`
 	RolloutPause    string            `bun:"rollout_request_pause,notnull"`
+	// LogSeq is what processes of earlier versions numbered the log with,
+	// kept for them (manent.log_sequences holds the numbers): read by the
+	// statements that return the whole row, never written.
+	LogSeq int64 `bun:"log_seq,scanonly"`
 }
 
 type stepRow struct {
