@@ -118,9 +118,8 @@ func (r *Recorder) SetRollback(ctx context.Context, q dbos.Querier, id, state st
 // the numbers are reserved on the deploy's row of manent.log_sequences
 // (locked until the commit, so no other writer takes them; the deploy's
 // own row is only share-locked, against its removal), the lines take them
-// in their order, and
-// the log event is queued; a deploy that is gone gets none of them, and no
-// error: its lines went with it.
+// in their order, and the log event is queued; a deploy that is gone gets
+// none of them, and no error: its lines went with it.
 func (r *Recorder) AppendLog(ctx context.Context, q dbos.Querier, id string, lines []deploy.LogLine) error {
 	if len(lines) == 0 {
 		return nil

@@ -506,8 +506,9 @@ func (s *Store) appendLog(ctx context.Context, b deploy.LogBatch) error {
 	// plan instead of parsing and planning a new text at every batch.
 	// once is the writer's row, taken for this batch or left as it was
 	// when the batch is not past the last one stored: then no deploy is
-	// locked, so no line is written and nothing notified. A writer's first
-	// batch removes the rows of the writers long stopped.
+	// locked, so no line is written and no log event sent (the batch's
+	// events are sent again: they only make readers read once more). A
+	// writer's first batch removes the rows of the writers long stopped.
 	var notified int
 	err := s.db.DB.QueryRowContext(ctx, `WITH once AS MATERIALIZED (
 			INSERT INTO manent.log_writers AS w (writer, batch, written_at)
