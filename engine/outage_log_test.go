@@ -86,28 +86,12 @@ type cuttingProxy struct {
 
 func newCuttingProxy(t *testing.T, target string, mark []byte) *cuttingProxy {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &cuttingProxy{addr: ln.Addr().String(), mark: mark, done: make(chan struct{})}
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			client, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			server, err := net.Dial("tcp", target)
-			if err != nil {
-				_ = client.Close()
-				continue
-			}
-			c := &cutConn{client: client, server: server}
-			go c.up(p)
-			go c.down(p)
-		}
-	}()
+	p := &cuttingProxy{mark: mark, done: make(chan struct{})}
+	p.addr = proxyTo(t, target, func(client, server net.Conn) {
+		c := &cutConn{client: client, server: server}
+		go c.up(p)
+		go c.down(p)
+	})
 	return p
 }
 

@@ -109,11 +109,27 @@ type refusingProxy struct {
 
 func newRefusingProxy(t *testing.T, port int) *refusingProxy {
 	t.Helper()
+	p := &refusingProxy{done: make(chan struct{})}
+	p.addr = proxyTo(t, "127.0.0.1:"+strconv.Itoa(port), func(client, server net.Conn) {
+		c := &lockedConn{Conn: client}
+		go p.pipe(c, server)
+		go func() {
+			_, _ = io.Copy(c, server) // ends when either side closes
+			_ = client.Close()
+		}()
+	})
+	return p
+}
+
+// proxyTo listens on a loopback port of its own, the address it returns,
+// until the test ends, and hands serve each connection accepted with its
+// connection to target.
+func proxyTo(t *testing.T, target string, serve func(client, server net.Conn)) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &refusingProxy{addr: ln.Addr().String(), done: make(chan struct{})}
 	t.Cleanup(func() { _ = ln.Close() })
 	go func() {
 		for {
@@ -121,20 +137,15 @@ func newRefusingProxy(t *testing.T, port int) *refusingProxy {
 			if err != nil {
 				return
 			}
-			server, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+			server, err := net.Dial("tcp", target)
 			if err != nil {
 				_ = client.Close()
 				continue
 			}
-			c := &lockedConn{Conn: client}
-			go p.pipe(c, server)
-			go func() {
-				_, _ = io.Copy(c, server) // ends when either side closes
-				_ = client.Close()
-			}()
+			serve(client, server)
 		}
 	}()
-	return p
+	return ln.Addr().String()
 }
 
 func (p *refusingProxy) arm(marks ...[]byte) {

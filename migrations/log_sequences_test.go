@@ -5,13 +5,38 @@ import (
 	"testing"
 	"time"
 
-	"github.com/uptrace/bun/migrate"
-
 	"manent.dev/manent/deploy"
 	"manent.dev/manent/internal/pgtest"
 	"manent.dev/manent/internal/postgres"
 	"manent.dev/manent/migrations"
 )
+
+// logSequences is the migration that moves the log's numbers to a table of
+// their own.
+const logSequences = "20261226000002"
+
+// beforeLogSequences is a database of its own migrated up to the migration
+// before logSequences, and its URL.
+func beforeLogSequences(t *testing.T, ctx context.Context) (string, *postgres.DB) {
+	t.Helper()
+	url := pgtest.URL(t)
+	pdb, err := postgres.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pdb.Close() })
+	// Migrate then Rollback leave an empty schema and the bookkeeping.
+	if err := migrations.Migrate(ctx, pdb.Bun()); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.Rollback(ctx, pdb.Bun()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := migratorUpTo(t, pdb.Bun(), logSequences, false).Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return url, pdb
+}
 
 // A process of the version before (docs/scaling.md: migrate first, then
 // the processes) whose log write is in flight when the log_sequences
@@ -21,34 +46,8 @@ import (
 func TestLogSequencesMigrationWaitsForAWriteInFlight(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	url := pgtest.URL(t)
-	pdb, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pdb.Close() })
+	url, pdb := beforeLogSequences(t, ctx)
 	db := pdb.Bun()
-	all, err := migrations.All()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The bookkeeping, on an empty schema (as TestEngineMigrationIsReversible).
-	if err := migrations.Migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
-	if err := migrations.Rollback(ctx, db); err != nil {
-		t.Fatal(err)
-	}
-	before := migrate.NewMigrations()
-	for _, m := range all.Sorted() {
-		if m.Name < "20261226000002" {
-			before.Add(m)
-		}
-	}
-	if _, err := migrate.NewMigrator(db, before, migrate.WithTableName(migrations.Schema+".migrations"),
-		migrate.WithLocksTableName(migrations.Schema+".migration_locks")).Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := db.ExecContext(ctx, `INSERT INTO manent.deployments (id, application, environment, state)
 		VALUES ('x', 'app', 'prod', 'ENQUEUED')`); err != nil {
 		t.Fatal(err)
@@ -69,8 +68,7 @@ func TestLogSequencesMigrationWaitsForAWriteInFlight(t *testing.T) {
 	other := open(t, ctx, url)
 	done := make(chan error, 1)
 	go func() {
-		_, err := migrate.NewMigrator(other, all, migrate.WithTableName(migrations.Schema+".migrations"),
-			migrate.WithLocksTableName(migrations.Schema+".migration_locks")).Migrate(ctx)
+		_, err := migratorUpTo(t, other, logSequences, true).Migrate(ctx)
 		done <- err
 	}()
 	// The migration waits for the old transaction (its lock of the table).
@@ -102,37 +100,8 @@ func TestLogSequencesMigrationWaitsForAWriteInFlight(t *testing.T) {
 func TestLogSequencesMigrationCarriesTheNumbers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	url := pgtest.URL(t)
-	pdb, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pdb.Close() })
+	_, pdb := beforeLogSequences(t, ctx)
 	db := pdb.Bun()
-	all, err := migrations.All()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The bookkeeping, on an empty schema (as TestEngineMigrationIsReversible).
-	if err := migrations.Migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
-	if err := migrations.Rollback(ctx, db); err != nil {
-		t.Fatal(err)
-	}
-	upTo := func(last string) *migrate.Migrator {
-		ms := migrate.NewMigrations()
-		for _, m := range all.Sorted() {
-			if m.Name <= last {
-				ms.Add(m)
-			}
-		}
-		return migrate.NewMigrator(db, ms, migrate.WithTableName(migrations.Schema+".migrations"),
-			migrate.WithLocksTableName(migrations.Schema+".migration_locks"))
-	}
-	if _, err := upTo("20261226000001").Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
 	for _, q := range []string{
 		`INSERT INTO manent.deployments (id, application, environment, state, log_seq) VALUES
 			('x', 'app', 'prod', 'ENQUEUED', 3), ('y', 'app', 'prod', 'ENQUEUED', 0)`,
@@ -142,7 +111,7 @@ func TestLogSequencesMigrationCarriesTheNumbers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := upTo("20261226000002").Migrate(ctx); err != nil {
+	if _, err := migratorUpTo(t, db, logSequences, true).Migrate(ctx); err != nil {
 		t.Fatal(err)
 	}
 	store := postgres.NewStore(pdb)
@@ -154,7 +123,7 @@ func TestLogSequencesMigrationCarriesTheNumbers(t *testing.T) {
 	if got := strs(t, ctx, db, `SELECT deployment_id || seq FROM manent.deployment_logs WHERE message = 'new' ORDER BY 1`); len(got) != 2 || got[0] != "x4" || got[1] != "y1" {
 		t.Errorf("new lines %q, want [x4 y1]", got)
 	}
-	if _, err := upTo("20261226000002").Rollback(ctx); err != nil {
+	if _, err := migratorUpTo(t, db, logSequences, true).Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if got := strs(t, ctx, db, `SELECT id || log_seq FROM manent.deployments ORDER BY 1`); len(got) != 2 || got[0] != "x4" || got[1] != "y1" {
