@@ -263,3 +263,49 @@ func TestLateCancelLeavesASuccess(t *testing.T) {
 		t.Errorf("deployment.cancel by %q, want once by token:admin", by)
 	}
 }
+
+// A follower of a deploy sees each change it waits for through the
+// deploy's step and state notifications alone, the log's aside: the
+// starts and ends of operations leave theirs to the log writer, which
+// sends them once they committed.
+func TestFollowersAreNotifiedOfEachChange(t *testing.T) {
+	e := newEnv(t)
+	running := make(chan struct{})
+	release := make(chan struct{})
+	e.plugin.deploy = func(context.Context, deploy.PluginRequest) error {
+		close(running)
+		<-release
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(e.ctx, 90*time.Second)
+	defer cancel()
+	ch := e.events.Subscribe(ctx, "followed")
+	// seen waits for a notification of a step or of the deploy after
+	// which the deploy satisfies cond.
+	seen := func(what string, cond func(*deploy.Deployment) bool) {
+		t.Helper()
+		for {
+			select {
+			case ev := <-ch:
+				if ev.Kind == deploy.EventLog {
+					continue
+				}
+				if d, err := e.store.Get(ctx, "followed"); err == nil && cond(d) {
+					return
+				}
+			case <-ctx.Done():
+				t.Fatalf("no notification of %s", what)
+			}
+		}
+	}
+	e.submit("followed", "app", "staging")
+	<-running
+	seen("the deploy step's start", func(d *deploy.Deployment) bool {
+		return d.State == deploy.StatePending && step(d, "deploy").State == deploy.StepRunning
+	})
+	close(release)
+	seen("the deploy step's end", func(d *deploy.Deployment) bool {
+		return step(d, "deploy").State == deploy.StepSuccess
+	})
+	seen("the deploy's success", func(d *deploy.Deployment) bool { return d.State == deploy.StateSuccess })
+}

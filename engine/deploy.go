@@ -62,7 +62,10 @@ func (e *Engine) deployWorkflow(ctx dbos.Context, in deploy.Job) (DeployResult, 
 		if err := e.unfenced(c); err != nil {
 			return started{}, err
 		}
-		ok, err := e.rec.StartRun(c, tx, in.ID, time.Now().UTC())
+		// The start's notifications go with the log writer's next batch
+		// once this commits (below): a NOTIFY takes a lock of the whole
+		// database at its commit.
+		ok, err := e.rec.StartRun(c, tx, in.ID, time.Now().UTC(), true)
 		if err != nil || !ok {
 			return started{}, restartable(err)
 		}
@@ -78,7 +81,9 @@ func (e *Engine) deployWorkflow(ctx dbos.Context, in deploy.Job) (DeployResult, 
 		if !held {
 			return started{Started: true}, nil
 		}
-		b, err := e.beginIn(c, tx, r.op(first))
+		o := r.op(first)
+		o.begin.NotifyLater = true
+		b, err := e.beginIn(c, tx, o)
 		if err != nil {
 			return started{}, restartable(err)
 		}
@@ -93,6 +98,11 @@ func (e *Engine) deployWorkflow(ctx dbos.Context, in deploy.Job) (DeployResult, 
 	}
 	if err != nil {
 		return DeployResult{}, fmt.Errorf("start the deploy: %w", err)
+	}
+	if st.Started {
+		// Also when DBOS answered from its record (a recovered run): a
+		// notification more is only a read more for the followers.
+		e.logs.Notify(in.ID, deploy.EventDeployment, deploy.EventStep)
 	}
 	if !st.Started {
 		// Cancelled while it waited in the queue: nothing ran; a change

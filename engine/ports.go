@@ -41,8 +41,10 @@ type Store interface {
 // workflow. q is the transaction.
 type Recorder interface {
 	// StartRun moves an ENQUEUED deploy to PENDING; false when it is no
-	// longer waiting to start (cancelled in the queue).
-	StartRun(ctx context.Context, q dbos.Querier, id string, at time.Time) (bool, error)
+	// longer waiting to start (cancelled in the queue). notifyLater leaves
+	// the deploy's notification to the caller, as BeginOptions.NotifyLater
+	// does an operation's.
+	StartRun(ctx context.Context, q dbos.Querier, id string, at time.Time, notifyLater bool) (bool, error)
 	// Advance records the end of an operation (done, with its effects) and
 	// the start of the next (RUNNING, one run) unless, when o asks, a cancel
 	// was requested; either may be nil. It returns what the start found.

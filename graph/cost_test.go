@@ -103,7 +103,7 @@ func TestAffordancesOfTheMatrixReadTheInventoryOnce(t *testing.T) {
 			if _, _, err := store.CreateDeployment(ctx, d, func(any) error { return nil }); err != nil {
 				t.Fatal(err)
 			}
-			inTx(func(q dbos.Querier) error { _, err := rec.StartRun(ctx, q, id, time.Now()); return err })
+			inTx(func(q dbos.Querier) error { _, err := rec.StartRun(ctx, q, id, time.Now(), false); return err })
 			inTx(func(q dbos.Querier) error {
 				_, err := rec.FinishRun(ctx, q, deploy.Outcome{ID: id, State: deploy.StateSuccess, InService: true})
 				return err

@@ -105,7 +105,7 @@ func TestCanRollbackIsTheRollbackToTheReleaseBefore(t *testing.T) {
 	}
 	start := func(id string) {
 		t.Helper()
-		inTx(func(q dbos.Querier) error { _, err := rec.StartRun(ctx, q, id, time.Now()); return err })
+		inTx(func(q dbos.Querier) error { _, err := rec.StartRun(ctx, q, id, time.Now(), false); return err })
 	}
 	succeed := func(id string) {
 		t.Helper()

@@ -196,11 +196,19 @@ func TestRecorderNotifies(t *testing.T) {
 		want  []deploy.EventKind // when committed, in order
 	}{
 		{"start", func(id string) { f.create(deployment(id, "staging")) }, func(q dbos.Querier, id string) error {
-			_, err := f.rec.StartRun(f.ctx, q, id, time.Now())
+			_, err := f.rec.StartRun(f.ctx, q, id, time.Now(), false)
 			return err
 		}, []deploy.EventKind{dep}},
+		// The engine sends it itself once the start committed.
+		{"start, notified later", func(id string) { f.create(deployment(id, "staging")) }, func(q dbos.Querier, id string) error {
+			ok, err := f.rec.StartRun(f.ctx, q, id, time.Now(), true)
+			if err == nil && !ok {
+				return errors.New("StartRun = false, want true")
+			}
+			return err
+		}, nil},
 		{"start of a cancelled deploy", func(id string) { f.create(deployment(id, "staging")); f.cancel(id) }, func(q dbos.Querier, id string) error {
-			ok, err := f.rec.StartRun(f.ctx, q, id, time.Now())
+			ok, err := f.rec.StartRun(f.ctx, q, id, time.Now(), false)
 			if err == nil && ok {
 				return errors.New("StartRun of a cancelled deploy = true, want false")
 			}

@@ -117,7 +117,7 @@ func (f *fixture) start(id string) {
 	f.t.Helper()
 	var ok bool
 	err := f.inTx(func(q dbos.Querier) (err error) {
-		ok, err = f.rec.StartRun(f.ctx, q, id, time.Now())
+		ok, err = f.rec.StartRun(f.ctx, q, id, time.Now(), false)
 		return err
 	})
 	if err != nil || !ok {

@@ -156,11 +156,17 @@ func (r *Recorder) AppendLog(ctx context.Context, q dbos.Querier, id string, lin
 
 // StartRun implements the engine's Recorder: ENQUEUED → PENDING. PENDING
 // answers true too: a run resumed on another process did start.
-func (r *Recorder) StartRun(ctx context.Context, q dbos.Querier, id string, at time.Time) (bool, error) {
-	n, err := updateNotifying(ctx, q, deploy.EventDeployment, id,
-		`UPDATE manent.deployments SET state = $2, started_at = COALESCE(started_at, $3), updated_at = now()
-		WHERE id = $1 AND state = ANY($4) RETURNING 1`,
-		id, string(deploy.StatePending), micro(at), guard(deploy.StatePending))
+func (r *Recorder) StartRun(ctx context.Context, q dbos.Querier, id string, at time.Time, notifyLater bool) (bool, error) {
+	const start = `UPDATE manent.deployments SET state = $2, started_at = COALESCE(started_at, $3), updated_at = now()
+		WHERE id = $1 AND state = ANY($4) RETURNING 1`
+	args := []any{id, string(deploy.StatePending), micro(at), guard(deploy.StatePending)}
+	var n int
+	var err error
+	if notifyLater {
+		err = q.QueryRow(ctx, `WITH u AS (`+start+`) SELECT count(*) FROM u`, args...).Scan(&n)
+	} else {
+		n, err = updateNotifying(ctx, q, deploy.EventDeployment, id, start, args...)
+	}
 	if err != nil {
 		return false, wrap("start deployment", err)
 	}

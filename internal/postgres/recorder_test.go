@@ -17,28 +17,37 @@ func TestStartRun(t *testing.T) {
 	f := newFixture(t)
 	f.create(deployment("q", "staging"))
 	f.create(deployment("c", "prod"))
-	if _, err := f.store.RequestCancel(f.ctx, "c", "token:ci"); err != nil {
-		t.Fatal(err)
+	f.create(deployment("q2", "dev"))
+	f.create(deployment("c2", "qa"))
+	for _, id := range []string{"c", "c2"} {
+		if _, err := f.store.RequestCancel(f.ctx, id, "token:ci"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	at := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
 	tests := []struct {
 		name, id string
 		at       time.Time
+		later    bool // notifications left to the caller
 		want     bool
 		code     deploy.Code
 		state    deploy.State
 	}{
-		{"enqueued starts", "q", at, true, "", deploy.StatePending},
+		{"enqueued starts", "q", at, false, true, "", deploy.StatePending},
 		// A run resumed on another process did start, when it did first.
-		{"already started", "q", at.Add(time.Hour), true, "", deploy.StatePending},
-		{"cancelled while queued", "c", at, false, "", deploy.StateCancelled},
-		{"unknown", "nope", at, false, deploy.ENOTFOUND, ""},
+		{"already started", "q", at.Add(time.Hour), false, true, "", deploy.StatePending},
+		{"cancelled while queued", "c", at, false, false, "", deploy.StateCancelled},
+		{"unknown", "nope", at, false, false, deploy.ENOTFOUND, ""},
+		{"enqueued starts, notified later", "q2", at, true, true, "", deploy.StatePending},
+		{"already started, notified later", "q2", at.Add(time.Hour), true, true, "", deploy.StatePending},
+		{"cancelled while queued, notified later", "c2", at, true, false, "", deploy.StateCancelled},
+		{"unknown, notified later", "nope", at, true, false, deploy.ENOTFOUND, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got bool
 			err := f.inTx(func(q dbos.Querier) (err error) {
-				got, err = f.rec.StartRun(f.ctx, q, tt.id, tt.at)
+				got, err = f.rec.StartRun(f.ctx, q, tt.id, tt.at, tt.later)
 				return err
 			})
 			wantCode(t, err, tt.code)
@@ -52,11 +61,15 @@ func TestStartRun(t *testing.T) {
 			}
 		})
 	}
-	if d := f.get("q"); d.StartedAt == nil || !d.StartedAt.Equal(at) {
-		t.Errorf("started_at %v, want %v", d.StartedAt, at)
+	for _, id := range []string{"q", "q2"} {
+		if d := f.get(id); d.StartedAt == nil || !d.StartedAt.Equal(at) {
+			t.Errorf("%s: started_at %v, want %v", id, d.StartedAt, at)
+		}
 	}
-	if d := f.get("c"); d.StartedAt != nil {
-		t.Errorf("a cancelled deploy started at %v", d.StartedAt)
+	for _, id := range []string{"c", "c2"} {
+		if d := f.get(id); d.StartedAt != nil {
+			t.Errorf("%s: a cancelled deploy started at %v", id, d.StartedAt)
+		}
 	}
 }
 

@@ -45,7 +45,7 @@ func TestRecorderRoundTrips(t *testing.T) {
 		want  int
 	}{
 		{"start", func(id string) { f.create(deployment(id, id)) }, func(q dbos.Querier, id string) error {
-			_, err := f.rec.StartRun(f.ctx, q, id, time.Now())
+			_, err := f.rec.StartRun(f.ctx, q, id, time.Now(), false)
 			return err
 		}, 1},
 		{"rollback", nil, func(q dbos.Querier, id string) error {

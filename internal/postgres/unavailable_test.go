@@ -144,7 +144,7 @@ func TestErrorsOfAnUnreachableDatabaseAreUnavailable(t *testing.T) {
 		{"write in a transaction", func() error { return cut.AppendLog(f.ctx, deploy.LogLine{DeploymentID: "p", Message: "x"}) }, true, deploy.EINTERNAL, "append log: "},
 		{"count a run", func() error { _, err := cut.CountRun(f.ctx, "p", op("p", "deploy", "").Key()); return err }, true, deploy.EINTERNAL, "count the runs of a step: "},
 		{"the recorder, in DBOS's transaction", func() error {
-			_, err := f.rec.StartRun(f.ctx, pgxquerier.New(tx), "p", time.Now())
+			_, err := f.rec.StartRun(f.ctx, pgxquerier.New(tx), "p", time.Now(), false)
 			return err
 		}, true, deploy.EINTERNAL, "start deployment: "},
 		{"a constraint violation", func() error {
