@@ -99,11 +99,6 @@ func (e *Engine) deployWorkflow(ctx dbos.Context, in deploy.Job) (DeployResult, 
 	if err != nil {
 		return DeployResult{}, fmt.Errorf("start the deploy: %w", err)
 	}
-	if st.Started {
-		// Also when DBOS answered from its record (a recovered run): a
-		// notification more is only a read more for the followers.
-		e.logs.Notify(in.ID, deploy.EventDeployment, deploy.EventStep)
-	}
 	if !st.Started {
 		// Cancelled while it waited in the queue: nothing ran; a change
 		// ticket opened while it waited is closed.
@@ -112,6 +107,9 @@ func (e *Engine) deployWorkflow(ctx dbos.Context, in deploy.Job) (DeployResult, 
 		}
 		return DeployResult{State: deploy.StateCancelled}, nil
 	}
+	// Also when DBOS answered from its record (a recovered run): a
+	// notification more is only a read more for the followers.
+	e.logs.Notify(in.ID, deploy.EventDeployment, deploy.EventStep)
 
 	outcome, fail, err := r.runPlan(ctx, first, st.Begun, held)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/engine"
 	"manent.dev/manent/internal/pgtest"
 )
 
@@ -87,7 +88,7 @@ type cuttingProxy struct {
 func newCuttingProxy(t *testing.T, target string, mark []byte) *cuttingProxy {
 	t.Helper()
 	p := &cuttingProxy{mark: mark, done: make(chan struct{})}
-	p.addr = proxyTo(t, target, func(client, server net.Conn) {
+	p.addr = engine.ProxyTo(t, target, func(client, server net.Conn) {
 		c := &cutConn{client: client, server: server}
 		go c.up(p)
 		go c.down(p)

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"manent.dev/manent/deploy"
+	"manent.dev/manent/engine"
 	"manent.dev/manent/internal/embeddedpg"
 )
 
@@ -110,7 +111,7 @@ type refusingProxy struct {
 func newRefusingProxy(t *testing.T, port int) *refusingProxy {
 	t.Helper()
 	p := &refusingProxy{done: make(chan struct{})}
-	p.addr = proxyTo(t, "127.0.0.1:"+strconv.Itoa(port), func(client, server net.Conn) {
+	p.addr = engine.ProxyTo(t, "127.0.0.1:"+strconv.Itoa(port), func(client, server net.Conn) {
 		c := &lockedConn{Conn: client}
 		go p.pipe(c, server)
 		go func() {
@@ -119,33 +120,6 @@ func newRefusingProxy(t *testing.T, port int) *refusingProxy {
 		}()
 	})
 	return p
-}
-
-// proxyTo listens on a loopback port of its own, the address it returns,
-// until the test ends, and hands serve each connection accepted with its
-// connection to target.
-func proxyTo(t *testing.T, target string, serve func(client, server net.Conn)) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			client, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			server, err := net.Dial("tcp", target)
-			if err != nil {
-				_ = client.Close()
-				continue
-			}
-			serve(client, server)
-		}
-	}()
-	return ln.Addr().String()
 }
 
 func (p *refusingProxy) arm(marks ...[]byte) {
