@@ -132,6 +132,22 @@ deploy:
 	if src := step(d, "config").Output["import.web"]; src != "web-live@1.0.0" {
 		t.Fatalf("config output import.web = %q", src)
 	}
+	// The same import naming its tenant reads that tenant's entry; another
+	// tenant has nothing in service there.
+	named := strings.Replace(strings.Replace(reader, "id: reader", "id: reader-named", 1),
+		"{current: {application: web,", "{current: {tenant: demo, application: web,", 1)
+	if _, err := e.eng.Submit(e.ctx, []byte(named), deploy.SubmitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if d := e.waitState("reader-named", deploy.StateSuccess); step(d, "config").Output["import.web"] != "web-live@1.0.0" {
+		t.Fatalf("config output import.web = %q", step(d, "config").Output["import.web"])
+	}
+	elsewhere := strings.Replace(named, "tenant: demo,", "tenant: elsewhere,", 1)
+	elsewhere = strings.Replace(elsewhere, "id: reader-named", "id: reader-elsewhere", 1)
+	if _, err := e.eng.Submit(e.ctx, []byte(elsewhere), deploy.SubmitOptions{}); deploy.ErrorCode(err) != deploy.EUNPROCESSABLE ||
+		!strings.Contains(err.Error(), "no release in service") {
+		t.Fatalf("import from another tenant's environment with nothing in service: %v, want UNPROCESSABLE", err)
+	}
 	// An environment without a release in service refuses at submission.
 	missing := strings.Replace(strings.Replace(reader, "id: reader", "id: reader-2", 1), "environment: staging}", "environment: prod}", 1)
 	if _, err := e.eng.Submit(e.ctx, []byte(missing), deploy.SubmitOptions{}); deploy.ErrorCode(err) != deploy.EUNPROCESSABLE {

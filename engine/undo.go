@@ -112,14 +112,11 @@ func (e *Engine) planUndo(ctx context.Context, id string) (undoPlan, error) {
 			covered++
 		}
 	}
-	inv, err := e.store.Inventory(ctx, d.Tenant)
+	in, err := e.store.InventoryOf(ctx, deploy.Resource{Tenant: d.Tenant, Application: d.Application, Environment: d.Environment})
 	if err != nil {
 		return undoPlan{}, err
 	}
-	live := false
-	for _, in := range inv {
-		live = live || (in.Application == d.Application && in.Environment == d.Environment && in.DeploymentID == d.ID)
-	}
+	live := in.DeploymentID != "" && in.DeploymentID == d.ID
 	p.Fits = live && undoable > 0 && covered == undoable
 	switch {
 	case !live:

@@ -48,11 +48,22 @@ func (s source) Deployment(ctx context.Context, id string) (chains.Producer, err
 	return s.producer(d), nil
 }
 
-// InService implements chains.Source.
+// InService implements chains.Source: one tenant's entry read by its key;
+// every tenant's (tenant "") from the whole inventory.
 func (s source) InService(ctx context.Context, tenant, application, environment string) ([]chains.Producer, error) {
-	inv, err := s.svc.store.Inventory(ctx, tenant)
-	if err != nil {
-		return nil, err
+	var inv []deploy.InventoryEntry
+	if tenant != "" {
+		in, err := s.svc.store.InventoryOf(ctx, deploy.Resource{Tenant: tenant, Application: application, Environment: environment})
+		if err != nil {
+			return nil, err
+		}
+		inv = []deploy.InventoryEntry{*in}
+	} else {
+		all, err := s.svc.store.Inventory(ctx, "")
+		if err != nil {
+			return nil, err
+		}
+		inv = all
 	}
 	var out []chains.Producer
 	for _, in := range inv {

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,6 +26,13 @@ import (
 // submits to hello's staging, prod (where governance asks an approval) and
 // waves (a rollout in two waves) environments.
 func newSubmissionService(t *testing.T) (*service.Service, *postgres.Store, *postgres.DB, context.Context) {
+	t.Helper()
+	return newSubmissionServiceWith(t, nil)
+}
+
+// newSubmissionServiceWith is newSubmissionService on the store wrap makes
+// of the database's (nil: the database's).
+func newSubmissionServiceWith(t *testing.T, wrap func(*postgres.Store) service.Store) (*service.Service, *postgres.Store, *postgres.DB, context.Context) {
 	t.Helper()
 	dir := t.TempDir()
 	envs := map[string]string{
@@ -69,7 +77,11 @@ p, token:ci, demo, hello/*, deployment.read
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := service.New(service.Options{Config: cfg, Store: store, Authorizer: az, Governor: gov,
+	var used service.Store = store
+	if wrap != nil {
+		used = wrap(store)
+	}
+	svc, err := service.New(service.Options{Config: cfg, Store: used, Authorizer: az, Governor: gov,
 		Plugins: []deploy.Plugin{local.New(dir)}})
 	if err != nil {
 		t.Fatal(err)
@@ -125,6 +137,50 @@ func TestSubmissionIsGet(t *testing.T) {
 					differing(sub.Deployment, *got), sub.Deployment, *got)
 			}
 		})
+	}
+}
+
+// inventoryReads counts the reads of a whole tenant's inventory and of one
+// application's releases in service.
+type inventoryReads struct {
+	service.Store
+	tenants, applications atomic.Int64
+}
+
+func (s *inventoryReads) Inventory(ctx context.Context, tenant string) ([]deploy.InventoryEntry, error) {
+	s.tenants.Add(1)
+	return s.Store.Inventory(ctx, tenant)
+}
+
+func (s *inventoryReads) InService(ctx context.Context, tenant, application string) ([]deploy.InventoryEntry, error) {
+	s.applications.Add(1)
+	return s.Store.InService(ctx, tenant, application)
+}
+
+// Governance reads the releases in service of the deploy's application at
+// every submission and every recheck, never the tenant's whole inventory,
+// whose cost grows with every environment of every application.
+func TestGovernanceReadsTheApplicationsReleasesOnly(t *testing.T) {
+	reads := &inventoryReads{}
+	svc, _, _, ci := newSubmissionServiceWith(t, func(s *postgres.Store) service.Store {
+		reads.Store = s
+		return reads
+	})
+	sub, err := svc.Submit(ci, descriptor("gov", "prod", ""), deploy.SubmitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sub.Deployment.Descriptor.Tenant != "demo" {
+		t.Fatalf("the submitted descriptor's tenant is %q", sub.Deployment.Descriptor.Tenant)
+	}
+	if _, err := svc.Recheck(ci, deploy.IdentityFrom(ci), sub.Deployment.Descriptor); err != nil {
+		t.Fatal(err)
+	}
+	if n := reads.tenants.Load(); n != 0 {
+		t.Errorf("the tenant's whole inventory was read %d times", n)
+	}
+	if n := reads.applications.Load(); n != 2 {
+		t.Errorf("the application's releases in service were read %d times, want 2 (the submission, the recheck)", n)
 	}
 }
 

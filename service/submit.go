@@ -238,18 +238,11 @@ func (s *Service) decide(ctx context.Context, id deploy.Identity, d *deploy.Desc
 }
 
 func (s *Service) governanceInput(ctx context.Context, id deploy.Identity, d *deploy.Descriptor, now time.Time) (deploy.GovernanceInput, error) {
-	all, err := s.store.Inventory(ctx, d.Tenant)
+	// Governance sees the releases in service: an environment that only
+	// has a failure has none.
+	inv, err := s.store.InService(ctx, d.Tenant, d.Application)
 	if err != nil {
 		return deploy.GovernanceInput{}, fmt.Errorf("read inventory: %w", err)
-	}
-	inv := []deploy.InventoryEntry{}
-	for _, in := range all {
-		// Governance sees the releases in service: an environment that only
-		// has a failure has none.
-		if in.Application == d.Application && in.DeploymentID != "" {
-			in.LastFailure = nil
-			inv = append(inv, in)
-		}
 	}
 	in := deploy.GovernanceInput{
 		Identity: id, Tenant: d.Tenant, Application: d.Application, Environment: d.Environment,

@@ -283,18 +283,15 @@ func recordVersionBefore(ctx context.Context, c *Context, e deploy.Effective, da
 	if c.Env.Inventory == nil {
 		return nil
 	}
-	inv, err := c.Env.Inventory.Inventory(ctx, e.Tenant)
+	in, err := c.Env.Inventory.InventoryOf(ctx, deploy.Resource{Tenant: e.Tenant, Application: e.Application, Environment: e.Environment})
 	if err != nil {
 		return fmt.Errorf("read the release in service: %w", err)
 	}
+	if in.DeploymentID != "" && in.DeploymentID == c.Job.ID {
+		return nil
+	}
 	version := ""
-	for _, in := range inv {
-		if in.Application != e.Application || in.Environment != e.Environment || in.DeploymentID == "" {
-			continue
-		}
-		if in.DeploymentID == c.Job.ID {
-			return nil
-		}
+	if in.DeploymentID != "" {
 		version = in.Artifact.Version
 	}
 	data[deploy.OutputInServiceVersion] = version

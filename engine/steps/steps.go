@@ -64,9 +64,9 @@ type Env struct {
 	Specs *specsig.Keyring
 }
 
-// Inventory reads the releases in service.
+// Inventory reads the release in service of an environment, by its key.
 type Inventory interface {
-	Inventory(ctx context.Context, tenant string) ([]deploy.InventoryEntry, error)
+	InventoryOf(ctx context.Context, res deploy.Resource) (*deploy.InventoryEntry, error)
 }
 
 // Context is one operation of a step as a kind sees it. It holds nothing a

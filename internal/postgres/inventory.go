@@ -99,6 +99,28 @@ func (s *Store) InventoryOf(ctx context.Context, res deploy.Resource) (*deploy.I
 	return &e, nil
 }
 
+// InService implements deploy.DeploymentReader: the releases in service
+// of one application, read by the inventory's key, without the release
+// before each nor the last failures (what governance reads at every
+// submission: the tenant's whole inventory would grow its cost with every
+// environment of every application).
+func (s *Store) InService(ctx context.Context, tenant, application string) ([]deploy.InventoryEntry, error) {
+	var rows []inventoryRow
+	err := s.db.NewRaw(`SELECT i.tenant, i.application, i.environment, i.deployment_id, i.artifact, i.sha256,
+			i.deployed_at, i.deployed_by
+		FROM manent.inventory AS i
+		WHERE i.tenant = ? AND i.application = ?
+		ORDER BY i.environment`, tenant, application).Scan(ctx, &rows)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, wrap("get the releases in service", err)
+	}
+	out := make([]deploy.InventoryEntry, len(rows))
+	for i := range rows {
+		out[i] = fromInventoryRow(&rows[i])
+	}
+	return out, nil
+}
+
 // ReleaseBefore implements deploy.DeploymentReader, with the rule of
 // previousRelease: before the time id went in service (its end when it
 // never did).

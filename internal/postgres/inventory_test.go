@@ -198,3 +198,60 @@ func TestInventoryPrevious(t *testing.T) {
 		})
 	}
 }
+
+// The releases in service of one application of one tenant, what
+// governance reads: read by the inventory's key, no other application's, no
+// other tenant's ("" is a tenant of its own, not all of them), no
+// environment that only has a failure, and neither the release before nor
+// the last failure.
+func TestInService(t *testing.T) {
+	f := newFixture(t)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	runs := []struct {
+		id, tenant, app, env string
+		state                deploy.State
+	}{
+		{"a1", "demo", "app", "staging", deploy.StateSuccess},
+		{"a2", "demo", "app", "staging", deploy.StateSuccess},
+		{"a3", "demo", "app", "staging", deploy.StateError},
+		{"a4", "demo", "app", "prod", deploy.StateSuccess},
+		{"a5", "demo", "app", "qa", deploy.StateError},
+		{"w1", "demo", "web", "staging", deploy.StateSuccess},
+		{"o1", "other", "app", "staging", deploy.StateSuccess},
+		{"n1", "", "app", "dev", deploy.StateSuccess},
+	}
+	for i, r := range runs {
+		d := deployment(r.id, r.env)
+		d.Tenant, d.Application = r.tenant, r.app
+		o := deploy.Outcome{State: r.state, FinishedAt: base.Add(time.Duration(i) * time.Minute), InService: true, SHA256: "sha-" + r.id}
+		if r.state != deploy.StateSuccess {
+			o.Error, o.FailedStep, o.Rollback = "failed "+r.id, deploy.StepDeploy, deploy.RollbackDisabled
+		}
+		f.ended(d, o)
+	}
+	art := deployment("", "").Artifact
+	entry := func(tenant, app, env, id string, minute int) deploy.InventoryEntry {
+		return deploy.InventoryEntry{Tenant: tenant, Application: app, Environment: env, DeploymentID: id, Artifact: art,
+			SHA256: "sha-" + id, DeployedAt: base.Add(time.Duration(minute) * time.Minute), DeployedBy: "token:ci"}
+	}
+	tests := []struct {
+		tenant, app string
+		want        []deploy.InventoryEntry
+	}{
+		{"demo", "app", []deploy.InventoryEntry{entry("demo", "app", "prod", "a4", 3), entry("demo", "app", "staging", "a2", 1)}},
+		{"demo", "web", []deploy.InventoryEntry{entry("demo", "web", "staging", "w1", 5)}},
+		{"other", "app", []deploy.InventoryEntry{entry("other", "app", "staging", "o1", 6)}},
+		{"", "app", []deploy.InventoryEntry{entry("", "app", "dev", "n1", 7)}},
+		{"demo", "nothing", []deploy.InventoryEntry{}},
+		{"nobody", "app", []deploy.InventoryEntry{}},
+	}
+	for _, tt := range tests {
+		got, err := f.store.InService(f.ctx, tt.tenant, tt.app)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("InService(%q, %q)\n got %+v\nwant %+v", tt.tenant, tt.app, got, tt.want)
+		}
+	}
+}
