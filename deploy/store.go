@@ -121,11 +121,11 @@ type DeploymentReader interface {
 	// its key: only res (no DeploymentID, no LastFailure) when nothing was
 	// ever in service there and nothing failed.
 	InventoryOf(ctx context.Context, res Resource) (*InventoryEntry, error)
-	// InService returns the releases in service of every environment of
-	// one application of one tenant ("" is the tenant of a single-tenant
-	// installation, not every tenant), by environment: no Previous, no
-	// LastFailure.
-	InService(ctx context.Context, tenant, application string) ([]InventoryEntry, error)
+	// InService returns the releases in service of one application, by
+	// tenant and environment: of one tenant, or of every tenant when tenant
+	// is empty; of one environment, or of every one when environment is
+	// empty. No Previous, no LastFailure.
+	InService(ctx context.Context, tenant, application, environment string) ([]InventoryEntry, error)
 	// ReleaseBefore returns the ID of the deploy that last went in service
 	// in res before id did and ended SUCCESS, "" when none did: what a
 	// rollback of id goes back to (InventoryEntry.Previous of the release

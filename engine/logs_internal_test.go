@@ -106,7 +106,14 @@ func TestLogWriterNotifiesAfterAnOutage(t *testing.T) {
 
 	w := newLogWriter(postgres.NewStore(through), slog.Default(), nil)
 	w.start()
-	t.Cleanup(func() { _ = w.close(context.Background()) })
+	t.Cleanup(func() {
+		// A failure while the gate is shut must not leave the close waiting
+		// for the database.
+		g.open()
+		c, stop := context.WithTimeout(context.Background(), 30*time.Second)
+		defer stop()
+		_ = w.close(c)
+	})
 	// A first notification, sent: the writer holds a connection when the
 	// database goes away.
 	sub := events.Subscribe(ctx, "away")

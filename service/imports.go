@@ -48,28 +48,14 @@ func (s source) Deployment(ctx context.Context, id string) (chains.Producer, err
 	return s.producer(d), nil
 }
 
-// InService implements chains.Source: one tenant's entry read by its key;
-// every tenant's (tenant "") from the whole inventory.
+// InService implements chains.Source.
 func (s source) InService(ctx context.Context, tenant, application, environment string) ([]chains.Producer, error) {
-	var inv []deploy.InventoryEntry
-	if tenant != "" {
-		in, err := s.svc.store.InventoryOf(ctx, deploy.Resource{Tenant: tenant, Application: application, Environment: environment})
-		if err != nil {
-			return nil, err
-		}
-		inv = []deploy.InventoryEntry{*in}
-	} else {
-		all, err := s.svc.store.Inventory(ctx, "")
-		if err != nil {
-			return nil, err
-		}
-		inv = all
+	inv, err := s.svc.store.InService(ctx, tenant, application, environment)
+	if err != nil {
+		return nil, err
 	}
 	var out []chains.Producer
 	for _, in := range inv {
-		if in.Application != application || in.Environment != environment || in.DeploymentID == "" {
-			continue
-		}
 		d, err := s.svc.store.Get(ctx, in.DeploymentID)
 		if err != nil {
 			if deploy.ErrorCode(err) == deploy.ENOTFOUND {

@@ -152,9 +152,9 @@ func (s *inventoryReads) Inventory(ctx context.Context, tenant string) ([]deploy
 	return s.Store.Inventory(ctx, tenant)
 }
 
-func (s *inventoryReads) InService(ctx context.Context, tenant, application string) ([]deploy.InventoryEntry, error) {
+func (s *inventoryReads) InService(ctx context.Context, tenant, application, environment string) ([]deploy.InventoryEntry, error) {
 	s.applications.Add(1)
-	return s.Store.InService(ctx, tenant, application)
+	return s.Store.InService(ctx, tenant, application, environment)
 }
 
 // Governance reads the releases in service of the deploy's application at

@@ -240,7 +240,7 @@ func (s *Service) decide(ctx context.Context, id deploy.Identity, d *deploy.Desc
 func (s *Service) governanceInput(ctx context.Context, id deploy.Identity, d *deploy.Descriptor, now time.Time) (deploy.GovernanceInput, error) {
 	// Governance sees the releases in service: an environment that only
 	// has a failure has none.
-	inv, err := s.store.InService(ctx, d.Tenant, d.Application)
+	inv, err := s.store.InService(ctx, d.Tenant, d.Application, "")
 	if err != nil {
 		return deploy.GovernanceInput{}, fmt.Errorf("read inventory: %w", err)
 	}

@@ -100,18 +100,19 @@ func (s *Store) InventoryOf(ctx context.Context, res deploy.Resource) (*deploy.I
 }
 
 // InService implements deploy.DeploymentReader: the releases in service
-// of one application, read by the inventory's key, without the release
-// before each nor the last failures (what governance reads at every
-// submission: the tenant's whole inventory would grow its cost with every
-// environment of every application).
-func (s *Store) InService(ctx context.Context, tenant, application string) ([]deploy.InventoryEntry, error) {
-	var rows []inventoryRow
-	err := s.db.NewRaw(`SELECT i.tenant, i.application, i.environment, i.deployment_id, i.artifact, i.sha256,
+// of one application, read by the inventory's keys (its primary key by
+// tenant, inventory_environment_idx across tenants), without the release
+// before each nor the last failures: what governance reads at every
+// submission and an import at every deploy, whose cost would otherwise
+// grow with every environment of the installation.
+func (s *Store) InService(ctx context.Context, tenant, application, environment string) ([]deploy.InventoryEntry, error) {
+	q := s.db.NewRaw(`SELECT i.tenant, i.application, i.environment, i.deployment_id, i.artifact, i.sha256,
 			i.deployed_at, i.deployed_by
 		FROM manent.inventory AS i
-		WHERE i.tenant = ? AND i.application = ?
-		ORDER BY i.environment`, tenant, application).Scan(ctx, &rows)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		WHERE i.application = ? AND (? = '' OR i.tenant = ?) AND (? = '' OR i.environment = ?)
+		ORDER BY i.tenant, i.environment`, application, tenant, tenant, environment, environment)
+	var rows []inventoryRow
+	if err := q.Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, wrap("get the releases in service", err)
 	}
 	out := make([]deploy.InventoryEntry, len(rows))

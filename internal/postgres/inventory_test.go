@@ -199,11 +199,10 @@ func TestInventoryPrevious(t *testing.T) {
 	}
 }
 
-// The releases in service of one application of one tenant, what
-// governance reads: read by the inventory's key, no other application's, no
-// other tenant's ("" is a tenant of its own, not all of them), no
-// environment that only has a failure, and neither the release before nor
-// the last failure.
+// The releases in service of one application, what governance and the
+// imports read: no other application's; one tenant's, or every tenant's for
+// ""; one environment's, or every one's for ""; no environment that only
+// has a failure, and neither the release before nor the last failure.
 func TestInService(t *testing.T) {
 	f := newFixture(t)
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -235,23 +234,27 @@ func TestInService(t *testing.T) {
 			SHA256: "sha-" + id, DeployedAt: base.Add(time.Duration(minute) * time.Minute), DeployedBy: "token:ci"}
 	}
 	tests := []struct {
-		tenant, app string
-		want        []deploy.InventoryEntry
+		tenant, app, env string
+		want             []deploy.InventoryEntry
 	}{
-		{"demo", "app", []deploy.InventoryEntry{entry("demo", "app", "prod", "a4", 3), entry("demo", "app", "staging", "a2", 1)}},
-		{"demo", "web", []deploy.InventoryEntry{entry("demo", "web", "staging", "w1", 5)}},
-		{"other", "app", []deploy.InventoryEntry{entry("other", "app", "staging", "o1", 6)}},
-		{"", "app", []deploy.InventoryEntry{entry("", "app", "dev", "n1", 7)}},
-		{"demo", "nothing", []deploy.InventoryEntry{}},
-		{"nobody", "app", []deploy.InventoryEntry{}},
+		{"demo", "app", "", []deploy.InventoryEntry{entry("demo", "app", "prod", "a4", 3), entry("demo", "app", "staging", "a2", 1)}},
+		{"demo", "app", "staging", []deploy.InventoryEntry{entry("demo", "app", "staging", "a2", 1)}},
+		{"demo", "app", "qa", []deploy.InventoryEntry{}},
+		{"demo", "web", "", []deploy.InventoryEntry{entry("demo", "web", "staging", "w1", 5)}},
+		{"other", "app", "", []deploy.InventoryEntry{entry("other", "app", "staging", "o1", 6)}},
+		{"", "app", "staging", []deploy.InventoryEntry{entry("demo", "app", "staging", "a2", 1), entry("other", "app", "staging", "o1", 6)}},
+		{"", "app", "", []deploy.InventoryEntry{entry("", "app", "dev", "n1", 7), entry("demo", "app", "prod", "a4", 3),
+			entry("demo", "app", "staging", "a2", 1), entry("other", "app", "staging", "o1", 6)}},
+		{"demo", "nothing", "", []deploy.InventoryEntry{}},
+		{"nobody", "app", "", []deploy.InventoryEntry{}},
 	}
 	for _, tt := range tests {
-		got, err := f.store.InService(f.ctx, tt.tenant, tt.app)
+		got, err := f.store.InService(f.ctx, tt.tenant, tt.app, tt.env)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("InService(%q, %q)\n got %+v\nwant %+v", tt.tenant, tt.app, got, tt.want)
+			t.Errorf("InService(%q, %q, %q)\n got %+v\nwant %+v", tt.tenant, tt.app, tt.env, got, tt.want)
 		}
 	}
 }

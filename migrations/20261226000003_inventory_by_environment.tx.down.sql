@@ -1,0 +1,1 @@
+DROP INDEX manent.inventory_environment_idx;
