@@ -236,14 +236,7 @@ queues: {poll_interval: 20ms, worker_concurrency: %d, environments: {"demo/app/q
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	db, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := postgres.Migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	db := pgtest.Migrated(t, url)
 	store := postgres.NewStore(db)
 	events := postgres.NewEvents(url, slog.Default())
 	t.Cleanup(events.Close)

@@ -155,14 +155,7 @@ func TestLogWriterNotifiesAfterAnOutage(t *testing.T) {
 
 func openNotifying(ctx context.Context, t *testing.T, url string) (*postgres.DB, *postgres.Events) {
 	t.Helper()
-	db, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := postgres.Migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	db := pgtest.Migrated(t, url)
 	events := postgres.NewEvents(url, slog.Default())
 	t.Cleanup(events.Close)
 	if err := events.Ready(ctx); err != nil {

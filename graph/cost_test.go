@@ -45,14 +45,7 @@ func (s *countingStore) Inventory(ctx context.Context, tenant string) ([]deploy.
 func TestAffordancesOfTheMatrixReadTheInventoryOnce(t *testing.T) {
 	ctx := t.Context()
 	url := pgtest.URL(t)
-	db, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := postgres.Migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	db := pgtest.Migrated(t, url)
 	pcfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		t.Fatal(err)

@@ -11,13 +11,5 @@ import (
 // closed when the test ends.
 func migratedDB(t *testing.T) *postgres.DB {
 	t.Helper()
-	db, err := postgres.Open(t.Context(), pgtest.URL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := postgres.Migrate(t.Context(), db); err != nil {
-		t.Fatal(err)
-	}
-	return db
+	return pgtest.Migrated(t, pgtest.URL(t))
 }

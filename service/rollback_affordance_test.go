@@ -40,14 +40,7 @@ import (
 func TestCanRollbackIsTheRollbackToTheReleaseBefore(t *testing.T) {
 	ctx := t.Context()
 	url := pgtest.URL(t)
-	db, err := postgres.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	if err := postgres.Migrate(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	db := pgtest.Migrated(t, url)
 	pcfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		t.Fatal(err)
