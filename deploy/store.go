@@ -25,6 +25,9 @@ type ListFilter struct {
 	CreatedBefore *time.Time
 	// ActiveOnly keeps the deploys that are running or waiting.
 	ActiveOnly bool
+	// AwaitingApproval keeps the deploys that await an approval now: their
+	// own (AWAITING_APPROVAL), or a wave's of their running rollout.
+	AwaitingApproval bool
 	// Readable restricts the list to the resources the caller may read; nil
 	// means no restriction (internal callers).
 	Readable func(Resource) bool

@@ -89,8 +89,9 @@ func toModelApproval(a *deploy.StatusApproval) *model.ApprovalStatus {
 // every event is authorized again. An error is returned only when the
 // first list cannot be read.
 //
-// Reading the list is costly (every deploy awaiting approval, each read in
-// full) and every inbox sees the events of every deploy, so the list is read
+// Reading the list costs a page of the deploys awaiting an approval (and
+// more while they are the caller's own or answered), and every inbox sees
+// the events of every deploy, so the list is read
 // again only when an event can change it: its deploy was in the last list,
 // or it (or a wave of its rollout) awaits approval now (one Get tells). A
 // deploy that runs or ends in an environment of the list may change what

@@ -146,33 +146,66 @@ func (s *Service) mayAnswer(who deploy.Identity, d *deploy.Deployment) (int, err
 	return 0, deploy.Errorf(deploy.EFORBIDDEN, "approvals of %q must come from %s", d.ID, strings.Join(from, " or "))
 }
 
-// PendingApprovals implements deploy.Service.
+// PendingApprovals implements deploy.Service: the deploys awaiting an
+// approval, their own or a wave's, that the caller may give and has not
+// given yet, newest first, at most deploy.MaxPageSize. The store selects
+// the deploys awaiting one, page by page, however many others run; the
+// rules of mayAnswer (the requester, the groups and roles) keep the
+// caller's, so a page may keep none and the next is read.
 func (s *Service) PendingApprovals(ctx context.Context) ([]deploy.Deployment, error) {
 	who := deploy.IdentityFrom(ctx)
-	// A running deploy may await the approval of a wave of its rollout.
-	page, err := s.List(ctx, deploy.ListFilter{States: []deploy.State{deploy.StateAwaitingApproval, deploy.StatePending},
-		First: deploy.MaxPageSize})
-	if err != nil {
-		return nil, err
-	}
 	out := []deploy.Deployment{}
-	for _, d := range page.Items {
-		full, err := s.store.Get(ctx, d.ID)
+	f := deploy.ListFilter{AwaitingApproval: true, First: deploy.MaxPageSize}
+	for {
+		page, err := s.List(ctx, f)
 		if err != nil {
-			continue
+			return nil, err
 		}
-		pass, err := s.mayAnswer(who, full)
-		if err != nil {
-			continue
+		for _, d := range page.Items {
+			if s.mayGive(who, &d) {
+				out = append(out, d)
+			}
+			if len(out) == deploy.MaxPageSize {
+				return s.withDeliveries(ctx, out)
+			}
 		}
-		answers := full.Approvals
-		if pass > 0 {
-			answers = full.WaveApprovals
+		if !page.HasNextPage || page.EndCursor == "" {
+			return s.withDeliveries(ctx, out)
 		}
-		answered := slices.ContainsFunc(answers, func(a deploy.Approval) bool { return a.Identity == who.Subject && a.Pass == pass })
-		if !answered {
-			out = append(out, *full)
-		}
+		f.After = page.EndCursor
 	}
-	return out, nil
+}
+
+// mayGive reports whether who may answer the approval d awaits and has not
+// answered it yet.
+func (s *Service) mayGive(who deploy.Identity, d *deploy.Deployment) bool {
+	pass, err := s.mayAnswer(who, d)
+	if err != nil {
+		return false
+	}
+	answers := d.Approvals
+	if pass > 0 {
+		answers = d.WaveApprovals
+	}
+	return !slices.ContainsFunc(answers, func(a deploy.Approval) bool { return a.Identity == who.Subject && a.Pass == pass })
+}
+
+// withDeliveries gives the deploys of the inbox that have callbacks their
+// deliveries, which a page of List leaves out: a card of the inbox is the
+// deploy as its status shows it.
+func (s *Service) withDeliveries(ctx context.Context, ds []deploy.Deployment) ([]deploy.Deployment, error) {
+	for i := range ds {
+		if len(ds[i].Descriptor.Callbacks) == 0 {
+			continue
+		}
+		full, err := s.store.Get(ctx, ds[i].ID)
+		if deploy.ErrorCode(err) == deploy.ENOTFOUND {
+			continue // gone since the page was read (retention)
+		}
+		if err != nil {
+			return nil, err
+		}
+		ds[i].Deliveries = full.Deliveries
+	}
+	return ds, nil
 }

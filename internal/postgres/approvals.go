@@ -57,15 +57,28 @@ func (s *Store) approvalsOf(ctx context.Context, ids ...string) (map[string][]de
 // waveApprovals returns the answers to the waves of the rollout of id, in
 // the order they were given.
 func (s *Store) waveApprovals(ctx context.Context, id string) ([]deploy.Approval, error) {
+	byID, err := s.waveApprovalsOf(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if byID[id] == nil {
+		return []deploy.Approval{}, nil
+	}
+	return byID[id], nil
+}
+
+// waveApprovalsOf returns the answers to the waves of the rollouts of the
+// deploys ids, by wave in the order they were given, in one query.
+func (s *Store) waveApprovalsOf(ctx context.Context, ids ...string) (map[string][]deploy.Approval, error) {
 	var rows []approvalRow
-	err := s.db.NewSelect().Model(&rows).Where("deployment_id = ? AND pass > 0", id).
-		OrderExpr("pass, time, identity").Scan(ctx)
+	err := s.db.NewSelect().Model(&rows).Where("deployment_id IN (?) AND pass > 0", bun.List(ids)).
+		OrderExpr("deployment_id, pass, time, identity").Scan(ctx)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, wrap("get wave approvals", err)
 	}
-	out := make([]deploy.Approval, len(rows))
-	for i, r := range rows {
-		out[i] = fromApprovalRow(r)
+	out := make(map[string][]deploy.Approval, len(ids))
+	for _, r := range rows {
+		out[r.DeploymentID] = append(out[r.DeploymentID], fromApprovalRow(r))
 	}
 	return out, nil
 }

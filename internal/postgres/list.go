@@ -126,15 +126,19 @@ scan:
 	return page, nil
 }
 
-// loadWaits reads the approvals and the dependency states of a page of
-// deploys, as Get does for one, in one query each: a list shows the same
-// approval and after sections as the status of each deploy.
+// loadWaits reads the approvals (the deploy's own and its waves') and the
+// dependency states of a page of deploys, as Get does for one, in one query
+// each: a list shows the same approval, rollout and after sections as the
+// status of each deploy.
 func (s *Store) loadWaits(ctx context.Context, ds []deploy.Deployment) error {
-	var approvalIDs, after []string
+	var approvalIDs, rolloutIDs, after []string
 	seen := map[string]bool{}
 	for _, d := range ds {
 		if d.Decision.Approvals != nil {
 			approvalIDs = append(approvalIDs, d.ID)
+		}
+		if d.Effective.Rollout != nil {
+			rolloutIDs = append(rolloutIDs, d.ID)
 		}
 		for _, dep := range d.Descriptor.After {
 			if !seen[dep] {
@@ -150,7 +154,18 @@ func (s *Store) loadWaits(ctx context.Context, ds []deploy.Deployment) error {
 		}
 		for i := range ds {
 			if ds[i].Decision.Approvals != nil {
-				ds[i].Approvals = approvals[ds[i].ID]
+				ds[i].Approvals = nonNil(approvals[ds[i].ID])
+			}
+		}
+	}
+	if len(rolloutIDs) > 0 {
+		approvals, err := s.waveApprovalsOf(ctx, rolloutIDs...)
+		if err != nil {
+			return err
+		}
+		for i := range ds {
+			if ds[i].Effective.Rollout != nil {
+				ds[i].WaveApprovals = nonNil(approvals[ds[i].ID])
 			}
 		}
 	}
@@ -194,6 +209,13 @@ func (s *Store) listBatch(ctx context.Context, f deploy.ListFilter, after *curso
 	if f.ActiveOnly {
 		q = q.Where("d.state IN (?)", bun.List(activeStates))
 	}
+	if f.AwaitingApproval {
+		// What deploy.Deployment.WaveAwaitingApproval reads from the steps:
+		// a running deploy whose rollout's approval record is running.
+		q = q.Where(`(d.state = ? OR (d.state = ? AND EXISTS (SELECT 1 FROM manent.deployment_steps s
+			WHERE s.deployment_id = d.id AND s.name = ? AND s.kind = ? AND s.state = ?)))`,
+			deploy.StateAwaitingApproval, deploy.StatePending, deploy.StepApproval, deploy.KindRun, deploy.StepRunning)
+	}
 	if f.CreatedAfter != nil {
 		q = q.Where("d.created_at > ?", *f.CreatedAfter)
 	}
@@ -205,4 +227,13 @@ func (s *Store) listBatch(ctx context.Context, f deploy.ListFilter, after *curso
 	}
 	err := q.OrderExpr("d.created_at DESC, d.id DESC").Limit(int64(limit)).Scan(ctx)
 	return rows, err
+}
+
+// nonNil is list, or an empty list for none: a deploy read with its
+// answers has a list of them, as Get gives it.
+func nonNil[T any](list []T) []T {
+	if list == nil {
+		return []T{}
+	}
+	return list
 }

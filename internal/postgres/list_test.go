@@ -182,12 +182,17 @@ func TestListShowsWhatGetShows(t *testing.T) {
 	if err := f.store.AddApproval(f.ctx, deploy.Approval{DeploymentID: "gated", Identity: "token:ops", Approved: true, Time: time.Now()}, nil); err != nil {
 		t.Fatal(err)
 	}
+	f.run(rolledOut("waves", "prod"))
+	f.begin(deploy.Step{DeploymentID: "waves", Name: deploy.StepApproval, Pass: 2, Kind: deploy.KindRun, Type: "approval"})
+	if err := f.exec(`INSERT INTO manent.approvals (deployment_id, pass, identity, approved, comment) VALUES ('waves', 2, 'token:ops', true, '')`); err != nil {
+		t.Fatal(err)
+	}
 	page, err := f.store.List(f.ctx, deploy.ListFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(page.Items) != 5 {
-		t.Fatalf("listed %v, want 5 deploys", ids(page.Items))
+	if len(page.Items) != 6 {
+		t.Fatalf("listed %v, want 6 deploys", ids(page.Items))
 	}
 	for i := range page.Items {
 		listed := deploy.NewStatus(&page.Items[i])
@@ -207,6 +212,53 @@ func TestListShowsWhatGetShows(t *testing.T) {
 			if st.Approval == nil || len(st.Approval.Approvals) != 1 {
 				t.Errorf("gated approval = %+v, want the one answer", st.Approval)
 			}
+		case "waves":
+			if len(d.WaveApprovals) != 1 || d.WaveApprovals[0].Identity != "token:ops" {
+				t.Errorf("the answers to the waves of waves = %+v, want ops's", d.WaveApprovals)
+			}
+		}
+	}
+}
+
+// rolledOut is a deploy of app to env whose targets are rolled out in waves.
+func rolledOut(id, env string) deploy.Deployment {
+	d := deployment(id, env)
+	d.Effective.Rollout = &deploy.RolloutSpec{}
+	return d
+}
+
+// AwaitingApproval lists the deploys that await an approval now, their own
+// or a wave's of their rollout, and none of those that run, wait for
+// something else or asked one before.
+func TestListAwaitingApproval(t *testing.T) {
+	f := newFixture(t)
+	own := deployment("own", "prod")
+	own.State = deploy.StateAwaitingApproval
+	own.Decision.Approvals = &deploy.ApprovalRequirement{Count: 1}
+	f.create(own)
+	f.run(rolledOut("wave", "qa"))
+	f.begin(deploy.Step{DeploymentID: "wave", Name: deploy.StepApproval, Pass: 2, Kind: deploy.KindRun, Type: "approval"})
+	f.run(rolledOut("passed", "staging"))
+	f.begin(deploy.Step{DeploymentID: "passed", Name: deploy.StepApproval, Pass: 2, Kind: deploy.KindRun, Type: "approval"})
+	if err := f.exec(`UPDATE manent.deployment_steps SET state = 'SUCCESS' WHERE deployment_id = 'passed'`); err != nil {
+		t.Fatal(err)
+	}
+	f.pending("running", "dev")
+	f.create(deployment("enqueued", "prod"))
+	waits := deployment("waits", "prod")
+	waits.State = deploy.StateWaitingDependency
+	f.create(waits)
+
+	page, err := f.store.List(f.ctx, deploy.ListFilter{AwaitingApproval: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(page.Items); !slices.Equal(got, []string{"wave", "own"}) {
+		t.Errorf("List(AwaitingApproval) = %v, want [wave own]", got)
+	}
+	for _, d := range page.Items {
+		if pass := d.WaveAwaitingApproval(); (d.ID == "wave") != (pass == 2) {
+			t.Errorf("%s listed, its wave awaiting approval %d", d.ID, pass)
 		}
 	}
 }
