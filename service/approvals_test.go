@@ -7,11 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
-	"manent.dev/manent/internal/authz"
 	"manent.dev/manent/internal/postgres"
-	"manent.dev/manent/service"
 )
 
 // TestAnswerPassAnswersTheApprovalNamed (L3 of the review of issue 13): a
@@ -23,18 +20,7 @@ func TestAnswerPassAnswersTheApprovalNamed(t *testing.T) {
 	ctx := t.Context()
 	db := migratedDB(t)
 	store := postgres.NewStore(db)
-	az, err := authz.New("", "p, token:alice, demo, hello/*, deployment.approve\np, token:alice, demo, hello/*, deployment.read\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Parse([]byte("server: {default_tenant: demo}\n"), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := service.New(service.Options{Config: cfg, Store: store, Authorizer: az})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := demoService(t, store, "p, token:alice, demo, hello/*, deployment.approve\np, token:alice, demo, hello/*, deployment.read\n")
 	svc.Use(&enqueued{})
 	create := func(t *testing.T, id string, state deploy.State) {
 		t.Helper()
@@ -107,18 +93,7 @@ func TestPendingApprovalsBeyondAPage(t *testing.T) {
 	ctx := t.Context()
 	db := migratedDB(t)
 	store := postgres.NewStore(db)
-	az, err := authz.New("", "p, token:alice, demo, hello/*, deployment.approve\np, token:alice, demo, hello/*, deployment.read\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Parse([]byte("server: {default_tenant: demo}\n"), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := service.New(service.Options{Config: cfg, Store: store, Authorizer: az})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := demoService(t, store, "p, token:alice, demo, hello/*, deployment.approve\np, token:alice, demo, hello/*, deployment.read\n")
 	svc.Use(&enqueued{})
 	create := func(id, requester string, state deploy.State, d deploy.Deployment) {
 		t.Helper()

@@ -7,11 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
-	"manent.dev/manent/internal/authz"
 	"manent.dev/manent/internal/postgres"
-	"manent.dev/manent/service"
 )
 
 // TestListAuditIDReuseLeaksAcrossTenants the audit rows carried
@@ -37,18 +34,7 @@ func TestListAuditIDReuseLeaksAcrossTenants(t *testing.T) {
 		t.Fatal(err)
 	}
 	create("acme", "token:acme")
-	az, err := authz.New("", "p, token:acme, acme, */*, deployment.read\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Parse([]byte("server: {default_tenant: demo}\n"), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := service.New(service.Options{Config: cfg, Store: store, Authorizer: az})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := demoService(t, store, "p, token:acme, acme, */*, deployment.read\n")
 	page, err := svc.ListAudit(deploy.WithIdentity(ctx, deploy.Identity{Subject: "token:acme"}), deploy.AuditFilter{})
 	if err != nil {
 		t.Fatal(err)
@@ -92,21 +78,10 @@ func TestListAuditEntriesStayWithTheirTenant(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	az, err := authz.New("", `p, token:demo-ci, demo, */*, deployment.read
+	svc := demoService(t, store, `p, token:demo-ci, demo, */*, deployment.read
 p, token:acme, acme, */*, deployment.read
 p, token:root, *, *, admin
 `)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Parse([]byte("server: {default_tenant: demo}\n"), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := service.New(service.Options{Config: cfg, Store: store, Authorizer: az})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// demo's deploy "shared-id", removed by hand, then taken by acme.
 	create("shared-id", "demo", "token:demo-ci")
 	exec(`DELETE FROM manent.deployments WHERE id = 'shared-id'`)

@@ -5,11 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
-	"manent.dev/manent/internal/authz"
 	"manent.dev/manent/internal/postgres"
-	"manent.dev/manent/service"
 )
 
 // TestListAuditReadsWhatTheReaderMayRead: an entry is read with
@@ -33,23 +30,12 @@ func TestListAuditReadsWhatTheReaderMayRead(t *testing.T) {
 	if err := store.AppendAudit(ctx, deploy.AuditEntry{Time: time.Now().UTC(), Actor: "system", Action: "config.reload"}); err != nil {
 		t.Fatal(err)
 	}
-	az, err := authz.New("", `p, token:ci, demo, hello/*, deployment.read
+	svc := demoService(t, store, `p, token:ci, demo, hello/*, deployment.read
 p, token:acme, acme, */*, deployment.read
 p, token:demo-admin, demo, *, admin
 p, token:root, *, *, admin
 p, token:nobody, demo, other/*, deployment.read
 `)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Parse([]byte("server: {default_tenant: demo}\n"), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := service.New(service.Options{Config: cfg, Store: store, Authorizer: az})
-	if err != nil {
-		t.Fatal(err)
-	}
 	as := func(subject string) deploy.Identity { return deploy.Identity{Subject: subject} }
 	tests := []struct {
 		name   string

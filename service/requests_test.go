@@ -6,9 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
-	"manent.dev/manent/internal/authz"
 	"manent.dev/manent/service"
 )
 
@@ -26,19 +24,8 @@ func (s *auditOnly) AppendAudit(_ context.Context, e deploy.AuditEntry) error {
 
 func newRequestsService(t *testing.T) (*service.Service, *auditOnly, context.Context) {
 	t.Helper()
-	az, err := authz.New("", "p, token:admin, *, *, admin\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Parse([]byte("server: {default_tenant: demo}\n"), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
 	store := &auditOnly{}
-	svc, err := service.New(service.Options{Config: cfg, Store: store, Authorizer: az})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := demoService(t, store, "p, token:admin, *, *, admin\n")
 	return svc, store, deploy.WithIdentity(t.Context(), deploy.Identity{Subject: "token:admin"})
 }
 

@@ -9,13 +9,10 @@ import (
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"manent.dev/manent/config"
 	"manent.dev/manent/deploy"
-	"manent.dev/manent/internal/authz"
 	"manent.dev/manent/internal/pgtest"
 	"manent.dev/manent/internal/pgxquerier"
 	"manent.dev/manent/internal/postgres"
-	"manent.dev/manent/service"
 )
 
 // TestCanRollbackIsTheRollbackToTheReleaseBefore: the environment page
@@ -52,18 +49,7 @@ func TestCanRollbackIsTheRollbackToTheReleaseBefore(t *testing.T) {
 	}
 	t.Cleanup(pool.Close)
 	store, rec := postgres.NewStore(db), postgres.NewRecorder()
-	az, err := authz.New("", "p, token:oncall, demo, hello/*, deployment.rollback\np, token:oncall, demo, hello/*, deployment.read\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Parse([]byte("server: {default_tenant: demo}\n"), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := service.New(service.Options{Config: cfg, Store: store, Authorizer: az})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := demoService(t, store, "p, token:oncall, demo, hello/*, deployment.rollback\np, token:oncall, demo, hello/*, deployment.read\n")
 	oncall := deploy.WithIdentity(ctx, deploy.Identity{Subject: "token:oncall"})
 
 	inTx := func(fn func(q dbos.Querier) error) {
