@@ -104,7 +104,7 @@ func Compose(ev Event, st deploy.Status, link string) (Message, bool) {
 	if detail != "" {
 		blocks = append(blocks, Block{Type: "section", Text: &Text{Type: "mrkdwn", Text: detail}})
 	}
-	blocks = append(blocks, Block{Type: "context", Elements: []Element{{Type: "mrkdwn", Text: contextLine(st)}}})
+	blocks = append(blocks, Block{Type: "context", Elements: []Element{{Type: "mrkdwn", Text: contextLine(ev, st)}}})
 	switch {
 	case k == config.ChatApproval:
 		blocks = append(blocks, approvalActions(ev, st, link))
@@ -119,9 +119,17 @@ var icons = map[string]string{
 	config.ChatRollback: ":rewind:", config.ChatFailure: ":x:",
 }
 
-func contextLine(st deploy.Status) string {
-	return fmt.Sprintf("%s · tenant %s · requested by %s", literal(st.ID, maxName), escape(st.Tenant, maxName),
+// contextLine names the deploy and, when the event has one, its time in
+// the reader's own time zone: a message retried after Slack failed may
+// arrive after the messages of later events of the deploy, and says when
+// it happened.
+func contextLine(ev Event, st deploy.Status) string {
+	line := fmt.Sprintf("%s · tenant %s · requested by %s", literal(st.ID, maxName), escape(st.Tenant, maxName),
 		literal(st.Requester, maxName))
+	if !ev.At.IsZero() {
+		line += fmt.Sprintf(" · <!date^%d^{date_short_pretty} {time_secs}|%s>", ev.At.Unix(), ev.At.UTC().Format(time.RFC3339))
+	}
+	return line
 }
 
 func approvalLines(ev Event, st deploy.Status) (string, string) {

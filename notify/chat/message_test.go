@@ -86,7 +86,7 @@ func TestMessages(t *testing.T) {
 			}()},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
-			tc.ev.ID, tc.ev.DeploymentID = "ev-1", tc.st.ID
+			tc.ev.ID, tc.ev.DeploymentID, tc.ev.At = "ev-1", tc.st.ID, time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
 			got := receive(t, tc.ev, tc.st)
 			checkSafe(t, got)
 			path := filepath.Join("testdata", tc.golden+".json")
